@@ -1,0 +1,215 @@
+// Package result is the run-artifact schema, sharebench/result/v1: what a
+// run writes to result.json and what reports, compare and gate read. It is a
+// leaf (it imports nothing of sharebench; the verifier fills its Verification
+// type), so every consumer of results can use it without the load generator.
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Schema is the value of Result.Schema for this version of the format.
+const Schema = "sharebench/result/v1"
+
+// FileName is the name of the result file inside a run directory.
+const FileName = "result.json"
+
+// Histogram names used in ModeResult.Histograms.
+const (
+	HistEndToEnd   = "end_to_end"     // intended send time of the input -> output visible to read_committed
+	HistProduce    = "produce"        // input produce call service time
+	HistPollCommit = "poll_to_commit" // worker: poll returned -> commit (or ack) returned
+	HistCommit     = "commit"         // commit (or ack) call service time
+	HistSendLag    = "send_lag"       // actual send time - intended send time
+)
+
+// Result is one run: every mode, every repeat.
+type Result struct {
+	Schema   string          `json:"schema"`
+	Env      Env             `json:"env"`
+	Workload string          `json:"workload"`      // name, or file path
+	Spec     json.RawMessage `json:"workload_spec"` // the resolved workload, as JSON
+	Seed     int64           `json:"seed"`
+	// Args is the command line; Flags the effective value of every flag.
+	Args        []string          `json:"args"`
+	Flags       map[string]string `json:"flags"`
+	TopicPrefix string            `json:"topic_prefix"`
+	Started     time.Time         `json:"started"`
+	Finished    time.Time         `json:"finished"`
+	// OpenLoop is false for closed-loop (max throughput) runs.
+	OpenLoop bool          `json:"open_loop"`
+	Rate     float64       `json:"rate"` // intended input records/s in all, 0 for closed loop
+	Duration time.Duration `json:"duration_ns"`
+	Warmup   time.Duration `json:"warmup_ns"`
+	Repeats  int           `json:"repeats"`
+	Modes    []ModeResult  `json:"modes"`
+}
+
+// Env says where a run happened.
+type Env struct {
+	Commit        string   `json:"commit"`
+	GoVersion     string   `json:"go_version"`
+	OS            string   `json:"os"`
+	Arch          string   `json:"arch"`
+	CPU           string   `json:"cpu"`
+	NumCPU        int      `json:"num_cpu"`
+	GOMAXPROCS    int      `json:"gomaxprocs"`
+	Target        string   `json:"target"`
+	Embedded      bool     `json:"embedded"`
+	Brokers       string   `json:"brokers,omitempty"`
+	BrokerVersion string   `json:"broker_version,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
+}
+
+// ModeResult is one mode's run (one repeat of it).
+type ModeResult struct {
+	Mode   string `json:"mode"`
+	Repeat int    `json:"repeat"`
+	// Unsupported is set (and nothing else) when the target cannot run
+	// the mode; it says why and what to use instead.
+	Unsupported string `json:"unsupported,omitempty"`
+	// Error is set when the run of this mode failed.
+	Error string `json:"error,omitempty"`
+
+	// Measured window (after warm-up, before drain).
+	MeasuredNs int64 `json:"measured_ns"`
+	// Counts over the measured window.
+	InputsProduced int64   `json:"inputs_produced"`
+	OutputsVisible int64   `json:"outputs_visible"`
+	Throughput     float64 `json:"throughput"` // outputs visible per second
+	InputRate      float64 `json:"input_rate"` // inputs produced per second
+	// Counts over the whole run.
+	TotalInputs   int64 `json:"total_inputs"`
+	TotalOutputs  int64 `json:"total_outputs"`
+	Processed     int64 `json:"processed"`
+	Redeliveries  int64 `json:"redeliveries"`
+	Commits       int64 `json:"commits"`
+	Aborts        int64 `json:"aborts"`
+	LockExpiries  int64 `json:"lock_expiries"`
+	WorkerCrashes int64 `json:"worker_crashes"`
+
+	DrainNs       int64 `json:"drain_ns"`
+	DrainTimedOut bool  `json:"drain_timed_out"`
+	// SendLagWarning is set when the schedule was not met.
+	SendLagWarning string `json:"send_lag_warning,omitempty"`
+
+	Histograms map[string]Histogram `json:"histograms"`
+	Series     []Second             `json:"series"`
+	Faults     []FaultEvent         `json:"faults,omitempty"`
+	Verify     *Verification        `json:"verify,omitempty"`
+}
+
+// Histogram is a latency histogram: a summary for people and the
+// V2-encoded HdrHistogram (base64, as HdrHistogram's own tools exchange it)
+// for machines.
+type Histogram struct {
+	Unit     string  `json:"unit"` // always "ns"
+	Count    int64   `json:"count"`
+	Overflow int64   `json:"overflow"` // samples above the range, counted not clamped
+	Min      int64   `json:"min"`
+	Max      int64   `json:"max"`
+	Mean     float64 `json:"mean"`
+	P50      int64   `json:"p50"`
+	P90      int64   `json:"p90"`
+	P99      int64   `json:"p99"`
+	P999     int64   `json:"p999"`
+	P9999    int64   `json:"p9999"`
+	// EncodedV2 is HdrHistogram's compressed V2 encoding.
+	EncodedV2 string `json:"encoded_v2"`
+}
+
+// Second is one second of the per-second series; T counts seconds since
+// the start of the mode's run (warm-up included, flagged).
+type Second struct {
+	T            int      `json:"t"`
+	Warmup       bool     `json:"warmup,omitempty"`
+	Drain        bool     `json:"drain,omitempty"`
+	InputRate    int64    `json:"input_rate"`
+	OutputRate   int64    `json:"output_rate"`
+	Redeliveries int64    `json:"redeliveries"`
+	Aborts       int64    `json:"aborts"`
+	LockExpiries int64    `json:"lock_expiries"`
+	Backlog      int64    `json:"backlog"` // inputs produced minus outputs visible
+	SendLagP99   int64    `json:"send_lag_p99_ns"`
+	P99          int64    `json:"e2e_p99_ns"` // end-to-end p99 of outputs seen in that second
+	Faults       []string `json:"faults,omitempty"`
+}
+
+// FaultEvent is one fault applied, on the run's timeline.
+type FaultEvent struct {
+	AtNs   int64  `json:"at_ns"`
+	Kind   string `json:"kind"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Verification is the verifier's verdict for one mode.
+type Verification struct {
+	Pass bool `json:"pass"`
+	// Allowed lists the anomaly kinds this mode allows.
+	Allowed []string `json:"allowed"`
+	// Counts holds every anomaly and informational kind found.
+	Counts map[string]int64 `json:"counts"`
+	// Forbidden lists the kinds found that the mode does not allow.
+	Forbidden []string `json:"forbidden,omitempty"`
+	// Witnesses holds up to N findings per kind.
+	Witnesses map[string][]Witness `json:"witnesses,omitempty"`
+	// Inputs and Outputs counted by the verifier.
+	Inputs  int64    `json:"inputs"`
+	Outputs int64    `json:"outputs"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Witness is evidence for one finding.
+type Witness struct {
+	Kind          string      `json:"kind"`
+	InputID       uint64      `json:"id"`
+	Partition     int32       `json:"partition"`
+	Offset        int64       `json:"offset"`
+	State         string      `json:"state,omitempty"`
+	DeliveryCount int         `json:"delivery_count,omitempty"`
+	Outputs       []OutputRef `json:"outputs,omitempty"`
+	Detail        string      `json:"detail,omitempty"`
+}
+
+// OutputRef points at one output record.
+type OutputRef struct {
+	Partition       int32  `json:"partition"`
+	Offset          int64  `json:"offset"`
+	TransactionalID string `json:"transactional_id,omitempty"`
+	Epoch           int16  `json:"epoch"`
+	Committed       bool   `json:"committed"`
+	VisibleNs       int64  `json:"visible_ns"`
+}
+
+// ErrSchema is wrapped by errors for a file that is not a v1 result.
+var ErrSchema = errors.New("result: not a sharebench/result/v1 file")
+
+// Write writes r as indented JSON to path.
+func Write(path string, r *Result) error {
+	r.Schema = Schema
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("result: encoding %s: %w", path, err)
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Read reads a result file and checks its schema.
+func Read(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("result: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("result: %s is not valid JSON (%v): %w", path, err, ErrSchema)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("result: %s has schema %q, want %q: %w", path, r.Schema, Schema, ErrSchema)
+	}
+	return &r, nil
+}

@@ -1,0 +1,231 @@
+// Package target defines the small interface the load generator drives: one
+// Target (the in-process reference engine, or a Kafka cluster through
+// franz-go) hands out input producers, mode-specific workers and output
+// readers. The mode loops live in loadgen; a target only offers primitives,
+// so every target runs exactly the same pipeline.
+//
+// This package is a leaf: it imports nothing of sharebench, so targets do not
+// import loadgen and loadgen does not import a target's internals.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Mode is an acknowledgement mode (DESIGN §5).
+type Mode string
+
+// The acknowledgement modes, in the order reports list them.
+const (
+	Implicit      Mode = "implicit"
+	Explicit      Mode = "explicit"
+	Deferred      Mode = "deferred"
+	Transactional Mode = "transactional"
+	ClassicEOS    Mode = "classic-eos"
+)
+
+// AllModes lists every mode in report order.
+var AllModes = []Mode{Implicit, Explicit, Deferred, Transactional, ClassicEOS}
+
+// ParseMode returns the mode named s, or an error naming the valid modes.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range AllModes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("target: unknown mode %q (valid: implicit, explicit, deferred, transactional, classic-eos, all)", s)
+}
+
+// UsesShareGroup reports whether workers of mode m consume through a share
+// group (every mode but classic-eos, which uses a classic consumer group).
+func (m Mode) UsesShareGroup() bool { return m != ClassicEOS }
+
+// Transactional reports whether mode m writes its outputs in producer
+// transactions.
+func (m Mode) Transactional() bool {
+	return m == Deferred || m == Transactional || m == ClassicEOS
+}
+
+// AckType is a share-group acknowledgement type.
+type AckType int8
+
+// Ack types, numbered as Kafka's ShareAcknowledge API numbers them.
+const (
+	AckGap     AckType = 0
+	AckAccept  AckType = 1
+	AckRelease AckType = 2
+	AckReject  AckType = 3
+	AckRenew   AckType = 4
+)
+
+func (a AckType) String() string {
+	switch a {
+	case AckGap:
+		return "gap"
+	case AckAccept:
+		return "accept"
+	case AckRelease:
+		return "release"
+	case AckReject:
+		return "reject"
+	case AckRenew:
+		return "renew"
+	}
+	return fmt.Sprintf("AckType(%d)", int8(a))
+}
+
+// ErrUnsupported is wrapped by errors saying a target cannot run a mode or
+// an operation (for example transactional acks on a broker that does not
+// advertise the API). Check with errors.Is.
+var ErrUnsupported = errors.New("unsupported by this target")
+
+// Record is one record handed between loadgen and a target. Produce fills in
+// Partition and Offset; Poll fills in everything it knows.
+type Record struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Key       []byte
+	Value     []byte
+	// DeliveryCount is the share-group delivery count of a polled record
+	// (1 on first delivery); 0 where the target does not know it.
+	DeliveryCount int
+	// Handle is target-private (for example the *kgo.Record a share ack
+	// needs). loadgen passes it back untouched.
+	Handle any
+}
+
+// Config is what Setup creates and every later call uses.
+type Config struct {
+	// InputTopic and OutputTopic are the full topic names, already
+	// prefixed with the run's prefix so runs never see each other's data.
+	InputTopic       string
+	OutputTopic      string
+	InputPartitions  int32
+	OutputPartitions int32
+	// Group is the share group id (or the classic group id for
+	// classic-eos).
+	Group string
+	// TransactionalIDPrefix prefixes every transactional id a worker uses.
+	TransactionalIDPrefix string
+
+	LockDuration       time.Duration // share.record.lock.duration.ms
+	DeliveryLimit      int           // share.delivery.count.limit
+	MaxRecordLocks     int           // share.partition.max.record.locks
+	TransactionTimeout time.Duration // transaction.timeout.ms
+	// MaxPollRecords caps one poll.
+	MaxPollRecords int
+}
+
+// Info describes where a run happens, for the result's environment block.
+type Info struct {
+	Target        string // "engine" or "kafka"
+	Embedded      bool   // true for the in-process engine or an embedded kfake cluster
+	Brokers       string // seed brokers, when a cluster is used
+	BrokerVersion string // when known
+	Notes         []string
+}
+
+// Target is one system under test.
+type Target interface {
+	// Info says what the target is; callable before Setup.
+	Info() Info
+	// Supports returns nil when the target can run mode m, else an error
+	// wrapping ErrUnsupported whose text names the mode and the
+	// alternative.
+	Supports(ctx context.Context, m Mode) error
+	// Setup creates the topics and group configuration of cfg. It is
+	// called once per mode run with fresh topic names.
+	Setup(ctx context.Context, cfg Config) error
+	// NewProducer returns a non-transactional producer of input records.
+	NewProducer(ctx context.Context, cfg Config, id int) (Producer, error)
+	// NewWorker returns a worker of mode m with a unique id; for the
+	// transactional modes it owns a transactional producer whose id is
+	// cfg.TransactionalIDPrefix + id. A replacement of a crashed worker
+	// reuses the id (so it fences its predecessor, as a restarted process
+	// would).
+	NewWorker(ctx context.Context, cfg Config, m Mode, id int) (Worker, error)
+	// NewReader returns a reader of topic at the given isolation level.
+	NewReader(ctx context.Context, cfg Config, topic string, readCommitted bool) (Reader, error)
+	// Inspect reports the final share state of the input topic's records
+	// for the verifier, or an error wrapping ErrUnsupported.
+	Inspect(ctx context.Context, cfg Config) (*ShareState, error)
+	// Close releases everything the target holds.
+	Close() error
+}
+
+// Producer writes input records.
+type Producer interface {
+	// Produce writes recs and returns once they are acknowledged; it sets
+	// each record's Partition and Offset.
+	Produce(ctx context.Context, recs []*Record) error
+	Close() error
+}
+
+// Worker is one consuming process of a pipeline. Its methods are called
+// from one goroutine.
+type Worker interface {
+	// Poll acquires (share modes) or fetches (classic-eos) up to max
+	// records, waiting at most until ctx is done. In implicit mode a poll
+	// first accepts every record of the previous poll.
+	Poll(ctx context.Context, max int) ([]*Record, error)
+	// Produce writes output records; inside an open transaction they join
+	// it.
+	Produce(ctx context.Context, recs []*Record) error
+	// Ack acknowledges recs with type t and commits the acknowledgements
+	// synchronously (explicit and deferred modes).
+	Ack(ctx context.Context, recs []*Record, t AckType) error
+	// Renew extends the acquisition locks of recs.
+	Renew(ctx context.Context, recs []*Record) error
+	// Begin opens a producer transaction.
+	Begin(ctx context.Context) error
+	// StageAcks adds acknowledgements to the open transaction: share acks
+	// (KIP-1289 SendShareAcknowledgementsToTransaction) in transactional
+	// mode, the consumed offsets (SendOffsetsToTransaction) in
+	// classic-eos mode. t is AckAccept or AckReject.
+	StageAcks(ctx context.Context, recs []*Record, t AckType) error
+	// Commit and Abort end the open transaction.
+	Commit(ctx context.Context) error
+	Abort(ctx context.Context) error
+	// TxnInfo reports the transactional id and producer epoch in use (empty
+	// and -1 outside the transactional modes).
+	TxnInfo() (transactionalID string, epoch int16)
+	// Crash drops the worker as a killed process would: no ack, no leave,
+	// no transaction end. Its locks expire or its session times out.
+	Crash()
+	// Close leaves cleanly.
+	Close(ctx context.Context) error
+}
+
+// Reader tails a topic.
+type Reader interface {
+	// Poll returns the records that became visible since the last call,
+	// waiting at most until ctx is done.
+	Poll(ctx context.Context) ([]*Record, error)
+	Close() error
+}
+
+// RecordState is the final share state of one source record.
+type RecordState struct {
+	Partition     int32
+	Offset        int64
+	State         string // "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "TX_PENDING"
+	DeliveryCount int
+	// Rejected is true when the record was archived by an explicit reject.
+	Rejected bool
+}
+
+// ShareState is what Inspect returns.
+type ShareState struct {
+	// Records holds every input record at or above each partition's
+	// share-partition start offset, plus those below it that the target
+	// still remembers; records below SPSO that it does not list are
+	// terminal (ACKNOWLEDGED or ARCHIVED).
+	Records []RecordState
+	// SPSO is the share-partition start offset per input partition.
+	SPSO map[int32]int64
+}
