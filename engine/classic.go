@@ -1,0 +1,342 @@
+// This file holds classic consumer groups with transactional offset commits:
+// the sendOffsetsToTransaction path that KIP-1289 mirrors, and the
+// classic-eos baseline of every comparison.
+
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// ClassicGroupMetadata identifies a classic group member for fencing, as a
+// consumer's groupMetadata() does.
+type ClassicGroupMetadata struct {
+	GroupID    string
+	MemberID   string
+	Generation int32
+}
+
+type classicGroup struct {
+	id         string
+	reset      AutoOffsetReset
+	generation int32
+	members    map[string]*classicMemberState
+	committed  map[TopicPartition]int64
+	// pending holds offsets sent to a transaction, by producer id; they
+	// become committed only with the commit marker.
+	pending map[int64]map[TopicPartition]int64
+	// assignLazy: membership changed where partition lists were not at
+	// hand; the next member sync assigns.
+	assignLazy bool
+}
+
+type classicMemberState struct {
+	id         string
+	topics     []string
+	lastSeen   time.Duration
+	assignment []TopicPartition
+}
+
+func (g *classicGroup) expireLocked(now, timeout time.Duration) {
+	changed := false
+	for id, m := range g.members {
+		if now-m.lastSeen >= timeout {
+			delete(g.members, id)
+			changed = true
+		}
+	}
+	if changed {
+		g.rebalanceLocked(nil)
+	}
+}
+
+// rebalanceLocked bumps the generation and assigns partitions round-robin
+// over the members sorted by id (parts: every subscribed partition).
+func (g *classicGroup) rebalanceLocked(e *Engine) {
+	g.generation++
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	topics := map[string]bool{}
+	for _, id := range ids {
+		g.members[id].assignment = nil
+		for _, t := range g.members[id].topics {
+			topics[t] = true
+		}
+	}
+	if e == nil || len(ids) == 0 {
+		// Partition lists need the engine; callers without it (session
+		// expiry) leave members to pick up their assignment lazily.
+		g.assignLazy = true
+		return
+	}
+	g.assignWith(e, ids, topics)
+}
+
+func (g *classicGroup) assignWith(e *Engine, ids []string, topics map[string]bool) {
+	names := make([]string, 0, len(topics))
+	for t := range topics {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	parts, _ := e.partitionsOf(names)
+	for i, tp := range parts {
+		id := ids[i%len(ids)]
+		g.members[id].assignment = append(g.members[id].assignment, tp)
+	}
+	g.assignLazy = false
+}
+
+// ClassicMember is a member of a classic consumer group reading with
+// read_committed, as the consumer of a classic exactly-once pipeline does.
+type ClassicMember struct {
+	e     *Engine
+	group string
+	id    string
+
+	mu struct {
+		sync.Mutex
+		generation int32
+		assignment []TopicPartition
+		position   map[TopicPartition]int64
+		rotate     int
+		left       bool
+	}
+}
+
+// JoinClassicGroup joins a classic group subscribed to topics. Partitions
+// are assigned round-robin; a join or leave bumps the generation and every
+// member picks up its new assignment (from the committed offsets) on its
+// next poll.
+func (e *Engine) JoinClassicGroup(group string, topics []string, reset AutoOffsetReset) (*ClassicMember, error) {
+	if group == "" {
+		return nil, fmt.Errorf("%w: empty group id", ErrInvalidConfig)
+	}
+	for _, t := range topics {
+		if _, err := e.topic(t); err != nil {
+			return nil, err
+		}
+	}
+	now := e.clock.Now()
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if _, ok := gs.mu.share[group]; ok {
+		return nil, fmt.Errorf("%w: %q is a share group", ErrGroupTypeMismatch, group)
+	}
+	g := gs.mu.classic[group]
+	if g == nil {
+		g = &classicGroup{id: group, reset: reset, members: map[string]*classicMemberState{},
+			committed: map[TopicPartition]int64{}, pending: map[int64]map[TopicPartition]int64{}}
+		gs.mu.classic[group] = g
+	}
+	id := fmt.Sprintf("%s-consumer-%d", group, e.nextMember.Add(1))
+	g.members[id] = &classicMemberState{id: id, topics: append([]string(nil), topics...), lastSeen: now}
+	g.rebalanceLocked(e)
+	m := &ClassicMember{e: e, group: group, id: id}
+	m.mu.generation = -1
+	return m, nil
+}
+
+// ID returns the member id.
+func (m *ClassicMember) ID() string { return m.id }
+
+// Metadata returns the member's group metadata for
+// Producer.SendOffsetsToTransaction.
+func (m *ClassicMember) Metadata() ClassicGroupMetadata {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return ClassicGroupMetadata{GroupID: m.group, MemberID: m.id, Generation: m.mu.generation}
+}
+
+// Assignment returns the partitions assigned at the member's generation.
+func (m *ClassicMember) Assignment() []TopicPartition {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]TopicPartition(nil), m.mu.assignment...)
+}
+
+// sync refreshes the member's view of its group: a new generation brings a
+// new assignment, read from the committed offsets. The member lock is held.
+func (m *ClassicMember) syncLocked(now time.Duration) error {
+	e := m.e
+	gs := e.groupShard(m.group)
+	gs.mu.Lock()
+	g := gs.mu.classic[m.group]
+	if g == nil {
+		gs.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrUnknownGroup, m.group)
+	}
+	st := g.members[m.id]
+	if st == nil {
+		gs.mu.Unlock()
+		return fmt.Errorf("%w: %q in group %q", ErrUnknownMember, m.id, m.group)
+	}
+	st.lastSeen = now
+	if g.assignLazy {
+		ids := make([]string, 0, len(g.members))
+		topics := map[string]bool{}
+		for id, mm := range g.members {
+			ids = append(ids, id)
+			for _, t := range mm.topics {
+				topics[t] = true
+			}
+		}
+		sort.Strings(ids)
+		g.assignWith(e, ids, topics)
+	}
+	if g.generation == m.mu.generation {
+		gs.mu.Unlock()
+		return nil
+	}
+	m.mu.generation = g.generation
+	m.mu.assignment = append([]TopicPartition(nil), st.assignment...)
+	committed := make(map[TopicPartition]int64, len(st.assignment))
+	for _, tp := range st.assignment {
+		if off, ok := g.committed[tp]; ok {
+			committed[tp] = off
+		} else {
+			committed[tp] = -1
+		}
+	}
+	reset := g.reset
+	gs.mu.Unlock()
+	m.mu.position = map[TopicPartition]int64{}
+	for tp, off := range committed {
+		if off < 0 {
+			start, hw, _, err := e.Offsets(tp)
+			if err != nil {
+				return err
+			}
+			off = hw
+			if reset == ResetEarliest {
+				off = start
+			}
+		}
+		m.mu.position[tp] = off
+	}
+	return nil
+}
+
+// Poll fetches up to max records with read_committed from the member's
+// assigned partitions, advancing its positions. It never blocks.
+func (m *ClassicMember) Poll(max int) ([]Record, error) {
+	now := m.e.clock.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mu.left {
+		return nil, fmt.Errorf("%w: %s left the group", ErrUnknownMember, m.id)
+	}
+	if err := m.syncLocked(now); err != nil {
+		return nil, err
+	}
+	var out []Record
+	n := len(m.mu.assignment)
+	start := m.mu.rotate
+	m.mu.rotate++
+	for i := 0; i < n && len(out) < max; i++ {
+		tp := m.mu.assignment[(start+i)%n]
+		recs, next, err := m.e.Fetch(tp, m.mu.position[tp], max-len(out), ReadCommitted)
+		if err != nil {
+			return out, err
+		}
+		m.mu.position[tp] = next
+		out = append(out, recs...)
+	}
+	return out, nil
+}
+
+// Rewind moves every position back to the group's committed offsets, as a
+// consumer must after its transaction aborts.
+func (m *ClassicMember) Rewind() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mu.generation = -1
+	return m.syncLocked(m.e.clock.Now())
+}
+
+// Leave leaves the group; the others get its partitions at the next
+// generation.
+func (m *ClassicMember) Leave() error {
+	m.mu.Lock()
+	if m.mu.left {
+		m.mu.Unlock()
+		return nil
+	}
+	m.mu.left = true
+	m.mu.Unlock()
+	gs := m.e.groupShard(m.group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.classic[m.group]
+	if g == nil || g.members[m.id] == nil {
+		return fmt.Errorf("%w: %q", ErrUnknownMember, m.id)
+	}
+	delete(g.members, m.id)
+	g.rebalanceLocked(m.e)
+	return nil
+}
+
+// CommittedOffset returns a classic group's committed offset for tp.
+func (e *Engine) CommittedOffset(group string, tp TopicPartition) (int64, bool) {
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.classic[group]
+	if g == nil {
+		return 0, false
+	}
+	off, ok := g.committed[tp]
+	return off, ok
+}
+
+// addPendingOffsets records offsets sent to a transaction after fencing the
+// member by generation. The group shard lock is taken here; the caller holds
+// the transaction's shard lock (lockorder.go).
+func (e *Engine) addPendingOffsets(pid int64, offsets map[TopicPartition]int64, meta ClassicGroupMetadata) error {
+	gs := e.groupShard(meta.GroupID)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.classic[meta.GroupID]
+	if g == nil {
+		return fmt.Errorf("%w: %q", ErrUnknownGroup, meta.GroupID)
+	}
+	if g.members[meta.MemberID] == nil {
+		return fmt.Errorf("%w: %q in group %q", ErrUnknownMember, meta.MemberID, meta.GroupID)
+	}
+	if meta.Generation != g.generation {
+		return fmt.Errorf("%w: generation %d, group is at %d", ErrIllegalGeneration, meta.Generation, g.generation)
+	}
+	p := g.pending[pid]
+	if p == nil {
+		p = map[TopicPartition]int64{}
+		g.pending[pid] = p
+	}
+	for tp, off := range offsets {
+		p[tp] = off
+	}
+	return nil
+}
+
+// offsetMarker applies a transaction marker to a classic group's pending
+// offsets: commit makes them committed, abort drops them. Idempotent.
+func (e *Engine) offsetMarker(group string, pid int64, commit bool) {
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.classic[group]
+	if g == nil {
+		return
+	}
+	if commit {
+		for tp, off := range g.pending[pid] {
+			g.committed[tp] = off
+		}
+	}
+	delete(g.pending, pid)
+}

@@ -1,0 +1,449 @@
+// This file holds the Engine: construction, the lock shards, topics and the
+// timer loop. Share groups, classic groups and transactions live in files
+// of their own; lockorder.go says which locks may be held together.
+
+package engine
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sharebench/sharebench/engine/internal/plog"
+	"github.com/sharebench/sharebench/engine/internal/sharepart"
+)
+
+// TopicPartition names one partition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
+
+// Engine is the in-process reference engine. All methods are safe for
+// concurrent use.
+type Engine struct {
+	cfg   config
+	clock Clock
+	seed  maphash.Seed
+
+	// topicsMu guards topics; it is a leaf lock (lockorder.go).
+	topicsMu sync.RWMutex
+	topics   map[string]*topic
+
+	data   []dataShard
+	groups []groupShard
+	txns   []txnShard
+
+	nextPID    atomic.Int64
+	nextMember atomic.Int64
+	stats      engineStats
+	sweep      sweepClock
+
+	closed   atomic.Bool
+	stopOnce sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+type topic struct {
+	name       string
+	partitions int32
+	// notify is closed and replaced when the topic changes (records
+	// appended, records released): pollers and readers wait on it.
+	notifyMu sync.Mutex
+	notify   chan struct{}
+}
+
+func (t *topic) changed() {
+	t.notifyMu.Lock()
+	close(t.notify)
+	t.notify = make(chan struct{})
+	t.notifyMu.Unlock()
+}
+
+func (t *topic) wait() <-chan struct{} {
+	t.notifyMu.Lock()
+	defer t.notifyMu.Unlock()
+	return t.notify
+}
+
+// dataShard owns partition logs and the share partitions of those
+// partitions, so a poll takes one lock per partition.
+type dataShard struct {
+	mu struct {
+		sync.Mutex
+		parts map[TopicPartition]*partition
+	}
+	_ [40]byte // keep neighbouring shard mutexes off one cache line
+}
+
+type partition struct {
+	tp     TopicPartition
+	log    *plog.Log
+	shares map[string]*sharepart.SharePartition // by share group id
+	groups []string                              // sorted keys of shares
+}
+
+type engineStats struct {
+	produced    atomic.Int64
+	committed   atomic.Int64
+	aborted     atomic.Int64
+	timedOut    atomic.Int64
+	fenced      atomic.Int64
+	stageFailed atomic.Int64
+	sessionsEnd atomic.Int64
+}
+
+// New returns a running engine.
+func New(opts ...Option) (*Engine, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		cfg:    cfg,
+		clock:  cfg.clock,
+		seed:   maphash.MakeSeed(),
+		topics: map[string]*topic{},
+		data:   make([]dataShard, cfg.shards),
+		groups: make([]groupShard, cfg.shards),
+		txns:   make([]txnShard, cfg.shards),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	if e.clock == nil {
+		e.clock = realClock{start: time.Now()}
+	}
+	for i := range e.data {
+		e.data[i].mu.parts = map[TopicPartition]*partition{}
+		e.groups[i].mu.share = map[string]*shareGroup{}
+		e.groups[i].mu.classic = map[string]*classicGroup{}
+		e.txns[i].mu.txns = map[string]*txnState{}
+	}
+	e.nextPID.Store(1000)
+	if cfg.manual {
+		close(e.done)
+	} else {
+		go e.timerLoop()
+	}
+	return e, nil
+}
+
+// Close stops the timer goroutine. The engine's state stays readable.
+func (e *Engine) Close() error {
+	e.closed.Store(true)
+	e.stopOnce.Do(func() { close(e.stop) })
+	<-e.done
+	return nil
+}
+
+// Now returns the engine clock's time.
+func (e *Engine) Now() time.Duration { return e.clock.Now() }
+
+// Shards returns the number of lock shards.
+func (e *Engine) Shards() int { return len(e.data) }
+
+func (e *Engine) hash(s string, n int32) uint64 {
+	var h maphash.Hash
+	h.SetSeed(e.seed)
+	h.WriteString(s)
+	h.WriteByte(byte(n))
+	h.WriteByte(byte(n >> 8))
+	h.WriteByte(byte(n >> 16))
+	h.WriteByte(byte(n >> 24))
+	return h.Sum64()
+}
+
+func (e *Engine) dataShard(tp TopicPartition) *dataShard {
+	return &e.data[e.hash(tp.Topic, tp.Partition)%uint64(len(e.data))]
+}
+
+func (e *Engine) groupShard(group string) *groupShard {
+	return &e.groups[e.hash(group, -1)%uint64(len(e.groups))]
+}
+
+func (e *Engine) txnShard(id string) *txnShard {
+	return &e.txns[e.hash(id, -2)%uint64(len(e.txns))]
+}
+
+// CreateTopic creates a topic with the given number of partitions.
+func (e *Engine) CreateTopic(name string, partitions int32) error {
+	if name == "" || partitions < 1 {
+		return fmt.Errorf("%w: topic %q with %d partitions", ErrInvalidConfig, name, partitions)
+	}
+	e.topicsMu.Lock()
+	if _, ok := e.topics[name]; ok {
+		e.topicsMu.Unlock()
+		return fmt.Errorf("%w: %s", ErrTopicExists, name)
+	}
+	e.topics[name] = &topic{name: name, partitions: partitions, notify: make(chan struct{})}
+	e.topicsMu.Unlock()
+	for p := int32(0); p < partitions; p++ {
+		tp := TopicPartition{name, p}
+		ds := e.dataShard(tp)
+		ds.mu.Lock()
+		ds.mu.parts[tp] = &partition{tp: tp, log: plog.New(e.cfg.retentionBytes), shares: map[string]*sharepart.SharePartition{}}
+		ds.mu.Unlock()
+	}
+	return nil
+}
+
+// Partitions returns the partition count of topic.
+func (e *Engine) Partitions(topicName string) (int32, error) {
+	t, err := e.topic(topicName)
+	if err != nil {
+		return 0, err
+	}
+	return t.partitions, nil
+}
+
+// Topics returns the topic names, sorted.
+func (e *Engine) Topics() []string {
+	e.topicsMu.RLock()
+	defer e.topicsMu.RUnlock()
+	names := make([]string, 0, len(e.topics))
+	for n := range e.topics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (e *Engine) topic(name string) (*topic, error) {
+	e.topicsMu.RLock()
+	t := e.topics[name]
+	e.topicsMu.RUnlock()
+	if t == nil {
+		return nil, fmt.Errorf("%w: topic %q", ErrUnknownTopicOrPartition, name)
+	}
+	return t, nil
+}
+
+// Notify returns a channel that is closed the next time topic changes
+// (records appended or released). Wait on it, then re-check.
+func (e *Engine) Notify(topicName string) (<-chan struct{}, error) {
+	t, err := e.topic(topicName)
+	if err != nil {
+		return nil, err
+	}
+	return t.wait(), nil
+}
+
+// withPartition runs f with the partition's shard lock held.
+func (e *Engine) withPartition(tp TopicPartition, f func(*partition) error) error {
+	ds := e.dataShard(tp)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	p := ds.mu.parts[tp]
+	if p == nil {
+		return fmt.Errorf("%w: %s", ErrUnknownTopicOrPartition, tp)
+	}
+	return f(p)
+}
+
+// appendLocked appends a batch and applies retention, moving every share
+// partition of p past records the log dropped. The shard lock is held.
+func (e *Engine) appendLocked(p *partition, b *plog.Batch) (int64, error) {
+	base, dup, err := p.log.Append(b)
+	if err != nil || dup {
+		return base, err
+	}
+	e.stats.produced.Add(int64(len(b.Values)))
+	if start := p.log.EnforceRetention(); start > 0 {
+		for _, g := range p.groups {
+			p.shares[g].AdvanceLogStart(start)
+		}
+	}
+	return base, nil
+}
+
+// ProduceRecord is one record to produce.
+type ProduceRecord struct {
+	Key, Value []byte
+}
+
+// Produce appends plain (non-idempotent, non-transactional) records to one
+// partition and returns the offset of the first.
+func (e *Engine) Produce(topicName string, partitionID int32, recs []ProduceRecord) (int64, error) {
+	t, err := e.topic(topicName)
+	if err != nil {
+		return 0, err
+	}
+	b := batchOf(recs, plog.NoProducer, 0, 0, false, int64(e.clock.Now()))
+	var base int64
+	err = e.withPartition(TopicPartition{topicName, partitionID}, func(p *partition) error {
+		var err error
+		base, err = e.appendLocked(p, b)
+		return err
+	})
+	if err == nil {
+		t.changed()
+	}
+	return base, err
+}
+
+func batchOf(recs []ProduceRecord, pid int64, epoch int16, seq int32, txn bool, ts int64) *plog.Batch {
+	b := &plog.Batch{Values: make([][]byte, len(recs)), ProducerID: pid, Epoch: epoch, BaseSequence: seq, Transactional: txn, Timestamp: ts}
+	for i, r := range recs {
+		if r.Key != nil {
+			if b.Keys == nil {
+				b.Keys = make([][]byte, len(recs))
+			}
+			b.Keys[i] = r.Key
+		}
+		b.Values[i] = r.Value
+	}
+	return b
+}
+
+// Record is a record as a reader or a share-group member sees it. Key and
+// Value alias the engine's memory and must not be modified.
+type Record struct {
+	Topic         string
+	Partition     int32
+	Offset        int64
+	Key, Value    []byte
+	Timestamp     time.Duration
+	ProducerID    int64
+	Epoch         int16
+	Transactional bool
+	// DeliveryCount is set on records acquired by a share-group poll.
+	DeliveryCount int
+}
+
+// Fetch reads up to max records of one partition from offset at the given
+// isolation level and returns them with the offset to fetch next.
+func (e *Engine) Fetch(tp TopicPartition, offset int64, max int, iso IsolationLevel) ([]Record, int64, error) {
+	var out []Record
+	next := offset
+	err := e.withPartition(tp, func(p *partition) error {
+		recs, n, err := p.log.Fetch(offset, max, iso == ReadCommitted, nil)
+		if err != nil {
+			return err
+		}
+		next = n
+		out = make([]Record, len(recs))
+		for i := range recs {
+			out[i] = toRecord(tp, &recs[i])
+		}
+		return nil
+	})
+	return out, next, err
+}
+
+func toRecord(tp TopicPartition, r *plog.Record) Record {
+	return Record{
+		Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value,
+		Timestamp: time.Duration(r.Timestamp), ProducerID: r.ProducerID, Epoch: r.Epoch, Transactional: r.Transactional,
+	}
+}
+
+// Offsets reports a partition's log start offset, high watermark and last
+// stable offset.
+func (e *Engine) Offsets(tp TopicPartition) (start, hw, lso int64, err error) {
+	err = e.withPartition(tp, func(p *partition) error {
+		start, hw, lso = p.log.StartOffset(), p.log.HighWatermark(), p.log.LSO()
+		return nil
+	})
+	return
+}
+
+// DeleteRecords moves a partition's log start offset (delete-records);
+// share groups archive the AVAILABLE records it passes.
+func (e *Engine) DeleteRecords(tp TopicPartition, offset int64) error {
+	return e.withPartition(tp, func(p *partition) error {
+		start, err := p.log.DeleteRecords(offset)
+		if err != nil {
+			return err
+		}
+		for _, g := range p.groups {
+			p.shares[g].AdvanceLogStart(start)
+		}
+		return nil
+	})
+}
+
+// timerLoop fires due timers until Close. It exits when e.stop closes.
+func (e *Engine) timerLoop() {
+	defer close(e.done)
+	tick := time.NewTicker(e.cfg.timerInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-tick.C:
+			e.FireTimers()
+		}
+	}
+}
+
+// FireTimers fires every due timer at the clock's current time: expired
+// acquisition locks, member sessions that timed out, and (once per abort
+// sweep interval) transactions that outlived their timeout. With a manual
+// clock the caller calls it; otherwise the timer goroutine does.
+func (e *Engine) FireTimers() {
+	now := e.clock.Now()
+	e.expireSessions(now)
+	e.expireLocks(now)
+	e.sweepTransactions(now)
+}
+
+func (e *Engine) expireLocks(now time.Duration) {
+	var changed []string
+	for i := range e.data {
+		ds := &e.data[i]
+		ds.mu.Lock()
+		for _, p := range ds.mu.parts {
+			for _, g := range p.groups {
+				sp := p.shares[g]
+				if sp.NextDeadline() <= now && sp.Expire(now) > 0 {
+					changed = append(changed, p.tp.Topic)
+				}
+			}
+		}
+		ds.mu.Unlock()
+	}
+	e.notifyTopics(changed)
+}
+
+func (e *Engine) notifyTopics(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		if i > 0 && names[i-1] == n {
+			continue
+		}
+		if t, err := e.topic(n); err == nil {
+			t.changed()
+		}
+	}
+}
+
+// WaitTopic blocks until topic changes, ctx is done, or d passes.
+func (e *Engine) WaitTopic(ctx context.Context, topicName string, d time.Duration) error {
+	ch, err := e.Notify(topicName)
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}

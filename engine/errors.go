@@ -1,0 +1,58 @@
+// This file holds the engine's sentinel errors. Check them with errors.Is:
+// the engine wraps them with the detail of each failure.
+
+package engine
+
+import (
+	"errors"
+
+	"github.com/sharebench/sharebench/engine/internal/plog"
+	"github.com/sharebench/sharebench/engine/internal/sharepart"
+)
+
+// Errors of the share-partition state machine and the log, re-exported so
+// callers need not import internal packages.
+var (
+	// ErrInvalidRecordState: the record is not in a state that allows the
+	// request (not acquired, already terminal, TX_PENDING).
+	ErrInvalidRecordState = sharepart.ErrInvalidRecordState
+	// ErrNotOwner: the record is acquired by another member.
+	ErrNotOwner = sharepart.ErrNotOwner
+	// ErrOffsetOutOfRange: an ack beyond what was ever acquired, or a fetch
+	// outside the log.
+	ErrOffsetOutOfRange = sharepart.ErrOutOfRange
+	// ErrInvalidAckType: an unknown acknowledgement type.
+	ErrInvalidAckType = sharepart.ErrInvalidAckType
+	// ErrInvalidRequest: a malformed request, or RELEASE/RENEW staged in a
+	// transaction.
+	ErrInvalidRequest = sharepart.ErrInvalidRequest
+	// ErrLogOffsetOutOfRange: a fetch outside [log start, high watermark].
+	ErrLogOffsetOutOfRange = plog.ErrOffsetOutOfRange
+	// ErrOutOfOrderSequence: an idempotent producer skipped a sequence.
+	ErrOutOfOrderSequence = plog.ErrOutOfOrderSequence
+)
+
+// Errors of the engine itself.
+var (
+	ErrUnknownTopicOrPartition = errors.New("engine: unknown topic or partition")
+	ErrTopicExists             = errors.New("engine: topic already exists")
+	ErrUnknownGroup            = errors.New("engine: unknown group")
+	ErrUnknownMember           = errors.New("engine: unknown member id")
+	ErrFencedMemberEpoch       = errors.New("engine: fenced member epoch")
+	ErrIllegalGeneration       = errors.New("engine: illegal generation")
+	// ErrProducerFenced: a newer producer with the same transactional id
+	// was initialised, or the transaction was aborted for its timeout and
+	// the epoch bumped. The producer must be replaced.
+	ErrProducerFenced = errors.New("engine: producer fenced")
+	// ErrInvalidTxnState: the call does not fit the transaction's state
+	// (commit without begin, produce outside a transaction, ...).
+	ErrInvalidTxnState = errors.New("engine: invalid transaction state")
+	// ErrTransactionTimedOut: the coordinator aborted the transaction
+	// because it outlived its timeout.
+	ErrTransactionTimedOut = errors.New("engine: transaction timed out")
+	ErrInvalidConfig       = errors.New("engine: invalid configuration")
+	ErrClosed              = errors.New("engine: closed")
+	// ErrGroupTypeMismatch: a share group id used as a classic group, or the
+	// reverse.
+	ErrGroupTypeMismatch = errors.New("engine: group id is in use by another group type")
+)

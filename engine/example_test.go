@@ -1,0 +1,47 @@
+package engine_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sharebench/sharebench/engine"
+)
+
+// A consume-transform-produce step whose acknowledgement commits with the
+// producer's transaction (KIP-1289).
+func Example() {
+	clock := engine.NewManualClock()
+	e, _ := engine.New(engine.WithClock(clock))
+	defer e.Close()
+	_ = e.CreateTopic("in", 1)
+	_ = e.CreateTopic("out", 1)
+	_ = e.SetShareGroupConfig("g", engine.GroupConfig{
+		LockDuration: 30 * time.Second, DeliveryLimit: 5, MaxRecordLocks: 2000,
+		AutoOffsetReset: engine.ResetEarliest,
+	})
+	_, _ = e.Produce("in", 0, []engine.ProduceRecord{{Value: []byte("a")}, {Value: []byte("b")}})
+
+	m, _ := e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional)
+	p, _ := e.NewProducer(engine.ProducerConfig{TransactionalID: "copier-0"})
+	recs, _ := m.Poll(500)
+	_ = p.Begin()
+	for _, r := range recs {
+		_, _ = p.Produce("out", 0, []engine.ProduceRecord{{Value: r.Value}})
+	}
+	_ = p.SendShareAcksToTransaction([]engine.Acknowledgement{{
+		Topic: "in", Partition: 0, First: recs[0].Offset, Last: recs[len(recs)-1].Offset, Type: engine.AckAccept,
+	}}, m.Metadata())
+
+	tp := engine.TopicPartition{Topic: "in", Partition: 0}
+	before, _ := e.ShareRecord("g", tp, 0)
+	visible, _, _ := e.Fetch(engine.TopicPartition{Topic: "out", Partition: 0}, 0, 10, engine.ReadCommitted)
+	fmt.Println("before commit:", before.State, len(visible), "outputs visible")
+
+	_ = p.Commit()
+	after, _ := e.ShareRecord("g", tp, 0)
+	visible, _, _ = e.Fetch(engine.TopicPartition{Topic: "out", Partition: 0}, 0, 10, engine.ReadCommitted)
+	fmt.Println("after commit:", after.State, len(visible), "outputs visible")
+	// Output:
+	// before commit: TX_PENDING 0 outputs visible
+	// after commit: ACKNOWLEDGED 2 outputs visible
+}

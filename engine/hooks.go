@@ -1,0 +1,43 @@
+// This file holds the hook seam: one entry point at which tests and the
+// fault scheduler observe, delay or fail engine operations, so fault
+// injection never reaches into internals (kfake's ControlKey idea).
+
+package engine
+
+// HookPoint names a place in the engine where the hook is called.
+type HookPoint string
+
+// Hook points.
+const (
+	// HookStageWrite: share acks are staged (TX_PENDING) and about to be
+	// made durable. An error fails the staging: the records go back to
+	// ACQUIRED per the FailedStageNoLock knob.
+	HookStageWrite HookPoint = "share.stage.write"
+	// HookTxnPrepared: the decision (PREPARE_COMMIT or PREPARE_ABORT) is
+	// logged, no marker written yet.
+	HookTxnPrepared HookPoint = "txn.prepared"
+	// HookTxnMarker: one participant's marker was applied (Info.Marker
+	// counts them from 1).
+	HookTxnMarker HookPoint = "txn.marker"
+	// HookTxnCompleted: COMPLETE_COMMIT or COMPLETE_ABORT is logged.
+	HookTxnCompleted HookPoint = "txn.completed"
+)
+
+// HookInfo describes the operation at a hook point.
+type HookInfo struct {
+	TransactionalID string
+	ProducerID      int64
+	Epoch           int16
+	Commit          bool
+	Marker          int // markers applied so far, at HookTxnMarker
+	Markers         int // markers this transaction needs
+	Group           string
+	Topic           string
+	Partition       int32
+}
+
+// Hook is called at each HookPoint with the shard lock of the operation
+// held: it must not call back into the engine. Only HookStageWrite honours
+// a returned error; at the other points the error is ignored (the
+// in-memory engine has nothing to fail there).
+type Hook func(HookPoint, HookInfo) error

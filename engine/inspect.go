@@ -1,0 +1,254 @@
+// This file holds introspection for tests, the simulator and the verifier:
+// the state of any record, share partition and transaction, and counters.
+
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/sharebench/sharebench/engine/internal/sharepart"
+)
+
+// RecordState is a share-group record's delivery state.
+type RecordState = sharepart.State
+
+// Record states.
+const (
+	StateAvailable    = sharepart.Available
+	StateAcquired     = sharepart.Acquired
+	StateAcknowledged = sharepart.Acknowledged
+	StateArchived     = sharepart.Archived
+	StateTxPending    = sharepart.TxPending
+)
+
+// ArchiveReason says why a record was archived.
+type ArchiveReason = sharepart.Reason
+
+// Archive reasons.
+const (
+	ReasonNone     = sharepart.ReasonNone
+	ReasonRejected = sharepart.ReasonRejected
+	ReasonGap      = sharepart.ReasonGap
+	ReasonLimit    = sharepart.ReasonLimit
+	ReasonLogStart = sharepart.ReasonLogStart
+)
+
+// RecordInfo is one record's share state.
+type RecordInfo struct {
+	Offset        int64
+	State         RecordState
+	DeliveryCount int
+	// Owner is the member holding it ACQUIRED.
+	Owner string
+	// LockDeadline is when its acquisition lock expires (engine clock).
+	LockDeadline time.Duration
+	// Producer and Epoch stage it while TX_PENDING, with the outcome the
+	// commit marker will apply.
+	Producer int64
+	Epoch    int16
+	Staged   AckType
+	Reason   ArchiveReason
+	// Known is false for a record below SPSO when the engine keeps no
+	// history (WithHistory): it is terminal, outcome unknown.
+	Known bool
+}
+
+// ShareRecord returns the share state of one record for group.
+func (e *Engine) ShareRecord(group string, tp TopicPartition, offset int64) (RecordInfo, error) {
+	var ri sharepart.RecordInfo
+	err := e.withPartition(tp, func(p *partition) error {
+		sp := p.shares[group]
+		if sp == nil {
+			return fmt.Errorf("%w: group %q has no share partition %s", ErrUnknownGroup, group, tp)
+		}
+		ri = sp.Record(offset)
+		return nil
+	})
+	if err != nil {
+		return RecordInfo{}, err
+	}
+	return e.recordInfo(group, ri), nil
+}
+
+func (e *Engine) recordInfo(group string, ri sharepart.RecordInfo) RecordInfo {
+	out := RecordInfo{
+		Offset: ri.Offset, State: ri.State, DeliveryCount: ri.DeliveryCount, LockDeadline: ri.Deadline,
+		Producer: int64(ri.Producer), Epoch: ri.Epoch, Staged: ri.Staged, Reason: ri.Reason, Known: ri.Known,
+	}
+	if ri.State != StateAcquired {
+		out.LockDeadline = 0
+	}
+	if ri.Owner != 0 {
+		gs := e.groupShard(group)
+		gs.mu.Lock()
+		if g := gs.mu.share[group]; g != nil {
+			out.Owner = g.owners[ri.Owner]
+		}
+		gs.mu.Unlock()
+	}
+	return out
+}
+
+// RecordRange is a range of records in one state.
+type RecordRange struct {
+	First, Last int64
+	Info        RecordInfo
+}
+
+// SharePartitionInfo is one share partition's state.
+type SharePartitionInfo struct {
+	SPSO     int64 // share-partition start offset
+	End      int64 // first offset never acquired
+	InFlight int   // non-terminal records in the window
+	Runs     int   // internal runs (memory accounting)
+	Ranges   []RecordRange
+	Counters Counters
+}
+
+// Counters are a share partition's cumulative event counts.
+type Counters = sharepart.Counters
+
+// SharePartition returns the state of group's share partition of tp.
+func (e *Engine) SharePartition(group string, tp TopicPartition) (SharePartitionInfo, error) {
+	var out SharePartitionInfo
+	var raw []struct {
+		first, last int64
+		ri          sharepart.RecordInfo
+	}
+	err := e.withPartition(tp, func(p *partition) error {
+		sp := p.shares[group]
+		if sp == nil {
+			return fmt.Errorf("%w: group %q has no share partition %s", ErrUnknownGroup, group, tp)
+		}
+		out.SPSO, out.End, out.InFlight, out.Runs, out.Counters = sp.SPSO(), sp.End(), sp.InFlight(), sp.Runs(), sp.Counters()
+		sp.Each(func(first, last int64, ri sharepart.RecordInfo) {
+			raw = append(raw, struct {
+				first, last int64
+				ri          sharepart.RecordInfo
+			}{first, last, ri})
+		})
+		return nil
+	})
+	for _, r := range raw {
+		out.Ranges = append(out.Ranges, RecordRange{First: r.first, Last: r.last, Info: e.recordInfo(group, r.ri)})
+	}
+	return out, err
+}
+
+// TxnInfo is a transactional id's coordinator state.
+type TxnInfo struct {
+	TransactionalID string
+	ProducerID      int64
+	Epoch           int16
+	State           TxnState
+	Timeout         time.Duration
+	Started         time.Duration
+	Transactions    int64 // begun under this id
+	Partitions      []TopicPartition
+	SharePartitions []string // "group/topic-partition"
+	Groups          []string
+}
+
+// Transaction returns the coordinator state of a transactional id.
+func (e *Engine) Transaction(id string) (TxnInfo, bool) {
+	ts := e.txnShard(id)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t := ts.mu.txns[id]
+	if t == nil {
+		return TxnInfo{}, false
+	}
+	info := TxnInfo{TransactionalID: id, ProducerID: t.pid, Epoch: t.epoch, State: t.state, Timeout: t.timeout,
+		Started: t.started, Transactions: t.seq, Partitions: append([]TopicPartition(nil), t.parts...),
+		Groups: append([]string(nil), t.groups...)}
+	for _, k := range t.shares {
+		info.SharePartitions = append(info.SharePartitions, k.group+"/"+k.tp.String())
+	}
+	return info, true
+}
+
+// Stats are engine-wide counters.
+type Stats struct {
+	Produced      int64 // records appended
+	Committed     int64 // transactions committed
+	Aborted       int64 // transactions aborted (any cause)
+	TimedOut      int64 // transactions aborted by the timeout sweep
+	Fenced        int64 // producer fencings (re-inits and rejected calls)
+	StageFailed   int64 // staging writes that failed
+	SessionsEnded int64 // members removed (leave or session timeout)
+	Share         Counters
+}
+
+// Stats returns engine-wide counters, summing every share partition's.
+func (e *Engine) Stats() Stats {
+	s := Stats{
+		Produced: e.stats.produced.Load(), Committed: e.stats.committed.Load(), Aborted: e.stats.aborted.Load(),
+		TimedOut: e.stats.timedOut.Load(), Fenced: e.stats.fenced.Load(), StageFailed: e.stats.stageFailed.Load(),
+		SessionsEnded: e.stats.sessionsEnd.Load(),
+	}
+	for i := range e.data {
+		ds := &e.data[i]
+		ds.mu.Lock()
+		for _, p := range ds.mu.parts {
+			for _, g := range p.groups {
+				c := p.shares[g].Counters()
+				s.Share.Acquired += c.Acquired
+				s.Share.Redelivered += c.Redelivered
+				s.Share.Accepted += c.Accepted
+				s.Share.Released += c.Released
+				s.Share.Rejected += c.Rejected
+				s.Share.Archived += c.Archived
+				s.Share.LockExpiries += c.LockExpiries
+				s.Share.Staged += c.Staged
+				s.Share.TxCommitted += c.TxCommitted
+				s.Share.TxAborted += c.TxAborted
+				s.Share.SessionRel += c.SessionRel
+			}
+		}
+		ds.mu.Unlock()
+	}
+	return s
+}
+
+// ShareGroups returns the share group ids with a share partition, sorted.
+func (e *Engine) ShareGroups() []string {
+	seen := map[string]bool{}
+	for i := range e.data {
+		ds := &e.data[i]
+		ds.mu.Lock()
+		for _, p := range ds.mu.parts {
+			for _, g := range p.groups {
+				seen[g] = true
+			}
+		}
+		ds.mu.Unlock()
+	}
+	out := make([]string, 0, len(seen))
+	for g := range seen {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckInvariants checks the structural invariants of every share
+// partition (DESIGN §4: contiguous window, SPSO on a non-terminal record,
+// in-flight records within the window, owners only on acquired records).
+func (e *Engine) CheckInvariants() error {
+	for i := range e.data {
+		ds := &e.data[i]
+		ds.mu.Lock()
+		for _, p := range ds.mu.parts {
+			for _, g := range p.groups {
+				if err := p.shares[g].Check(); err != nil {
+					ds.mu.Unlock()
+					return fmt.Errorf("engine: group %q %s: %w", g, p.tp, err)
+				}
+			}
+		}
+		ds.mu.Unlock()
+	}
+	return nil
+}

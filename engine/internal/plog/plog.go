@@ -1,0 +1,391 @@
+// Package plog is the pure partition log of the reference engine: an
+// append-only sequence of records and control markers with offsets, producer
+// ids, epochs and sequences, a high watermark, a last stable offset (LSO) and
+// aborted transactions that read_committed readers never see.
+//
+// Like the share-partition state machine it does no I/O and starts no
+// goroutines; the engine guards each log with its shard lock.
+package plog
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Errors.
+var (
+	ErrOffsetOutOfRange   = errors.New("plog: offset out of range")
+	ErrProducerFenced     = errors.New("plog: producer epoch is older than the partition's")
+	ErrOutOfOrderSequence = errors.New("plog: out of order sequence number")
+	ErrInvalidRecord      = errors.New("plog: invalid record")
+)
+
+// NoProducer is the producer id of a plain (non-idempotent) record.
+const NoProducer int64 = -1
+
+// segmentRecords is how many offsets one segment holds. Retention drops
+// whole segments, so memory follows the retained bytes.
+const segmentRecords = 4096
+
+// Record is one entry of the log as a reader sees it. Key and Value alias
+// the log's memory: readers must not modify them.
+type Record struct {
+	Offset        int64
+	Key           []byte
+	Value         []byte
+	Timestamp     int64 // producer's timestamp, ns on the engine clock
+	ProducerID    int64
+	Epoch         int16
+	Sequence      int32
+	Transactional bool
+	Control       bool // a transaction marker, never returned by Fetch
+	Commit        bool // for a control record: commit (true) or abort
+	Aborted       bool // a transactional record whose transaction aborted
+}
+
+type entry struct {
+	key, value []byte
+	ts         int64
+	pid        int64
+	seq        int32
+	epoch      int16
+	flags      uint8
+}
+
+const (
+	flagTxn uint8 = 1 << iota
+	flagControl
+	flagCommit
+	flagAborted
+)
+
+type segment struct {
+	base    int64
+	entries []entry
+	arena   []byte
+	bytes   int64
+}
+
+type producerState struct {
+	epoch   int16
+	lastSeq int32
+	hasSeq  bool
+}
+
+// Log is one partition's log. Not safe for concurrent use.
+type Log struct {
+	start     int64 // log start offset
+	next      int64 // log end offset = high watermark (one replica)
+	segs      []*segment
+	bytes     int64
+	retention int64 // bytes; 0 keeps everything
+	producers map[int64]*producerState
+	ongoing   map[int64]int64 // pid -> first offset of its open transaction
+	aborts    int64           // aborted transactions, for introspection
+}
+
+// New returns an empty log. retentionBytes bounds the retained record bytes
+// (0: unbounded); retention drops whole segments from the front.
+func New(retentionBytes int64) *Log {
+	return &Log{retention: retentionBytes, producers: map[int64]*producerState{}, ongoing: map[int64]int64{}}
+}
+
+// StartOffset returns the log start offset.
+func (l *Log) StartOffset() int64 { return l.start }
+
+// HighWatermark returns the offset after the last record.
+func (l *Log) HighWatermark() int64 { return l.next }
+
+// LSO returns the last stable offset: the first offset of the oldest open
+// transaction, or the high watermark.
+func (l *Log) LSO() int64 {
+	lso := l.next
+	for _, first := range l.ongoing {
+		if first < lso {
+			lso = first
+		}
+	}
+	return lso
+}
+
+// Bytes returns the retained record bytes.
+func (l *Log) Bytes() int64 { return l.bytes }
+
+// Aborts returns how many transactions aborted on this partition.
+func (l *Log) Aborts() int64 { return l.aborts }
+
+// OpenTransactions returns how many transactions are open on this partition.
+func (l *Log) OpenTransactions() int { return len(l.ongoing) }
+
+// Batch is one produce request's records for this partition.
+type Batch struct {
+	Keys   [][]byte // nil, or one per value
+	Values [][]byte
+	// ProducerID is NoProducer for plain records; else the idempotent or
+	// transactional producer with its epoch and the sequence of the first
+	// record.
+	ProducerID    int64
+	Epoch         int16
+	BaseSequence  int32
+	Transactional bool
+	Timestamp     int64
+}
+
+// Append appends b and returns the offset of its first record. A batch
+// whose sequence repeats the last one appended is a duplicate: nothing is
+// appended and dup is true.
+func (l *Log) Append(b *Batch) (base int64, dup bool, err error) {
+	if len(b.Values) == 0 {
+		return 0, false, fmt.Errorf("%w: empty batch", ErrInvalidRecord)
+	}
+	if b.Keys != nil && len(b.Keys) != len(b.Values) {
+		return 0, false, fmt.Errorf("%w: %d keys for %d values", ErrInvalidRecord, len(b.Keys), len(b.Values))
+	}
+	if b.Transactional && b.ProducerID == NoProducer {
+		return 0, false, fmt.Errorf("%w: transactional batch without a producer id", ErrInvalidRecord)
+	}
+	if b.ProducerID != NoProducer {
+		ps := l.producers[b.ProducerID]
+		if ps == nil {
+			ps = &producerState{epoch: b.Epoch}
+			l.producers[b.ProducerID] = ps
+		}
+		switch {
+		case b.Epoch < ps.epoch:
+			return 0, false, fmt.Errorf("%w: producer %d epoch %d, partition has %d", ErrProducerFenced, b.ProducerID, b.Epoch, ps.epoch)
+		case b.Epoch > ps.epoch:
+			ps.epoch, ps.hasSeq = b.Epoch, false
+		}
+		last := b.BaseSequence + int32(len(b.Values)) - 1
+		if ps.hasSeq {
+			switch {
+			case last <= ps.lastSeq:
+				return 0, true, nil
+			case b.BaseSequence != ps.lastSeq+1 && !(ps.lastSeq == math.MaxInt32 && b.BaseSequence == 0):
+				return 0, false, fmt.Errorf("%w: producer %d expected sequence %d, got %d", ErrOutOfOrderSequence, b.ProducerID, ps.lastSeq+1, b.BaseSequence)
+			}
+		}
+		ps.lastSeq, ps.hasSeq = last, true
+		if b.Transactional {
+			if _, open := l.ongoing[b.ProducerID]; !open {
+				l.ongoing[b.ProducerID] = l.next
+			}
+		}
+	}
+	base = l.next
+	var flags uint8
+	if b.Transactional {
+		flags = flagTxn
+	}
+	for i, v := range b.Values {
+		var k []byte
+		if b.Keys != nil {
+			k = b.Keys[i]
+		}
+		l.appendEntry(entry{key: k, value: v, ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: flags})
+	}
+	return base, false, nil
+}
+
+// appendEntry copies e's key and value into the current segment's arena.
+func (l *Log) appendEntry(e entry) {
+	s := l.tail()
+	n := len(e.key) + len(e.value)
+	if cap(s.arena)-len(s.arena) < n {
+		// Grow the arena geometrically; old arenas stay alive while
+		// earlier entries alias them.
+		c := 2 * cap(s.arena)
+		if c < 64<<10 {
+			c = 64 << 10
+		}
+		if c < n {
+			c = n
+		}
+		s.arena = make([]byte, 0, c)
+	}
+	if e.key != nil {
+		s.arena = append(s.arena, e.key...)
+		e.key = s.arena[len(s.arena)-len(e.key) : len(s.arena) : len(s.arena)]
+	}
+	if e.value != nil {
+		s.arena = append(s.arena, e.value...)
+		e.value = s.arena[len(s.arena)-len(e.value) : len(s.arena) : len(s.arena)]
+	}
+	s.entries = append(s.entries, e)
+	s.bytes += int64(n)
+	l.bytes += int64(n)
+	l.next++
+}
+
+func (l *Log) tail() *segment {
+	if n := len(l.segs); n > 0 && len(l.segs[n-1].entries) < segmentRecords {
+		return l.segs[n-1]
+	}
+	s := &segment{base: l.next, entries: make([]entry, 0, segmentRecords)}
+	l.segs = append(l.segs, s)
+	return s
+}
+
+// Marker writes a transaction marker for producer pid at epoch. It is a
+// no-op returning -1 when pid has no open transaction here (a replayed
+// marker). A marker from an epoch older than the partition has seen is
+// fenced. An abort marks every record of the transaction aborted.
+func (l *Log) Marker(pid int64, epoch int16, commit bool, ts int64) (int64, error) {
+	ps := l.producers[pid]
+	if ps != nil && epoch < ps.epoch {
+		return -1, fmt.Errorf("%w: marker of producer %d epoch %d, partition has %d", ErrProducerFenced, pid, epoch, ps.epoch)
+	}
+	if ps == nil {
+		ps = &producerState{}
+		l.producers[pid] = ps
+	}
+	if epoch > ps.epoch {
+		ps.epoch, ps.hasSeq = epoch, false
+	}
+	first, open := l.ongoing[pid]
+	if !open {
+		return -1, nil
+	}
+	delete(l.ongoing, pid)
+	if !commit {
+		l.aborts++
+		for o := max(first, l.start); o < l.next; o++ {
+			if e := l.at(o); e.pid == pid && e.flags&flagTxn != 0 && e.flags&flagControl == 0 {
+				e.flags |= flagAborted
+			}
+		}
+	}
+	flags := flagControl | flagTxn
+	if commit {
+		flags |= flagCommit
+	}
+	off := l.next
+	l.appendEntry(entry{pid: pid, epoch: epoch, ts: ts, flags: flags, seq: -1})
+	return off, nil
+}
+
+// FenceProducer raises the partition's epoch for pid without a marker, so
+// older epochs are rejected from now on.
+func (l *Log) FenceProducer(pid int64, epoch int16) {
+	ps := l.producers[pid]
+	if ps == nil {
+		l.producers[pid] = &producerState{epoch: epoch}
+		return
+	}
+	if epoch > ps.epoch {
+		ps.epoch, ps.hasSeq = epoch, false
+	}
+}
+
+// at returns the entry at offset, which must be retained.
+func (l *Log) at(offset int64) *entry {
+	i := (offset - l.segs[0].base) / segmentRecords
+	s := l.segs[i]
+	return &s.entries[offset-s.base]
+}
+
+// IsGap reports whether offset holds nothing a share group delivers: a
+// control marker, an offset below the log start, or (for read_committed)
+// a record of an aborted transaction.
+func (l *Log) IsGap(offset int64, readCommitted bool) bool {
+	if offset < l.start || offset >= l.next {
+		return true
+	}
+	e := l.at(offset)
+	return e.flags&flagControl != 0 || (readCommitted && e.flags&flagAborted != 0)
+}
+
+// Fetch returns up to max records from offset on, skipping control markers;
+// with readCommitted it stops at the LSO and skips aborted records. next is
+// the offset to fetch from next time.
+func (l *Log) Fetch(offset int64, max int, readCommitted bool, dst []Record) (recs []Record, next int64, err error) {
+	if offset < l.start || offset > l.next {
+		return dst, offset, fmt.Errorf("%w: %d not in [%d, %d]", ErrOffsetOutOfRange, offset, l.start, l.next)
+	}
+	end := l.next
+	if readCommitted {
+		end = l.LSO()
+	}
+	o := offset
+	for ; o < end && max > 0; o++ {
+		e := l.at(o)
+		if e.flags&flagControl != 0 || (readCommitted && e.flags&flagAborted != 0) {
+			continue
+		}
+		dst = append(dst, l.record(o, e))
+		max--
+	}
+	return dst, o, nil
+}
+
+// Read returns the entry at offset, markers included (for introspection).
+func (l *Log) Read(offset int64) (Record, error) {
+	if offset < l.start || offset >= l.next {
+		return Record{}, fmt.Errorf("%w: %d not in [%d, %d)", ErrOffsetOutOfRange, offset, l.start, l.next)
+	}
+	return l.record(offset, l.at(offset)), nil
+}
+
+func (l *Log) record(o int64, e *entry) Record {
+	return Record{
+		Offset: o, Key: e.key, Value: e.value, Timestamp: e.ts, ProducerID: e.pid, Epoch: e.epoch,
+		Sequence: e.seq, Transactional: e.flags&flagTxn != 0, Control: e.flags&flagControl != 0,
+		Commit: e.flags&flagCommit != 0, Aborted: e.flags&flagAborted != 0,
+	}
+}
+
+// EnforceRetention drops whole segments from the front while the retained
+// bytes exceed the retention limit, keeping the segment being written and
+// any segment holding an open transaction's records. It returns the new log
+// start offset.
+func (l *Log) EnforceRetention() int64 {
+	if l.retention <= 0 {
+		return l.start
+	}
+	lso := l.LSO()
+	for len(l.segs) > 1 && l.bytes > l.retention {
+		s := l.segs[0]
+		end := s.base + int64(len(s.entries))
+		if end > lso {
+			break
+		}
+		l.bytes -= s.bytes
+		l.segs[0] = nil
+		l.segs = l.segs[1:]
+		l.start = end
+	}
+	return l.start
+}
+
+// DeleteRecords moves the log start offset to offset (delete-records). It
+// cannot pass the high watermark.
+func (l *Log) DeleteRecords(offset int64) (int64, error) {
+	if offset > l.next {
+		return l.start, fmt.Errorf("%w: delete-records to %d beyond high watermark %d", ErrOffsetOutOfRange, offset, l.next)
+	}
+	if offset <= l.start {
+		return l.start, nil
+	}
+	l.start = offset
+	for len(l.segs) > 1 {
+		s := l.segs[0]
+		end := s.base + int64(len(s.entries))
+		if end > offset {
+			break
+		}
+		l.bytes -= s.bytes
+		l.segs[0] = nil
+		l.segs = l.segs[1:]
+	}
+	return l.start, nil
+}
+
+// ProducerEpoch returns the newest epoch the partition has seen for pid.
+func (l *Log) ProducerEpoch(pid int64) (int16, bool) {
+	ps := l.producers[pid]
+	if ps == nil {
+		return 0, false
+	}
+	return ps.epoch, true
+}

@@ -1,0 +1,968 @@
+// Package sharepart is the pure state machine of one share partition
+// (KIP-932, extended with KIP-1289's TX_PENDING state): per-record delivery
+// state, delivery counts, acquisition locks, the share-partition start offset
+// (SPSO) and the in-flight window.
+//
+// It does no I/O, starts no goroutines and reads no clock: every method that
+// depends on time takes `now`. The engine wraps each SharePartition in a
+// shard lock; tests and the simulator drive it directly.
+//
+// Representation: the in-flight window [SPSO, End) is a sorted, contiguous
+// list of runs, each a range of offsets that share one state, owner, lock
+// deadline, delivery count and staged transaction. Acquiring a batch of 500
+// new records adds one run, so the cost per in-flight record is a fraction of
+// a byte; runs split only where records of a batch diverge (as Kafka's
+// InFlightBatch splits into per-offset state).
+package sharepart
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// State is a record's delivery state.
+type State uint8
+
+// Record states (DESIGN §3.2, §3.3).
+const (
+	Available State = iota
+	Acquired
+	Acknowledged
+	Archived
+	TxPending
+)
+
+func (s State) String() string {
+	switch s {
+	case Available:
+		return "AVAILABLE"
+	case Acquired:
+		return "ACQUIRED"
+	case Acknowledged:
+		return "ACKNOWLEDGED"
+	case Archived:
+		return "ARCHIVED"
+	case TxPending:
+		return "TX_PENDING"
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Terminal reports whether nothing can move a record out of s.
+func (s State) Terminal() bool { return s == Acknowledged || s == Archived }
+
+// AckType is an acknowledgement type, numbered as Kafka's ShareAcknowledge
+// API numbers them.
+type AckType uint8
+
+// Ack types.
+const (
+	Gap AckType = iota
+	Accept
+	Release
+	Reject
+	Renew
+)
+
+func (a AckType) String() string {
+	switch a {
+	case Gap:
+		return "GAP"
+	case Accept:
+		return "ACCEPT"
+	case Release:
+		return "RELEASE"
+	case Reject:
+		return "REJECT"
+	case Renew:
+		return "RENEW"
+	}
+	return fmt.Sprintf("AckType(%d)", uint8(a))
+}
+
+// Reason says why a record is ARCHIVED (kept for introspection and the
+// verifier: an archive at the delivery limit is a rule, an archive before it
+// is an anomaly).
+type Reason uint8
+
+// Archive reasons.
+const (
+	ReasonNone     Reason = iota
+	ReasonRejected        // the owner rejected it
+	ReasonGap             // no record at the offset (marker, aborted transaction record, gap ack)
+	ReasonLimit           // delivery count reached the limit
+	ReasonLogStart        // the log start offset passed it
+)
+
+func (r Reason) String() string {
+	switch r {
+	case ReasonNone:
+		return ""
+	case ReasonRejected:
+		return "rejected"
+	case ReasonGap:
+		return "gap"
+	case ReasonLimit:
+		return "delivery-limit"
+	case ReasonLogStart:
+		return "log-start"
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
+}
+
+// Errors. Each fails the whole request for the partition (all-or-nothing).
+var (
+	ErrInvalidRecordState = errors.New("sharepart: invalid record state")
+	ErrNotOwner           = errors.New("sharepart: record is acquired by another member")
+	ErrOutOfRange         = errors.New("sharepart: offset out of range")
+	ErrInvalidAckType     = errors.New("sharepart: invalid acknowledgement type")
+	ErrInvalidRequest     = errors.New("sharepart: invalid request")
+)
+
+// NoDeadline is the lock deadline of a record held without a lock.
+const NoDeadline = time.Duration(math.MaxInt64)
+
+// Knobs are the decisions KIP-1289's draft leaves open (DESIGN §3.4). The
+// zero value is the safe choice for every knob.
+type Knobs struct {
+	// ExactEpochMatch applies a marker only when its epoch equals the staged
+	// epoch (draft). Safe: marker epoch >= staged epoch, since the epoch is
+	// bumped when a transaction ends.
+	ExactEpochMatch bool
+	// AbortToAvailableAtLimit makes an abort return a record that has
+	// reached the delivery limit to AVAILABLE (draft: one delivery beyond
+	// the limit). Safe: ARCHIVED.
+	AbortToAvailableAtLimit bool
+	// StageStopAtFirstFailure stages a multi-batch request batch by batch
+	// and stops at the first failure, leaving earlier batches staged
+	// (draft). Safe: validate all, then stage all.
+	StageStopAtFirstFailure bool
+	// RejectIdenticalRetry fails a staging request that repeats one already
+	// applied (draft). Safe: success, as an idempotent retry.
+	RejectIdenticalRetry bool
+	// FailedStageNoLock returns the records of a staging write that failed
+	// to ACQUIRED without a lock (draft). Safe: ACQUIRED with a live lock.
+	FailedStageNoLock bool
+}
+
+// Config is one share partition's group configuration (DESIGN §3.7).
+type Config struct {
+	LockDuration   time.Duration // share.record.lock.duration.ms
+	DeliveryLimit  int           // share.delivery.count.limit
+	MaxRecordLocks int           // share.partition.max.record.locks
+	Knobs          Knobs
+	// KeepHistory keeps the final state of every record that leaves the
+	// window (2 bytes a record), so State can answer below SPSO. The load
+	// generator turns it on for the verifier; benchmarks leave it off.
+	KeepHistory bool
+}
+
+// Validate checks a configuration.
+func (c Config) Validate() error {
+	switch {
+	case c.LockDuration <= 0:
+		return fmt.Errorf("sharepart: lock duration %v must be positive", c.LockDuration)
+	case c.DeliveryLimit < 1 || c.DeliveryLimit > math.MaxUint16-1:
+		return fmt.Errorf("sharepart: delivery limit %d out of range", c.DeliveryLimit)
+	case c.MaxRecordLocks < 1:
+		return fmt.Errorf("sharepart: max record locks %d must be positive", c.MaxRecordLocks)
+	}
+	return nil
+}
+
+// Owner identifies a member within one share group; 0 means none.
+type Owner uint32
+
+// ProducerID identifies a transactional producer.
+type ProducerID int64
+
+// run is a range of offsets in one state. Field order keeps it at 48 bytes.
+type run struct {
+	first, last int64
+	deadline    time.Duration // lock deadline while Acquired
+	pid         ProducerID    // staging producer while TxPending
+	owner       Owner         // while Acquired
+	epoch       int16         // staged producer epoch while TxPending
+	count       uint16        // delivery count
+	state       State
+	staged      AckType // staged outcome while TxPending: Accept, Reject or Gap
+	reason      Reason  // while Archived
+}
+
+func (r *run) n() int64 { return r.last - r.first + 1 }
+
+// sameAs reports whether r and o could be one run (ignoring offsets).
+func (r *run) sameAs(o *run) bool {
+	return r.state == o.state && r.owner == o.owner && r.deadline == o.deadline &&
+		r.pid == o.pid && r.epoch == o.epoch && r.count == o.count && r.staged == o.staged &&
+		r.reason == o.reason
+}
+
+// Counters are cumulative event counts of one share partition.
+type Counters struct {
+	Acquired     int64 // records acquired (each delivery counts)
+	Redelivered  int64 // acquisitions with delivery count > 1
+	Accepted     int64 // records ACKNOWLEDGED
+	Released     int64 // records released by the owner
+	Rejected     int64 // records archived by a reject
+	Archived     int64 // records archived for any reason
+	LockExpiries int64 // records whose lock expired
+	Staged       int64 // records moved to TX_PENDING
+	TxCommitted  int64 // TX_PENDING records resolved by a commit marker
+	TxAborted    int64 // TX_PENDING records returned by an abort marker
+	SessionRel   int64 // records released by a session close
+}
+
+// SharePartition is one share partition's delivery state. Not safe for
+// concurrent use: the engine guards it with its shard lock.
+type SharePartition struct {
+	cfg   Config
+	spso  int64 // share-partition start offset
+	end   int64 // first offset never brought into the window
+	runs  []run // runs[head:] cover [spso, end) contiguously
+	head  int
+	ctr   Counters
+	hist  history
+	nextD time.Duration // earliest lock deadline of any Acquired run (a lower bound)
+}
+
+// New returns a share partition whose window starts at startOffset (the
+// offset share.auto.offset.reset resolved to).
+func New(cfg Config, startOffset int64) (*SharePartition, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	sp := &SharePartition{cfg: cfg, spso: startOffset, end: startOffset, nextD: NoDeadline}
+	sp.hist.base = startOffset
+	return sp, nil
+}
+
+// Config returns the partition's configuration.
+func (sp *SharePartition) Config() Config { return sp.cfg }
+
+// SetConfig changes the configuration for future transitions (a group
+// config update).
+func (sp *SharePartition) SetConfig(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	cfg.KeepHistory = sp.cfg.KeepHistory
+	sp.cfg = cfg
+	return nil
+}
+
+// SPSO returns the share-partition start offset.
+func (sp *SharePartition) SPSO() int64 { return sp.spso }
+
+// End returns the first offset never brought into the in-flight window.
+func (sp *SharePartition) End() int64 { return sp.end }
+
+// Counters returns cumulative event counts.
+func (sp *SharePartition) Counters() Counters { return sp.ctr }
+
+// InFlight returns how many records of the window are not terminal.
+func (sp *SharePartition) InFlight() int {
+	n := int64(0)
+	for i := sp.head; i < len(sp.runs); i++ {
+		if !sp.runs[i].state.Terminal() {
+			n += sp.runs[i].n()
+		}
+	}
+	return int(n)
+}
+
+// Runs returns how many runs the window holds (for memory accounting).
+func (sp *SharePartition) Runs() int { return len(sp.runs) - sp.head }
+
+// RecordInfo is the state of one record.
+type RecordInfo struct {
+	Offset        int64
+	State         State
+	DeliveryCount int
+	Owner         Owner
+	Deadline      time.Duration
+	Producer      ProducerID // staging producer when TxPending
+	Epoch         int16
+	Staged        AckType
+	Reason        Reason
+	// Known is false for an offset below SPSO whose history is not kept:
+	// it is terminal, but whether ACKNOWLEDGED or ARCHIVED is not known.
+	Known bool
+}
+
+// Record returns the state of the record at offset.
+func (sp *SharePartition) Record(offset int64) RecordInfo {
+	switch {
+	case offset >= sp.end:
+		return RecordInfo{Offset: offset, State: Available, Known: true}
+	case offset < sp.spso:
+		if st, reason, count, ok := sp.hist.get(offset); ok {
+			return RecordInfo{Offset: offset, State: st, Reason: reason, DeliveryCount: count, Known: true}
+		}
+		return RecordInfo{Offset: offset, State: Acknowledged}
+	}
+	r := &sp.runs[sp.find(offset)]
+	return RecordInfo{
+		Offset: offset, State: r.state, DeliveryCount: int(r.count), Owner: r.owner,
+		Deadline: r.deadline, Producer: r.pid, Epoch: r.epoch, Staged: r.staged, Reason: r.reason,
+		Known: true,
+	}
+}
+
+// find returns the index in runs of the run holding offset, which must lie
+// in [spso, end).
+func (sp *SharePartition) find(offset int64) int {
+	w := sp.runs[sp.head:]
+	i := sort.Search(len(w), func(i int) bool { return w[i].last >= offset })
+	return sp.head + i
+}
+
+// splitAt makes offset the first offset of a run, if it lies inside the
+// window, and returns that run's index; offset == end returns len(runs).
+func (sp *SharePartition) splitAt(offset int64) int {
+	if offset >= sp.end {
+		return len(sp.runs)
+	}
+	i := sp.find(offset)
+	r := sp.runs[i]
+	if r.first == offset {
+		return i
+	}
+	left, right := r, r
+	left.last = offset - 1
+	right.first = offset
+	sp.runs = append(sp.runs, run{})
+	copy(sp.runs[i+2:], sp.runs[i+1:])
+	sp.runs[i] = left
+	sp.runs[i+1] = right
+	return i + 1
+}
+
+// span returns run indexes [i, j) exactly covering [first, last], which must
+// lie within the window, splitting runs at both ends.
+func (sp *SharePartition) span(first, last int64) (int, int) {
+	i := sp.splitAt(first)
+	j := sp.splitAt(last + 1)
+	return i, j
+}
+
+// Range is a range of records acquired by one poll.
+type Range struct {
+	First, Last   int64
+	DeliveryCount int
+}
+
+// Log is what acquisition needs to know about the partition's log.
+type Log interface {
+	// IsGap reports whether offset holds no deliverable record (a control
+	// marker, or a record of an aborted transaction for a read_committed
+	// share group).
+	IsGap(offset int64) bool
+}
+
+// Acquire acquires up to max AVAILABLE records for owner, lowest offsets
+// first, never beyond fetchEnd (the high watermark, or the LSO for
+// read_committed) nor beyond SPSO + MaxRecordLocks - 1. It appends the
+// acquired ranges to dst. Gap offsets met on the way are archived.
+func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetchEnd int64, log Log, dst []Range) []Range {
+	if owner == 0 || max <= 0 {
+		return dst
+	}
+	sp.expireDue(now)
+	limit := sp.spso + int64(sp.cfg.MaxRecordLocks) // first offset beyond the window
+	if fetchEnd < limit {
+		limit = fetchEnd
+	}
+	deadline := now + sp.cfg.LockDuration
+	left := int64(max)
+	// Released records inside the window come first.
+	for i := sp.head; i < len(sp.runs) && left > 0; i++ {
+		r := &sp.runs[i]
+		if r.state != Available || r.first >= limit {
+			if r.first >= limit {
+				break
+			}
+			continue
+		}
+		last := r.last
+		if last >= limit {
+			last = limit - 1
+		}
+		if last-r.first+1 > left {
+			last = r.first + left - 1
+		}
+		if last < r.last {
+			sp.splitAt(last + 1)
+			r = &sp.runs[i]
+		}
+		n := r.n()
+		r.state, r.owner, r.deadline = Acquired, owner, deadline
+		if r.count < math.MaxUint16 {
+			r.count++
+		}
+		sp.ctr.Acquired += n
+		if r.count > 1 {
+			sp.ctr.Redelivered += n
+		}
+		left -= n
+		dst = append(dst, Range{First: r.first, Last: r.last, DeliveryCount: int(r.count)})
+	}
+	// Then new records at the end of the window, skipping gaps.
+	for left > 0 && sp.end < limit {
+		first := sp.end
+		if log != nil && log.IsGap(first) {
+			gapLast := first
+			for gapLast+1 < limit && log.IsGap(gapLast+1) {
+				gapLast++
+			}
+			sp.appendRun(run{first: first, last: gapLast, state: Archived, reason: ReasonGap, deadline: NoDeadline})
+			sp.ctr.Archived += gapLast - first + 1
+			continue
+		}
+		last := first + left - 1
+		if last >= limit {
+			last = limit - 1
+		}
+		if log != nil {
+			for o := first + 1; o <= last; o++ {
+				if log.IsGap(o) {
+					last = o - 1
+					break
+				}
+			}
+		}
+		sp.appendRun(run{first: first, last: last, state: Acquired, owner: owner, deadline: deadline, count: 1})
+		n := last - first + 1
+		sp.ctr.Acquired += n
+		left -= n
+		dst = append(dst, Range{First: first, Last: last, DeliveryCount: 1})
+	}
+	if deadline < sp.nextD && left < int64(max) {
+		sp.nextD = deadline
+	}
+	sp.advance()
+	return dst
+}
+
+// appendRun adds a run at the end of the window, merging with the last run
+// when the two are alike.
+func (sp *SharePartition) appendRun(r run) {
+	if n := len(sp.runs); n > sp.head {
+		p := &sp.runs[n-1]
+		if p.last+1 == r.first && p.sameAs(&r) {
+			p.last = r.last
+			sp.end = r.last + 1
+			return
+		}
+	}
+	sp.runs = append(sp.runs, r)
+	sp.end = r.last + 1
+}
+
+// Batch is one acknowledgement batch: offsets [First, Last] with one type
+// for all of them, or one type per offset when Types has Last-First+1
+// entries.
+type Batch struct {
+	First, Last int64
+	Type        AckType
+	Types       []AckType
+}
+
+func (b *Batch) typeAt(offset int64) AckType {
+	if len(b.Types) > 0 {
+		return b.Types[offset-b.First]
+	}
+	return b.Type
+}
+
+func (b *Batch) validShape() error {
+	if b.Last < b.First {
+		return fmt.Errorf("%w: batch last offset %d before first %d", ErrInvalidRequest, b.Last, b.First)
+	}
+	if len(b.Types) > 0 && int64(len(b.Types)) != b.Last-b.First+1 {
+		return fmt.Errorf("%w: batch [%d,%d] has %d types", ErrInvalidRequest, b.First, b.Last, len(b.Types))
+	}
+	return nil
+}
+
+// Acknowledge applies the owner's acknowledgements. It is all-or-nothing: if
+// any offset fails validation nothing changes. Offsets below SPSO are no-op
+// successes.
+func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []Batch) error {
+	sp.expireDue(now)
+	for bi := range batches {
+		b := &batches[bi]
+		if err := b.validShape(); err != nil {
+			return err
+		}
+		if err := sp.checkOwned(b, owner, func(t AckType) error {
+			if t > Renew {
+				return fmt.Errorf("%w: %d", ErrInvalidAckType, uint8(t))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	for bi := range batches {
+		b := &batches[bi]
+		sp.applyEach(b, func(r *run, t AckType) {
+			switch t {
+			case Accept:
+				r.state, r.owner, r.deadline = Acknowledged, 0, NoDeadline
+				sp.ctr.Accepted += r.n()
+			case Reject, Gap:
+				r.state, r.owner, r.deadline = Archived, 0, NoDeadline
+				r.reason = ReasonRejected
+				if t == Gap {
+					r.reason = ReasonGap
+				} else {
+					sp.ctr.Rejected += r.n()
+				}
+				sp.ctr.Archived += r.n()
+			case Release:
+				sp.ctr.Released += r.n()
+				sp.makeAvailable(r)
+			case Renew:
+				r.deadline = now + sp.cfg.LockDuration
+			}
+		})
+	}
+	sp.merge()
+	sp.advance()
+	return nil
+}
+
+// checkOwned validates every in-window offset of b: acquired by owner, with
+// a type check accepts.
+func (sp *SharePartition) checkOwned(b *Batch, owner Owner, check func(AckType) error) error {
+	if b.Last >= sp.end {
+		return fmt.Errorf("%w: [%d,%d] reaches beyond the window end %d", ErrOutOfRange, b.First, b.Last, sp.end)
+	}
+	first := b.First
+	if first < sp.spso {
+		first = sp.spso
+	}
+	for o := first; o <= b.Last; {
+		r := &sp.runs[sp.find(o)]
+		last := r.last
+		if last > b.Last {
+			last = b.Last
+		}
+		if r.state != Acquired {
+			return fmt.Errorf("%w: offset %d is %v", ErrInvalidRecordState, o, r.state)
+		}
+		if r.owner != owner {
+			return fmt.Errorf("%w: offset %d", ErrNotOwner, o)
+		}
+		for x := o; x <= last; x++ {
+			if err := check(b.typeAt(x)); err != nil {
+				return err
+			}
+			if len(b.Types) == 0 {
+				break // one type for the whole batch: checked once
+			}
+		}
+		o = last + 1
+	}
+	return nil
+}
+
+// applyEach calls f on runs covering the in-window part of b, split so each
+// run has one ack type.
+func (sp *SharePartition) applyEach(b *Batch, f func(*run, AckType)) {
+	first := b.First
+	if first < sp.spso {
+		first = sp.spso
+	}
+	if first > b.Last {
+		return
+	}
+	if len(b.Types) == 0 {
+		i, j := sp.span(first, b.Last)
+		for k := i; k < j; k++ {
+			f(&sp.runs[k], b.Type)
+		}
+		return
+	}
+	for o := first; o <= b.Last; {
+		t := b.typeAt(o)
+		last := o
+		for last+1 <= b.Last && b.typeAt(last+1) == t {
+			last++
+		}
+		i, j := sp.span(o, last)
+		for k := i; k < j; k++ {
+			f(&sp.runs[k], t)
+		}
+		o = last + 1
+	}
+}
+
+// makeAvailable returns r to AVAILABLE, or archives it at the delivery limit.
+func (sp *SharePartition) makeAvailable(r *run) {
+	r.owner, r.deadline, r.pid, r.epoch, r.staged = 0, NoDeadline, 0, 0, 0
+	if int(r.count) >= sp.cfg.DeliveryLimit {
+		r.state, r.reason = Archived, ReasonLimit
+		sp.ctr.Archived += r.n()
+		return
+	}
+	r.state = Available
+}
+
+// Stage moves the owner's ACQUIRED records to TX_PENDING for producer
+// (pid, epoch) with the staged outcome of each batch (KIP-1289). The lock is
+// cancelled: the transaction timeout governs the hold. RELEASE and RENEW
+// cannot be staged.
+func (sp *SharePartition) Stage(now time.Duration, owner Owner, pid ProducerID, epoch int16, batches []Batch) error {
+	sp.expireDue(now)
+	checkType := func(t AckType) error {
+		switch t {
+		case Accept, Reject, Gap:
+			return nil
+		case Release, Renew:
+			return fmt.Errorf("%w: %v cannot be staged in a transaction", ErrInvalidRequest, t)
+		}
+		return fmt.Errorf("%w: %d", ErrInvalidAckType, uint8(t))
+	}
+	validate := func(b *Batch) error {
+		if err := b.validShape(); err != nil {
+			return err
+		}
+		if sp.identicalRetry(b, pid, epoch) {
+			if sp.cfg.Knobs.RejectIdenticalRetry {
+				return fmt.Errorf("%w: [%d,%d] already staged by this transaction", ErrInvalidRecordState, b.First, b.Last)
+			}
+			return nil
+		}
+		return sp.checkOwned(b, owner, checkType)
+	}
+	apply := func(b *Batch) {
+		if sp.identicalRetry(b, pid, epoch) {
+			return
+		}
+		sp.applyEach(b, func(r *run, t AckType) {
+			r.state, r.owner, r.deadline = TxPending, 0, NoDeadline
+			r.pid, r.epoch, r.staged = pid, epoch, t
+			sp.ctr.Staged += r.n()
+		})
+	}
+	if sp.cfg.Knobs.StageStopAtFirstFailure {
+		for bi := range batches {
+			if err := validate(&batches[bi]); err != nil {
+				sp.merge()
+				return err
+			}
+			apply(&batches[bi])
+		}
+	} else {
+		for bi := range batches {
+			if err := validate(&batches[bi]); err != nil {
+				return err
+			}
+		}
+		for bi := range batches {
+			apply(&batches[bi])
+		}
+	}
+	sp.merge()
+	return nil
+}
+
+// identicalRetry reports whether every in-window offset of b is already
+// TX_PENDING for (pid, epoch) with the staged outcome b asks for.
+func (sp *SharePartition) identicalRetry(b *Batch, pid ProducerID, epoch int16) bool {
+	first := b.First
+	if first < sp.spso {
+		first = sp.spso
+	}
+	if b.Last >= sp.end || first > b.Last {
+		return false
+	}
+	for o := first; o <= b.Last; o++ {
+		r := &sp.runs[sp.find(o)]
+		if r.state != TxPending || r.pid != pid || r.epoch != epoch || r.staged != b.typeAt(o) {
+			return false
+		}
+	}
+	return true
+}
+
+// UnstageFailed undoes a staging of (pid, epoch) whose durable write failed:
+// the records go back to owner as ACQUIRED, with a fresh lock (safe) or with
+// no lock (draft knob).
+func (sp *SharePartition) UnstageFailed(now time.Duration, owner Owner, pid ProducerID, epoch int16, batches []Batch) {
+	deadline := now + sp.cfg.LockDuration
+	if sp.cfg.Knobs.FailedStageNoLock {
+		deadline = NoDeadline
+	}
+	for bi := range batches {
+		b := &batches[bi]
+		first, last := b.First, b.Last
+		if first < sp.spso {
+			first = sp.spso
+		}
+		if last >= sp.end {
+			last = sp.end - 1
+		}
+		if first > last {
+			continue
+		}
+		i, j := sp.span(first, last)
+		for k := i; k < j; k++ {
+			r := &sp.runs[k]
+			if r.state == TxPending && r.pid == pid && r.epoch == epoch {
+				r.state, r.owner, r.deadline = Acquired, owner, deadline
+				r.pid, r.epoch, r.staged = 0, 0, 0
+				sp.ctr.Staged -= r.n()
+				if deadline < sp.nextD {
+					sp.nextD = deadline
+				}
+			}
+		}
+	}
+	sp.merge()
+}
+
+// Marker applies a transaction marker of producer pid at epoch: commit moves
+// its TX_PENDING records to their staged outcome, abort returns them to
+// AVAILABLE (count kept, owner cleared). Records staged by another producer
+// are untouched, and a replayed marker finds nothing to do. It returns how
+// many records changed.
+func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16, commit bool) int64 {
+	sp.expireDue(now)
+	var n int64
+	for i := sp.head; i < len(sp.runs); i++ {
+		r := &sp.runs[i]
+		if r.state != TxPending || r.pid != pid {
+			continue
+		}
+		if sp.cfg.Knobs.ExactEpochMatch {
+			if epoch != r.epoch {
+				continue
+			}
+		} else if epoch < r.epoch {
+			continue
+		}
+		n += r.n()
+		switch {
+		case commit && r.staged == Accept:
+			r.state = Acknowledged
+			sp.ctr.Accepted += r.n()
+		case commit:
+			r.state, r.reason = Archived, ReasonRejected
+			if r.staged == Gap {
+				r.reason = ReasonGap
+			} else {
+				sp.ctr.Rejected += r.n()
+			}
+			sp.ctr.Archived += r.n()
+		default:
+			sp.ctr.TxAborted += r.n()
+			r.pid, r.epoch, r.staged, r.owner, r.deadline = 0, 0, 0, 0, NoDeadline
+			if int(r.count) >= sp.cfg.DeliveryLimit && !sp.cfg.Knobs.AbortToAvailableAtLimit {
+				r.state, r.reason = Archived, ReasonLimit
+				sp.ctr.Archived += r.n()
+			} else {
+				r.state = Available
+			}
+			continue
+		}
+		sp.ctr.TxCommitted += r.n()
+		r.pid, r.epoch, r.staged = 0, 0, 0
+	}
+	if n > 0 {
+		sp.merge()
+		sp.advance()
+	}
+	return n
+}
+
+// HasPending reports whether producer pid has TX_PENDING records here.
+func (sp *SharePartition) HasPending(pid ProducerID) bool {
+	for i := sp.head; i < len(sp.runs); i++ {
+		if sp.runs[i].state == TxPending && sp.runs[i].pid == pid {
+			return true
+		}
+	}
+	return false
+}
+
+// NextDeadline returns a lower bound of the earliest lock deadline, or
+// NoDeadline when no record is acquired.
+func (sp *SharePartition) NextDeadline() time.Duration { return sp.nextD }
+
+// Expire releases every ACQUIRED record whose lock deadline has passed:
+// AVAILABLE, or ARCHIVED at the delivery limit. TX_PENDING records have no
+// lock and are untouched. It returns how many records expired.
+func (sp *SharePartition) Expire(now time.Duration) int64 {
+	if now < sp.nextD {
+		return 0
+	}
+	var n int64
+	next := NoDeadline
+	for i := sp.head; i < len(sp.runs); i++ {
+		r := &sp.runs[i]
+		if r.state != Acquired {
+			continue
+		}
+		if r.deadline <= now {
+			n += r.n()
+			sp.makeAvailable(r)
+		} else if r.deadline < next {
+			next = r.deadline
+		}
+	}
+	sp.nextD = next
+	if n > 0 {
+		sp.ctr.LockExpiries += n
+		sp.merge()
+		sp.advance()
+	}
+	return n
+}
+
+func (sp *SharePartition) expireDue(now time.Duration) {
+	if now >= sp.nextD {
+		sp.Expire(now)
+	}
+}
+
+// ReleaseOwner releases every record acquired by owner (its session closed or
+// it left): AVAILABLE with the delivery count reduced by one, since the
+// delivery never completed; never archived. TX_PENDING records are untouched.
+func (sp *SharePartition) ReleaseOwner(now time.Duration, owner Owner) int64 {
+	sp.expireDue(now)
+	var n int64
+	for i := sp.head; i < len(sp.runs); i++ {
+		r := &sp.runs[i]
+		if r.state != Acquired || r.owner != owner {
+			continue
+		}
+		n += r.n()
+		r.state, r.owner, r.deadline = Available, 0, NoDeadline
+		if r.count > 0 {
+			r.count--
+		}
+	}
+	if n > 0 {
+		sp.ctr.SessionRel += n
+		sp.merge()
+	}
+	return n
+}
+
+// AdvanceLogStart tells the partition that the log now starts at offset:
+// AVAILABLE records below it are archived, records never brought into the
+// window below it are skipped.
+func (sp *SharePartition) AdvanceLogStart(offset int64) {
+	if offset <= sp.spso {
+		return
+	}
+	if offset > sp.end {
+		// Offsets [end, offset) never entered the window: they are gone.
+		sp.appendRun(run{first: sp.end, last: offset - 1, state: Archived, reason: ReasonLogStart, deadline: NoDeadline})
+	}
+	last := offset - 1
+	if last >= sp.spso {
+		i, j := sp.span(sp.spso, last)
+		for k := i; k < j; k++ {
+			r := &sp.runs[k]
+			if r.state == Available {
+				r.state, r.reason = Archived, ReasonLogStart
+				sp.ctr.Archived += r.n()
+			}
+		}
+	}
+	sp.merge()
+	sp.advance()
+}
+
+// advance moves SPSO over the longest prefix of terminal records.
+func (sp *SharePartition) advance() {
+	for sp.head < len(sp.runs) && sp.runs[sp.head].state.Terminal() {
+		r := &sp.runs[sp.head]
+		if sp.cfg.KeepHistory {
+			sp.hist.put(r.first, r.last, r.state, r.reason, int(r.count))
+		}
+		sp.spso = r.last + 1
+		sp.runs[sp.head] = run{}
+		sp.head++
+	}
+	// Compact when the dead prefix dominates, so memory follows the
+	// window, not the partition's history.
+	if sp.head > 32 && sp.head*2 > len(sp.runs) {
+		n := copy(sp.runs, sp.runs[sp.head:])
+		clear(sp.runs[n:])
+		sp.runs = sp.runs[:n]
+		sp.head = 0
+	}
+}
+
+// merge joins adjacent alike runs, keeping the run count proportional to
+// the number of distinct states rather than acknowledgement calls.
+func (sp *SharePartition) merge() {
+	if len(sp.runs)-sp.head < 2 {
+		return
+	}
+	w := sp.head
+	for i := sp.head + 1; i < len(sp.runs); i++ {
+		if sp.runs[w].sameAs(&sp.runs[i]) && sp.runs[w].last+1 == sp.runs[i].first {
+			sp.runs[w].last = sp.runs[i].last
+			continue
+		}
+		w++
+		sp.runs[w] = sp.runs[i]
+	}
+	clear(sp.runs[w+1:])
+	sp.runs = sp.runs[:w+1]
+}
+
+// Check verifies the structural invariants: runs contiguous over
+// [SPSO, End), the first run non-terminal, in-flight records within the
+// window, owners only on ACQUIRED runs. Cheap enough for tests and the
+// simulator to call after every step.
+func (sp *SharePartition) Check() error {
+	next := sp.spso
+	for i := sp.head; i < len(sp.runs); i++ {
+		r := &sp.runs[i]
+		if r.first != next || r.last < r.first {
+			return fmt.Errorf("sharepart: run %d [%d,%d] does not continue at %d", i, r.first, r.last, next)
+		}
+		if (r.state == Acquired) != (r.owner != 0) {
+			return fmt.Errorf("sharepart: run [%d,%d] state %v owner %d", r.first, r.last, r.state, r.owner)
+		}
+		if r.state == TxPending && r.pid == 0 {
+			return fmt.Errorf("sharepart: run [%d,%d] TX_PENDING without producer", r.first, r.last)
+		}
+		next = r.last + 1
+	}
+	if next != sp.end {
+		return fmt.Errorf("sharepart: runs end at %d, window end %d", next, sp.end)
+	}
+	if sp.head < len(sp.runs) && sp.runs[sp.head].state.Terminal() {
+		return fmt.Errorf("sharepart: SPSO %d sits on a terminal record", sp.spso)
+	}
+	for i := sp.head; i < len(sp.runs); i++ {
+		r := &sp.runs[i]
+		if !r.state.Terminal() && r.state != Available && r.last >= sp.spso+int64(sp.cfg.MaxRecordLocks) {
+			return fmt.Errorf("sharepart: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, sp.cfg.MaxRecordLocks)
+		}
+	}
+	return nil
+}
+
+// Each calls f for every run in the window, in offset order (for
+// introspection and snapshots).
+func (sp *SharePartition) Each(f func(first, last int64, info RecordInfo)) {
+	for i := sp.head; i < len(sp.runs); i++ {
+		r := &sp.runs[i]
+		f(r.first, r.last, RecordInfo{
+			Offset: r.first, State: r.state, DeliveryCount: int(r.count), Owner: r.owner,
+			Deadline: r.deadline, Producer: r.pid, Epoch: r.epoch, Staged: r.staged, Reason: r.reason, Known: true,
+		})
+	}
+}

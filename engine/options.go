@@ -1,0 +1,201 @@
+// This file holds the engine's options (functional options over one
+// defaultConfig, validated by New) and the per-group configuration.
+
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/sharebench/sharebench/engine/internal/sharepart"
+)
+
+// Knobs are the decisions the KIP-1289 draft leaves open (DESIGN §3.4). The
+// zero value is the safe choice for each; setting a field reproduces the
+// draft so benchmarks and the verifier can show the difference.
+type Knobs = sharepart.Knobs
+
+// AutoOffsetReset is share.auto.offset.reset.
+type AutoOffsetReset int8
+
+// Reset policies.
+const (
+	ResetLatest AutoOffsetReset = iota
+	ResetEarliest
+)
+
+// IsolationLevel is share.isolation.level / a fetch's isolation level.
+type IsolationLevel int8
+
+// Isolation levels.
+const (
+	ReadUncommitted IsolationLevel = iota
+	ReadCommitted
+)
+
+// AckMode is share.acknowledgement.mode, chosen per member.
+type AckMode int8
+
+// Acknowledgement modes.
+const (
+	// AckImplicit: the next poll accepts every record of the previous poll
+	// that was not acknowledged.
+	AckImplicit AckMode = iota
+	// AckExplicit: the application acknowledges each record.
+	AckExplicit
+	// AckTransactional: acknowledgements go through a producer transaction
+	// (KIP-1289); polls never acknowledge.
+	AckTransactional
+)
+
+// GroupConfig is a share group's configuration; names and defaults follow
+// Kafka (DESIGN §3.7).
+type GroupConfig struct {
+	LockDuration    time.Duration   // share.record.lock.duration.ms, default 30s
+	DeliveryLimit   int             // share.delivery.count.limit, default 5
+	MaxRecordLocks  int             // share.partition.max.record.locks, default 2000
+	AutoOffsetReset AutoOffsetReset // share.auto.offset.reset, default latest
+	Isolation       IsolationLevel  // share.isolation.level, default read_uncommitted
+}
+
+// DefaultGroupConfig returns Kafka's defaults.
+func DefaultGroupConfig() GroupConfig {
+	return GroupConfig{
+		LockDuration:   30 * time.Second,
+		DeliveryLimit:  5,
+		MaxRecordLocks: 2000,
+	}
+}
+
+func (g GroupConfig) validate() error {
+	switch {
+	case g.LockDuration <= 0:
+		return fmt.Errorf("%w: share.record.lock.duration.ms %v must be positive", ErrInvalidConfig, g.LockDuration)
+	case g.DeliveryLimit < 1:
+		return fmt.Errorf("%w: share.delivery.count.limit %d must be at least 1", ErrInvalidConfig, g.DeliveryLimit)
+	case g.MaxRecordLocks < 1:
+		return fmt.Errorf("%w: share.partition.max.record.locks %d must be at least 1", ErrInvalidConfig, g.MaxRecordLocks)
+	}
+	return nil
+}
+
+type config struct {
+	shards             int
+	clock              Clock
+	manual             bool
+	knobs              Knobs
+	group              GroupConfig
+	retentionBytes     int64
+	history            bool
+	hook               Hook
+	timerInterval      time.Duration
+	abortSweepInterval time.Duration
+	txnTimeout         time.Duration
+	txnMaxTimeout      time.Duration
+	sessionTimeout     time.Duration
+}
+
+// defaultShards picks the shard count from GOMAXPROCS: partitions, share
+// partitions and transactional ids hash onto shards, and with four shards
+// per running goroutine the chance that two concurrent calls meet on one
+// mutex stays small, while an idle shard costs only a mutex and a few maps.
+// Rounded up to a power of two so the hash spreads evenly.
+func defaultShards() int {
+	n := 4 * runtime.GOMAXPROCS(0)
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+func defaultConfig() config {
+	return config{
+		shards:             defaultShards(),
+		group:              DefaultGroupConfig(),
+		retentionBytes:     256 << 20,
+		timerInterval:      10 * time.Millisecond,
+		abortSweepInterval: 10 * time.Second,
+		txnTimeout:         60 * time.Second,
+		txnMaxTimeout:      15 * time.Minute,
+		sessionTimeout:     45 * time.Second,
+	}
+}
+
+func (c *config) validate() error {
+	switch {
+	case c.shards < 1 || c.shards > 1<<16:
+		return fmt.Errorf("%w: shard count %d out of range [1, 65536]", ErrInvalidConfig, c.shards)
+	case c.retentionBytes < 0:
+		return fmt.Errorf("%w: retention %d bytes is negative", ErrInvalidConfig, c.retentionBytes)
+	case c.timerInterval <= 0 || c.abortSweepInterval <= 0:
+		return fmt.Errorf("%w: timer intervals must be positive", ErrInvalidConfig)
+	case c.txnTimeout <= 0 || c.txnTimeout > c.txnMaxTimeout:
+		return fmt.Errorf("%w: transaction.timeout.ms %v must be in (0, %v]", ErrInvalidConfig, c.txnTimeout, c.txnMaxTimeout)
+	case c.sessionTimeout <= 0:
+		return fmt.Errorf("%w: session timeout must be positive", ErrInvalidConfig)
+	}
+	return c.group.validate()
+}
+
+// Option configures an Engine.
+type Option func(*config)
+
+// WithShards sets the number of lock shards. Default: 4×GOMAXPROCS rounded
+// up to a power of two. One shard makes the engine a single-lock engine (the
+// differential tests compare the two).
+func WithShards(n int) Option { return func(c *config) { c.shards = n } }
+
+// WithClock sets the clock. A *ManualClock also turns off the timer
+// goroutine: call FireTimers to expire locks and time out transactions.
+// Default: the real monotonic clock.
+func WithClock(clk Clock) Option {
+	return func(c *config) {
+		c.clock = clk
+		_, c.manual = clk.(*ManualClock)
+	}
+}
+
+// WithManualTimers turns off the timer goroutine whatever the clock, so
+// only FireTimers expires locks and transactions. Default: off.
+func WithManualTimers() Option { return func(c *config) { c.manual = true } }
+
+// WithKnobs sets the KIP-1289 decision knobs. Default: all safe.
+func WithKnobs(k Knobs) Option { return func(c *config) { c.knobs = k } }
+
+// WithGroupDefaults sets the configuration new share groups start with.
+// Default: DefaultGroupConfig (Kafka's defaults).
+func WithGroupDefaults(g GroupConfig) Option { return func(c *config) { c.group = g } }
+
+// WithRetentionBytes bounds each partition log's retained record bytes;
+// older segments are dropped and the log start offset moves (share groups
+// archive what they had not delivered). 0 keeps everything. Default 256 MiB.
+func WithRetentionBytes(n int64) Option { return func(c *config) { c.retentionBytes = n } }
+
+// WithHistory keeps the final state of every record that leaves a share
+// partition's in-flight window (2 bytes per record), so Inspect can answer
+// below SPSO. Default: off.
+func WithHistory(on bool) Option { return func(c *config) { c.history = on } }
+
+// WithHook installs the hook seam (see Hook). Default: none.
+func WithHook(h Hook) Option { return func(c *config) { c.hook = h } }
+
+// WithTimerInterval sets how often the timer goroutine fires due timers.
+// Default 10ms.
+func WithTimerInterval(d time.Duration) Option { return func(c *config) { c.timerInterval = d } }
+
+// WithAbortSweepInterval sets how often timed-out transactions are aborted
+// (transaction.abort.timed.out.transaction.cleanup.interval.ms). Default 10s.
+func WithAbortSweepInterval(d time.Duration) Option {
+	return func(c *config) { c.abortSweepInterval = d }
+}
+
+// WithTransactionTimeout sets the default transaction.timeout.ms of new
+// transactional producers. Default 60s.
+func WithTransactionTimeout(d time.Duration) Option { return func(c *config) { c.txnTimeout = d } }
+
+// WithSessionTimeout sets how long a share or classic group member may stay
+// silent before it is removed and its acquired records released
+// (group.share.session.timeout.ms). Default 45s.
+func WithSessionTimeout(d time.Duration) Option { return func(c *config) { c.sessionTimeout = d } }

@@ -1,0 +1,536 @@
+// This file holds share groups: membership, sessions, polls that acquire
+// records, and acknowledgements (implicit and explicit modes).
+
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sharebench/sharebench/engine/internal/plog"
+	"github.com/sharebench/sharebench/engine/internal/sharepart"
+)
+
+// AckType is an acknowledgement type (numbered as Kafka's ShareAcknowledge
+// API numbers them).
+type AckType = sharepart.AckType
+
+// Acknowledgement types.
+const (
+	AckGap     = sharepart.Gap
+	AckAccept  = sharepart.Accept
+	AckRelease = sharepart.Release
+	AckReject  = sharepart.Reject
+	AckRenew   = sharepart.Renew
+)
+
+// Acknowledgement acknowledges offsets [First, Last] of one partition with
+// Type, or with one type per offset when Types has Last-First+1 entries.
+type Acknowledgement struct {
+	Topic       string
+	Partition   int32
+	First, Last int64
+	Type        AckType
+	Types       []AckType
+}
+
+// GroupMetadata identifies a share-group member for fencing, as the
+// consumer's groupMetadata() does; it travels with staged acknowledgements.
+type GroupMetadata struct {
+	GroupID     string
+	MemberID    string
+	MemberEpoch int32
+}
+
+// groupShard owns share groups and classic groups.
+type groupShard struct {
+	mu struct {
+		sync.Mutex
+		share   map[string]*shareGroup
+		classic map[string]*classicGroup
+	}
+	_ [40]byte
+}
+
+type shareGroup struct {
+	id        string
+	cfg       GroupConfig
+	members   map[string]*shareMemberState
+	owners    map[sharepart.Owner]string // owner index -> member id, including departed members
+	nextOwner sharepart.Owner
+	epoch     int32 // group epoch: bumps on membership change
+}
+
+type shareMemberState struct {
+	id       string
+	owner    sharepart.Owner
+	epoch    int32
+	topics   []string
+	lastSeen time.Duration
+}
+
+// shareGroupLocked returns the share group id, creating it with the engine's
+// defaults. The group shard lock is held.
+func (e *Engine) shareGroupLocked(gs *groupShard, id string) (*shareGroup, error) {
+	if _, ok := gs.mu.classic[id]; ok {
+		return nil, fmt.Errorf("%w: %q is a classic group", ErrGroupTypeMismatch, id)
+	}
+	g := gs.mu.share[id]
+	if g == nil {
+		g = &shareGroup{id: id, cfg: e.cfg.group, members: map[string]*shareMemberState{}, owners: map[sharepart.Owner]string{}}
+		gs.mu.share[id] = g
+	}
+	return g, nil
+}
+
+// SetShareGroupConfig sets a share group's configuration (creating the
+// group), as kafka-configs --entity-type groups does. Existing share
+// partitions of the group take the new lock duration, delivery limit and
+// window for future transitions.
+func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	g, err := e.shareGroupLocked(gs, group)
+	if err == nil {
+		g.cfg = cfg
+	}
+	gs.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for i := range e.data {
+		ds := &e.data[i]
+		ds.mu.Lock()
+		for _, p := range ds.mu.parts {
+			if sp := p.shares[group]; sp != nil {
+				if err := sp.SetConfig(e.spConfig(cfg)); err != nil {
+					ds.mu.Unlock()
+					return err
+				}
+			}
+		}
+		ds.mu.Unlock()
+	}
+	return nil
+}
+
+// ShareGroupConfig returns a share group's configuration.
+func (e *Engine) ShareGroupConfig(group string) (GroupConfig, error) {
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.share[group]
+	if g == nil {
+		return GroupConfig{}, fmt.Errorf("%w: %q", ErrUnknownGroup, group)
+	}
+	return g.cfg, nil
+}
+
+func (e *Engine) spConfig(g GroupConfig) sharepart.Config {
+	return sharepart.Config{
+		LockDuration: g.LockDuration, DeliveryLimit: g.DeliveryLimit, MaxRecordLocks: g.MaxRecordLocks,
+		Knobs: e.cfg.knobs, KeepHistory: e.cfg.history,
+	}
+}
+
+// ShareMember is one member of a share group: a share consumer's session.
+// Its methods are safe for concurrent use but a member is meant to be driven
+// by one goroutine, as a consumer is.
+type ShareMember struct {
+	e     *Engine
+	group string
+	id    string
+	owner sharepart.Owner
+	mode  AckMode
+
+	mu struct {
+		sync.Mutex
+		epoch    int32
+		topics   []string
+		rotate   int
+		lastPoll []Acknowledgement // implicit mode: ranges to accept on the next poll
+		left     bool
+	}
+}
+
+// JoinShareGroup joins group as a new member subscribed to topics, with the
+// given acknowledgement mode, and returns the member. The group is created
+// with the engine's defaults if it does not exist. Every member is assigned
+// every partition of its topics: share groups let members share partitions.
+func (e *Engine) JoinShareGroup(group string, topics []string, mode AckMode) (*ShareMember, error) {
+	if group == "" {
+		return nil, fmt.Errorf("%w: empty group id", ErrInvalidConfig)
+	}
+	if mode < AckImplicit || mode > AckTransactional {
+		return nil, fmt.Errorf("%w: acknowledgement mode %d", ErrInvalidConfig, mode)
+	}
+	for _, t := range topics {
+		if _, err := e.topic(t); err != nil {
+			return nil, err
+		}
+	}
+	now := e.clock.Now()
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g, err := e.shareGroupLocked(gs, group)
+	if err != nil {
+		return nil, err
+	}
+	g.nextOwner++
+	g.epoch++
+	st := &shareMemberState{
+		id:       fmt.Sprintf("%s-member-%d", group, e.nextMember.Add(1)),
+		owner:    g.nextOwner,
+		epoch:    1,
+		topics:   append([]string(nil), topics...),
+		lastSeen: now,
+	}
+	g.members[st.id] = st
+	g.owners[st.owner] = st.id
+	m := &ShareMember{e: e, group: group, id: st.id, owner: st.owner, mode: mode}
+	m.mu.epoch = st.epoch
+	m.mu.topics = st.topics
+	return m, nil
+}
+
+// ID returns the member id.
+func (m *ShareMember) ID() string { return m.id }
+
+// Group returns the group id.
+func (m *ShareMember) Group() string { return m.group }
+
+// Metadata returns the member's group metadata for
+// Producer.SendShareAcksToTransaction.
+func (m *ShareMember) Metadata() GroupMetadata {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return GroupMetadata{GroupID: m.group, MemberID: m.id, MemberEpoch: m.mu.epoch}
+}
+
+// touch checks the member is still in its group, records that it is alive,
+// and returns the group's configuration.
+func (e *Engine) touchShareMember(group, memberID string, now time.Duration) (GroupConfig, *shareMemberState, error) {
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.share[group]
+	if g == nil {
+		return GroupConfig{}, nil, fmt.Errorf("%w: %q", ErrUnknownGroup, group)
+	}
+	st := g.members[memberID]
+	if st == nil {
+		return GroupConfig{}, nil, fmt.Errorf("%w: %q in group %q", ErrUnknownMember, memberID, group)
+	}
+	st.lastSeen = now
+	return g.cfg, st, nil
+}
+
+// partitionsOf lists the partitions of topics in a stable order.
+func (e *Engine) partitionsOf(topics []string) ([]TopicPartition, error) {
+	var out []TopicPartition
+	for _, name := range topics {
+		t, err := e.topic(name)
+		if err != nil {
+			return nil, err
+		}
+		for p := int32(0); p < t.partitions; p++ {
+			out = append(out, TopicPartition{name, p})
+		}
+	}
+	return out, nil
+}
+
+// sharePartitionLocked returns the group's share partition of p, creating
+// it at the offset share.auto.offset.reset resolves to. The shard lock is
+// held.
+func (e *Engine) sharePartitionLocked(p *partition, group string, cfg GroupConfig) (*sharepart.SharePartition, error) {
+	if sp := p.shares[group]; sp != nil {
+		return sp, nil
+	}
+	start := p.log.HighWatermark()
+	if cfg.AutoOffsetReset == ResetEarliest {
+		start = p.log.StartOffset()
+	}
+	sp, err := sharepart.New(e.spConfig(cfg), start)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	p.shares[group] = sp
+	p.groups = append(p.groups, group)
+	sort.Strings(p.groups)
+	return sp, nil
+}
+
+type gapLog struct {
+	l  *plog.Log
+	rc bool
+}
+
+func (g gapLog) IsGap(o int64) bool { return g.l.IsGap(o, g.rc) }
+
+// Poll acquires up to max records across the member's partitions, starting
+// at a partition that rotates from poll to poll so no partition starves. It
+// never blocks: with nothing to acquire it returns no records. In implicit
+// mode it first accepts every record of the previous poll still held.
+func (m *ShareMember) Poll(max int) ([]Record, error) {
+	e := m.e
+	now := e.clock.Now()
+	cfg, _, err := e.touchShareMember(m.group, m.id, now)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mu.left {
+		return nil, fmt.Errorf("%w: %s left the group", ErrUnknownMember, m.id)
+	}
+	if m.mode == AckImplicit && len(m.mu.lastPoll) > 0 {
+		// Records whose lock expired or that were acknowledged meanwhile
+		// fail their partition's implicit ack; they are redelivered, as
+		// with Kafka's implicit mode.
+		_ = m.acknowledgeLocked(now, m.mu.lastPoll)
+		m.mu.lastPoll = m.mu.lastPoll[:0]
+	}
+	parts, err := e.partitionsOf(m.mu.topics)
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	var ranges []sharepart.Range
+	left := max
+	n := len(parts)
+	start := m.mu.rotate
+	m.mu.rotate++
+	for i := 0; i < n && left > 0; i++ {
+		tp := parts[(start+i)%n]
+		err := e.withPartition(tp, func(p *partition) error {
+			sp, err := e.sharePartitionLocked(p, m.group, cfg)
+			if err != nil {
+				return err
+			}
+			fetchEnd := p.log.HighWatermark()
+			if cfg.Isolation == ReadCommitted {
+				fetchEnd = p.log.LSO()
+			}
+			ranges = sp.Acquire(now, m.owner, left, fetchEnd, gapLog{p.log, cfg.Isolation == ReadCommitted}, ranges[:0])
+			for _, r := range ranges {
+				for o := r.First; o <= r.Last; o++ {
+					rec, err := p.log.Read(o)
+					if err != nil {
+						return err
+					}
+					out = append(out, toRecord(tp, &rec))
+					out[len(out)-1].DeliveryCount = r.DeliveryCount
+				}
+				left -= int(r.Last - r.First + 1)
+				if m.mode == AckImplicit {
+					m.mu.lastPoll = append(m.mu.lastPoll, Acknowledgement{Topic: tp.Topic, Partition: tp.Partition, First: r.First, Last: r.Last, Type: AckAccept})
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// AckError reports the partitions whose acknowledgements failed; the
+// others were applied. It unwraps to each partition's error.
+type AckError struct {
+	Partitions map[TopicPartition]error
+}
+
+func (e *AckError) Error() string {
+	tps := make([]TopicPartition, 0, len(e.Partitions))
+	for tp := range e.Partitions {
+		tps = append(tps, tp)
+	}
+	sort.Slice(tps, func(i, j int) bool {
+		if tps[i].Topic != tps[j].Topic {
+			return tps[i].Topic < tps[j].Topic
+		}
+		return tps[i].Partition < tps[j].Partition
+	})
+	s := "engine: acknowledgement failed for"
+	for i, tp := range tps {
+		if i > 0 {
+			s += ";"
+		}
+		s += fmt.Sprintf(" %s: %v", tp, e.Partitions[tp])
+	}
+	return s
+}
+
+// Unwrap returns every partition's error.
+func (e *AckError) Unwrap() []error {
+	out := make([]error, 0, len(e.Partitions))
+	for _, err := range e.Partitions {
+		out = append(out, err)
+	}
+	return out
+}
+
+// Acknowledge applies acknowledgements and commits them (explicit mode's
+// commitSync). Each partition's acknowledgements apply all or nothing;
+// failures are reported per partition in an *AckError.
+func (m *ShareMember) Acknowledge(acks []Acknowledgement) error {
+	now := m.e.clock.Now()
+	if _, _, err := m.e.touchShareMember(m.group, m.id, now); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.acknowledgeLocked(now, acks)
+}
+
+// byPartition groups acknowledgements into per-partition batches, keeping
+// partitions in first-seen order.
+func byPartition(acks []Acknowledgement) ([]TopicPartition, map[TopicPartition][]sharepart.Batch) {
+	var order []TopicPartition
+	m := map[TopicPartition][]sharepart.Batch{}
+	for _, a := range acks {
+		tp := TopicPartition{a.Topic, a.Partition}
+		if _, ok := m[tp]; !ok {
+			order = append(order, tp)
+		}
+		m[tp] = append(m[tp], sharepart.Batch{First: a.First, Last: a.Last, Type: a.Type, Types: a.Types})
+	}
+	return order, m
+}
+
+func (m *ShareMember) acknowledgeLocked(now time.Duration, acks []Acknowledgement) error {
+	e := m.e
+	order, batches := byPartition(acks)
+	var failed map[TopicPartition]error
+	var changed []string
+	for _, tp := range order {
+		err := e.withPartition(tp, func(p *partition) error {
+			sp := p.shares[m.group]
+			if sp == nil {
+				return fmt.Errorf("%w: group %q never acquired from %s", ErrInvalidRecordState, m.group, tp)
+			}
+			return sp.Acknowledge(now, m.owner, batches[tp])
+		})
+		if err != nil {
+			if failed == nil {
+				failed = map[TopicPartition]error{}
+			}
+			failed[tp] = err
+			continue
+		}
+		changed = append(changed, tp.Topic)
+	}
+	e.notifyTopics(changed)
+	if failed != nil {
+		return &AckError{Partitions: failed}
+	}
+	return nil
+}
+
+// Leave leaves the group: every record the member holds ACQUIRED becomes
+// AVAILABLE with its delivery count reduced by one. TX_PENDING records stay
+// with their transaction.
+func (m *ShareMember) Leave() error {
+	m.mu.Lock()
+	if m.mu.left {
+		m.mu.Unlock()
+		return nil
+	}
+	m.mu.left = true
+	m.mu.Unlock()
+	return m.e.removeShareMember(m.group, m.id)
+}
+
+func (e *Engine) removeShareMember(group, memberID string) error {
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	g := gs.mu.share[group]
+	var st *shareMemberState
+	if g != nil {
+		st = g.members[memberID]
+	}
+	if st == nil {
+		gs.mu.Unlock()
+		return fmt.Errorf("%w: %q in group %q", ErrUnknownMember, memberID, group)
+	}
+	delete(g.members, memberID)
+	g.epoch++
+	gs.mu.Unlock()
+	e.stats.sessionsEnd.Add(1)
+	e.releaseOwner(group, st.owner, st.topics)
+	return nil
+}
+
+// releaseOwner releases a departed member's acquired records in every
+// partition of its topics.
+func (e *Engine) releaseOwner(group string, owner sharepart.Owner, topics []string) {
+	parts, err := e.partitionsOf(topics)
+	if err != nil {
+		return
+	}
+	now := e.clock.Now()
+	var changed []string
+	for _, tp := range parts {
+		_ = e.withPartition(tp, func(p *partition) error {
+			if sp := p.shares[group]; sp != nil && sp.ReleaseOwner(now, owner) > 0 {
+				changed = append(changed, tp.Topic)
+			}
+			return nil
+		})
+	}
+	e.notifyTopics(changed)
+}
+
+// expireSessions removes share and classic members silent for longer than
+// the session timeout, releasing their records.
+func (e *Engine) expireSessions(now time.Duration) {
+	type gone struct {
+		group  string
+		owner  sharepart.Owner
+		topics []string
+	}
+	var out []gone
+	for i := range e.groups {
+		gs := &e.groups[i]
+		gs.mu.Lock()
+		for _, g := range gs.mu.share {
+			for id, st := range g.members {
+				if now-st.lastSeen >= e.cfg.sessionTimeout {
+					delete(g.members, id)
+					g.epoch++
+					out = append(out, gone{g.id, st.owner, st.topics})
+				}
+			}
+		}
+		for _, g := range gs.mu.classic {
+			g.expireLocked(now, e.cfg.sessionTimeout)
+		}
+		gs.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].group != out[j].group {
+			return out[i].group < out[j].group
+		}
+		return out[i].owner < out[j].owner
+	})
+	for _, g := range out {
+		e.stats.sessionsEnd.Add(1)
+		e.releaseOwner(g.group, g.owner, g.topics)
+	}
+}
+
+// ErrorIsFenced reports whether err means a member or producer must be
+// replaced rather than retried.
+func ErrorIsFenced(err error) bool {
+	return errors.Is(err, ErrProducerFenced) || errors.Is(err, ErrUnknownMember) ||
+		errors.Is(err, ErrFencedMemberEpoch) || errors.Is(err, ErrIllegalGeneration)
+}
