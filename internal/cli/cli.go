@@ -1,0 +1,182 @@
+// Package cli implements the sharebench command line: one function per
+// subcommand over the library packages, with pflag flags, help with
+// examples, and the exit codes the README documents. cmd/sharebench only
+// calls Main.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes.
+const (
+	ExitOK         = 0
+	ExitRuntime    = 1 // something failed while running
+	ExitUsage      = 2 // bad flags, bad workload, bad input file
+	ExitAnomaly    = 3 // a forbidden exactly-once anomaly was found
+	ExitRegression = 4 // the gate found a significant regression
+)
+
+// exitError carries an exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{ExitUsage, fmt.Errorf(format, args...)}
+}
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code, err}
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(env *Env, args []string) error
+}
+
+// Env is what a command reads and writes; tests substitute it.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Getenv reads environment variables (secrets for real clusters).
+	Getenv func(string) string
+	// Interrupt, when non-nil, is closed to stop a run early.
+	Interrupt <-chan struct{}
+}
+
+func commands() []command {
+	return []command{
+		{"run", "run a workload in every acknowledgement mode and report", runCmd},
+		{"workloads", "list the built-in workloads", workloadsCmd},
+		{"verify", "verify dumped ledgers of a run directory", verifyCmd},
+		{"version", "print the version", versionCmd},
+	}
+}
+
+// extraCommands lets other files register commands (report, compare,
+// gate, sim) without one file knowing them all.
+var extraCommands []command
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, env *Env) int {
+	if env == nil {
+		env = &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	}
+	all := append(commands(), extraCommands...)
+	if len(args) < 2 || args[1] == "-h" || args[1] == "--help" || args[1] == "help" {
+		mainUsage(env.Stdout, all)
+		if len(args) < 2 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	for _, c := range all {
+		if c.name == args[1] {
+			err := c.run(env, args[2:])
+			if err == nil {
+				return ExitOK
+			}
+			if errors.Is(err, pflag.ErrHelp) {
+				return ExitOK
+			}
+			fmt.Fprintf(env.Stderr, "sharebench %s: %v\n", c.name, err)
+			var ee *exitError
+			if errors.As(err, &ee) {
+				return ee.code
+			}
+			return ExitRuntime
+		}
+	}
+	fmt.Fprintf(env.Stderr, "sharebench: unknown command %q; run 'sharebench --help' for the list\n", args[1])
+	return ExitUsage
+}
+
+func mainUsage(w io.Writer, all []command) {
+	fmt.Fprintln(w, "sharebench — benchmark and verifier for transactional acknowledgements in Kafka share groups (KIP-932, KIP-1289)")
+	fmt.Fprintln(w, "\nUsage: sharebench COMMAND [flags]\n\nCommands:")
+	for _, c := range all {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nExamples:\n  sharebench run                         # every mode, built-in 'quick' workload, embedded engine\n  sharebench run --workload chaos --modes transactional,explicit\n  sharebench run --target kafka --brokers 127.0.0.1:9092\n\nRun 'sharebench COMMAND --help' for a command's flags.")
+}
+
+// newFlags returns a flag set whose usage prints the command's examples.
+func newFlags(env *Env, name, usage, examples string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stdout, "Usage: sharebench %s %s\n\nFlags:\n", name, usage)
+		fs.SetOutput(env.Stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(env.Stderr)
+		if examples != "" {
+			fmt.Fprintf(env.Stdout, "\nExamples:\n%s\n", examples)
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args, mapping flag errors to exit code 2.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageErr("%v (see 'sharebench %s --help')", err, fs.Name())
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q (see 'sharebench %s --help')", fs.Arg(0), fs.Name())
+	}
+	return nil
+}
+
+// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3".
+var Version = "dev"
+
+func versionCmd(env *Env, args []string) error {
+	fs := newFlags(env, "version", "", "  sharebench version")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "sharebench %s (commit %s, %s %s/%s)\n", Version, commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}
+
+// commit returns the source commit: from the build info when it has one,
+// else from git when run inside the checkout (go run), else "unknown".
+func commit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				return s.Value[:min(12, len(s.Value))]
+			}
+		}
+	}
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		c += "-dirty"
+	}
+	return c
+}

@@ -1,0 +1,364 @@
+// This file holds `sharebench run`, `sharebench workloads` and
+// `sharebench verify`.
+
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/workloads"
+)
+
+type runFlags struct {
+	workload    string
+	target      string
+	modes       string
+	duration    time.Duration
+	warmup      time.Duration
+	rate        int
+	seed        int64
+	out         string
+	format      string
+	dumpLedgers bool
+	quiet       bool
+	repeat      int
+	noReport    bool
+	shards      int
+	knobs       string
+	kafka       kafkaFlags
+}
+
+const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine
+  sharebench run --workload ctp-latency --modes explicit,transactional
+  sharebench run --workload my.yaml --duration 30s --rate 5000 --seed 42
+  sharebench run --workload chaos --dump-ledgers    # faults; verifier verdict per mode
+  sharebench run --target kafka                     # embedded kfake cluster
+  sharebench run --target kafka --brokers 127.0.0.1:9092 --modes implicit,explicit,deferred,classic-eos
+  sharebench run --format bench > new.txt && benchstat old.txt new.txt`
+
+func runCmd(env *Env, args []string) error {
+	var f runFlags
+	fs := newFlags(env, "run", "[flags]", runExamples)
+	fs.StringVar(&f.workload, "workload", workloads.DefaultName, "built-in workload name or YAML file (see 'sharebench workloads')")
+	fs.StringVar(&f.target, "target", "engine", "system under test: engine (in-process reference engine) or kafka")
+	fs.StringVar(&f.modes, "modes", "", "comma-separated modes (implicit, explicit, deferred, transactional, classic-eos) or all (default: the workload's)")
+	fs.DurationVar(&f.duration, "duration", 0, "measured duration per mode (default: the workload's)")
+	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up per mode, excluded from results (default: the workload's)")
+	fs.IntVar(&f.rate, "rate", 0, "input records/s over all producers; 0 is a closed loop (default: the workload's)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of every random choice (default: time-based, printed)")
+	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
+	fs.StringVar(&f.format, "format", "text", "output format: text, json or bench (Go benchmark lines for benchstat)")
+	fs.BoolVar(&f.dumpLedgers, "dump-ledgers", false, "write ledgers/<mode>/inputs.jsonl and outputs.jsonl for 'sharebench verify'")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
+	fs.IntVar(&f.repeat, "repeat", 1, "run each mode N times, interleaved, keeping every repeat")
+	fs.BoolVar(&f.noReport, "no-report", false, "do not write the HTML/Markdown report into the run directory")
+	fs.IntVar(&f.shards, "shards", 0, "engine target: lock shards (default: 4×GOMAXPROCS)")
+	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock")
+	f.kafka.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	spec, err := loadWorkload(f.workload)
+	if err != nil {
+		return err
+	}
+	if err := applyOverrides(fs, &f, spec); err != nil {
+		return err
+	}
+	modes, err := parseModes(f.modes)
+	if err != nil {
+		return err
+	}
+	if f.repeat < 1 {
+		return usageErr("--repeat %d: must be at least 1", f.repeat)
+	}
+	formatter, err := loadgen.NewFormatter(f.format)
+	if err != nil {
+		return usageErr("--format: %v", err)
+	}
+	if !fs.Changed("seed") {
+		f.seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	if f.out == "" {
+		f.out = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z"))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if env.Interrupt != nil {
+		go func() {
+			select {
+			case <-env.Interrupt:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	tgt, faultRunner, err := openTarget(ctx, env, &f, modes, spec)
+	if err != nil {
+		return err
+	}
+	defer tgt.Close()
+	info := tgt.Info()
+	fmt.Fprintf(env.Stderr, "sharebench run: workload %s, target %s, seed %d (repeat with: sharebench run --workload %s --seed %d%s)\n",
+		spec.Name, info.Target, f.seed, f.workload, f.seed, reproFlags(fs))
+	for _, n := range info.Notes {
+		fmt.Fprintf(env.Stderr, "sharebench run: %s\n", n)
+	}
+	cfg := loadgen.Config{
+		Workload: spec, WorkloadRef: f.workload, Target: tgt, Modes: modes, Seed: f.seed,
+		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers,
+		Args: append([]string{"sharebench"}, os.Args[1:]...), Flags: flagValues(fs), Commit: commit(),
+		FaultRunner: faultRunner,
+	}
+	if !f.quiet {
+		cfg.Progress = env.Stderr
+	}
+	res, err := loadgen.Run(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, loadgen.ErrBadConfig) {
+			return withCode(ExitUsage, err)
+		}
+		return err
+	}
+	if err := formatter.Format(env.Stdout, res); err != nil {
+		return err
+	}
+	if !f.noReport && reportHook != nil {
+		if err := reportHook(f.out, filepath.Join(f.out, "report")); err != nil {
+			fmt.Fprintf(env.Stderr, "sharebench run: report: %v\n", err)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "sharebench run: artifacts in %s\n", f.out)
+	return runVerdict(res, f)
+}
+
+// reportHook renders a run directory's report (set by report.go).
+var reportHook func(runDir, outDir string) error
+
+// runVerdict maps the result to the exit code: 3 for a forbidden
+// exactly-once anomaly, 1 for a mode that failed to run.
+func runVerdict(res *result.Result, f runFlags) error {
+	var failed, errs []string
+	for _, m := range res.Modes {
+		if m.Verify != nil && !m.Verify.Pass {
+			failed = append(failed, fmt.Sprintf("%s (%s)", m.Mode, strings.Join(m.Verify.Forbidden, ", ")))
+		}
+		if m.Error != "" {
+			errs = append(errs, m.Mode+": "+m.Error)
+		}
+	}
+	if len(failed) > 0 {
+		return withCode(ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s; witnesses are in %s, reproduce with --seed %d",
+			strings.Join(failed, "; "), filepath.Join(f.out, result.FileName), f.seed))
+	}
+	if len(errs) > 0 {
+		return withCode(ExitRuntime, fmt.Errorf("%s", strings.Join(errs, "; ")))
+	}
+	return nil
+}
+
+// reproFlags lists the flags that shape the run, for the repro line.
+func reproFlags(fs *pflag.FlagSet) string {
+	var b strings.Builder
+	fs.Visit(func(fl *pflag.Flag) {
+		switch fl.Name {
+		case "seed", "workload", "out", "format", "quiet", "no-report", "dump-ledgers", "sasl-password-file":
+			return
+		}
+		fmt.Fprintf(&b, " --%s %s", fl.Name, fl.Value.String())
+	})
+	return b.String()
+}
+
+// flagValues records every flag's effective value (secrets excluded).
+func flagValues(fs *pflag.FlagSet) map[string]string {
+	m := map[string]string{}
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if strings.Contains(fl.Name, "password") {
+			return
+		}
+		m[fl.Name] = fl.Value.String()
+	})
+	return m
+}
+
+func loadWorkload(ref string) (*workloads.Spec, error) {
+	spec, err := workloads.Load(ref)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return spec, nil
+}
+
+// applyOverrides applies --duration, --warmup and --rate to the workload
+// and re-validates it.
+func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error {
+	if fs.Changed("duration") {
+		if f.duration <= 0 {
+			return usageErr("--duration %v: must be positive", f.duration)
+		}
+		spec.TestLength, spec.TestMinutes = f.duration, 0
+	}
+	if fs.Changed("warmup") {
+		if f.warmup < 0 {
+			return usageErr("--warmup %v: must not be negative", f.warmup)
+		}
+		spec.WarmupLength, spec.WarmupMinutes = f.warmup, 0
+	}
+	if fs.Changed("rate") {
+		if f.rate < 0 {
+			return usageErr("--rate %d: must not be negative (0 is a closed loop)", f.rate)
+		}
+		spec.ProducerRate = f.rate
+		if f.rate == 0 {
+			spec.RateDistribution = workloads.RateConstant
+		}
+	}
+	if err := spec.Validate(); err != nil {
+		return usageErr("the workload with your flags is not valid: %v", err)
+	}
+	return nil
+}
+
+func parseModes(s string) ([]target.Mode, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if s == "all" {
+		return append([]target.Mode(nil), target.AllModes...), nil
+	}
+	var out []target.Mode
+	for _, part := range strings.Split(s, ",") {
+		m, err := target.ParseMode(strings.TrimSpace(part))
+		if err != nil {
+			return nil, usageErr("--modes: %v", err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+const workloadsExamples = `  sharebench workloads
+  sharebench workloads --show chaos > chaos.yaml   # start a workload of your own from a built-in`
+
+func workloadsCmd(env *Env, args []string) error {
+	fs := newFlags(env, "workloads", "[--show NAME]", workloadsExamples)
+	show := fs.String("show", "", "print the YAML of a built-in workload")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *show != "" {
+		spec, ok := workloads.Lookup(*show)
+		if !ok {
+			return usageErr("no built-in workload %q (built-ins: %s)", *show, strings.Join(workloads.Names(), ", "))
+		}
+		b, err := spec.YAML()
+		if err != nil {
+			return err
+		}
+		_, err = env.Stdout.Write(b)
+		return err
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tMODES\tRATE\tDURATION\tDESCRIPTION")
+	for _, s := range workloads.All() {
+		rate := fmt.Sprintf("%d/s", s.ProducerRate)
+		if s.ProducerRate == 0 {
+			rate = "closed loop"
+		}
+		desc := s.Description
+		if i := strings.Index(desc, ". "); i > 0 {
+			desc = desc[:i+1]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(s.Modes(), ","), rate, s.TestDuration(), desc)
+	}
+	return tw.Flush()
+}
+
+const verifyExamples = `  sharebench run --workload chaos --dump-ledgers --out results/chaos
+  sharebench verify --in results/chaos
+  sharebench verify --in results/chaos --mode transactional`
+
+func verifyCmd(env *Env, args []string) error {
+	fs := newFlags(env, "verify", "--in RUN_DIR [--mode MODE]", verifyExamples)
+	in := fs.String("in", "", "run directory written with --dump-ledgers")
+	only := fs.String("mode", "", "verify only this mode's ledgers")
+	limit := fs.Int("delivery-limit", 0, "delivery limit for over-delivered (default: from the run's workload, else 5)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *in == "" {
+		return usageErr("--in is required: the run directory written by 'sharebench run --dump-ledgers'")
+	}
+	dir := filepath.Join(*in, "ledgers")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return usageErr("%s has no ledgers (%v); re-run with 'sharebench run --dump-ledgers --out %s'", *in, err, *in)
+	}
+	dl := *limit
+	if dl == 0 {
+		dl = 5
+		if r, err := result.Read(filepath.Join(*in, result.FileName)); err == nil {
+			var spec workloads.Spec
+			if jerr := jsonUnmarshal(r.Spec, &spec); jerr == nil && spec.DeliveryLimit > 0 {
+				dl = spec.DeliveryLimit
+			}
+		}
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && (*only == "" || e.Name() == *only) {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return usageErr("no ledgers for mode %q under %s", *only, dir)
+	}
+	failed := false
+	for _, name := range names {
+		mode := strings.SplitN(name, "-r", 2)[0]
+		if mode == "classic" {
+			mode = name
+		}
+		if _, err := verify.Allowed(modeOf(name)); err == nil {
+			mode = modeOf(name)
+		}
+		v, err := verify.VerifyDir(mode, filepath.Join(dir, name), verify.Options{DeliveryLimit: dl})
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		verify.Format(env.Stdout, name, v)
+		if !v.Pass {
+			failed = true
+		}
+	}
+	if failed {
+		return withCode(ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies found"))
+	}
+	return nil
+}
+
+// modeOf strips a repeat suffix ("explicit-r2" -> "explicit").
+func modeOf(dirName string) string {
+	for _, m := range target.AllModes {
+		if dirName == string(m) || strings.HasPrefix(dirName, string(m)+"-r") {
+			return string(m)
+		}
+	}
+	return dirName
+}

@@ -1,0 +1,91 @@
+// This file holds the run configuration: what Run needs beyond the workload
+// (the target, the seed, the output directory, overrides from flags).
+
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/workloads"
+)
+
+// Config is one run: a workload against one target.
+type Config struct {
+	// Workload is the resolved, validated workload.
+	Workload *workloads.Spec
+	// WorkloadRef is how the user named it (a built-in name or a file).
+	WorkloadRef string
+	// Target is the system under test; Run does not close it.
+	Target target.Target
+	// Modes to run, in order; empty: the workload's modes.
+	Modes []target.Mode
+	// Seed drives every random choice of the run.
+	Seed int64
+	// Repeats runs each mode this many times, interleaved
+	// (A B C A B C ...). Default 1.
+	Repeats int
+	// OutDir receives result.json, the .hlog files and ledgers; "" writes
+	// nothing.
+	OutDir string
+	// DumpLedgers writes ledgers/<mode>/inputs.jsonl and outputs.jsonl.
+	DumpLedgers bool
+	// Progress receives one line per second per mode; nil: silent.
+	Progress io.Writer
+	// Args and Flags are recorded in the result as given.
+	Args  []string
+	Flags map[string]string
+	// RunID prefixes every topic, group and transactional id of the run so
+	// runs never see each other's data. Default: derived from the seed and
+	// the start time.
+	RunID string
+	// Env is recorded in the result (commit, CPU, ...); Run fills the
+	// target's part.
+	Commit string
+	// FaultRunner applies faults that need more than a client (engine
+	// crashes, coordinator failover); nil: such faults are refused.
+	FaultRunner FaultRunner
+}
+
+// FaultRunner applies target-side faults. It returns an error wrapping
+// target.ErrUnsupported when it cannot apply a kind.
+type FaultRunner interface {
+	// Supports reports whether kind can be applied.
+	Supports(kind string) error
+	// Apply applies one fault now and returns a short description.
+	Apply(kind string, params map[string]string) (string, error)
+}
+
+// ErrBadConfig is wrapped by configuration errors (exit code 2).
+var ErrBadConfig = errors.New("loadgen: bad configuration")
+
+func (c *Config) validate() error {
+	if c.Workload == nil {
+		return fmt.Errorf("%w: no workload", ErrBadConfig)
+	}
+	if c.Target == nil {
+		return fmt.Errorf("%w: no target", ErrBadConfig)
+	}
+	if c.Workload.MessageSizeBytes < HeaderBytes {
+		return fmt.Errorf("%w: messageSize %d is below the %d-byte header", ErrBadConfig, c.Workload.MessageSizeBytes, HeaderBytes)
+	}
+	if c.Repeats <= 0 {
+		c.Repeats = 1
+	}
+	if len(c.Modes) == 0 {
+		for _, name := range c.Workload.Modes() {
+			m, err := target.ParseMode(name)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrBadConfig, err)
+			}
+			c.Modes = append(c.Modes, m)
+		}
+	}
+	if c.RunID == "" {
+		c.RunID = fmt.Sprintf("sb-%d-%x", time.Now().Unix()%100000, uint32(c.Seed))
+	}
+	return nil
+}

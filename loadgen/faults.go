@@ -1,0 +1,129 @@
+// This file holds the fault scheduler: the workload's faults placed on the
+// mode's timeline (from the end of the warm-up) and applied when due, each
+// one logged with its time in the result and marked on the series.
+
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/workloads"
+)
+
+type scheduledFault struct {
+	at time.Time
+	f  workloads.Fault
+}
+
+// schedule lists every firing of the workload's faults in time order.
+func (mr *modeRun) schedule() []scheduledFault {
+	var out []scheduledFault
+	for _, f := range mr.spec.Faults {
+		if f.Every > 0 {
+			for t := mr.warmEnd.Add(f.Every); t.Before(mr.loadEnd); t = t.Add(f.Every) {
+				out = append(out, scheduledFault{t, f})
+			}
+			continue
+		}
+		out = append(out, scheduledFault{mr.warmEnd.Add(f.At), f})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
+	return out
+}
+
+// faultLoop applies faults as they fall due, until done closes.
+func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
+	rng := mr.rng(7)
+	for _, sf := range mr.schedule() {
+		t := time.NewTimer(time.Until(sf.at))
+		select {
+		case <-done:
+			t.Stop()
+			return
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		mr.applyFault(ctx, sf.f, rng)
+	}
+	<-done
+}
+
+// phaseApplies reports whether mode m has the crash phase.
+func phaseApplies(m target.Mode, phase string) bool {
+	switch phase {
+	case PhaseAfterStage:
+		return m == target.Transactional || m == target.ClassicEOS
+	case PhaseAfterCommitBeforeAck:
+		return m == target.Deferred
+	}
+	return true
+}
+
+func (mr *modeRun) pickWorker(f workloads.Fault, rng interface{ IntN(int) int }) int {
+	i, random := f.Index("worker")
+	if random || i < 0 || i >= len(mr.ctl) {
+		return rng.IntN(len(mr.ctl))
+	}
+	return i
+}
+
+func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interface {
+	IntN(int) int
+	Float64() float64
+}) {
+	now := time.Now()
+	switch f.Kind {
+	case "worker-crash":
+		phase := f.Params["phase"]
+		if !phaseApplies(mr.mode, phase) {
+			return // the mode has no such phase: nothing to crash
+		}
+		w := mr.pickWorker(f, rng)
+		p := phase
+		mr.ctl[w].crashPhase.Store(&p)
+		// Logged when the crash strikes, at the phase.
+	case "abort-ratio":
+		if !mr.mode.Transactional() {
+			return
+		}
+		mr.abortBoost.Store(math.Float64bits(f.Float("ratio")))
+		mr.abortUntil.Store(now.Add(f.Duration("for")).UnixNano())
+		mr.addFault(f.Kind, fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for")))
+	case "stall-worker":
+		w := mr.pickWorker(f, rng)
+		mr.ctl[w].stallUntil.Store(now.Add(f.Duration("for")).UnixNano())
+		mr.addFault(f.Kind, fmt.Sprintf("worker %d stalls for %v holding its transaction", w, f.Duration("for")))
+	case "slow-processing":
+		w := mr.pickWorker(f, rng)
+		mr.ctl[w].slowDelay.Store(int64(f.Duration("delay")))
+		mr.ctl[w].slowUntil.Store(now.Add(f.Duration("for")).UnixNano())
+		mr.addFault(f.Kind, fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for")))
+	case "zombie-producer":
+		if !mr.mode.Transactional() {
+			return
+		}
+		w := mr.pickWorker(f, rng)
+		// A second incarnation with the same id fences the first, which
+		// keeps running as a zombie until its next call is refused.
+		nw, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, w)
+		if err != nil {
+			mr.addFault(f.Kind, fmt.Sprintf("worker %d: could not start the successor: %v", w, err))
+			return
+		}
+		mr.startWorker(ctx, w, nw)
+		mr.addFault(f.Kind, fmt.Sprintf("worker %d replaced while the old one runs on as a zombie", w))
+	default:
+		desc, err := mr.cfg.FaultRunner.Apply(f.Kind, f.Params)
+		if err != nil {
+			desc = "failed: " + err.Error()
+		}
+		mr.addFault(f.Kind, desc)
+	}
+}

@@ -1,0 +1,172 @@
+// This file holds the output formatters of a run: one Formatter interface
+// with text (a table for people), JSON (the result document) and bench
+// (Go benchmark lines that benchstat reads) implementations.
+
+package loadgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+)
+
+// Formatter writes a run's result.
+type Formatter interface {
+	Format(w io.Writer, r *result.Result) error
+}
+
+// NewFormatter returns the formatter named text, json or bench.
+func NewFormatter(name string) (Formatter, error) {
+	switch name {
+	case "text", "":
+		return TextFormatter{}, nil
+	case "json":
+		return JSONFormatter{}, nil
+	case "bench":
+		return BenchFormatter{}, nil
+	}
+	return nil, fmt.Errorf("%w: unknown format %q (valid: text, json, bench)", ErrBadConfig, name)
+}
+
+// TextFormatter prints the header and one table row per mode.
+type TextFormatter struct{}
+
+// Format implements Formatter.
+func (TextFormatter) Format(w io.Writer, r *result.Result) error {
+	loop := fmt.Sprintf("open loop, %.0f records/s", r.Rate)
+	if !r.OpenLoop {
+		loop = "closed loop (max throughput)"
+	}
+	fmt.Fprintf(w, "workload %s · target %s · %s · %v measured after %v warm-up · seed %d\n",
+		r.Workload, targetName(r.Env), loop, r.Duration, r.Warmup, r.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\tthroughput/s\te2e p50\te2e p99\te2e p99.9\tcommit p99\tredeliveries\taborts\tlock expiries\texactly-once\t")
+	for _, m := range r.Modes {
+		name := m.Mode
+		if r.Repeats > 1 {
+			name = fmt.Sprintf("%s #%d", m.Mode, m.Repeat+1)
+		}
+		switch {
+		case m.Unsupported != "":
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
+			continue
+		case m.Error != "" && m.Histograms == nil:
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", name)
+			continue
+		}
+		e2e, commit := m.Histograms[result.HistEndToEnd], m.Histograms[result.HistCommit]
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t\n", name, m.Throughput,
+			lat(e2e.P50, e2e.Count), lat(e2e.P99, e2e.Count), lat(e2e.P999, e2e.Count), lat(commit.P99, commit.Count),
+			m.Redeliveries, m.Aborts, m.LockExpiries, verdict(m))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, m := range r.Modes {
+		switch {
+		case m.Unsupported != "":
+			fmt.Fprintf(w, "%s: %s\n", m.Mode, m.Unsupported)
+		case m.Error != "":
+			fmt.Fprintf(w, "%s: error: %s\n", m.Mode, m.Error)
+		}
+		if m.SendLagWarning != "" {
+			fmt.Fprintf(w, "%s: warning: %s\n", m.Mode, m.SendLagWarning)
+		}
+		if m.DrainTimedOut {
+			fmt.Fprintf(w, "%s: warning: the drain timed out after %v with inputs still unresolved\n", m.Mode, time.Duration(m.DrainNs).Round(time.Millisecond))
+		}
+	}
+	return nil
+}
+
+func targetName(env result.Env) string {
+	s := env.Target
+	if env.Target == "kafka" {
+		switch {
+		case env.Embedded:
+			s += " (embedded kfake)"
+		case env.BrokerVersion != "":
+			s += " " + env.BrokerVersion
+		}
+	}
+	return s
+}
+
+func lat(ns, count int64) string {
+	if count == 0 {
+		return "-"
+	}
+	return FormatDuration(time.Duration(ns))
+}
+
+// verdict is the exactly-once column: PASS, or FAIL with the forbidden
+// anomalies; allowed anomalies are shown in brackets.
+func verdict(m result.ModeResult) string {
+	v := m.Verify
+	if v == nil {
+		return "-"
+	}
+	var allowed []string
+	for _, k := range v.Allowed {
+		if n := v.Counts[k]; n > 0 {
+			allowed = append(allowed, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	if !v.Pass {
+		parts := make([]string, 0, len(v.Forbidden))
+		for _, k := range v.Forbidden {
+			parts = append(parts, fmt.Sprintf("%s %d", k, v.Counts[k]))
+		}
+		return "FAIL: " + strings.Join(parts, ", ")
+	}
+	if len(allowed) > 0 {
+		return "pass (" + strings.Join(allowed, ", ") + " allowed)"
+	}
+	return "PASS"
+}
+
+// JSONFormatter prints the result document.
+type JSONFormatter struct{}
+
+// Format implements Formatter.
+func (JSONFormatter) Format(w io.Writer, r *result.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// BenchFormatter prints Go benchmark lines, one per mode and repeat, so
+// benchstat can compare runs:
+//
+//	BenchmarkSharebench/workload=quick/mode=explicit 1 1998 records/s 1234567 e2e-p99-ns ...
+type BenchFormatter struct{}
+
+// Format implements Formatter.
+func (BenchFormatter) Format(w io.Writer, r *result.Result) error {
+	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/sharebench/sharebench\ncpu: %s\n", r.Env.OS, r.Env.Arch, r.Env.CPU)
+	modes := append([]result.ModeResult(nil), r.Modes...)
+	sort.SliceStable(modes, func(i, j int) bool { return modes[i].Repeat < modes[j].Repeat })
+	for _, m := range modes {
+		if m.Unsupported != "" || m.Histograms == nil {
+			continue
+		}
+		e2e, commit := m.Histograms[result.HistEndToEnd], m.Histograms[result.HistCommit]
+		fmt.Fprintf(w, "BenchmarkSharebench/workload=%s/target=%s/mode=%s-%d\t1\t%.1f records/s\t%d e2e-p50-ns\t%d e2e-p99-ns\t%d e2e-p999-ns\t%d commit-p99-ns\n",
+			benchName(r.Workload), r.Env.Target, m.Mode, r.Env.GOMAXPROCS, m.Throughput, e2e.P50, e2e.P99, e2e.P999, commit.P99)
+	}
+	return nil
+}
+
+func benchName(s string) string {
+	s = strings.NewReplacer("/", "_", " ", "_", "=", "_").Replace(s)
+	if i := strings.LastIndexByte(s, '.'); i > 0 && strings.HasSuffix(s, ".yaml") {
+		s = s[:i]
+	}
+	return s
+}

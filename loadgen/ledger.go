@@ -1,0 +1,172 @@
+// This file holds the run's ledger: every input produced (where it landed,
+// when it was meant to be sent) and every output seen, from which the
+// verifier's inputs and outputs are built.
+
+package loadgen
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/verify"
+)
+
+type inputRec struct {
+	partition int32
+	offset    int64
+	intended  int64
+}
+
+type outputRec struct {
+	id        uint64
+	partition int32
+	offset    int64
+	visible   int64
+	txnSeq    int64
+	epoch     int16
+	worker    uint16
+	committed bool
+}
+
+type ledger struct {
+	mu       sync.Mutex
+	inputs   []inputRec // by id-1
+	outputs  []outputRec
+	seen     []uint8 // committed outputs per id (saturating), by id-1
+	keys     map[[2]int64]struct{}
+	rejected map[uint64]bool
+	distinct atomic.Int64 // ids with a committed output
+	nRej     atomic.Int64
+	nOut     atomic.Int64
+}
+
+func newLedger() *ledger {
+	return &ledger{keys: map[[2]int64]struct{}{}, rejected: map[uint64]bool{}}
+}
+
+func (l *ledger) addInput(id uint64, partition int32, offset, intended int64) {
+	l.mu.Lock()
+	for uint64(len(l.inputs)) < id {
+		l.inputs = append(l.inputs, inputRec{partition: -1})
+	}
+	l.inputs[id-1] = inputRec{partition: partition, offset: offset, intended: intended}
+	l.mu.Unlock()
+}
+
+// addCommitted records an output a read_committed reader (or a committed
+// checkpoint) made visible.
+func (l *ledger) addCommitted(o outputRec) {
+	o.committed = true
+	l.mu.Lock()
+	l.outputs = append(l.outputs, o)
+	if o.partition >= 0 {
+		l.keys[[2]int64{int64(o.partition), o.offset}] = struct{}{}
+	}
+	if o.id >= 1 {
+		for uint64(len(l.seen)) < o.id {
+			l.seen = append(l.seen, 0)
+		}
+		if l.seen[o.id-1] == 0 {
+			l.distinct.Add(1)
+		}
+		if l.seen[o.id-1] < 255 {
+			l.seen[o.id-1]++
+		}
+	}
+	l.mu.Unlock()
+	l.nOut.Add(1)
+}
+
+// addUncommitted records an output seen only by the read_uncommitted pass.
+func (l *ledger) addUncommitted(r *target.Record) {
+	h, err := readOutput(r.Value)
+	if err != nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.keys[[2]int64{int64(r.Partition), r.Offset}]; ok {
+		return
+	}
+	l.outputs = append(l.outputs, outputRec{id: h.InputID, partition: r.Partition, offset: r.Offset, txnSeq: h.TxnSeq, epoch: h.Epoch, worker: h.Worker})
+}
+
+func (l *ledger) reject(id uint64) {
+	l.mu.Lock()
+	if !l.rejected[id] {
+		l.rejected[id] = true
+		l.nRej.Add(1)
+	}
+	l.mu.Unlock()
+}
+
+// settled counts inputs that need nothing more: a committed output or a
+// deliberate reject.
+func (l *ledger) settled() int64 { return l.distinct.Load() + l.nRej.Load() }
+
+func (l *ledger) committedOutputs() int64 { return l.nOut.Load() }
+
+func (l *ledger) visibleBetween(from, to int64) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	for i := range l.outputs {
+		o := &l.outputs[i]
+		if o.committed && o.visible >= from && o.visible < to {
+			n++
+		}
+	}
+	return n
+}
+
+// build turns the ledger and the target's final share state into the
+// verifier's inputs and outputs.
+func (l *ledger) build(mr *modeRun, state *target.ShareState) ([]verify.Input, []verify.Output) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	type key struct {
+		p int32
+		o int64
+	}
+	var states map[key]target.RecordState
+	if state != nil {
+		states = make(map[key]target.RecordState, len(state.Records))
+		for _, r := range state.Records {
+			states[key{r.Partition, r.Offset}] = r
+		}
+	}
+	ins := make([]verify.Input, 0, len(l.inputs))
+	for i, in := range l.inputs {
+		if in.partition < 0 {
+			continue // produce failed: never written
+		}
+		id := uint64(i + 1)
+		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, Rejected: l.rejected[id]}
+		if states != nil {
+			if st, ok := states[key{in.partition, in.offset}]; ok {
+				v.FinalState, v.DeliveryCount = st.State, st.DeliveryCount
+				v.Rejected = v.Rejected || st.Rejected
+			} else if spso, ok := state.SPSO[in.partition]; ok && in.offset < spso {
+				v.BelowSPSO = true
+			}
+		}
+		ins = append(ins, v)
+	}
+	outs := make([]verify.Output, 0, len(l.outputs))
+	for _, o := range l.outputs {
+		v := verify.Output{InputID: o.id, Partition: o.partition, Offset: o.offset, Epoch: o.epoch,
+			TxnSeq: o.txnSeq, Committed: o.committed, VisibleNs: o.visible}
+		if mr.mode.Transactional() {
+			v.TransactionalID = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(o.worker))
+			// After the drain every transaction has ended: an output a
+			// read_committed reader never saw belongs to an aborted one.
+			v.Aborted = !o.committed
+		} else {
+			v.Epoch = -1
+		}
+		outs = append(outs, v)
+	}
+	return ins, outs
+}

@@ -1,0 +1,428 @@
+// This file holds one mode's run: set-up, the producers, workers and tail
+// reader on one timeline (warm-up, measured load, drain), then the figures,
+// the ledger and the verifier's verdict.
+
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/workloads"
+)
+
+// StatsReporter is implemented by targets that can count lock expiries.
+type StatsReporter interface {
+	LockExpiries() int64
+}
+
+type modeRun struct {
+	cfg  *Config
+	spec *workloads.Spec
+	mode target.Mode
+	rep  int
+	tcfg target.Config
+	name string // mode, with the repeat when repeating
+
+	start   time.Time
+	warmEnd time.Time
+	loadEnd time.Time
+	seconds int
+
+	nextID   atomic.Uint64
+	produced atomic.Int64 // inputs produced (all phases)
+	ledger   *ledger
+	series   *series
+
+	processed   atomic.Int64
+	redelivered atomic.Int64
+	commits     atomic.Int64
+	aborts      atomic.Int64
+	crashes     atomic.Int64
+	ackErrors   atomic.Int64
+
+	// Per-second interval histograms (for the .hlog files and series).
+	ivE2E, ivLag, ivProduce, ivCommit, ivP2C *intervals
+
+	histMu sync.Mutex
+	hists  map[string]*Hist // merged per-goroutine histograms
+
+	faultsMu sync.Mutex
+	faults   []result.FaultEvent
+	ctl      []*workerCtl
+	abortBoost atomic.Uint64 // float64 bits: extra abort ratio from an abort-ratio fault
+	abortUntil atomic.Int64
+
+	expiriesAtStart int64
+	stopWorkers     chan struct{}
+	workersWG       sync.WaitGroup
+}
+
+func newModeRun(cfg *Config, m target.Mode, rep int) (*modeRun, error) {
+	spec := cfg.Workload
+	name := string(m)
+	if cfg.Repeats > 1 {
+		name = fmt.Sprintf("%s-r%d", m, rep)
+	}
+	prefix := fmt.Sprintf("%s-%s", cfg.RunID, name)
+	mr := &modeRun{
+		cfg: cfg, spec: spec, mode: m, rep: rep, name: name,
+		tcfg: target.Config{
+			InputTopic:            prefix + "-in",
+			OutputTopic:           prefix + "-out",
+			InputPartitions:       int32(spec.PartitionsPerTopic),
+			OutputPartitions:      int32(spec.OutputPartitionsPerTopic),
+			Group:                 prefix + "-group",
+			TransactionalIDPrefix: prefix + "-worker-",
+			LockDuration:          spec.LockDuration,
+			DeliveryLimit:         spec.DeliveryLimit,
+			MaxRecordLocks:        spec.MaxRecordLocks,
+			TransactionTimeout:    spec.TransactionTimeout,
+			MaxPollRecords:        spec.MaxPollRecords,
+		},
+		hists:       map[string]*Hist{},
+		stopWorkers: make(chan struct{}),
+	}
+	if mr.tcfg.OutputPartitions == 0 {
+		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
+	}
+	for _, f := range spec.Faults {
+		if !clientFault(f.Kind) {
+			if cfg.FaultRunner == nil {
+				return nil, fmt.Errorf("loadgen: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", f.Kind, cfg.Target.Info().Target)
+			}
+			if err := cfg.FaultRunner.Supports(f.Kind); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return mr, nil
+}
+
+// seed derives a stream's seed from the run's seed, the mode and a
+// stream id, so each goroutine's choices are reproducible on their own.
+func (mr *modeRun) rng(stream uint64) *rand.Rand {
+	h := uint64(mr.cfg.Seed)
+	for _, c := range mr.name {
+		h = h*1099511628211 + uint64(c)
+	}
+	return rand.New(rand.NewPCG(h, stream))
+}
+
+func (mr *modeRun) mergeHist(name string, h *Hist) {
+	mr.histMu.Lock()
+	defer mr.histMu.Unlock()
+	if mr.hists[name] == nil {
+		mr.hists[name] = NewHist()
+	}
+	mr.hists[name].Merge(h)
+}
+
+func (mr *modeRun) inWindow(t time.Time) bool {
+	return !t.Before(mr.warmEnd) && t.Before(mr.loadEnd)
+}
+
+func (mr *modeRun) sinceStart(t time.Time) int64 { return int64(t.Sub(mr.start)) }
+
+// run executes the mode and returns its result.
+func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
+	out := result.ModeResult{Mode: string(mr.mode), Repeat: mr.rep, Histograms: map[string]result.Histogram{}}
+	if err := mr.cfg.Target.Setup(ctx, mr.tcfg); err != nil {
+		return out, fmt.Errorf("setting up topics: %w", err)
+	}
+	spec := mr.spec
+	mr.start = time.Now()
+	mr.warmEnd = mr.start.Add(spec.Warmup())
+	mr.loadEnd = mr.warmEnd.Add(spec.TestDuration())
+	mr.seconds = int((spec.Warmup()+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
+	mr.series = newSeries(mr.seconds)
+	mr.ledger = newLedger()
+	mr.ivE2E, mr.ivLag = newIntervals(mr.start), newIntervals(mr.start)
+	mr.ivProduce, mr.ivCommit, mr.ivP2C = newIntervals(mr.start), newIntervals(mr.start), newIntervals(mr.start)
+	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
+		mr.expiriesAtStart = sr.LockExpiries()
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Tail reader first, so no output is missed.
+	rd, err := mr.cfg.Target.NewReader(runCtx, mr.tcfg, mr.tcfg.OutputTopic, true)
+	if err != nil {
+		return out, fmt.Errorf("starting the read_committed reader: %w", err)
+	}
+	readerStop := make(chan struct{})
+	readerDone := make(chan error, 1)
+	go func() { readerDone <- mr.readLoop(runCtx, rd, readerStop) }()
+
+	// Workers.
+	mr.ctl = make([]*workerCtl, spec.Consumers)
+	for i := range mr.ctl {
+		mr.ctl[i] = &workerCtl{}
+	}
+	for i := 0; i < spec.Consumers; i++ {
+		w, err := mr.cfg.Target.NewWorker(runCtx, mr.tcfg, mr.mode, i)
+		if err != nil {
+			close(mr.stopWorkers)
+			mr.workersWG.Wait()
+			close(readerStop)
+			<-readerDone
+			return out, fmt.Errorf("starting worker %d: %w", i, err)
+		}
+		mr.startWorker(runCtx, i, w)
+	}
+
+	// Progress, faults and producers.
+	progressDone := make(chan struct{})
+	go mr.progressLoop(progressDone)
+	faultsDone := make(chan struct{})
+	go mr.faultLoop(runCtx, faultsDone)
+	prodErr := mr.runProducers(runCtx)
+
+	// Drain: wait until every input has an output (or was rejected), or
+	// the drain timeout passes.
+	drainStart := time.Now()
+	drained := mr.waitDrained(runCtx, spec.DrainTimeout)
+	out.DrainNs = int64(time.Since(drainStart))
+	out.DrainTimedOut = !drained
+	close(faultsDone)
+	close(mr.stopWorkers)
+	mr.workersWG.Wait()
+	// Let the reader catch the last commits, then stop it.
+	time.Sleep(50 * time.Millisecond)
+	close(readerStop)
+	readErr := <-readerDone
+	close(progressDone)
+	_ = rd.Close()
+
+	if err := mr.finish(ctx, &out); err != nil {
+		return out, err
+	}
+	return out, errors.Join(prodErr, readErr)
+}
+
+// waitDrained polls until every produced input has a committed output or
+// was rejected on purpose.
+func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if mr.ledger.settled() >= mr.produced.Load() {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// finish computes the mode's figures, verifies, and writes artifacts.
+func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
+	spec := mr.spec
+	measured := spec.TestDuration()
+	out.MeasuredNs = int64(measured)
+	out.TotalInputs = mr.produced.Load()
+	out.InputsProduced = mr.series.sumInputs(mr.secondOf(mr.warmEnd), mr.secondOf(mr.loadEnd))
+	out.OutputsVisible = mr.ledger.visibleBetween(mr.sinceStart(mr.warmEnd), mr.sinceStart(mr.loadEnd))
+	out.TotalOutputs = mr.ledger.committedOutputs()
+	out.Throughput = float64(out.OutputsVisible) / measured.Seconds()
+	out.InputRate = float64(out.InputsProduced) / measured.Seconds()
+	out.Processed = mr.processed.Load()
+	out.Redeliveries = mr.redelivered.Load()
+	out.Commits = mr.commits.Load()
+	out.Aborts = mr.aborts.Load()
+	out.WorkerCrashes = mr.crashes.Load()
+	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
+		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart
+	}
+	mr.histMu.Lock()
+	for name, h := range mr.hists {
+		out.Histograms[name] = h.Summary()
+	}
+	mr.histMu.Unlock()
+	if lag, ok := mr.hists[result.HistSendLag]; ok && lag.Count() > 0 {
+		p99 := lag.Percentile(99)
+		if p99 > 100*time.Millisecond {
+			out.SendLagWarning = fmt.Sprintf("send lag p99 %v: the schedule of %d records/s was not met (the target or the load generator could not keep up; latencies are still measured from the intended times)", p99.Round(time.Millisecond), spec.ProducerRate)
+		}
+	}
+	out.Series = mr.series.snapshot(mr)
+	mr.faultsMu.Lock()
+	out.Faults = append([]result.FaultEvent(nil), mr.faults...)
+	mr.faultsMu.Unlock()
+
+	// Final share state and the read_uncommitted pass for the verifier.
+	state, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
+	if err != nil && !errors.Is(err, target.ErrUnsupported) {
+		return fmt.Errorf("inspecting the final share state: %w", err)
+	}
+	if err := mr.readUncommitted(ctx); err != nil {
+		return fmt.Errorf("reading outputs read_uncommitted: %w", err)
+	}
+	ins, outs := mr.ledger.build(mr, state)
+	v := verify.New(string(mr.mode), verify.Options{DeliveryLimit: spec.DeliveryLimit})
+	for _, in := range ins {
+		v.AddInput(in)
+	}
+	for _, o := range outs {
+		v.AddOutput(o)
+	}
+	out.Verify = v.Finish()
+	if state == nil {
+		out.Verify.Notes = append(out.Verify.Notes, "the target reports no per-record share state: terminality judged from outputs only")
+	}
+	if mr.cfg.OutDir != "" {
+		if err := mr.writeArtifacts(ins, outs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (mr *modeRun) secondOf(t time.Time) int { return int(t.Sub(mr.start) / time.Second) }
+
+// readUncommitted reads the whole output topic with read_uncommitted and
+// adds every output the committed reader never saw (aborted or torn).
+func (mr *modeRun) readUncommitted(ctx context.Context) error {
+	rd, err := mr.cfg.Target.NewReader(ctx, mr.tcfg, mr.tcfg.OutputTopic, false)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	empty := 0
+	for empty < 3 {
+		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		recs, err := rd.Poll(pctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			empty++
+			continue
+		}
+		empty = 0
+		for _, r := range recs {
+			mr.ledger.addUncommitted(r)
+		}
+	}
+	return nil
+}
+
+func (mr *modeRun) writeArtifacts(ins []verify.Input, outs []verify.Output) error {
+	dir := mr.cfg.OutDir
+	hlogs := map[string]*intervals{
+		result.HistEndToEnd: mr.ivE2E, result.HistSendLag: mr.ivLag, result.HistProduce: mr.ivProduce,
+		result.HistCommit: mr.ivCommit, result.HistPollCommit: mr.ivP2C,
+	}
+	names := make([]string, 0, len(hlogs))
+	for n := range hlogs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		path := filepath.Join(dir, fmt.Sprintf("%s.%s.hlog", mr.name, n))
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("loadgen: %w", err)
+		}
+		werr := hlogs[n].writeHlog(f, fmt.Sprintf("sharebench mode=%s histogram=%s unit=ns", mr.name, n))
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return fmt.Errorf("loadgen: writing %s: %w", path, err)
+		}
+	}
+	if mr.cfg.DumpLedgers {
+		ld := filepath.Join(dir, "ledgers", mr.name)
+		if err := os.MkdirAll(ld, 0o755); err != nil {
+			return fmt.Errorf("loadgen: %w", err)
+		}
+		if err := verify.WriteLedgers(ld, ins, outs); err != nil {
+			return fmt.Errorf("loadgen: writing ledgers: %w", err)
+		}
+	}
+	return nil
+}
+
+// addFault records a fault applied now.
+func (mr *modeRun) addFault(kind, detail string) {
+	now := time.Now()
+	mr.faultsMu.Lock()
+	mr.faults = append(mr.faults, result.FaultEvent{AtNs: mr.sinceStart(now), Kind: kind, Detail: detail})
+	mr.faultsMu.Unlock()
+	mr.series.fault(mr.secondOf(now), kind)
+}
+
+// progressLoop prints one line a second until done closes.
+func (mr *modeRun) progressLoop(done chan struct{}) {
+	w := mr.cfg.Progress
+	if w == nil {
+		<-done
+		return
+	}
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	total := mr.loadEnd.Sub(mr.start)
+	var lastIn, lastOut int64
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			in, outN := mr.produced.Load(), mr.ledger.committedOutputs()
+			phase := "load"
+			switch {
+			case now.Before(mr.warmEnd):
+				phase = "warm-up"
+			case now.After(mr.loadEnd):
+				phase = "drain"
+			}
+			sec := mr.secondOf(now) - 1
+			fmt.Fprintf(w, "%-14s %4.1fs/%.1fs %-7s in %7d/s  out %7d/s  e2e p99 %9s  redeliveries %d  aborts %d\n",
+				mr.name, now.Sub(mr.start).Seconds(), total.Seconds(), phase, in-lastIn, outN-lastOut,
+				fmtNs(mr.ivE2E.p99(sec)), mr.redelivered.Load(), mr.aborts.Load())
+			lastIn, lastOut = in, outN
+		}
+	}
+}
+
+func fmtNs(ns int64) string {
+	if ns == 0 {
+		return "-"
+	}
+	return FormatDuration(time.Duration(ns))
+}
+
+// FormatDuration prints a latency with three significant figures.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.3gs", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.3gms", float64(d)/1e6)
+	case d >= time.Microsecond:
+		return fmt.Sprintf("%.3gµs", float64(d)/1e3)
+	}
+	return fmt.Sprintf("%dns", int64(d))
+}
+
+// clientFault reports whether a fault kind is applied by the load
+// generator's own clients (works on every target).
+func clientFault(kind string) bool {
+	switch kind {
+	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer":
+		return true
+	}
+	return false
+}
+

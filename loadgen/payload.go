@@ -1,0 +1,64 @@
+// This file holds the payload layout: every input carries its unique id and
+// intended send time, every output the id of the input it was made from and
+// the transaction that wrote it, so the verifier can match them.
+
+package loadgen
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// HeaderBytes is the size of the header at the start of every payload; the
+// workload's messageSize must be at least this.
+const HeaderBytes = 32
+
+var errShortPayload = errors.New("loadgen: payload shorter than the 32-byte header")
+
+// inputHeader is the header of an input record.
+type inputHeader struct {
+	ID         uint64
+	IntendedNs int64 // ns since the mode's run start
+}
+
+func putInput(b []byte, h inputHeader) {
+	binary.BigEndian.PutUint64(b[0:], h.ID)
+	binary.BigEndian.PutUint64(b[8:], uint64(h.IntendedNs))
+}
+
+func readInput(b []byte) (inputHeader, error) {
+	if len(b) < HeaderBytes {
+		return inputHeader{}, errShortPayload
+	}
+	return inputHeader{ID: binary.BigEndian.Uint64(b[0:]), IntendedNs: int64(binary.BigEndian.Uint64(b[8:]))}, nil
+}
+
+// outputHeader is the header of an output record.
+type outputHeader struct {
+	InputID    uint64
+	IntendedNs int64
+	TxnSeq     int64 // the worker's transaction number, 0 outside transactions
+	Epoch      int16 // producer epoch, -1 outside transactions
+	Worker     uint16
+}
+
+func putOutput(b []byte, h outputHeader) {
+	binary.BigEndian.PutUint64(b[0:], h.InputID)
+	binary.BigEndian.PutUint64(b[8:], uint64(h.IntendedNs))
+	binary.BigEndian.PutUint64(b[16:], uint64(h.TxnSeq))
+	binary.BigEndian.PutUint16(b[24:], uint16(h.Epoch))
+	binary.BigEndian.PutUint16(b[26:], h.Worker)
+}
+
+func readOutput(b []byte) (outputHeader, error) {
+	if len(b) < HeaderBytes {
+		return outputHeader{}, errShortPayload
+	}
+	return outputHeader{
+		InputID:    binary.BigEndian.Uint64(b[0:]),
+		IntendedNs: int64(binary.BigEndian.Uint64(b[8:])),
+		TxnSeq:     int64(binary.BigEndian.Uint64(b[16:])),
+		Epoch:      int16(binary.BigEndian.Uint16(b[24:])),
+		Worker:     binary.BigEndian.Uint16(b[26:]),
+	}, nil
+}

@@ -1,0 +1,201 @@
+// This file holds the input producers: open loop on a per-producer schedule
+// of intended send times (constant or Poisson), or closed loop with a
+// bounded backlog. Latency is measured from the intended time, so a stalled
+// target shows up as latency, not as a lower send rate (coordinated
+// omission corrected).
+
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/workloads"
+)
+
+// maxProduceBatch bounds one produce call.
+const maxProduceBatch = 500
+
+// Schedule yields intended send times for one producer.
+type Schedule struct {
+	start    time.Time
+	end      time.Time
+	interval float64 // mean ns between sends; 0: closed loop
+	poisson  bool
+	rng      *rand.Rand
+	next     float64 // ns since start of the next intended send
+}
+
+// NewSchedule returns the schedule of one of n producers sharing rate
+// records/s from start to end. rate 0 is a closed loop: Next returns the
+// current time. Producer i's constant schedule is offset by i/n of an
+// interval so the producers interleave.
+func NewSchedule(start, end time.Time, rate float64, n, i int, dist string, rng *rand.Rand) *Schedule {
+	s := &Schedule{start: start, end: end, poisson: dist == workloads.RatePoisson, rng: rng}
+	if rate > 0 && n > 0 {
+		s.interval = 1e9 * float64(n) / rate
+		if s.poisson {
+			s.next = s.gap()
+		} else {
+			s.next = s.interval * float64(i) / float64(n)
+		}
+	}
+	return s
+}
+
+func (s *Schedule) gap() float64 {
+	if s.poisson {
+		return s.rng.ExpFloat64() * s.interval
+	}
+	return s.interval
+}
+
+// Closed reports whether the schedule is a closed loop.
+func (s *Schedule) Closed() bool { return s.interval == 0 }
+
+// Peek returns the next intended time without consuming it; ok is false
+// past the end.
+func (s *Schedule) Peek() (time.Time, bool) {
+	t := s.start.Add(time.Duration(s.next))
+	return t, t.Before(s.end)
+}
+
+// Next consumes and returns the next intended time.
+func (s *Schedule) Next() (time.Time, bool) {
+	t, ok := s.Peek()
+	if ok {
+		s.next += s.gap()
+	}
+	return t, ok
+}
+
+// runProducers runs every producer until the load ends and returns the
+// first error.
+func (mr *modeRun) runProducers(ctx context.Context) error {
+	spec := mr.spec
+	n := spec.ProducersPerTopic
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		p, err := mr.cfg.Target.NewProducer(ctx, mr.tcfg, i)
+		if err != nil {
+			return fmt.Errorf("starting producer %d: %w", i, err)
+		}
+		sched := NewSchedule(mr.start, mr.loadEnd, float64(spec.ProducerRate), n, i, spec.RateDistribution, mr.rng(uint64(1000+i)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer p.Close()
+			errs[i] = mr.produceLoop(ctx, p, sched, i)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// backlogBound is the closed loop's bound on inputs produced but not yet
+// output: enough to keep every worker busy, small enough to measure the
+// pipeline rather than a queue.
+func (mr *modeRun) backlogBound() int64 {
+	b := int64(mr.spec.Consumers) * int64(mr.spec.MaxPollRecords) * 4
+	return max(b, 1000)
+}
+
+func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Schedule, idx int) error {
+	size := mr.spec.MessageSizeBytes
+	lag, svc := NewHist(), NewHist()
+	defer func() {
+		mr.mergeHist(result.HistSendLag, lag)
+		mr.mergeHist(result.HistProduce, svc)
+	}()
+	nparts := int32(mr.spec.PartitionsPerTopic)
+	nextPart := int32(idx) % nparts
+	intended := make([]time.Time, 0, maxProduceBatch)
+	for ctx.Err() == nil {
+		intended = intended[:0]
+		now := time.Now()
+		if sched.Closed() {
+			if !now.Before(mr.loadEnd) {
+				return nil
+			}
+			if mr.produced.Load()-mr.ledger.settled() > mr.backlogBound() {
+				time.Sleep(200 * time.Microsecond)
+				continue
+			}
+			for len(intended) < 100 {
+				intended = append(intended, now)
+			}
+		} else {
+			t, ok := sched.Peek()
+			if !ok {
+				return nil
+			}
+			if wait := t.Sub(now); wait > 0 {
+				sleepCtx(ctx, wait)
+				continue
+			}
+			// Everything due now goes in one batch.
+			for len(intended) < maxProduceBatch {
+				t, ok := sched.Peek()
+				if !ok || t.After(now) {
+					break
+				}
+				sched.Next()
+				intended = append(intended, t)
+			}
+		}
+		recs := make([]*target.Record, len(intended))
+		backing := make([]target.Record, len(intended))
+		payload := make([]byte, size*len(intended))
+		for i, t := range intended {
+			v := payload[i*size : (i+1)*size : (i+1)*size]
+			id := mr.nextID.Add(1)
+			putInput(v, inputHeader{ID: id, IntendedNs: mr.sinceStart(t)})
+			backing[i] = target.Record{Topic: mr.tcfg.InputTopic, Partition: nextPart, Value: v}
+			nextPart = (nextPart + 1) % nparts
+			recs[i] = &backing[i]
+		}
+		sent := time.Now()
+		err := p.Produce(ctx, recs)
+		done := time.Now()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("producing inputs: %w", err)
+		}
+		lags := make([]time.Duration, len(recs))
+		for i, r := range recs {
+			h, _ := readInput(r.Value)
+			mr.ledger.addInput(h.ID, r.Partition, r.Offset, h.IntendedNs)
+			lags[i] = sent.Sub(intended[i])
+			lag.Record(lags[i])
+			svc.Record(done.Sub(sent))
+		}
+		mr.ivLag.record(sent, lags...)
+		mr.ivProduce.record(done, done.Sub(sent))
+		mr.produced.Add(int64(len(recs)))
+		mr.series.add(mr.series.inputs, mr.secondOf(sent), int64(len(recs)))
+	}
+	return nil
+}
+
+// sleepCtx sleeps d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+

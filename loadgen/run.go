@@ -1,0 +1,122 @@
+// This file holds Run, the top of a benchmark run: every mode (and repeat)
+// in turn against one target, each with fresh topics, then the result.
+
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// Run runs cfg's workload in every mode against cfg.Target and returns the
+// result; with an OutDir it also writes the run's artifacts there. A mode
+// the target cannot run is listed as unsupported, not an error.
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	spec := cfg.Workload
+	specJSON, _ := json.Marshal(spec)
+	info := cfg.Target.Info()
+	res := &result.Result{
+		Schema:      result.Schema,
+		Env:         environment(info, cfg.Commit),
+		Workload:    cfg.WorkloadRef,
+		Spec:        specJSON,
+		Seed:        cfg.Seed,
+		Args:        cfg.Args,
+		Flags:       cfg.Flags,
+		TopicPrefix: cfg.RunID,
+		Started:     time.Now().UTC(),
+		OpenLoop:    spec.ProducerRate > 0,
+		Rate:        float64(spec.ProducerRate),
+		Duration:    spec.TestDuration(),
+		Warmup:      spec.Warmup(),
+		Repeats:     cfg.Repeats,
+	}
+	if cfg.OutDir != "" {
+		if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+			return nil, fmt.Errorf("loadgen: output directory: %w", err)
+		}
+	}
+	for rep := 0; rep < cfg.Repeats; rep++ {
+		for _, m := range cfg.Modes {
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+			mr := runOne(ctx, &cfg, m, rep)
+			res.Modes = append(res.Modes, mr)
+		}
+	}
+	res.Finished = time.Now().UTC()
+	if cfg.OutDir != "" {
+		if err := result.Write(filepath.Join(cfg.OutDir, result.FileName), res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// runOne runs one mode once and never fails the whole run: errors land in
+// the mode's result.
+func runOne(ctx context.Context, cfg *Config, m target.Mode, rep int) result.ModeResult {
+	if err := cfg.Target.Supports(ctx, m); err != nil {
+		if errors.Is(err, target.ErrUnsupported) {
+			return result.ModeResult{Mode: string(m), Repeat: rep, Unsupported: err.Error()}
+		}
+		return result.ModeResult{Mode: string(m), Repeat: rep, Error: err.Error()}
+	}
+	mr, err := newModeRun(cfg, m, rep)
+	if err != nil {
+		return result.ModeResult{Mode: string(m), Repeat: rep, Error: err.Error()}
+	}
+	out, err := mr.run(ctx)
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out
+}
+
+// environment records where the run happened.
+func environment(info target.Info, commit string) result.Env {
+	return result.Env{
+		Commit:        commit,
+		GoVersion:     runtime.Version(),
+		OS:            runtime.GOOS,
+		Arch:          runtime.GOARCH,
+		CPU:           cpuModel(),
+		NumCPU:        runtime.NumCPU(),
+		GOMAXPROCS:    runtime.GOMAXPROCS(0),
+		Target:        info.Target,
+		Embedded:      info.Embedded,
+		Brokers:       info.Brokers,
+		BrokerVersion: info.BrokerVersion,
+		Notes:         info.Notes,
+	}
+}
+
+// cpuModel reads the CPU model name where the OS tells it.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "model name") {
+			if i := strings.IndexByte(line, ':'); i >= 0 {
+				return strings.TrimSpace(line[i+1:])
+			}
+		}
+	}
+	return runtime.GOARCH
+}

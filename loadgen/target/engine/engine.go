@@ -1,0 +1,513 @@
+// Package engine is the load generator's target for the in-process
+// reference engine: it maps the target primitives (poll, produce, ack,
+// stage, commit) onto the engine's public API, one share member and one
+// producer per worker, exactly as a client library would.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// Options configures the engine target.
+type Options struct {
+	// Shards is the engine's lock shard count (0: the engine's default).
+	Shards int
+	// Knobs selects the KIP-1289 decision knobs (zero: all safe).
+	Knobs eng.Knobs
+	// RetentionBytes bounds each partition log (0: the engine default).
+	RetentionBytes int64
+	// Extra engine options, applied last (for example a hook).
+	Extra []eng.Option
+}
+
+// Target drives an in-process engine.
+type Target struct {
+	opts Options
+	e    *eng.Engine
+
+	mu struct {
+		sync.Mutex
+		groups map[string]eng.GroupConfig // share group configs not yet applied
+	}
+}
+
+// New starts an engine and returns a target over it.
+func New(opts Options) (*Target, error) {
+	eo := []eng.Option{eng.WithHistory(true)}
+	if opts.Shards > 0 {
+		eo = append(eo, eng.WithShards(opts.Shards))
+	}
+	if opts.RetentionBytes > 0 {
+		eo = append(eo, eng.WithRetentionBytes(opts.RetentionBytes))
+	}
+	eo = append(eo, eng.WithKnobs(opts.Knobs))
+	eo = append(eo, opts.Extra...)
+	e, err := eng.New(eo...)
+	if err != nil {
+		return nil, fmt.Errorf("engine target: %w", err)
+	}
+	t := &Target{opts: opts, e: e}
+	t.mu.groups = map[string]eng.GroupConfig{}
+	return t, nil
+}
+
+// Engine returns the engine under the target (for faults and tests).
+func (t *Target) Engine() *eng.Engine { return t.e }
+
+// Info describes the target.
+func (t *Target) Info() target.Info {
+	return target.Info{Target: "engine", Embedded: true, Notes: []string{fmt.Sprintf("reference engine, %d lock shards", t.e.Shards())}}
+}
+
+// Supports reports that the engine runs every mode.
+func (t *Target) Supports(_ context.Context, m target.Mode) error {
+	if _, err := target.ParseMode(string(m)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Setup creates the topics and the share group's configuration.
+func (t *Target) Setup(_ context.Context, cfg target.Config) error {
+	if err := t.e.CreateTopic(cfg.InputTopic, cfg.InputPartitions); err != nil {
+		return fmt.Errorf("engine target: %w", err)
+	}
+	if err := t.e.CreateTopic(cfg.OutputTopic, cfg.OutputPartitions); err != nil {
+		return fmt.Errorf("engine target: %w", err)
+	}
+	gc := eng.DefaultGroupConfig()
+	if cfg.LockDuration > 0 {
+		gc.LockDuration = cfg.LockDuration
+	}
+	if cfg.DeliveryLimit > 0 {
+		gc.DeliveryLimit = cfg.DeliveryLimit
+	}
+	if cfg.MaxRecordLocks > 0 {
+		gc.MaxRecordLocks = cfg.MaxRecordLocks
+	}
+	gc.AutoOffsetReset = eng.ResetEarliest
+	t.mu.Lock()
+	t.mu.groups[cfg.Group] = gc
+	t.mu.Unlock()
+	return nil
+}
+
+// shareGroup configures a share group on first use: Setup cannot, since the
+// same group id serves a classic group in classic-eos mode.
+func (t *Target) shareGroup(group string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	gc, pending := t.mu.groups[group]
+	if !pending {
+		return nil
+	}
+	delete(t.mu.groups, group)
+	if err := t.e.SetShareGroupConfig(group, gc); err != nil {
+		return fmt.Errorf("engine target: %w", err)
+	}
+	return nil
+}
+
+// LockExpiries counts acquisition locks that expired, engine-wide.
+func (t *Target) LockExpiries() int64 { return t.e.Stats().Share.LockExpiries }
+
+// Close stops the engine.
+func (t *Target) Close() error { return t.e.Close() }
+
+// --- producers ---
+
+type producer struct {
+	t    *Target
+	p    *eng.Producer
+	next int32
+}
+
+// NewProducer returns an idempotent producer of input records.
+func (t *Target) NewProducer(_ context.Context, cfg target.Config, id int) (target.Producer, error) {
+	p, err := t.e.NewProducer(eng.ProducerConfig{Idempotent: true})
+	if err != nil {
+		return nil, err
+	}
+	return &producer{t: t, p: p, next: int32(id)}, nil
+}
+
+func (p *producer) Produce(_ context.Context, recs []*target.Record) error {
+	return produceGrouped(p.p, recs, &p.next, p.t)
+}
+
+func (p *producer) Close() error { return nil }
+
+// produceGrouped produces recs partition by partition (round-robin for
+// records without a partition), setting each record's offset.
+func produceGrouped(p *eng.Producer, recs []*target.Record, next *int32, t *Target) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	topic := recs[0].Topic
+	n, err := t.e.Partitions(topic)
+	if err != nil {
+		return err
+	}
+	byPart := map[int32][]*target.Record{}
+	var order []int32
+	for _, r := range recs {
+		if r.Topic != topic {
+			return fmt.Errorf("engine target: one produce call spans topics %q and %q", topic, r.Topic)
+		}
+		if r.Partition < 0 || r.Partition >= n {
+			r.Partition = *next % n
+			*next++
+		}
+		if _, ok := byPart[r.Partition]; !ok {
+			order = append(order, r.Partition)
+		}
+		byPart[r.Partition] = append(byPart[r.Partition], r)
+	}
+	for _, part := range order {
+		rs := byPart[part]
+		batch := make([]eng.ProduceRecord, len(rs))
+		for i, r := range rs {
+			batch[i] = eng.ProduceRecord{Key: r.Key, Value: r.Value}
+		}
+		base, err := p.Produce(topic, part, batch)
+		if err != nil {
+			return err
+		}
+		for i, r := range rs {
+			r.Offset = base + int64(i)
+		}
+	}
+	return nil
+}
+
+// --- workers ---
+
+type worker struct {
+	t    *Target
+	cfg  target.Config
+	mode target.Mode
+	id   int
+
+	share   *eng.ShareMember
+	classic *eng.ClassicMember
+	txn     *eng.Producer // transactional modes
+	plain   *eng.Producer // non-transactional outputs
+	next    int32
+}
+
+// NewWorker joins the group in the mode's acknowledgement mode and creates
+// the worker's producer; a transactional producer's id is
+// TransactionalIDPrefix+id, so a replacement fences its crashed predecessor.
+func (t *Target) NewWorker(_ context.Context, cfg target.Config, m target.Mode, id int) (target.Worker, error) {
+	w := &worker{t: t, cfg: cfg, mode: m, id: id, next: int32(id)}
+	var err error
+	if m.UsesShareGroup() {
+		if err := t.shareGroup(cfg.Group); err != nil {
+			return nil, err
+		}
+	}
+	switch m {
+	case target.Implicit:
+		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckImplicit)
+	case target.Explicit, target.Deferred:
+		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckExplicit)
+	case target.Transactional:
+		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckTransactional)
+	case target.ClassicEOS:
+		w.classic, err = t.e.JoinClassicGroup(cfg.Group, []string{cfg.InputTopic}, eng.ResetEarliest)
+	default:
+		return nil, fmt.Errorf("engine target: %w: mode %q", target.ErrUnsupported, m)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.Transactional() {
+		w.txn, err = t.e.NewProducer(eng.ProducerConfig{TransactionalID: cfg.TransactionalIDPrefix + strconv.Itoa(id), TransactionTimeout: cfg.TransactionTimeout})
+	} else {
+		w.plain, err = t.e.NewProducer(eng.ProducerConfig{Idempotent: true})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// pollWait bounds one wait for new records, so lock expiries driven by the
+// timer goroutine are seen even when no topic change is signalled.
+const pollWait = 20 * time.Millisecond
+
+func (w *worker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+	for {
+		var recs []eng.Record
+		var err error
+		if w.share != nil {
+			recs, err = w.share.Poll(max)
+		} else {
+			recs, err = w.classic.Poll(max)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) > 0 {
+			out := make([]*target.Record, len(recs))
+			backing := make([]target.Record, len(recs))
+			for i := range recs {
+				r := &recs[i]
+				backing[i] = target.Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, DeliveryCount: r.DeliveryCount}
+				out[i] = &backing[i]
+			}
+			return out, nil
+		}
+		if err := w.t.e.WaitTopic(ctx, w.cfg.InputTopic, pollWait); err != nil {
+			return nil, nil // ctx done: an empty poll, as a consumer's would be
+		}
+	}
+}
+
+func (w *worker) Produce(_ context.Context, recs []*target.Record) error {
+	p := w.plain
+	if w.txn != nil {
+		p = w.txn
+	}
+	return produceGrouped(p, recs, &w.next, w.t)
+}
+
+// acks turns records into per-partition ranges of consecutive offsets.
+func acks(recs []*target.Record, t eng.AckType) []eng.Acknowledgement {
+	sorted := append([]*target.Record(nil), recs...)
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].Partition != sorted[j].Partition {
+			return sorted[i].Partition < sorted[j].Partition
+		}
+		return sorted[i].Offset < sorted[j].Offset
+	})
+	var out []eng.Acknowledgement
+	for _, r := range sorted {
+		if n := len(out); n > 0 && out[n-1].Partition == r.Partition && out[n-1].Last+1 == r.Offset {
+			out[n-1].Last = r.Offset
+			continue
+		}
+		out = append(out, eng.Acknowledgement{Topic: r.Topic, Partition: r.Partition, First: r.Offset, Last: r.Offset, Type: t})
+	}
+	return out
+}
+
+func ackType(t target.AckType) (eng.AckType, error) {
+	switch t {
+	case target.AckAccept:
+		return eng.AckAccept, nil
+	case target.AckReject:
+		return eng.AckReject, nil
+	case target.AckRelease:
+		return eng.AckRelease, nil
+	case target.AckGap:
+		return eng.AckGap, nil
+	case target.AckRenew:
+		return eng.AckRenew, nil
+	}
+	return 0, fmt.Errorf("engine target: unknown ack type %d", t)
+}
+
+func (w *worker) Ack(_ context.Context, recs []*target.Record, t target.AckType) error {
+	if w.share == nil {
+		return fmt.Errorf("engine target: %w: ack in mode %s", target.ErrUnsupported, w.mode)
+	}
+	at, err := ackType(t)
+	if err != nil {
+		return err
+	}
+	return w.share.Acknowledge(acks(recs, at))
+}
+
+func (w *worker) Renew(ctx context.Context, recs []*target.Record) error {
+	return w.Ack(ctx, recs, target.AckRenew)
+}
+
+func (w *worker) Begin(context.Context) error {
+	if w.txn == nil {
+		return fmt.Errorf("engine target: %w: transactions in mode %s", target.ErrUnsupported, w.mode)
+	}
+	return w.txn.Begin()
+}
+
+func (w *worker) StageAcks(_ context.Context, recs []*target.Record, t target.AckType) error {
+	switch {
+	case w.txn == nil:
+		return fmt.Errorf("engine target: %w: staging in mode %s", target.ErrUnsupported, w.mode)
+	case w.classic != nil:
+		offsets := map[eng.TopicPartition]int64{}
+		for _, r := range recs {
+			tp := eng.TopicPartition{Topic: r.Topic, Partition: r.Partition}
+			if r.Offset+1 > offsets[tp] {
+				offsets[tp] = r.Offset + 1
+			}
+		}
+		return w.txn.SendOffsetsToTransaction(offsets, w.classic.Metadata())
+	default:
+		at, err := ackType(t)
+		if err != nil {
+			return err
+		}
+		return w.txn.SendShareAcksToTransaction(acks(recs, at), w.share.Metadata())
+	}
+}
+
+func (w *worker) Commit(context.Context) error {
+	if w.txn == nil {
+		return fmt.Errorf("engine target: %w: commit in mode %s", target.ErrUnsupported, w.mode)
+	}
+	return w.txn.Commit()
+}
+
+func (w *worker) Abort(context.Context) error {
+	if w.txn == nil {
+		return fmt.Errorf("engine target: %w: abort in mode %s", target.ErrUnsupported, w.mode)
+	}
+	err := w.txn.Abort()
+	if w.classic != nil {
+		// A classic consumer rewinds to the committed offsets after an
+		// abort so the aborted records are consumed again.
+		err = errors.Join(err, w.classic.Rewind())
+	}
+	return err
+}
+
+func (w *worker) TxnInfo() (string, int16) {
+	if w.txn == nil {
+		return "", -1
+	}
+	return w.txn.TransactionalID(), w.txn.Epoch()
+}
+
+// Crash abandons the member and producer without a word: the member's
+// locks expire (or its session times out) and the next producer with the
+// same transactional id fences this one and aborts its transaction.
+func (w *worker) Crash() {}
+
+func (w *worker) Close(context.Context) error {
+	var err error
+	if w.mode == target.Implicit && w.share != nil {
+		// Closing an implicit consumer commits the acknowledgements of its
+		// last poll, as Kafka's close does; a zero-record poll does that.
+		_, err = w.share.Poll(0)
+	}
+	if w.txn != nil {
+		err = w.txn.Abort()
+	}
+	if w.share != nil {
+		err = errors.Join(err, w.share.Leave())
+	}
+	if w.classic != nil {
+		err = errors.Join(err, w.classic.Leave())
+	}
+	if eng.ErrorIsFenced(err) {
+		return nil // replaced already: nothing left to close
+	}
+	return err
+}
+
+// --- readers ---
+
+type reader struct {
+	t     *Target
+	topic string
+	iso   eng.IsolationLevel
+	mu    sync.Mutex
+	pos   []int64
+}
+
+// NewReader tails a topic from its start.
+func (t *Target) NewReader(_ context.Context, _ target.Config, topic string, readCommitted bool) (target.Reader, error) {
+	n, err := t.e.Partitions(topic)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{t: t, topic: topic, pos: make([]int64, n)}
+	if readCommitted {
+		r.iso = eng.ReadCommitted
+	}
+	return r, nil
+}
+
+const readerBatch = 4096
+
+func (r *reader) Poll(ctx context.Context) ([]*target.Record, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		var out []*target.Record
+		for p := range r.pos {
+			tp := eng.TopicPartition{Topic: r.topic, Partition: int32(p)}
+			recs, next, err := r.t.e.Fetch(tp, r.pos[p], readerBatch, r.iso)
+			if err != nil {
+				return out, err
+			}
+			r.pos[p] = next
+			for i := range recs {
+				rec := &recs[i]
+				out = append(out, &target.Record{Topic: r.topic, Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value})
+			}
+		}
+		if len(out) > 0 || attempt > 0 {
+			return out, nil
+		}
+		if err := r.t.e.WaitTopic(ctx, r.topic, pollWait); err != nil {
+			return nil, nil
+		}
+	}
+}
+
+func (r *reader) Close() error { return nil }
+
+// Inspect reports every input record's final share state from the engine's
+// introspection (the engine keeps history, so records below SPSO are
+// known).
+func (t *Target) Inspect(_ context.Context, cfg target.Config) (*target.ShareState, error) {
+	st := &target.ShareState{SPSO: map[int32]int64{}}
+	for p := int32(0); p < cfg.InputPartitions; p++ {
+		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
+		_, hw, _, err := t.e.Offsets(tp)
+		if err != nil {
+			return nil, err
+		}
+		info, err := t.e.SharePartition(cfg.Group, tp)
+		if err != nil {
+			if errors.Is(err, eng.ErrUnknownGroup) {
+				// A classic group (classic-eos): records below the committed
+				// offset are done, the rest are not.
+				committed, _ := t.e.CommittedOffset(cfg.Group, tp)
+				st.SPSO[p] = committed
+				for o := int64(0); o < hw; o++ {
+					state := "AVAILABLE"
+					if o < committed {
+						state = "ACKNOWLEDGED"
+					}
+					st.Records = append(st.Records, target.RecordState{Partition: p, Offset: o, State: state})
+				}
+				continue
+			}
+			return nil, err
+		}
+		st.SPSO[p] = info.SPSO
+		for o := int64(0); o < hw; o++ {
+			ri, err := t.e.ShareRecord(cfg.Group, tp, o)
+			if err != nil {
+				return nil, err
+			}
+			st.Records = append(st.Records, target.RecordState{
+				Partition: p, Offset: o, State: ri.State.String(), DeliveryCount: ri.DeliveryCount,
+				Rejected: ri.State == eng.StateArchived && ri.Reason == eng.ReasonRejected,
+			})
+		}
+	}
+	return st, nil
+}

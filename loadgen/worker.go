@@ -1,0 +1,626 @@
+// This file holds the workers: one loop per worker that polls, processes,
+// writes one output per input and acknowledges the way its mode does
+// (DESIGN §5), with the phase points where a scheduled crash strikes.
+
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// Crash phases (the worker-crash fault's phase param).
+const (
+	PhaseAfterPoll           = "after-poll"
+	PhaseAfterProduce        = "after-produce"
+	PhaseAfterStage          = "after-stage"
+	PhaseAfterCommitBeforeAck = "after-commit-before-ack"
+)
+
+// workerCtl is how faults reach one worker id (across incarnations).
+type workerCtl struct {
+	incarnation atomic.Int64
+	crashPhase  atomic.Pointer[string]
+	stallUntil  atomic.Int64 // unix ns
+	slowUntil   atomic.Int64 // unix ns
+	slowDelay   atomic.Int64 // ns added to each poll's processing
+}
+
+// startWorker starts a new incarnation of worker id.
+func (mr *modeRun) startWorker(ctx context.Context, id int, w target.Worker) {
+	inc := mr.ctl[id].incarnation.Add(1)
+	mr.workersWG.Add(1)
+	go func() {
+		defer mr.workersWG.Done()
+		wl := &workerLoop{mr: mr, id: id, inc: inc, w: w, commitH: NewHist(), p2cH: NewHist()}
+		wl.rng = mr.rng(uint64(id)<<20 | uint64(inc))
+		wl.sample = mr.spec.ProcessingTime.Sampler(mr.rng(uint64(id)<<20 | uint64(inc) | 1<<40))
+		defer func() {
+			mr.mergeHist(result.HistCommit, wl.commitH)
+			mr.mergeHist(result.HistPollCommit, wl.p2cH)
+		}()
+		wl.loop(ctx)
+	}()
+}
+
+type workerLoop struct {
+	mr      *modeRun
+	id      int
+	inc     int64
+	w       target.Worker
+	rng     *rand.Rand
+	sample  func() time.Duration
+	commitH *Hist
+	p2cH    *Hist
+
+	// The open transaction (transactional and classic-eos span polls).
+	open     bool
+	txnStart time.Time
+	txnCount int
+	txnSeq   int64
+	epoch    int16
+	sink     []outputRec // ack-only: outputs written elsewhere, made visible at commit
+	intended []int64     // ack-only: intended times of sink entries
+
+	// Deferred: records held across the output transaction, acked after
+	// it commits (released after it aborts).
+	held, heldAccepted, heldRejected []*target.Record
+}
+
+// errExit ends a worker loop (crashed, or fenced as a zombie).
+var errExit = errors.New("worker exits")
+
+func (wl *workerLoop) loop(ctx context.Context) {
+	mr := wl.mr
+	for {
+		select {
+		case <-mr.stopWorkers:
+			wl.shutdown(ctx)
+			return
+		default:
+		}
+		wait := 100 * time.Millisecond
+		if wl.open {
+			if d := wl.txnDeadline().Sub(time.Now()); d < wait {
+				wait = max(d, time.Millisecond)
+			}
+		}
+		pctx, cancel := context.WithTimeout(ctx, wait)
+		recs, err := wl.w.Poll(pctx, mr.spec.MaxPollRecords)
+		cancel()
+		if err != nil {
+			if wl.failed(ctx, err) != nil {
+				return
+			}
+			continue
+		}
+		if len(recs) == 0 {
+			if wl.maybeCommit(ctx, false) != nil {
+				return
+			}
+			continue
+		}
+		if wl.handle(ctx, recs) != nil {
+			return
+		}
+	}
+}
+
+// txnDeadline is when the open transaction must commit by time.
+func (wl *workerLoop) txnDeadline() time.Time {
+	d := wl.mr.spec.Transaction.MaxDuration
+	if wl.mr.spec.AckOnly {
+		d = wl.mr.spec.CheckpointInterval
+	}
+	if d <= 0 {
+		d = time.Second
+	}
+	return wl.txnStart.Add(d)
+}
+
+// failed handles an error from the target: a fenced worker is replaced
+// (or, as a zombie whose successor runs, exits); anything else is retried
+// after a pause. It returns errExit when the loop must end.
+func (wl *workerLoop) failed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errExit
+	}
+	if isFenced(err) {
+		wl.open = false
+		return wl.replace(ctx, false)
+	}
+	wl.mr.ackErrors.Add(1)
+	sleepCtx(ctx, 10*time.Millisecond)
+	return nil
+}
+
+// isFenced reports errors after which a client must be recreated.
+func isFenced(err error) bool {
+	for _, s := range []string{"fenced", "unknown member", "illegal generation", "timed out", "FENCED", "UNKNOWN_MEMBER", "ILLEGAL_GENERATION", "INVALID_PRODUCER_EPOCH"} {
+		if containsFold(err.Error(), s) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(s, sub string) bool {
+	n, m := len(s), len(sub)
+	for i := 0; i+m <= n; i++ {
+		match := true
+		for j := 0; j < m; j++ {
+			a, b := s[i+j], sub[j]
+			if a >= 'A' && a <= 'Z' {
+				a += 'a' - 'A'
+			}
+			if b >= 'A' && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			if a != b {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// replace starts the next incarnation of this worker (unless a newer one
+// already runs: then this one is a zombie and simply exits). crash is true
+// for a scheduled crash: the old client is dropped without a word.
+func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
+	mr := wl.mr
+	if crash {
+		mr.crashes.Add(1)
+	}
+	wl.w.Crash()
+	if mr.ctl[wl.id].incarnation.Load() != wl.inc {
+		return errExit
+	}
+	for attempt := 0; ; attempt++ {
+		select {
+		case <-mr.stopWorkers:
+			return errExit
+		default:
+		}
+		w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, wl.id)
+		if err == nil {
+			mr.startWorker(ctx, wl.id, w)
+			return errExit
+		}
+		if ctx.Err() != nil || attempt > 50 {
+			return errExit
+		}
+		sleepCtx(ctx, 20*time.Millisecond)
+	}
+}
+
+// crashAt strikes a scheduled crash at phase, if one is pending.
+func (wl *workerLoop) crashAt(ctx context.Context, phase string) error {
+	ctl := wl.mr.ctl[wl.id]
+	p := ctl.crashPhase.Load()
+	if p == nil || *p != phase || wl.mr.ctl[wl.id].incarnation.Load() != wl.inc {
+		return nil
+	}
+	if !ctl.crashPhase.CompareAndSwap(p, nil) {
+		return nil
+	}
+	wl.mr.addFault("worker-crash", "worker "+itoa(wl.id)+" crashed "+phase)
+	return wl.replace(ctx, true)
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		n--
+		b[n] = '-'
+	}
+	return string(b[n:])
+}
+
+// handle processes one poll's records in the worker's mode.
+func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
+	mr := wl.mr
+	spec := mr.spec
+	pollAt := time.Now()
+	var redelivered int64
+	for _, r := range recs {
+		if r.DeliveryCount > 1 {
+			redelivered++
+		}
+	}
+	if redelivered > 0 {
+		mr.redelivered.Add(redelivered)
+		mr.series.add(mr.series.redeliveries, mr.secondOf(pollAt), redelivered)
+	}
+	mr.processed.Add(int64(len(recs)))
+	if err := wl.crashAt(ctx, PhaseAfterPoll); err != nil {
+		return err
+	}
+
+	// Process: the workload's processing time per record, plus any
+	// slow-processing fault.
+	var work time.Duration
+	for range recs {
+		work += wl.sample()
+	}
+	ctl := mr.ctl[wl.id]
+	if time.Now().UnixNano() < ctl.slowUntil.Load() {
+		work += time.Duration(ctl.slowDelay.Load())
+	}
+	sleepCtx(ctx, work)
+
+	// Choose deliberate rejects (not in implicit or classic-eos, which
+	// cannot reject).
+	var accepted, rejected []*target.Record
+	if spec.RejectRatio > 0 && mr.mode != target.Implicit && mr.mode != target.ClassicEOS {
+		for _, r := range recs {
+			if wl.rng.Float64() < spec.RejectRatio {
+				rejected = append(rejected, r)
+			} else {
+				accepted = append(accepted, r)
+			}
+		}
+	} else {
+		accepted = recs
+	}
+
+	switch mr.mode {
+	case target.Implicit:
+		if err := wl.produce(ctx, accepted); err != nil {
+			return wl.failed(ctx, err)
+		}
+		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
+			return err
+		}
+		wl.p2cH.Record(time.Since(pollAt))
+		mr.ivP2C.record(time.Now(), time.Since(pollAt))
+		return nil
+
+	case target.Explicit:
+		if err := wl.produce(ctx, accepted); err != nil {
+			return wl.failed(ctx, err)
+		}
+		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
+			return err
+		}
+		return wl.ack(ctx, pollAt, accepted, rejected)
+
+	case target.Deferred:
+		// Outputs commit in a producer transaction (sized like the other
+		// transactional modes); the acks follow outside it.
+		if !wl.open {
+			if err := wl.w.Begin(ctx); err != nil {
+				return wl.failed(ctx, err)
+			}
+			wl.beginTxn(pollAt)
+		}
+		wl.held = append(wl.held, recs...)
+		wl.heldAccepted = append(wl.heldAccepted, accepted...)
+		wl.heldRejected = append(wl.heldRejected, rejected...)
+		if err := wl.produce(ctx, accepted); err != nil {
+			return wl.abortTxn(ctx, err)
+		}
+		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
+			return err
+		}
+		wl.txnCount += len(recs)
+		return wl.maybeCommit(ctx, false)
+
+	default: // transactional, classic-eos
+		if !wl.open {
+			if err := wl.w.Begin(ctx); err != nil {
+				return wl.failed(ctx, err)
+			}
+			wl.beginTxn(pollAt)
+		}
+		if err := wl.produce(ctx, accepted); err != nil {
+			return wl.abortTxn(ctx, err)
+		}
+		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
+			return err
+		}
+		if err := wl.w.StageAcks(ctx, accepted, target.AckAccept); err != nil {
+			return wl.abortTxn(ctx, err)
+		}
+		if len(rejected) > 0 {
+			if err := wl.w.StageAcks(ctx, rejected, target.AckReject); err != nil {
+				return wl.abortTxn(ctx, err)
+			}
+			for _, r := range rejected {
+				wl.noteReject(r)
+			}
+		}
+		if err := wl.crashAt(ctx, PhaseAfterStage); err != nil {
+			return err
+		}
+		if until := ctl.stallUntil.Load(); time.Now().UnixNano() < until {
+			// A stalled worker holds its transaction open past its
+			// timeout; the coordinator's sweep aborts it.
+			sleepCtx(ctx, time.Duration(until-time.Now().UnixNano()))
+		}
+		wl.txnCount += len(recs)
+		return wl.maybeCommit(ctx, false)
+	}
+}
+
+func (wl *workerLoop) beginTxn(at time.Time) {
+	wl.open, wl.txnStart, wl.txnCount = true, at, 0
+	wl.txnSeq++
+	_, wl.epoch = wl.w.TxnInfo()
+	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
+}
+
+func (wl *workerLoop) noteReject(r *target.Record) {
+	if h, err := readInput(r.Value); err == nil {
+		wl.mr.ledger.reject(h.ID)
+	}
+}
+
+// ack acknowledges (explicit and deferred) and records the commit latency.
+func (wl *workerLoop) ack(ctx context.Context, pollAt time.Time, accepted, rejected []*target.Record) error {
+	mr := wl.mr
+	t0 := time.Now()
+	err := wl.w.Ack(ctx, accepted, target.AckAccept)
+	if err == nil && len(rejected) > 0 {
+		err = wl.w.Ack(ctx, rejected, target.AckReject)
+		if err == nil {
+			for _, r := range rejected {
+				wl.noteReject(r)
+			}
+		}
+	}
+	done := time.Now()
+	if err != nil {
+		// Records whose lock expired before the ack are redelivered: the
+		// output written for them becomes a duplicate, as this mode
+		// allows.
+		if isFenced(err) {
+			return wl.failed(ctx, err)
+		}
+		mr.ackErrors.Add(1)
+		return nil
+	}
+	mr.commits.Add(1)
+	wl.commitH.Record(done.Sub(t0))
+	wl.p2cH.Record(done.Sub(pollAt))
+	mr.ivCommit.record(done, done.Sub(t0))
+	mr.ivP2C.record(done, done.Sub(pollAt))
+	return nil
+}
+
+// produce writes one output per record; ack-only workloads write to the
+// external sink instead (made visible when the checkpoint commits).
+func (wl *workerLoop) produce(ctx context.Context, recs []*target.Record) error {
+	mr := wl.mr
+	if len(recs) == 0 {
+		return nil
+	}
+	tid, epoch := wl.w.TxnInfo()
+	_ = tid
+	seq := int64(0)
+	if wl.open || mr.mode == target.Deferred {
+		seq = wl.inc<<32 | wl.txnSeq
+		epoch = wl.epoch
+	}
+	if mr.spec.AckOnly {
+		now := time.Now()
+		for _, r := range recs {
+			h, err := readInput(r.Value)
+			if err != nil {
+				continue
+			}
+			o := outputRec{id: h.ID, partition: -1, offset: -1, txnSeq: seq, epoch: epoch, worker: uint16(wl.id)}
+			if mr.mode.Transactional() {
+				wl.sink = append(wl.sink, o)
+				wl.intended = append(wl.intended, h.IntendedNs)
+				continue
+			}
+			o.visible = mr.sinceStart(now)
+			mr.recordVisible(now, h.IntendedNs, 1)
+			mr.ledger.addCommitted(o)
+		}
+		return nil
+	}
+	outs := make([]*target.Record, len(recs))
+	backing := make([]target.Record, len(recs))
+	nout := mr.tcfg.OutputPartitions
+	for i, r := range recs {
+		h, err := readInput(r.Value)
+		if err != nil {
+			h = inputHeader{}
+		}
+		v := make([]byte, max(len(r.Value), HeaderBytes))
+		copy(v, r.Value)
+		putOutput(v, outputHeader{InputID: h.ID, IntendedNs: h.IntendedNs, TxnSeq: seq, Epoch: epoch, Worker: uint16(wl.id)})
+		backing[i] = target.Record{Topic: mr.tcfg.OutputTopic, Partition: r.Partition % nout, Value: v}
+		outs[i] = &backing[i]
+	}
+	return wl.w.Produce(ctx, outs)
+}
+
+// abortChosen draws whether to abort this transaction on purpose.
+func (wl *workerLoop) abortChosen() bool {
+	ratio := wl.mr.spec.AbortRatio
+	if time.Now().UnixNano() < wl.mr.abortUntil.Load() {
+		ratio = math.Max(ratio, math.Float64frombits(wl.mr.abortBoost.Load()))
+	}
+	return ratio > 0 && wl.rng.Float64() < ratio
+}
+
+// maybeCommit ends the open transaction when it is full or old enough (or
+// force), aborting it instead when the abort ratio says so.
+func (wl *workerLoop) maybeCommit(ctx context.Context, force bool) error {
+	if !wl.open {
+		return nil
+	}
+	spec := wl.mr.spec
+	full := !spec.AckOnly && spec.Transaction.MaxRecords > 0 && wl.txnCount >= spec.Transaction.MaxRecords
+	if !force && !full && time.Now().Before(wl.txnDeadline()) {
+		return nil
+	}
+	if wl.abortChosen() && !force {
+		return wl.abortTxn(ctx, nil)
+	}
+	if wl.mr.mode == target.Deferred && len(wl.held) > 0 && time.Since(wl.txnStart) > spec.LockDuration/2 {
+		// The held records' locks must outlive the commit: renew them
+		// when a good part of the lock is gone.
+		_ = wl.w.Renew(ctx, wl.held)
+	}
+	t0 := time.Now()
+	if err := wl.w.Commit(ctx); err != nil {
+		return wl.abortTxn(ctx, err)
+	}
+	start := wl.txnStart
+	wl.committed(t0)
+	if wl.mr.mode == target.Deferred {
+		if err := wl.crashAt(ctx, PhaseAfterCommitBeforeAck); err != nil {
+			return err
+		}
+		acc, rej := wl.heldAccepted, wl.heldRejected
+		wl.held, wl.heldAccepted, wl.heldRejected = nil, nil, nil
+		return wl.ack(ctx, start, acc, rej)
+	}
+	return nil
+}
+
+// committed books a successful commit.
+func (wl *workerLoop) committed(t0 time.Time) {
+	mr := wl.mr
+	done := time.Now()
+	mr.commits.Add(1)
+	wl.commitH.Record(done.Sub(t0))
+	wl.p2cH.Record(done.Sub(wl.txnStart))
+	mr.ivCommit.record(done, done.Sub(t0))
+	mr.ivP2C.record(done, done.Sub(wl.txnStart))
+	for i, o := range wl.sink {
+		o.visible = mr.sinceStart(done)
+		mr.recordVisible(done, wl.intended[i], 1)
+		mr.ledger.addCommitted(o)
+	}
+	wl.open = false
+	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
+}
+
+// abortTxn aborts the open transaction after cause (nil: on purpose). A
+// fenced worker is replaced instead: the coordinator already aborted.
+func (wl *workerLoop) abortTxn(ctx context.Context, cause error) error {
+	mr := wl.mr
+	wl.open = false
+	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
+	if cause != nil && isFenced(cause) {
+		wl.held, wl.heldAccepted, wl.heldRejected = nil, nil, nil
+		mr.aborts.Add(1)
+		mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
+		return wl.replace(ctx, false)
+	}
+	if err := wl.w.Abort(ctx); err != nil {
+		return wl.failed(ctx, err)
+	}
+	mr.aborts.Add(1)
+	mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
+	if len(wl.held) > 0 {
+		// Deferred: release the records now so they are redelivered at
+		// once rather than at lock expiry.
+		_ = wl.w.Ack(ctx, wl.held, target.AckRelease)
+	}
+	wl.held, wl.heldAccepted, wl.heldRejected = nil, nil, nil
+	return nil
+}
+
+// shutdown ends the worker at the end of the drain: the open transaction
+// commits, then the worker leaves cleanly.
+func (wl *workerLoop) shutdown(ctx context.Context) {
+	if wl.mr.ctl[wl.id].incarnation.Load() != wl.inc {
+		wl.w.Crash() // a zombie that was never fenced: just drop it
+		return
+	}
+	if wl.open {
+		_ = wl.maybeCommit(ctx, true)
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = wl.w.Close(cctx)
+}
+
+// readLoop tails the output topic with read_committed: each output seen is
+// one end-to-end latency sample, measured from its input's intended time.
+func (mr *modeRun) readLoop(ctx context.Context, rd target.Reader, stop chan struct{}) error {
+	h := NewHist()
+	defer mr.mergeHist(result.HistEndToEnd, h)
+	for {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		recs, err := rd.Poll(pctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if len(recs) == 0 {
+			continue
+		}
+		now := time.Now()
+		vis := mr.sinceStart(now)
+		lat := make([]time.Duration, 0, len(recs))
+		for _, r := range recs {
+			oh, err := readOutput(r.Value)
+			if err != nil {
+				continue
+			}
+			d := time.Duration(vis - oh.IntendedNs)
+			if mr.inWindow(mr.start.Add(time.Duration(oh.IntendedNs))) {
+				h.Record(d)
+			}
+			lat = append(lat, d)
+			mr.ledger.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset, visible: vis, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
+		}
+		mr.ivE2E.record(now, lat...)
+		mr.series.add(mr.series.outputs, mr.secondOf(now), int64(len(lat)))
+	}
+}
+
+// recordVisible books outputs made visible outside the output topic
+// (ack-only checkpoints).
+func (mr *modeRun) recordVisible(now time.Time, intendedNs int64, n int64) {
+	d := time.Duration(mr.sinceStart(now) - intendedNs)
+	if mr.inWindow(mr.start.Add(time.Duration(intendedNs))) {
+		mr.histMu.Lock()
+		if mr.hists[result.HistEndToEnd] == nil {
+			mr.hists[result.HistEndToEnd] = NewHist()
+		}
+		mr.hists[result.HistEndToEnd].Record(d)
+		mr.histMu.Unlock()
+	}
+	mr.ivE2E.record(now, d)
+	mr.series.add(mr.series.outputs, mr.secondOf(now), n)
+}
