@@ -316,6 +316,9 @@ type Record struct {
 	ProducerID    int64
 	Epoch         int16
 	Transactional bool
+	// Aborted is true for a record of an aborted transaction (seen only
+	// by read_uncommitted fetches).
+	Aborted bool
 	// DeliveryCount is set on records acquired by a share-group poll.
 	DeliveryCount int
 }
@@ -343,7 +346,7 @@ func (e *Engine) Fetch(tp TopicPartition, offset int64, max int, iso IsolationLe
 func toRecord(tp TopicPartition, r *plog.Record) Record {
 	return Record{
 		Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value,
-		Timestamp: time.Duration(r.Timestamp), ProducerID: r.ProducerID, Epoch: r.Epoch, Transactional: r.Transactional,
+		Timestamp: time.Duration(r.Timestamp), ProducerID: r.ProducerID, Epoch: r.Epoch, Transactional: r.Transactional, Aborted: r.Aborted,
 	}
 }
 

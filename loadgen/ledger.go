@@ -28,6 +28,7 @@ type outputRec struct {
 	epoch     int16
 	worker    uint16
 	committed bool
+	aborted   bool
 }
 
 type ledger struct {
@@ -90,7 +91,7 @@ func (l *ledger) addUncommitted(r *target.Record) {
 	if _, ok := l.keys[[2]int64{int64(r.Partition), r.Offset}]; ok {
 		return
 	}
-	l.outputs = append(l.outputs, outputRec{id: h.InputID, partition: r.Partition, offset: r.Offset, txnSeq: h.TxnSeq, epoch: h.Epoch, worker: h.Worker})
+	l.outputs = append(l.outputs, outputRec{id: h.InputID, partition: r.Partition, offset: r.Offset, txnSeq: h.TxnSeq, epoch: h.Epoch, worker: h.Worker, aborted: r.Aborted})
 }
 
 func (l *ledger) reject(id uint64) {
@@ -160,9 +161,11 @@ func (l *ledger) build(mr *modeRun, state *target.ShareState) ([]verify.Input, [
 			TxnSeq: o.txnSeq, Committed: o.committed, VisibleNs: o.visible}
 		if mr.mode.Transactional() {
 			v.TransactionalID = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(o.worker))
-			// After the drain every transaction has ended: an output a
-			// read_committed reader never saw belongs to an aborted one.
-			v.Aborted = !o.committed
+			// A target that flags aborted records says which uncommitted
+			// outputs were aborted, so the rest show torn transactions.
+			// Otherwise: after the drain every transaction has ended, and
+			// an output a read_committed reader never saw was aborted.
+			v.Aborted = o.aborted || (!o.committed && !mr.cfg.Target.Info().ReportsAborted)
 		} else {
 			v.Epoch = -1
 		}

@@ -94,6 +94,9 @@ type Record struct {
 	// DeliveryCount is the share-group delivery count of a polled record
 	// (1 on first delivery); 0 where the target does not know it.
 	DeliveryCount int
+	// Aborted is set by readers of targets that know a record belongs to
+	// an aborted transaction (Info.ReportsAborted).
+	Aborted bool
 	// Handle is target-private (for example the *kgo.Record a share ack
 	// needs). loadgen passes it back untouched.
 	Handle any
@@ -127,6 +130,9 @@ type Info struct {
 	Embedded      bool   // true for the in-process engine or an embedded kfake cluster
 	Brokers       string // seed brokers, when a cluster is used
 	BrokerVersion string // when known
+	// ReportsAborted is true when read_uncommitted readers flag records
+	// of aborted transactions (Record.Aborted).
+	ReportsAborted bool
 	Notes         []string
 }
 

@@ -1,16 +1,8 @@
-// Package verify is sharebench's exactly-once verifier. Given the ledger of
-// every input record (where it was written, its final share state) and every
-// output record read back from the output topic, it names each anomaly of
-// DESIGN §7 with a witness and judges each acknowledgement mode against what
-// that mode allows.
-//
-// It is a leaf package: it imports nothing of sharebench, so the load
-// generator, the reports and the simulator can all use it.
-package verify
-
 // This file holds the ledger types: the verifier's inputs. loadgen writes
 // them as JSON lines (ledgers/<mode>/inputs.jsonl, outputs.jsonl) with
 // --dump-ledgers; field names are part of the artifact schema.
+
+package verify
 
 // Final states of a source record, as targets report them.
 const (

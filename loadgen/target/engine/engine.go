@@ -65,7 +65,7 @@ func (t *Target) Engine() *eng.Engine { return t.e }
 
 // Info describes the target.
 func (t *Target) Info() target.Info {
-	return target.Info{Target: "engine", Embedded: true, Notes: []string{fmt.Sprintf("reference engine, %d lock shards", t.e.Shards())}}
+	return target.Info{Target: "engine", Embedded: true, ReportsAborted: true, Notes: []string{fmt.Sprintf("reference engine, %d lock shards", t.e.Shards())}}
 }
 
 // Supports reports that the engine runs every mode.
@@ -454,7 +454,7 @@ func (r *reader) Poll(ctx context.Context) ([]*target.Record, error) {
 			r.pos[p] = next
 			for i := range recs {
 				rec := &recs[i]
-				out = append(out, &target.Record{Topic: r.topic, Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value})
+				out = append(out, &target.Record{Topic: r.topic, Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value, Aborted: rec.Aborted})
 			}
 		}
 		if len(out) > 0 || attempt > 0 {

@@ -1,0 +1,276 @@
+// This file holds the classic-eos worker: a classic consumer group member
+// that fetches read_committed and writes its outputs and consumed offsets in
+// one producer transaction (sendOffsetsToTransaction), through kgo's
+// GroupTransactSession.
+
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// eosSessionTimeout is the classic group session timeout. kgo's default
+// (45s) would leave a crashed worker's partitions idle that long before its
+// replacement gets them; kfake's minimum is 6s.
+const eosSessionTimeout = 10 * time.Second
+
+// eosHeartbeat is the classic group heartbeat interval (a third of kgo's 3s
+// default, in step with the shorter session).
+const eosHeartbeat = time.Second
+
+// ErrTxnAborted is wrapped by a classic-eos Commit whose transaction was
+// aborted instead (the group rebalanced, or the offset commit was refused):
+// its outputs are invisible and its records will be consumed again.
+var ErrTxnAborted = errors.New("kafka: transaction aborted instead of committed")
+
+// tpo names one consumed record.
+type tpo struct {
+	topic     string
+	partition int32
+	offset    int64
+}
+
+// eosWorker implements target.Worker for classic-eos. Like shareWorker, its
+// methods run on one goroutine except closeForTarget.
+type eosWorker struct {
+	t     *Target
+	cfg   target.Config
+	d     *dialer
+	sess  *kgo.GroupTransactSession
+	txnID string
+	epoch int16
+	inTxn bool
+
+	// unstaged holds the records polled since the last transaction end
+	// that StageAcks has not covered. kgo commits the consumer position,
+	// which covers every polled record, so Commit refuses while any is
+	// unstaged.
+	unstaged map[tpo]struct{}
+
+	once sync.Once
+	done atomic.Bool
+}
+
+func (t *Target) newEOSWorker(ctx context.Context, cfg target.Config, id int) (*eosWorker, error) {
+	w := &eosWorker{t: t, cfg: cfg, d: t.conn.newDialer(), txnID: transactionalID(cfg, id), epoch: -1, unstaged: make(map[tpo]struct{})}
+	opts := append(t.conn.clientOpts(w.d, "classic-eos-worker-"+strconv.Itoa(id)),
+		kgo.ConsumerGroup(cfg.Group),
+		kgo.ConsumeTopics(cfg.InputTopic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.SessionTimeout(eosSessionTimeout),
+		kgo.HeartbeatInterval(eosHeartbeat),
+		kgo.TransactionalID(w.txnID),
+		kgo.DefaultProduceTopic(cfg.OutputTopic),
+		kgo.ProducerLinger(0),
+	)
+	if cfg.TransactionTimeout > 0 {
+		opts = append(opts, kgo.TransactionTimeout(cfg.TransactionTimeout))
+	}
+	sess, err := kgo.NewGroupTransactSession(opts...)
+	if err != nil {
+		return nil, wrapNewClient("classic-eos", err)
+	}
+	w.sess = sess
+	_, epoch, err := sess.Client().ProducerID(ctx)
+	if err != nil {
+		w.shutdown(true, ctx)
+		return nil, fmt.Errorf("kafka: initializing transactional id %s: %w", w.txnID, err)
+	}
+	w.epoch = epoch
+	if err := t.track(w); err != nil {
+		w.shutdown(true, ctx)
+		return nil, err
+	}
+	return w, nil
+}
+
+// Poll fetches up to max committed records (cfg.MaxPollRecords when max <= 0).
+func (w *eosWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+	if w.done.Load() {
+		return nil, errWorkerClosed
+	}
+	if max <= 0 {
+		max = w.cfg.MaxPollRecords
+	}
+	if max <= 0 {
+		max = -1
+	}
+	fetches := w.sess.PollRecords(ctx, max)
+	var recs []*target.Record
+	fetches.EachRecord(func(r *kgo.Record) {
+		recs = append(recs, fromKgo(r))
+		w.unstaged[tpo{r.Topic, r.Partition, r.Offset}] = struct{}{}
+	})
+	if len(recs) == 0 {
+		if err := pollErr(ctx, fetches); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
+// Produce writes output records inside the open transaction.
+func (w *eosWorker) Produce(ctx context.Context, recs []*target.Record) error {
+	if w.done.Load() {
+		return errWorkerClosed
+	}
+	if !w.inTxn {
+		return errors.New("kafka: a classic-eos worker produces inside a transaction: call Begin first")
+	}
+	return produceSync(ctx, w.sess.Client(), recs, w.cfg.OutputTopic)
+}
+
+var errNoShareAcks = fmt.Errorf("kafka: a classic-eos worker has no share acknowledgements; StageAcks adds the consumed offsets to the transaction: %w", target.ErrUnsupported)
+
+// Ack is not part of classic-eos.
+func (w *eosWorker) Ack(context.Context, []*target.Record, target.AckType) error {
+	return errNoShareAcks
+}
+
+// Renew is not part of classic-eos.
+func (w *eosWorker) Renew(context.Context, []*target.Record) error { return errNoShareAcks }
+
+// Begin opens a transaction.
+func (w *eosWorker) Begin(ctx context.Context) error {
+	if w.done.Load() {
+		return errWorkerClosed
+	}
+	if err := w.sess.Begin(); err != nil {
+		return fmt.Errorf("kafka: beginning a transaction of %s: %w", w.txnID, err)
+	}
+	w.inTxn = true
+	return nil
+}
+
+// StageAcks adds the consumed offsets of recs to the transaction (accept and
+// reject both move the group past a record).
+func (w *eosWorker) StageAcks(ctx context.Context, recs []*target.Record, t target.AckType) error {
+	if w.done.Load() {
+		return errWorkerClosed
+	}
+	if t != target.AckAccept && t != target.AckReject {
+		return fmt.Errorf("kafka: cannot stage %s in a transaction (valid: accept, reject)", t)
+	}
+	if !w.inTxn {
+		return errors.New("kafka: StageAcks needs an open transaction: call Begin first")
+	}
+	for i, r := range recs {
+		if r == nil {
+			return fmt.Errorf("kafka: record %d of %d is nil", i, len(recs))
+		}
+		delete(w.unstaged, tpo{r.Topic, r.Partition, r.Offset})
+	}
+	return nil
+}
+
+// Commit commits the outputs and the consumed offsets together. If kgo had
+// to abort instead, it returns an error wrapping ErrTxnAborted and the
+// consumer has rewound to the last committed offsets.
+func (w *eosWorker) Commit(ctx context.Context) error {
+	if w.done.Load() {
+		return errWorkerClosed
+	}
+	if !w.inTxn {
+		return errors.New("kafka: commit without an open transaction: call Begin first")
+	}
+	if n := len(w.unstaged); n > 0 {
+		return fmt.Errorf("kafka: classic-eos commits the consumer position, which covers every record polled in this transaction, but %d of them were not staged: stage them all or abort", n)
+	}
+	committed, err := w.sess.End(ctx, kgo.TryCommit)
+	w.endTxn(ctx)
+	if err != nil {
+		return fmt.Errorf("kafka: committing the transaction of %s: %w", w.txnID, err)
+	}
+	if !committed {
+		return fmt.Errorf("kafka: transaction of %s: the group rebalanced or refused the offsets, and the consumer rewound to the last committed offsets: %w", w.txnID, ErrTxnAborted)
+	}
+	return nil
+}
+
+// Abort aborts the transaction and rewinds the consumer to the last
+// committed offsets, so the records polled since are consumed again.
+func (w *eosWorker) Abort(ctx context.Context) error {
+	if w.done.Load() {
+		return errWorkerClosed
+	}
+	_, err := w.sess.End(ctx, kgo.TryAbort)
+	w.endTxn(ctx)
+	if err != nil {
+		return fmt.Errorf("kafka: aborting the transaction of %s: %w", w.txnID, err)
+	}
+	return nil
+}
+
+// endTxn forgets the ended transaction and reads the bumped epoch.
+func (w *eosWorker) endTxn(ctx context.Context) {
+	w.inTxn = false
+	clear(w.unstaged)
+	ctx, cancel := context.WithTimeout(ctx, epochTimeout)
+	defer cancel()
+	if _, epoch, err := w.sess.Client().ProducerID(ctx); err == nil {
+		w.epoch = epoch
+	} else {
+		w.epoch = -1
+	}
+}
+
+// TxnInfo reports the transactional id and the producer epoch.
+func (w *eosWorker) TxnInfo() (string, int16) { return w.txnID, w.epoch }
+
+// Crash drops the worker as a killed process would: no leave, no end of the
+// open transaction (the next worker with this id fences it).
+func (w *eosWorker) Crash() {
+	w.t.untrack(w)
+	w.shutdown(true, context.Background())
+}
+
+// Close aborts an open transaction and leaves the group.
+func (w *eosWorker) Close(ctx context.Context) error {
+	w.t.untrack(w)
+	return w.shutdown(false, ctx)
+}
+
+func (w *eosWorker) closeForTarget() {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	w.shutdown(false, ctx)
+}
+
+func (w *eosWorker) shutdown(crash bool, ctx context.Context) error {
+	var errs []error
+	w.once.Do(func() {
+		w.done.Store(true)
+		cl := w.sess.Client()
+		if crash {
+			w.d.kill()
+			dead, cancel := context.WithCancel(context.Background())
+			cancel()
+			cl.LeaveGroupContext(dead)
+			w.sess.Close()
+			return
+		}
+		if w.inTxn {
+			if _, err := w.sess.End(ctx, kgo.TryAbort); err != nil {
+				errs = append(errs, fmt.Errorf("kafka: aborting the transaction of %s: %w", w.txnID, err))
+			}
+		}
+		// A transactional client never commits on revoke, so leaving
+		// commits nothing the transactions did not.
+		if err := cl.LeaveGroupContext(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("kafka: leaving group %s: %w", w.cfg.Group, err))
+		}
+		w.sess.Close()
+	})
+	return errors.Join(errs...)
+}

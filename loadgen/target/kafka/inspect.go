@@ -1,0 +1,105 @@
+// This file holds Inspect: the share-partition start offsets of the input
+// topic, read with DescribeShareGroupOffsets (KIP-932). Kafka exposes no
+// per-record share state, so ShareState.Records stays empty.
+
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+var errNoReaderTopic = errors.New("kafka: reader needs a topic")
+
+// Inspect returns the share-partition start offset of every input partition
+// the group has started; a partition the group never fetched has none and is
+// absent from SPSO. Records is empty: Kafka does not expose per-record state.
+func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareState, error) {
+	if err := validateConfig(cfg); err != nil {
+		return nil, err
+	}
+	if t.versions != nil && !hasKey(t.versions, kmsg.DescribeShareGroupOffsets) {
+		return nil, fmt.Errorf("kafka: the broker does not advertise DescribeShareGroupOffsets (KIP-932), so share state cannot be inspected: %w", target.ErrUnsupported)
+	}
+	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+	rg.GroupID = cfg.Group
+	rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
+	rt.Topic = cfg.InputTopic
+	for p := range partitions(cfg.InputPartitions) {
+		rt.Partitions = append(rt.Partitions, p)
+	}
+	rg.Topics = append(rg.Topics, rt)
+	req.Groups = append(req.Groups, rg)
+
+	kresp, err := req.RequestWith(ctx, t.admin)
+	if err != nil {
+		if errors.Is(err, kerr.UnsupportedVersion) {
+			return nil, fmt.Errorf("kafka: the broker cannot describe share group offsets (KIP-932): %w", target.ErrUnsupported)
+		}
+		return nil, fmt.Errorf("kafka: describing the offsets of share group %s: %w", cfg.Group, err)
+	}
+	st := &target.ShareState{SPSO: make(map[int32]int64)}
+	for _, g := range kresp.Groups {
+		if g.GroupID != cfg.Group {
+			continue
+		}
+		if err := kerr.ErrorForCode(g.ErrorCode); err != nil {
+			if errors.Is(err, kerr.GroupIDNotFound) {
+				// Not a share group: a classic group (classic-eos) reports
+				// its committed offsets, below which every record is done.
+				return t.classicState(ctx, cfg)
+			}
+			return nil, fmt.Errorf("kafka: describing the offsets of share group %s: %w", cfg.Group, err)
+		}
+		for _, tp := range g.Topics {
+			if tp.Topic != cfg.InputTopic {
+				continue
+			}
+			for _, p := range tp.Partitions {
+				if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+					return nil, fmt.Errorf("kafka: describing the offsets of share group %s, partition %s/%d: %w", cfg.Group, tp.Topic, p.Partition, err)
+				}
+				if p.StartOffset >= 0 {
+					st.SPSO[p.Partition] = p.StartOffset
+				}
+			}
+		}
+	}
+	return st, nil
+}
+
+// hasKey reports whether resp advertises key.
+func hasKey(resp *kmsg.ApiVersionsResponse, key kmsg.Key) bool {
+	for _, k := range resp.ApiKeys {
+		if k.ApiKey == int16(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// classicState reports a classic group's committed offsets as the boundary
+// below which input records are terminal.
+func (t *Target) classicState(ctx context.Context, cfg target.Config) (*target.ShareState, error) {
+	st := &target.ShareState{SPSO: make(map[int32]int64)}
+	resp, err := kadm.NewClient(t.admin).FetchOffsets(ctx, cfg.Group)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: fetching the committed offsets of group %s: %w", cfg.Group, err)
+	}
+	for _, parts := range resp {
+		for p, o := range parts {
+			if o.Err == nil && o.Topic == cfg.InputTopic && o.At >= 0 {
+				st.SPSO[p] = o.At
+			}
+		}
+	}
+	return st, nil
+}

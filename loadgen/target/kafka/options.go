@@ -1,0 +1,209 @@
+// This file holds Options, their validation, and the kgo client options every
+// client of the target shares (seed brokers, client id, SASL, TLS dialing).
+
+package kafka
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// The SASL mechanisms Options.SASLMechanism accepts (case-insensitive).
+const (
+	SASLPlain       = "plain"
+	SASLScramSHA256 = "scram-sha-256"
+	SASLScramSHA512 = "scram-sha-512"
+)
+
+// defaultPingTimeout bounds the reachability check New runs against
+// Options.Brokers: long enough for a TLS+SASL handshake across a WAN, short
+// enough that a typo in --brokers fails within a few seconds.
+const defaultPingTimeout = 5 * time.Second
+
+// defaultClientID is the client id prefix when Options.ClientID is empty.
+const defaultClientID = "sharebench"
+
+// Options say which cluster the target talks to and how.
+type Options struct {
+	// Brokers are the seed brokers (host:port). Empty starts an embedded
+	// kfake cluster on 127.0.0.1.
+	Brokers []string
+
+	// SASLMechanism is "" (no SASL), "plain", "scram-sha-256" or
+	// "scram-sha-512". SASLUser and SASLPassword are its credentials; the
+	// password never appears in errors, notes or String.
+	SASLMechanism string
+	SASLUser      string
+	SASLPassword  string
+
+	// TLS dials brokers with TLS. Setting any TLS file or
+	// TLSInsecureSkipVerify implies TLS. TLSCAFile replaces the system
+	// roots; TLSCertFile and TLSKeyFile (both or neither) give a client
+	// certificate.
+	TLS                   bool
+	TLSCAFile             string
+	TLSCertFile           string
+	TLSKeyFile            string
+	TLSInsecureSkipVerify bool
+
+	// ClientID prefixes every client id the target uses; default
+	// "sharebench".
+	ClientID string
+
+	// Logger, when set, receives one line per note the target records
+	// (the same notes Info().Notes returns).
+	Logger io.Writer
+
+	// PingTimeout bounds the reachability check New runs against
+	// Brokers; default 5s.
+	PingTimeout time.Duration
+}
+
+// String describes the options without secrets.
+func (o Options) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "brokers=%s", strings.Join(o.Brokers, ","))
+	if o.SASLMechanism != "" {
+		fmt.Fprintf(&b, " sasl=%s user=%s password=<redacted>", o.SASLMechanism, o.SASLUser)
+	}
+	if o.tlsWanted() {
+		b.WriteString(" tls=true")
+	}
+	if o.ClientID != "" {
+		fmt.Fprintf(&b, " client-id=%s", o.ClientID)
+	}
+	return b.String()
+}
+
+// GoString is String, so %#v does not print the password either.
+func (o Options) GoString() string { return "kafka.Options{" + o.String() + "}" }
+
+func (o Options) tlsWanted() bool {
+	return o.TLS || o.TLSCAFile != "" || o.TLSCertFile != "" || o.TLSKeyFile != "" || o.TLSInsecureSkipVerify
+}
+
+// validate checks the options and fills in defaults. It never mentions the
+// password.
+func (o *Options) validate() error {
+	var brokers []string
+	for _, b := range o.Brokers {
+		for _, s := range strings.Split(b, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				brokers = append(brokers, s)
+			}
+		}
+	}
+	o.Brokers = brokers
+	o.SASLMechanism = strings.ToLower(strings.TrimSpace(o.SASLMechanism))
+	switch o.SASLMechanism {
+	case "", SASLPlain, SASLScramSHA256, SASLScramSHA512:
+	default:
+		return fmt.Errorf("kafka: unknown SASL mechanism %q (valid: plain, scram-sha-256, scram-sha-512)", o.SASLMechanism)
+	}
+	if o.SASLMechanism != "" && o.SASLUser == "" {
+		return fmt.Errorf("kafka: SASL mechanism %s needs a user", o.SASLMechanism)
+	}
+	if o.SASLMechanism == "" && (o.SASLUser != "" || o.SASLPassword != "") {
+		return errors.New("kafka: a SASL user or password was given without a SASL mechanism (plain, scram-sha-256, scram-sha-512)")
+	}
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		return errors.New("kafka: a TLS client certificate needs both the certificate file and the key file")
+	}
+	if len(o.Brokers) == 0 && (o.SASLMechanism != "" || o.tlsWanted()) {
+		return errors.New("kafka: SASL and TLS options need --brokers; the embedded kfake cluster runs without them")
+	}
+	if o.ClientID == "" {
+		o.ClientID = defaultClientID
+	}
+	if o.PingTimeout <= 0 {
+		o.PingTimeout = defaultPingTimeout
+	}
+	return nil
+}
+
+// tlsConfig builds the TLS configuration, or nil without TLS.
+func (o *Options) tlsConfig() (*tls.Config, error) {
+	if !o.tlsWanted() {
+		return nil, nil
+	}
+	cfg := &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		InsecureSkipVerify: o.TLSInsecureSkipVerify, //nolint:gosec // the user asked for it explicitly
+	}
+	if o.TLSCAFile != "" {
+		pem, err := os.ReadFile(o.TLSCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("kafka: reading TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("kafka: TLS CA file %s holds no PEM certificate", o.TLSCAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if o.TLSCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.TLSCertFile, o.TLSKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("kafka: loading TLS client certificate %s: %w", o.TLSCertFile, err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// saslMechanism returns the SASL mechanism, or nil without SASL.
+func (o *Options) saslMechanism() sasl.Mechanism {
+	switch o.SASLMechanism {
+	case SASLPlain:
+		user, pass := o.SASLUser, o.SASLPassword
+		return plain.Plain(func(context.Context) (plain.Auth, error) {
+			return plain.Auth{User: user, Pass: pass}, nil
+		})
+	case SASLScramSHA256:
+		return scram.Auth{User: o.SASLUser, Pass: o.SASLPassword}.AsSha256Mechanism()
+	case SASLScramSHA512:
+		return scram.Auth{User: o.SASLUser, Pass: o.SASLPassword}.AsSha512Mechanism()
+	}
+	return nil
+}
+
+// conn is what every client needs to reach the cluster: the seeds, the
+// client id prefix, SASL and TLS. It is built once by New.
+type conn struct {
+	seeds    []string
+	clientID string
+	tls      *tls.Config
+	sasl     sasl.Mechanism
+}
+
+// clientOpts returns the kgo options for one client named suffix that dials
+// through d.
+func (c *conn) clientOpts(d *dialer, suffix string) []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.seeds...),
+		kgo.ClientID(c.clientID + "-" + suffix),
+		kgo.Dialer(d.DialContext),
+		// KIP-714 pushes would add requests to every benchmark run.
+		kgo.DisableClientMetrics(),
+	}
+	if c.sasl != nil {
+		opts = append(opts, kgo.SASL(c.sasl))
+	}
+	return opts
+}
+
+// newDialer returns a dialer for one client or one group of clients that
+// crash together.
+func (c *conn) newDialer() *dialer { return newDialer(c.tls) }

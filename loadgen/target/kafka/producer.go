@@ -1,0 +1,55 @@
+// This file holds the input producer: an idempotent, non-transactional kgo
+// client that produces synchronously with no linger.
+
+package kafka
+
+import (
+	"context"
+	"strconv"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// producer implements target.Producer.
+type producer struct {
+	t     *Target
+	cl    *kgo.Client
+	topic string
+	once  sync.Once
+}
+
+// NewProducer returns an idempotent producer of cfg.InputTopic records (a
+// record with a topic of its own goes there).
+func (t *Target) NewProducer(ctx context.Context, cfg target.Config, id int) (target.Producer, error) {
+	cl, err := kgo.NewClient(append(t.conn.clientOpts(t.conn.newDialer(), "producer-"+strconv.Itoa(id)),
+		kgo.DefaultProduceTopic(cfg.InputTopic),
+		// Latency is measured per record: never wait for a batch to fill.
+		kgo.ProducerLinger(0),
+	)...)
+	if err != nil {
+		return nil, wrapNewClient("producer", err)
+	}
+	p := &producer{t: t, cl: cl, topic: cfg.InputTopic}
+	if err := t.track(p); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Produce writes recs and sets their partition and offset.
+func (p *producer) Produce(ctx context.Context, recs []*target.Record) error {
+	return produceSync(ctx, p.cl, recs, p.topic)
+}
+
+// Close flushes nothing (Produce is synchronous) and closes the client.
+func (p *producer) Close() error {
+	p.t.untrack(p)
+	p.closeForTarget()
+	return nil
+}
+
+func (p *producer) closeForTarget() { p.once.Do(p.cl.Close) }

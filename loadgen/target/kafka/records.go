@@ -1,0 +1,134 @@
+// This file holds the conversions between target.Record and *kgo.Record.
+
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// toKgo returns the records to produce for recs; a record without a topic
+// goes to defaultTopic.
+func toKgo(recs []*target.Record, defaultTopic string) ([]*kgo.Record, error) {
+	out := make([]*kgo.Record, len(recs))
+	for i, r := range recs {
+		if r == nil {
+			return nil, fmt.Errorf("kafka: record %d of %d is nil", i, len(recs))
+		}
+		topic := r.Topic
+		if topic == "" {
+			topic = defaultTopic
+		}
+		if topic == "" {
+			return nil, fmt.Errorf("kafka: record %d of %d has no topic", i, len(recs))
+		}
+		out[i] = &kgo.Record{Topic: topic, Key: r.Key, Value: r.Value}
+	}
+	return out, nil
+}
+
+// produceSync produces recs through cl, waits for every acknowledgement and
+// writes the partition and offset back into recs.
+func produceSync(ctx context.Context, cl *kgo.Client, recs []*target.Record, defaultTopic string) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	krs, err := toKgo(recs, defaultTopic)
+	if err != nil {
+		return err
+	}
+	results := cl.ProduceSync(ctx, krs...)
+	var errs []error
+	for i, res := range results {
+		if res.Err != nil {
+			errs = append(errs, res.Err)
+			continue
+		}
+		recs[i].Topic = krs[i].Topic
+		recs[i].Partition = krs[i].Partition
+		recs[i].Offset = krs[i].Offset
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("kafka: producing %d of %d records failed: %w", len(errs), len(recs), errors.Join(dedupErrs(errs)...))
+	}
+	return nil
+}
+
+// dedupErrs keeps the first of each distinct error text, so a failed batch of
+// a thousand records reports one cause.
+func dedupErrs(errs []error) []error {
+	seen := make(map[string]bool, len(errs))
+	var out []error
+	for _, err := range errs {
+		if s := err.Error(); !seen[s] {
+			seen[s] = true
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// fromKgo converts a fetched record; Handle keeps the *kgo.Record for acks.
+func fromKgo(r *kgo.Record) *target.Record {
+	return &target.Record{
+		Topic:         r.Topic,
+		Partition:     r.Partition,
+		Offset:        r.Offset,
+		Key:           r.Key,
+		Value:         r.Value,
+		DeliveryCount: int(r.DeliveryCount()),
+		Handle:        r,
+	}
+}
+
+// handles returns the *kgo.Record behind each of recs.
+func handles(recs []*target.Record) ([]*kgo.Record, error) {
+	out := make([]*kgo.Record, len(recs))
+	for i, r := range recs {
+		if r == nil {
+			return nil, fmt.Errorf("kafka: record %d of %d is nil", i, len(recs))
+		}
+		kr, ok := r.Handle.(*kgo.Record)
+		if !ok || kr == nil {
+			return nil, fmt.Errorf("kafka: record %s/%d@%d was not polled from this target", r.Topic, r.Partition, r.Offset)
+		}
+		out[i] = kr
+	}
+	return out, nil
+}
+
+// pollErr turns the errors of a poll into one error, ignoring the context
+// error of a poll that simply waited out its context.
+func pollErr(ctx context.Context, fetches kgo.Fetches) error {
+	var errs []error
+	for _, fe := range fetches.Errors() {
+		if ctx.Err() != nil && (errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded)) {
+			continue
+		}
+		if errors.Is(fe.Err, kgo.ErrClientClosed) {
+			return errClientClosed
+		}
+		if fe.Topic != "" {
+			errs = append(errs, fmt.Errorf("%s/%d: %w", fe.Topic, fe.Partition, fe.Err))
+		} else {
+			errs = append(errs, fe.Err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("kafka: poll: %w", errors.Join(dedupErrs(errs)...))
+}
+
+var errClientClosed = errors.New("kafka: client is closed")
+
+// wrapNewClient explains a failure to create a kgo client (bad options only:
+// creating a client does not connect).
+func wrapNewClient(what string, err error) error {
+	return fmt.Errorf("kafka: creating the %s client: %w", what, err)
+}

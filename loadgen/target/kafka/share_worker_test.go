@@ -1,0 +1,378 @@
+// Tests of the share-group workers (implicit, explicit, deferred), the
+// readers they write for, Crash, and Inspect after consuming.
+
+package kafka
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+func TestExplicitConsumesAndAcksAll(t *testing.T) {
+	t.Parallel()
+	tg := newEmbedded(t)
+	cfg := testConfig(t, 3)
+	setup(t, tg, cfg)
+	const n = 60
+	inputs := produceInputs(t, tg, cfg, "in", n, 7)
+	for _, r := range inputs {
+		if r.Topic != cfg.InputTopic || r.Offset < 0 || r.Partition < 0 || r.Partition >= 3 {
+			t.Fatalf("produced record %+v lacks its topic, partition or offset", r)
+		}
+	}
+
+	w := newWorker(t, tg, cfg, target.Explicit, 0)
+	seen := make(map[string]int)
+	pollUntil(t, w, func(recs []*target.Record) {
+		for _, r := range recs {
+			seen[string(r.Value)]++
+			if r.DeliveryCount != 1 {
+				t.Errorf("record %s: delivery count %d, want 1", r.Value, r.DeliveryCount)
+			}
+		}
+		if err := w.Ack(ctxT(t), recs, target.AckAccept); err != nil {
+			t.Fatalf("Ack: %v", err)
+		}
+	}, func() bool { return len(seen) == n })
+	for v, c := range seen {
+		if c != 1 {
+			t.Errorf("record %s delivered %d times", v, c)
+		}
+	}
+
+	// Every record is acknowledged: SPSO reaches the end of each partition.
+	want := make(map[int32]int64)
+	for _, r := range inputs {
+		want[r.Partition] = max(want[r.Partition], r.Offset+1)
+	}
+	st, err := tg.Inspect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("Inspect: %v", err)
+	}
+	for p, end := range want {
+		if st.SPSO[p] != end {
+			t.Errorf("SPSO of partition %d = %d, want %d (all acked); state %+v", p, st.SPSO[p], end, st)
+		}
+	}
+	if err := w.Close(ctxT(t)); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := w.Poll(ctxT(t), 1); err == nil {
+		t.Error("Poll after Close: got nil error")
+	}
+}
+
+func TestExplicitWorkersShareOnePartition(t *testing.T) {
+	t.Parallel()
+	tg := newEmbedded(t)
+	cfg := testConfig(t, 1)
+	cfg.MaxPollRecords = 5
+	setup(t, tg, cfg)
+	const n = 60
+	produceInputs(t, tg, cfg, "in", n, 60)
+
+	// Two members on one partition: while the first holds its batch, the
+	// second must get other records. Each round both poll, then both ack.
+	workers := []target.Worker{newWorker(t, tg, cfg, target.Explicit, 0), newWorker(t, tg, cfg, target.Explicit, 1)}
+	owner := make(map[string]int) // partition@offset -> worker id
+	per := make(map[int]int)
+	for len(owner) < n {
+		batches := make([][]*target.Record, len(workers))
+		for id, w := range workers {
+			if len(owner) == n {
+				break
+			}
+			pollUntil(t, w, func(recs []*target.Record) { batches[id] = recs }, func() bool { return len(batches[id]) > 0 })
+			for _, r := range batches[id] {
+				k := offsetKey(r)
+				if prev, ok := owner[k]; ok {
+					t.Fatalf("record %s delivered to worker %d and worker %d", k, prev, id)
+				}
+				owner[k] = id
+				per[id]++
+			}
+		}
+		for id, w := range workers {
+			if err := w.Ack(ctxT(t), batches[id], target.AckAccept); err != nil {
+				t.Fatalf("worker %d Ack: %v", id, err)
+			}
+		}
+	}
+	if per[0] == 0 || per[1] == 0 {
+		t.Errorf("records per worker %v: want both to get records", per)
+	}
+}
+
+func TestImplicitAutoAccepts(t *testing.T) {
+	t.Parallel()
+	tg := newEmbedded(t)
+	cfg := testConfig(t, 1)
+	cfg.MaxPollRecords = 4
+	setup(t, tg, cfg)
+	const n = 20
+	produceInputs(t, tg, cfg, "in", n, 20)
+
+	w := newWorker(t, tg, cfg, target.Implicit, 0)
+	seen := make(map[string]int)
+	pollUntil(t, w, func(recs []*target.Record) {
+		if len(recs) > cfg.MaxPollRecords {
+			t.Errorf("poll returned %d records, more than MaxPollRecords %d", len(recs), cfg.MaxPollRecords)
+		}
+		for _, r := range recs {
+			seen[string(r.Value)]++
+		}
+	}, func() bool { return len(seen) == n })
+	for v, c := range seen {
+		if c != 1 {
+			t.Errorf("record %s delivered %d times", v, c)
+		}
+	}
+	// No Ack was called: every poll accepted the one before it, and Close
+	// accepts the last.
+	if err := w.Close(ctxT(t)); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	st, err := tg.Inspect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("Inspect: %v", err)
+	}
+	if st.SPSO[0] != n {
+		t.Errorf("SPSO = %d, want %d (all accepted implicitly)", st.SPSO[0], n)
+	}
+	// A new member finds nothing to redeliver.
+	w2 := newWorker(t, tg, cfg, target.Implicit, 1)
+	if recs := pollShort(t, w2, 300*time.Millisecond); len(recs) != 0 {
+		t.Errorf("a new worker got %d records after all were accepted", len(recs))
+	}
+}
+
+func TestDeferredCommitAndAbort(t *testing.T) {
+	t.Parallel()
+	tg := newEmbedded(t)
+	cfg := testConfig(t, 1)
+	setup(t, tg, cfg)
+	produceInputs(t, tg, cfg, "in", 10, 10)
+	ctx := ctxT(t)
+
+	w := newWorker(t, tg, cfg, target.Deferred, 7)
+	id, epoch := w.TxnInfo()
+	if id != cfg.TransactionalIDPrefix+"7" || epoch < 0 {
+		t.Fatalf("TxnInfo = %q, %d; want %q and a known epoch", id, epoch, cfg.TransactionalIDPrefix+"7")
+	}
+	if err := w.Produce(ctx, outputsOf(nil)); err == nil {
+		t.Error("Produce outside a transaction in deferred mode: got nil error")
+	}
+	// All ten inputs sit in the log before the first poll, so one poll
+	// (MaxPollRecords 100) acquires them all.
+	var recs []*target.Record
+	pollUntil(t, w, func(got []*target.Record) { recs = got }, func() bool { return len(recs) > 0 })
+	if len(recs) != 10 {
+		t.Fatalf("first poll got %d records, want all 10", len(recs))
+	}
+	if err := w.Renew(ctx, recs); err != nil {
+		t.Fatalf("Renew: %v", err)
+	}
+	commitRecs, abortRecs := recs[:5], recs[5:]
+
+	// Committed transaction, then ack.
+	if err := w.Begin(ctx); err != nil {
+		t.Fatalf("Begin: %v", err)
+	}
+	if err := w.Produce(ctx, outputsOf(commitRecs)); err != nil {
+		t.Fatalf("Produce: %v", err)
+	}
+	if err := w.StageAcks(ctx, commitRecs, target.AckAccept); !errors.Is(err, target.ErrUnsupported) {
+		t.Errorf("StageAcks in deferred mode = %v, want ErrUnsupported", err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	if err := w.Ack(ctx, commitRecs, target.AckAccept); err != nil {
+		t.Fatalf("Ack: %v", err)
+	}
+	if _, e2 := w.TxnInfo(); e2 < epoch {
+		t.Errorf("epoch went back from %d to %d", epoch, e2)
+	}
+
+	// Aborted transaction, then release.
+	if err := w.Begin(ctx); err != nil {
+		t.Fatalf("Begin: %v", err)
+	}
+	if err := w.Produce(ctx, outputsOf(abortRecs)); err != nil {
+		t.Fatalf("Produce: %v", err)
+	}
+	if err := w.Abort(ctx); err != nil {
+		t.Fatalf("Abort: %v", err)
+	}
+	if err := w.Ack(ctx, abortRecs, target.AckRelease); err != nil {
+		t.Fatalf("Ack(release): %v", err)
+	}
+	// A later committed marker: once a read_committed reader sees it,
+	// it has read past the aborted transaction.
+	if err := w.Begin(ctx); err != nil {
+		t.Fatalf("Begin: %v", err)
+	}
+	if err := w.Produce(ctx, []*target.Record{{Value: []byte("marker")}}); err != nil {
+		t.Fatalf("Produce: %v", err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+
+	rc := readUntil(t, newReader(t, tg, cfg, true), func(seen map[string]int) bool { return seen["marker"] > 0 })
+	for _, r := range commitRecs {
+		if rc["out-"+string(r.Value)] != 1 {
+			t.Errorf("read_committed saw committed output out-%s %d times, want 1", r.Value, rc["out-"+string(r.Value)])
+		}
+	}
+	for _, r := range abortRecs {
+		if c := rc["out-"+string(r.Value)]; c != 0 {
+			t.Errorf("read_committed saw aborted output out-%s %d times", r.Value, c)
+		}
+	}
+	ru := readUntil(t, newReader(t, tg, cfg, false), func(seen map[string]int) bool { return seen["marker"] > 0 })
+	for _, r := range recs {
+		if ru["out-"+string(r.Value)] != 1 {
+			t.Errorf("read_uncommitted saw out-%s %d times, want 1 (aborted outputs are visible uncommitted)", r.Value, ru["out-"+string(r.Value)])
+		}
+	}
+
+	// The released records come back, with a higher delivery count.
+	var again []*target.Record
+	pollUntil(t, w, func(got []*target.Record) {
+		again = append(again, got...)
+		if err := w.Ack(ctx, got, target.AckAccept); err != nil {
+			t.Fatalf("Ack: %v", err)
+		}
+	}, func() bool { return len(again) >= len(abortRecs) })
+	for _, r := range again {
+		if r.DeliveryCount < 2 {
+			t.Errorf("redelivered record %s has delivery count %d, want >= 2", r.Value, r.DeliveryCount)
+		}
+	}
+}
+
+func TestCrashRedeliversAndFences(t *testing.T) {
+	t.Parallel()
+	tg := newEmbedded(t)
+	cfg := testConfig(t, 1)
+	setup(t, tg, cfg)
+	const n = 8
+	produceInputs(t, tg, cfg, "in", n, n)
+	ctx := ctxT(t)
+
+	// The first worker takes records, opens a transaction, writes an
+	// output, and dies without acking or ending the transaction.
+	a, err := tg.NewWorker(ctx, cfg, target.Deferred, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []*target.Record
+	pollUntil(t, a, func(got []*target.Record) { held = append(held, got...) }, func() bool { return len(held) > 0 })
+	_, epochA := a.TxnInfo()
+	if err := a.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Produce(ctx, []*target.Record{{Value: []byte("zombie")}}); err != nil {
+		t.Fatal(err)
+	}
+	a.Crash()
+	if _, err := a.Poll(ctx, 1); err == nil {
+		t.Error("Poll after Crash: got nil error")
+	}
+
+	// Its replacement (same id) fences it and gets every record again.
+	b := newWorker(t, tg, cfg, target.Deferred, 3)
+	if _, epochB := b.TxnInfo(); epochB <= epochA {
+		t.Errorf("replacement epoch %d, want above the crashed worker's %d", epochB, epochA)
+	}
+	seen := make(map[string]int)
+	pollUntil(t, b, func(got []*target.Record) {
+		if err := b.Begin(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Produce(ctx, outputsOf(got)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Ack(ctx, got, target.AckAccept); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			seen[string(r.Value)]++
+		}
+	}, func() bool { return len(seen) == n })
+	for _, r := range held {
+		if seen[string(r.Value)] != 1 {
+			t.Errorf("record %s held by the crashed worker was delivered %d times to its replacement", r.Value, seen[string(r.Value)])
+		}
+	}
+	rc := readUntil(t, newReader(t, tg, cfg, true), func(seen map[string]int) bool { return len(seen) >= n })
+	if rc["zombie"] != 0 {
+		t.Error("read_committed saw the crashed worker's uncommitted output")
+	}
+}
+
+func TestLockExpiryRedeliversAndStaleAckFails(t *testing.T) {
+	t.Parallel()
+	tg := newEmbedded(t)
+	cfg := testConfig(t, 1) // LockDuration 1s
+	setup(t, tg, cfg)
+	const n = 5
+	produceInputs(t, tg, cfg, "in", n, n)
+
+	// a holds its records past the lock duration (it does not poll, so
+	// it does not fetch either).
+	a := newWorker(t, tg, cfg, target.Explicit, 0)
+	var held []*target.Record
+	pollUntil(t, a, func(got []*target.Record) { held = append(held, got...) }, func() bool { return len(held) == n })
+
+	b := newWorker(t, tg, cfg, target.Explicit, 1)
+	var again []*target.Record
+	pollUntil(t, b, func(got []*target.Record) { again = append(again, got...) }, func() bool { return len(again) == n })
+	for _, r := range again {
+		if r.DeliveryCount != 2 {
+			t.Errorf("record %s redelivered with count %d, want 2", r.Value, r.DeliveryCount)
+		}
+	}
+	// While b holds them, a's late ack is refused by the broker, and Ack
+	// says so. (Once b acks them, SPSO passes them and a late ack is a
+	// no-op success, as in Kafka.)
+	if err := a.Ack(ctxT(t), held, target.AckAccept); err == nil {
+		t.Error("Ack after the lock expired and another member acquired the records: got nil error")
+	} else {
+		t.Logf("late ack error: %v", err)
+	}
+	if err := b.Ack(ctxT(t), again, target.AckAccept); err != nil {
+		t.Fatalf("Ack by the new owner: %v", err)
+	}
+}
+
+func TestAckRejectsForeignRecords(t *testing.T) {
+	t.Parallel()
+	tg := newEmbedded(t)
+	cfg := testConfig(t, 1)
+	setup(t, tg, cfg)
+	w := newWorker(t, tg, cfg, target.Explicit, 0)
+	ctx := ctxT(t)
+	if err := w.Ack(ctx, []*target.Record{{Topic: "x"}}, target.AckAccept); err == nil {
+		t.Error("Ack of a record without a handle: got nil error")
+	}
+	if err := w.Ack(ctx, []*target.Record{nil}, target.AckAccept); err == nil {
+		t.Error("Ack of a nil record: got nil error")
+	}
+	if err := w.Ack(ctx, nil, target.AckGap); err == nil {
+		t.Error("Ack with type gap: got nil error")
+	}
+	if err := w.Begin(ctx); !errors.Is(err, target.ErrUnsupported) {
+		t.Errorf("Begin in explicit mode = %v, want ErrUnsupported", err)
+	}
+	if id, epoch := w.TxnInfo(); id != "" || epoch != -1 {
+		t.Errorf("TxnInfo in explicit mode = %q, %d; want \"\", -1", id, epoch)
+	}
+}

@@ -1,0 +1,53 @@
+// This file holds the per-mode policies: which anomaly kinds each
+// acknowledgement mode allows (DESIGN §5 and §7). The package documentation
+// says why each mode allows what it allows.
+
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrUnknownMode is matched (errors.Is) by the error Allowed and VerifyDir
+// return for a mode the verifier has no policy for.
+var ErrUnknownMode = errors.New("verify: unknown mode")
+
+// policies maps each mode to the anomaly kinds it allows, sorted. The modes
+// are target.Mode's names; verify does not import target so that it stays a
+// leaf.
+var policies = map[string][]string{
+	"implicit":      {KindDuplicate},
+	"explicit":      {KindDuplicate},
+	"deferred":      {KindDuplicate},
+	"transactional": {},
+	"classic-eos":   {},
+}
+
+// Modes returns the modes with a policy, in report order.
+func Modes() []string {
+	return []string{"implicit", "explicit", "deferred", "transactional", "classic-eos"}
+}
+
+// Allowed returns the anomaly kinds mode allows, sorted (empty, not nil, for
+// the exactly-once modes): duplicate for implicit, explicit and deferred
+// (at-least-once: duplicates, never loss), nothing for transactional and
+// classic-eos. For any other mode it returns an error matching
+// ErrUnknownMode.
+func Allowed(mode string) ([]string, error) {
+	p, ok := policies[mode]
+	if !ok {
+		return nil, &modeError{mode: mode}
+	}
+	return append([]string{}, p...), nil
+}
+
+// modeError names an unknown mode and the valid ones.
+type modeError struct{ mode string }
+
+func (e *modeError) Error() string {
+	return fmt.Sprintf("verify: unknown mode %q; want one of %s", e.mode, strings.Join(Modes(), ", "))
+}
+
+func (e *modeError) Is(target error) bool { return target == ErrUnknownMode }

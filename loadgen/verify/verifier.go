@@ -1,0 +1,211 @@
+// This file holds the Verifier: its options, the streaming AddInput and
+// AddOutput calls, and Finish, which judges what was added.
+
+package verify
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+)
+
+// DefaultMaxWitnesses is how many witnesses a verdict keeps per kind when
+// Options.MaxWitnesses is 0.
+const DefaultMaxWitnesses = 10
+
+// maxRefs is how many output refs one witness lists; its Detail gives the
+// full count.
+const maxRefs = 8
+
+// Options tunes a Verifier. The zero value is valid.
+type Options struct {
+	// DeliveryLimit is the share group's delivery count limit
+	// (share.delivery.count.limit, 5 in Kafka by default). Default 0:
+	// unknown, so over-delivered is not checked and every archived record
+	// that was not rejected counts as archived-at-limit. A negative limit
+	// is treated as 0.
+	DeliveryLimit int
+	// MaxWitnesses is how many witnesses the verdict keeps per kind.
+	// Default (0) DefaultMaxWitnesses; negative keeps none.
+	MaxWitnesses int
+}
+
+// Verifier checks one mode's ledgers. Feed it with AddInput and AddOutput
+// in any order and interleaving, then call Finish. It keeps a compact
+// record per input id and per output, never the Input and Output values
+// (see "Memory" in the package documentation). It is safe for concurrent
+// use.
+type Verifier struct {
+	mode    string
+	allowed []string
+	modeErr error
+	opts    Options
+	notes   []string // from New
+
+	mu struct {
+		sync.Mutex
+		s        store
+		txnIndex map[string]uint32
+		txnNames []string // index -> transactional id; [0] is ""
+
+		inputs, outputs int64
+
+		dupInputs  int64 // AddInput calls for an id already added
+		dupFirst   uint64
+		invalid    int64 // inputs with a field the verifier cannot use
+		invalidMsg string
+		dropped    int64 // outputs beyond maxOuts
+		late       int64 // Add calls after Finish
+
+		done *result.Verification
+	}
+}
+
+// New returns a Verifier for mode. An unknown mode still gets a Verifier:
+// it allows no anomaly and its verdict carries a note (Allowed reports the
+// error, VerifyDir fails fast).
+func New(mode string, opts Options) *Verifier {
+	v := &Verifier{mode: mode, opts: opts}
+	v.allowed, v.modeErr = Allowed(mode)
+	if v.modeErr != nil {
+		v.allowed = []string{}
+		v.notes = append(v.notes, v.modeErr.Error()+"; judged as allowing no anomaly")
+	}
+	if v.opts.DeliveryLimit < 0 {
+		v.notes = append(v.notes, fmt.Sprintf("verify: delivery limit %d is negative; treated as unknown", v.opts.DeliveryLimit))
+		v.opts.DeliveryLimit = 0
+	}
+	if v.opts.DeliveryLimit == 0 {
+		v.notes = append(v.notes, "verify: no delivery limit given: over-delivered is not checked and every archived, unrejected record counts as archived-at-limit")
+	}
+	switch {
+	case v.opts.MaxWitnesses == 0:
+		v.opts.MaxWitnesses = DefaultMaxWitnesses
+	case v.opts.MaxWitnesses < 0:
+		v.opts.MaxWitnesses = 0
+	}
+	v.mu.txnNames = []string{""}
+	return v
+}
+
+// AddInput adds one input record. An id added twice keeps its first record;
+// the verdict notes the duplicate ids.
+func (v *Verifier) AddInput(in Input) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.mu.done != nil {
+		v.mu.late++
+		return
+	}
+	v.mu.inputs++
+	r := v.mu.s.get(in.ID)
+	if r.flags&flagInput != 0 {
+		if v.mu.dupInputs == 0 {
+			v.mu.dupFirst = in.ID
+		}
+		v.mu.dupInputs++
+		return
+	}
+	r.flags |= flagInput
+	if in.Rejected {
+		r.flags |= flagRejected
+	}
+	if in.BelowSPSO {
+		r.flags |= flagBelowSPSO
+	}
+	r.partition = in.Partition
+	r.offset = in.Offset
+	r.state = stateCode(in.FinalState)
+	switch {
+	case r.state == codeInvalid:
+		v.invalidLocked(fmt.Sprintf("id %d has final state %q", in.ID, in.FinalState))
+	case in.DeliveryCount < 0:
+		v.invalidLocked(fmt.Sprintf("id %d has delivery count %d", in.ID, in.DeliveryCount))
+	}
+	r.deliveries = int32(min(max(in.DeliveryCount, 0), math.MaxInt32))
+}
+
+// invalidLocked records an input field the verifier cannot use. v.mu must
+// be held.
+func (v *Verifier) invalidLocked(msg string) {
+	if v.mu.invalid == 0 {
+		v.mu.invalidMsg = msg
+	}
+	v.mu.invalid++
+}
+
+// AddOutput adds one output record.
+func (v *Verifier) AddOutput(o Output) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.mu.done != nil {
+		v.mu.late++
+		return
+	}
+	v.mu.outputs++
+	s := &v.mu.s
+	i := s.newOut()
+	if i == 0 {
+		v.mu.dropped++
+		return
+	}
+	r := s.get(o.InputID)
+	p := s.out(i)
+	*p = out{
+		offset:    o.Offset,
+		visibleNs: o.VisibleNs,
+		partition: o.Partition,
+		epoch:     o.Epoch,
+		next:      r.head,
+	}
+	r.head = i
+	if o.Committed {
+		p.flags |= outCommitted
+	}
+	if o.Aborted {
+		p.flags |= outAborted
+	}
+	if o.TransactionalID != "" {
+		p.txn = v.txnLocked(o.TransactionalID)
+		p.txnSeq = o.TxnSeq
+		p.txnSize = uint32(min(max(o.TxnSize, 0), math.MaxUint32))
+	}
+}
+
+// txnLocked interns a transactional id. v.mu must be held.
+func (v *Verifier) txnLocked(tid string) uint32 {
+	if i, ok := v.mu.txnIndex[tid]; ok {
+		return i
+	}
+	if v.mu.txnIndex == nil {
+		v.mu.txnIndex = make(map[string]uint32)
+	}
+	i := uint32(len(v.mu.txnNames))
+	v.mu.txnIndex[tid] = i
+	v.mu.txnNames = append(v.mu.txnNames, tid)
+	return i
+}
+
+// Finish judges everything added and returns the verdict. Call it once,
+// after the last Add: later calls return the same verdict, and Adds after
+// it are ignored. Finish releases the verifier's memory.
+func (v *Verifier) Finish() *result.Verification {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.mu.done != nil {
+		if v.mu.late > 0 {
+			v.mu.done.Notes = append(v.mu.done.Notes, fmt.Sprintf("verify: %d records were added after Finish and ignored", v.mu.late))
+			v.mu.late = 0
+		}
+		return v.mu.done
+	}
+	j := newJudge(v)
+	j.run()
+	res := j.verdict()
+	v.mu.done = res
+	v.mu.s = store{}
+	v.mu.txnIndex = nil
+	return res
+}

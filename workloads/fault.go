@@ -1,0 +1,351 @@
+// This file holds Fault, one fault scheduled on a mode's timeline, with the
+// fault kinds, their parameters and their validation.
+
+package workloads
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Fault kinds (DESIGN.md §8).
+const (
+	// FaultWorkerCrash crashes a worker at a phase of its loop.
+	// Params: phase (required), worker.
+	FaultWorkerCrash = "worker-crash"
+	// FaultAbortRatio makes workers abort that share of their transactions
+	// for a while. Params: ratio, for (both required).
+	FaultAbortRatio = "abort-ratio"
+	// FaultStallWorker stalls a worker inside an open transaction, so a
+	// stall longer than transactionTimeout times it out.
+	// Params: for (required), worker.
+	FaultStallWorker = "stall-worker"
+	// FaultSlowProcessing adds delay to each batch a worker polls, so a
+	// delay longer than lockDuration lets the batch's locks expire.
+	// Params: for, delay (both required), worker.
+	FaultSlowProcessing = "slow-processing"
+	// FaultCoordinatorCrash crashes the transaction coordinator once a
+	// transaction reaches state. Params: state (required).
+	FaultCoordinatorCrash = "coordinator-crash"
+	// FaultShareFailover moves a share partition's leadership.
+	// Params: partition.
+	FaultShareFailover = "share-failover"
+	// FaultZombieProducer keeps a fenced producer of a worker sending.
+	// Params: worker.
+	FaultZombieProducer = "zombie-producer"
+	// FaultEngineRestart restarts the engine from its data directory.
+	// No params.
+	FaultEngineRestart = "engine-restart"
+)
+
+// Values of the worker-crash phase param.
+const (
+	PhaseAfterPoll            = "after-poll"
+	PhaseAfterProduce         = "after-produce"
+	PhaseAfterStage           = "after-stage"
+	PhaseAfterCommitBeforeAck = "after-commit-before-ack"
+)
+
+// Values of the coordinator-crash state param.
+const (
+	StateOngoing       = "ongoing"
+	StatePrepareCommit = "prepare-commit"
+	StatePrepareAbort  = "prepare-abort"
+)
+
+// Random is the value of a worker or partition param that picks one at
+// random (from the run's seed) each time the fault fires.
+const Random = "random"
+
+// minFaultEvery keeps a repeating fault from firing in a tight loop.
+const minFaultEvery = 100 * time.Millisecond
+
+// maxFaults bounds the faults of one workload.
+const maxFaults = 100
+
+// Fault is one fault on the timeline of each mode's test, which starts when
+// its warm-up ends. Exactly one of At (once, at that offset) and Every
+// (repeatedly, first at Every) is set, both above zero and below the test
+// duration. Params hold the kind's parameters as written; Index, Duration
+// and Float read them once the Spec is valid.
+type Fault struct {
+	At     time.Duration     `yaml:"at,omitempty" json:"at,omitempty"`
+	Every  time.Duration     `yaml:"every,omitempty" json:"every,omitempty"`
+	Kind   string            `yaml:"kind" json:"kind"`
+	Params map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
+}
+
+// String describes f on one line for logs, like
+// "worker-crash every 1.5s (phase=after-poll worker=random)".
+func (f Fault) String() string {
+	var b strings.Builder
+	b.WriteString(f.Kind)
+	switch {
+	case f.Every > 0:
+		b.WriteString(" every ")
+		b.WriteString(fmtDur(f.Every))
+	default:
+		b.WriteString(" at ")
+		b.WriteString(fmtDur(f.At))
+	}
+	if len(f.Params) > 0 {
+		b.WriteString(" (")
+		for i, k := range slices.Sorted(maps.Keys(f.Params)) {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(k)
+			b.WriteByte('=')
+			b.WriteString(f.Params[k])
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// Index reads a worker or partition param: the index, or random true when
+// the param says "random" or is absent.
+func (f Fault) Index(param string) (index int, random bool) {
+	v, ok := f.Params[param]
+	if !ok || v == Random {
+		return -1, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return -1, true
+	}
+	return n, false
+}
+
+// Duration reads a duration param such as "for" or "delay"; 0 when absent.
+func (f Fault) Duration(param string) time.Duration {
+	d, err := time.ParseDuration(f.Params[param])
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+// Float reads a number param such as "ratio"; 0 when absent.
+func (f Fault) Float(param string) float64 {
+	x, err := strconv.ParseFloat(f.Params[param], 64)
+	if err != nil {
+		return 0
+	}
+	return x
+}
+
+// resolve writes the default of each omitted optional param, and drops an
+// empty params map so YAML round trips compare equal.
+func (f *Fault) resolve() {
+	k, ok := faultKinds[f.Kind]
+	if !ok {
+		return
+	}
+	for _, p := range k.params {
+		if p.def == "" {
+			continue
+		}
+		if _, ok := f.Params[p.name]; !ok {
+			if f.Params == nil {
+				f.Params = map[string]string{}
+			}
+			f.Params[p.name] = p.def
+		}
+	}
+	if len(f.Params) == 0 {
+		f.Params = nil
+	}
+}
+
+// faultParam describes one param of a fault kind.
+type faultParam struct {
+	name     string
+	required bool
+	def      string // written by resolve when omitted; "" for none
+	// check returns what is wrong with v and the fix, or "" when v is fine.
+	check func(s *Spec, v string) string
+}
+
+type faultKind struct {
+	params []faultParam
+}
+
+// faultKinds maps each kind to its params, in the order they are checked.
+var faultKinds = map[string]faultKind{
+	FaultWorkerCrash: {params: []faultParam{
+		{name: "phase", required: true, check: checkEnum("crash phase",
+			PhaseAfterPoll, PhaseAfterProduce, PhaseAfterStage, PhaseAfterCommitBeforeAck)},
+		workerParam,
+	}},
+	FaultAbortRatio: {params: []faultParam{
+		{name: "ratio", required: true, check: checkRatio},
+		{name: "for", required: true, check: checkFaultDur},
+	}},
+	FaultStallWorker: {params: []faultParam{
+		{name: "for", required: true, check: checkFaultDur},
+		workerParam,
+	}},
+	FaultSlowProcessing: {params: []faultParam{
+		{name: "for", required: true, check: checkFaultDur},
+		{name: "delay", required: true, check: checkFaultDur},
+		workerParam,
+	}},
+	FaultCoordinatorCrash: {params: []faultParam{
+		{name: "state", required: true, check: checkEnum("transaction state",
+			StateOngoing, StatePrepareCommit, StatePrepareAbort)},
+	}},
+	FaultShareFailover: {params: []faultParam{
+		{name: "partition", def: Random, check: checkPartition},
+	}},
+	FaultZombieProducer: {params: []faultParam{workerParam}},
+	FaultEngineRestart:  {},
+}
+
+var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
+
+// faultKindNames lists the kinds in documentation order, for messages.
+var faultKindNames = []string{
+	FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing,
+	FaultCoordinatorCrash, FaultShareFailover, FaultZombieProducer, FaultEngineRestart,
+}
+
+func checkEnum(what string, values ...string) func(*Spec, string) string {
+	return func(_ *Spec, v string) string {
+		if slices.Contains(values, v) {
+			return ""
+		}
+		return fmt.Sprintf("%q is not a %s; use %s", v, what, orList(values))
+	}
+}
+
+func checkRatio(_ *Spec, v string) string {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(x >= 0 && x <= 1) {
+		return fmt.Sprintf("%q is not a share between 0 and 1; use a number like 0.1", v)
+	}
+	return ""
+}
+
+func checkFaultDur(_ *Spec, v string) string {
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q is not a duration; write a Go duration like 500ms or 2s", v)
+	case d <= 0:
+		return fmt.Sprintf("%s is not above 0; use a duration like 2s", v)
+	case d > time.Hour:
+		return fmt.Sprintf("%s is above the maximum 1h; use 1h or less", v)
+	}
+	return ""
+}
+
+func checkWorker(s *Spec, v string) string {
+	return checkIndex(v, "worker", "consumers", s.Consumers)
+}
+
+func checkPartition(s *Spec, v string) string {
+	return checkIndex(v, "partition", "partitionsPerTopic", s.PartitionsPerTopic)
+}
+
+func checkIndex(v, what, countField string, count int) string {
+	if v == Random {
+		return ""
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n >= count {
+		return fmt.Sprintf("%q is not a %s of this workload (%s is %d); use 0 to %d or %s",
+			v, what, countField, count, count-1, Random)
+	}
+	return ""
+}
+
+// validate checks fault i of s.
+func (f *Fault) validate(s *Spec, i int) *Error {
+	path := fmt.Sprintf("faults[%d]", i)
+	test := s.TestDuration()
+	k, ok := faultKinds[f.Kind]
+	switch {
+	case f.Kind == "":
+		return fieldErr(path+".kind", "missing; set kind to one of %s", orList(faultKindNames))
+	case !ok:
+		return fieldErr(path+".kind", "%q is not a fault kind; use %s", f.Kind, orList(faultKindNames))
+	}
+	switch {
+	case f.At != 0 && f.Every != 0:
+		return fieldErr(path+".every", "set together with at; set only one: at fires once, every repeats")
+	case f.At == 0 && f.Every == 0:
+		return fieldErr(path, "has neither at nor every; add at: 2s to fire once, or every: 2s to repeat")
+	case f.At < 0:
+		return fieldErr(path+".at", "%s is negative; use a time after the warm-up, like 2s", fmtDur(f.At))
+	case f.At >= test:
+		return fieldErr(path+".at", "%s is not before the end of the test (testDuration %s), so the fault would never fire; use an at below %s",
+			fmtDur(f.At), fmtDur(test), fmtDur(test))
+	case f.Every < 0:
+		return fieldErr(path+".every", "%s is negative; use a period like 2s", fmtDur(f.Every))
+	case f.Every > 0 && f.Every < minFaultEvery:
+		return fieldErr(path+".every", "%s is below the minimum %s; use %s or more", fmtDur(f.Every), fmtDur(minFaultEvery), fmtDur(minFaultEvery))
+	case f.Every >= test:
+		return fieldErr(path+".every", "%s is not below the test duration %s, so the fault would never fire; use an every below %s",
+			fmtDur(f.Every), fmtDur(test), fmtDur(test))
+	}
+	known := make([]string, len(k.params))
+	for j, p := range k.params {
+		known[j] = p.name
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.Params)) {
+		if slices.Contains(known, name) {
+			continue
+		}
+		if len(known) == 0 {
+			return fieldErr(path+".params."+name, "unknown param: %s takes no params; remove it", f.Kind)
+		}
+		return fieldErr(path+".params."+name, "unknown param for %s; its params are %s", f.Kind, andList(known))
+	}
+	for _, p := range k.params {
+		v, ok := f.Params[p.name]
+		if !ok {
+			if p.required {
+				return fieldErr(path+".params", "%s needs param %s; add it", f.Kind, p.name)
+			}
+			continue
+		}
+		if msg := p.check(s, v); msg != "" {
+			return fieldErr(path+".params."+p.name, "%s", msg)
+		}
+	}
+	return nil
+}
+
+// orList writes "a, b or c".
+func orList(v []string) string { return joinList(v, "or") }
+
+// andList writes "a, b and c".
+func andList(v []string) string { return joinList(v, "and") }
+
+func joinList(v []string, last string) string {
+	switch len(v) {
+	case 0:
+		return ""
+	case 1:
+		return v[0]
+	}
+	return strings.Join(v[:len(v)-1], ", ") + " " + last + " " + v[len(v)-1]
+}
+
+// fmtDur writes d like time.Duration.String without zero tails: "1h", "2m",
+// "1m30s", "500ms".
+func fmtDur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -1,0 +1,513 @@
+// This file holds Parse and Load: YAML in, a validated Spec out, and bad
+// input reported as one *Error with its file, line and field.
+
+package workloads
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// maxFileBytes bounds a workload file.
+const maxFileBytes = 1 << 20
+
+// Load returns the workload nameOrPath names: a registered workload first,
+// else the YAML file at that path. Every failure is an *Error; an unknown
+// name that is not a file lists the built-in names.
+func Load(nameOrPath string) (*Spec, error) {
+	if s, ok := Lookup(nameOrPath); ok {
+		return s, nil
+	}
+	data, err := readFile(nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(nameOrPath, data)
+}
+
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{File: path, err: err, Msg: fmt.Sprintf(
+			"no built-in workload has that name and no file has that path; use one of %s, or the path of a YAML file",
+			andList(Names()))}
+	}
+	if err != nil {
+		return nil, &Error{File: path, err: err, Msg: fmt.Sprintf("cannot open the workload file: %v; check the path and its permissions", unwrapPath(err))}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, &Error{File: path, err: err, Msg: fmt.Sprintf("cannot read the workload file: %v; give the path of a YAML file", unwrapPath(err))}
+	}
+	return data, nil
+}
+
+// unwrapPath drops the path an *fs.PathError repeats, since the Error
+// already names the file.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse decodes the YAML workload in data over the defaults of New, fills
+// the derived fields and validates the result. file names the input in
+// errors; the workload's name defaults to file's base name without its
+// extension. Every failure is an *Error.
+func Parse(file string, data []byte) (*Spec, error) {
+	if len(data) > maxFileBytes {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("is larger than %d bytes; a workload file is a few dozen lines", maxFileBytes)}
+	}
+	root, err := parseNode(file, data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{file: file, lines: map[string]int{}}
+	s := New(strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
+	if err := d.decode(root, reflect.ValueOf(s).Elem(), ""); err != nil {
+		return nil, err
+	}
+	if err := d.exclusive(); err != nil {
+		return nil, err
+	}
+	// A file that gives only the minutes form drops New's default of the
+	// duration form, which resolve would otherwise keep.
+	if d.has("testDurationMinutes") && !d.has("testDuration") {
+		if s.TestMinutes == 0 {
+			return nil, &Error{File: file, Line: d.lines["testDurationMinutes"], Field: "testDurationMinutes",
+				Msg: "0 is not above 0; use a number of minutes like 0.5"}
+		}
+		s.TestLength = 0
+	}
+	if d.has("warmupDurationMinutes") && !d.has("warmupDuration") {
+		s.WarmupLength = 0
+	}
+	s.resolve()
+	if err := s.Validate(); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.File, e.Line = file, d.lineOf(e)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseNode parses data into the node of its one YAML document.
+func parseNode(file string, data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		return nil, &Error{File: file, Msg: "is empty; write the workload's fields, like \"name: my-workload\""}
+	}
+	if err != nil {
+		e := &Error{File: file, err: err}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		// yaml.v3 reports syntax errors only as text: "yaml: line N: ...".
+		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+			e.Line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		fix := "check the indentation and quoting near this line"
+		if line := tabIndentLine(data); line > 0 {
+			// YAML forbids tabs in indentation, and yaml.v3 often cannot
+			// say where the tab is.
+			if e.Line == 0 {
+				e.Line = line
+			}
+			fix = fmt.Sprintf("line %d is indented with a tab; indent with spaces", line)
+		}
+		e.Msg = "malformed YAML: " + msg + "; " + fix
+		return nil, e
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		line := next.Line
+		if err != nil {
+			line = 0
+		}
+		return nil, &Error{File: file, Line: line, Msg: "holds more than one YAML document; put one workload in each file and remove the extra ---"}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	root = deref(root)
+	if root.Kind != yaml.MappingNode {
+		if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
+			return nil, &Error{File: file, Line: root.Line, Msg: "is empty; write the workload's fields, like \"name: my-workload\""}
+		}
+		return nil, &Error{File: file, Line: root.Line, Msg: fmt.Sprintf(
+			"holds %s, not a mapping of workload fields; write one field per line, like \"name: my-workload\"", describe(root))}
+	}
+	return root, nil
+}
+
+// tabIndentLine returns the 1-based number of the first line indented with a
+// tab, or 0.
+func tabIndentLine(data []byte) int {
+	for i, line := range strings.Split(string(data), "\n") {
+		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+		if strings.Contains(indent, "\t") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// decoder walks a yaml.Node into a Spec, checking each key against the yaml
+// tags of the struct it fills and recording the line of every field path.
+type decoder struct {
+	file  string
+	lines map[string]int // field path -> line of its key (or list item)
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) *Error {
+	return &Error{File: d.file, Line: n.Line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (d *decoder) has(path string) bool { _, ok := d.lines[path]; return ok }
+
+// lineOf finds the line of a validation error: its field, its other fields,
+// then the nearest enclosing field present in the file; 0 when none is.
+func (d *decoder) lineOf(e *Error) int {
+	for _, p := range append([]string{e.Field}, e.alt...) {
+		if l, ok := d.lines[p]; ok {
+			return l
+		}
+	}
+	for p := e.Field; p != ""; {
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+		if l, ok := d.lines[p]; ok {
+			return l
+		}
+	}
+	return 0
+}
+
+// exclusive reports pairs of fields of which a file may give only one.
+func (d *decoder) exclusive() *Error {
+	pairs := [][2]string{
+		{"testDuration", "testDurationMinutes"},
+		{"warmupDuration", "warmupDurationMinutes"},
+	}
+	for i := 0; d.has(fmt.Sprintf("faults[%d]", i)); i++ {
+		p := fmt.Sprintf("faults[%d].", i)
+		pairs = append(pairs, [2]string{p + "at", p + "every"})
+	}
+	for _, p := range pairs {
+		a, b := d.lines[p[0]], d.lines[p[1]]
+		if a == 0 || b == 0 {
+			continue
+		}
+		first, second := p[0], p[1]
+		if b < a {
+			first, second = second, first
+		}
+		msg := fmt.Sprintf("set together with %s (line %d); set only one of them", lastPart(first), d.lines[first])
+		if strings.HasSuffix(first, ".at") || strings.HasSuffix(first, ".every") {
+			msg += ": at fires once, every repeats"
+		}
+		return &Error{File: d.file, Line: d.lines[second], Field: second, Msg: msg}
+	}
+	return nil
+}
+
+func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
+
+// deref follows aliases to the node they name.
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// describe names what a node holds, for messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.ShortTag() == "!!str" {
+			return strconv.Quote(n.Value)
+		}
+		return n.Value
+	}
+	return "an unknown YAML node"
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+
+// decode stores n into v; field is v's path. A null value leaves v as it is,
+// so an empty field keeps its default.
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) error {
+	n = deref(n)
+	if isNull(n) {
+		return nil
+	}
+	if v.Type() == durationType {
+		return d.duration(n, v, field)
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		return d.mapping(n, v, field)
+	case reflect.Slice:
+		return d.sequence(n, v, field)
+	case reflect.Map:
+		return d.params(n, v, field)
+	}
+	if n.Kind != yaml.ScalarNode {
+		return d.fail(n, field, "%s is not a single value; write one value after the colon", describe(n))
+	}
+	tag := n.ShortTag()
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(n.Value)
+	case reflect.Bool:
+		var b bool
+		if tag != "!!bool" || n.Decode(&b) != nil {
+			return d.fail(n, field, "%s is not true or false; write true or false", describe(n))
+		}
+		v.SetBool(b)
+	case reflect.Int:
+		var i int
+		switch {
+		case tag == "!!str" && isNumber(n.Value):
+			return d.fail(n, field, "%s is quoted, so it is text, not a whole number; remove the quotes", describe(n))
+		case tag != "!!int" || n.Decode(&i) != nil:
+			return d.fail(n, field, "%s is not a whole number; write digits only, like 8", describe(n))
+		}
+		v.SetInt(int64(i))
+	case reflect.Float64:
+		var x float64
+		switch {
+		case tag == "!!str" && isNumber(n.Value):
+			return d.fail(n, field, "%s is quoted, so it is text, not a number; remove the quotes", describe(n))
+		case tag != "!!int" && tag != "!!float", n.Decode(&x) != nil:
+			return d.fail(n, field, "%s is not a number; write a number like 0.5", describe(n))
+		case math.IsNaN(x) || math.IsInf(x, 0):
+			return d.fail(n, field, "%s is not a finite number; write a number like 0.5", describe(n))
+		}
+		v.SetFloat(x)
+	default:
+		return d.fail(n, field, "has a Go type (%s) the decoder does not handle; this is a bug in sharebench", v.Type())
+	}
+	return nil
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+	return err == nil
+}
+
+func (d *decoder) duration(n *yaml.Node, v reflect.Value, field string) error {
+	if n.Kind != yaml.ScalarNode {
+		return d.fail(n, field, "%s is not a duration; write a Go duration like 500ms, 2s or 1m30s", describe(n))
+	}
+	dur, err := time.ParseDuration(n.Value)
+	if err != nil {
+		if n.ShortTag() == "!!int" || n.ShortTag() == "!!float" {
+			return d.fail(n, field, "%s has no unit; add one, like %sms (Go duration units: ns, us, ms, s, m, h)", n.Value, n.Value)
+		}
+		return d.fail(n, field, "%s is not a duration; write a Go duration like 500ms, 2s or 1m30s", describe(n))
+	}
+	v.SetInt(int64(dur))
+	return nil
+}
+
+// structField is one field of a struct the decoder fills.
+type structField struct {
+	name  string // the yaml name
+	index int
+}
+
+func yamlFields(t reflect.Type) []structField {
+	var out []structField
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" {
+			out = append(out, structField{name: name, index: i})
+		}
+	}
+	return out
+}
+
+func fieldNames(fs []structField) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
+	}
+	return names
+}
+
+func join(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+func (d *decoder) mapping(n *yaml.Node, v reflect.Value, field string) error {
+	fields := yamlFields(v.Type())
+	if n.Kind != yaml.MappingNode {
+		return d.fail(n, field, "%s is not a mapping; write its fields (%s) indented on the lines below it",
+			describe(n), andList(fieldNames(fields)))
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := deref(n.Content[i]), n.Content[i+1]
+		path := join(field, k.Value)
+		if k.Kind != yaml.ScalarNode {
+			return d.fail(k, field, "has %s as a key; keys are field names like %s", describe(k), fields[0].name)
+		}
+		var sf *structField
+		for j := range fields {
+			if fields[j].name == k.Value {
+				sf = &fields[j]
+			}
+		}
+		if sf == nil {
+			return d.fail(k, path, "%s", unknownField(k.Value, fieldNames(fields)))
+		}
+		if line, dup := d.lines[path]; dup {
+			return d.fail(k, path, "given twice (first on line %d); keep one", line)
+		}
+		d.lines[path] = k.Line
+		if err := d.decode(val, v.Field(sf.index), path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *decoder) sequence(n *yaml.Node, v reflect.Value, field string) error {
+	if n.Kind != yaml.SequenceNode {
+		if n.Kind == yaml.ScalarNode {
+			return d.fail(n, field, "%s is not a list; write a list, like [%s]", describe(n), n.Value)
+		}
+		return d.fail(n, field, "%s is not a list; write each item on its own line starting with \"- \"", describe(n))
+	}
+	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		path := fmt.Sprintf("%s[%d]", field, i)
+		d.lines[path] = item.Line
+		if err := d.decode(item, out.Index(i), path); err != nil {
+			return err
+		}
+	}
+	v.Set(out)
+	return nil
+}
+
+// params decodes a map of string to string, such as a fault's params.
+func (d *decoder) params(n *yaml.Node, v reflect.Value, field string) error {
+	if n.Kind != yaml.MappingNode {
+		return d.fail(n, field, "%s is not a mapping; write each param as \"name: value\" on its own line below it", describe(n))
+	}
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := deref(n.Content[i]), deref(n.Content[i+1])
+		path := join(field, k.Value)
+		switch {
+		case k.Kind != yaml.ScalarNode:
+			return d.fail(k, field, "has %s as a key; keys are param names like worker", describe(k))
+		case val.Kind != yaml.ScalarNode:
+			return d.fail(val, path, "%s is not a single value; write one value after the colon", describe(val))
+		}
+		if line, dup := d.lines[path]; dup {
+			return d.fail(k, path, "given twice (first on line %d); keep one", line)
+		}
+		d.lines[path] = k.Line
+		value := val.Value
+		if isNull(val) {
+			value = ""
+		}
+		m.SetMapIndex(reflect.ValueOf(k.Value), reflect.ValueOf(value))
+	}
+	v.Set(m)
+	return nil
+}
+
+// ombHints answers OpenMessaging Benchmark fields that sharebench does not
+// take.
+var ombHints = map[string]string{
+	"subscriptionsPerTopic":   "sharebench runs one share group per mode; remove it",
+	"consumerPerSubscription": "use consumers, the number of workers per mode",
+	"payloadFile":             "payloads are generated; set their size with messageSize",
+	"keyDistributor":          "input records carry no keys; remove it",
+	"consumerBacklogSizeGB":   "backlog drain tests are not supported; remove it",
+}
+
+// unknownField says a key is not a field and suggests the one meant.
+func unknownField(key string, valid []string) string {
+	if key == "<<" {
+		return "YAML merge keys are not supported; write the fields out"
+	}
+	if hint, ok := ombHints[key]; ok {
+		return "not a sharebench field (it is one of the OpenMessaging Benchmark); " + hint
+	}
+	best, bestDist := "", 4
+	lk := strings.ToLower(key)
+	for _, v := range valid {
+		lv := strings.ToLower(v)
+		dist := editDistance(lk, lv)
+		if lk == lv || (len(lk) >= 4 && (strings.HasPrefix(lv, lk) || strings.HasPrefix(lk, lv))) {
+			dist = 0
+		}
+		if dist < bestDist && dist < max(len(lk), len(lv))/2+1 {
+			best, bestDist = v, dist
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("unknown field; did you mean %q?", best)
+	}
+	return "unknown field; the fields here are " + andList(valid)
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

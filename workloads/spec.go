@@ -1,0 +1,335 @@
+// This file holds Spec, the workload schema, with its defaults and the
+// helpers the load generator reads it through.
+
+package workloads
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Mode names, in report order. A workload lists the modes it runs in its
+// modes field; "all" stands for every one of them.
+const (
+	ModeImplicit      = "implicit"      // the next poll acks; at-least-once
+	ModeExplicit      = "explicit"      // ack each record, then commit acks; at-least-once
+	ModeDeferred      = "deferred"      // commit the output transaction, then ack
+	ModeTransactional = "transactional" // acks inside the producer transaction (KIP-1289)
+	ModeClassicEOS    = "classic-eos"   // consumer group + sendOffsetsToTransaction
+	ModeAll           = "all"           // every mode above
+)
+
+// modeOrder is the report order of the modes.
+var modeOrder = []string{ModeImplicit, ModeExplicit, ModeDeferred, ModeTransactional, ModeClassicEOS}
+
+// AllModes returns every mode name in report order.
+func AllModes() []string { return slices.Clone(modeOrder) }
+
+// Rate distributions of the producers' intended send times.
+const (
+	RateConstant = "constant" // evenly spaced sends
+	RatePoisson  = "poisson"  // exponential gaps with the same mean rate
+)
+
+// DefaultName is the built-in workload `sharebench run` uses when given none.
+const DefaultName = "quick"
+
+// Spec is one workload: what to produce, how workers consume and acknowledge,
+// for how long, in which modes and under which faults. Field names in YAML
+// and JSON follow the OpenMessaging Benchmark where one exists; SCHEMA.md
+// documents each field's default and range.
+//
+// Durations are time.Duration, written in YAML as Go duration strings like
+// "500ms" or "2s"; in JSON they are integers of nanoseconds, as encoding/json
+// writes a time.Duration. Parse and Load return a Spec with every default filled and
+// validated; a Spec built in Go should start from New or go through Defaults,
+// then Validate.
+type Spec struct {
+	// Name identifies the workload in results and on the command line.
+	Name string `yaml:"name" json:"name"`
+	// Description says what the workload is for.
+	Description string `yaml:"description" json:"description"`
+
+	// Topics is the number of input topics; only 1 is supported for now.
+	Topics int `yaml:"topics" json:"topics"`
+	// PartitionsPerTopic is the number of input partitions.
+	PartitionsPerTopic int `yaml:"partitionsPerTopic" json:"partitionsPerTopic"`
+	// OutputPartitionsPerTopic is the number of output partitions; 0 means
+	// the same as PartitionsPerTopic (Parse and Defaults fill it in).
+	OutputPartitionsPerTopic int `yaml:"outputPartitionsPerTopic" json:"outputPartitionsPerTopic"`
+	// MessageSizeBytes is the size of each input record's value, including
+	// its 32-byte header (record id and intended send time).
+	MessageSizeBytes int `yaml:"messageSize" json:"messageSize"`
+	// ProducersPerTopic is the number of producers writing the input topic.
+	ProducersPerTopic int `yaml:"producersPerTopic" json:"producersPerTopic"`
+	// ProducerRate is the total rate over all producers in records per
+	// second; 0 runs a closed loop at maximum throughput.
+	ProducerRate int `yaml:"producerRate" json:"producerRate"`
+	// RateDistribution spaces the intended send times: RateConstant or
+	// RatePoisson.
+	RateDistribution string `yaml:"rateDistribution" json:"rateDistribution"`
+
+	// TestMinutes is the measured test length in minutes, the OMB way of
+	// writing it; Parse and Defaults fold it into TestLength. Set it or
+	// TestLength, not both. Read the length with TestDuration.
+	TestMinutes float64 `yaml:"testDurationMinutes,omitempty" json:"testDurationMinutes,omitempty"`
+	// TestLength is the measured test length of each mode (YAML testDuration).
+	TestLength time.Duration `yaml:"testDuration" json:"testDuration"`
+	// WarmupMinutes is the warm-up in minutes, folded into WarmupLength like
+	// TestMinutes. Read the warm-up with Warmup.
+	WarmupMinutes float64 `yaml:"warmupDurationMinutes,omitempty" json:"warmupDurationMinutes,omitempty"`
+	// WarmupLength is the warm-up before each mode's test, excluded from the
+	// results (YAML warmupDuration); 0 means none.
+	WarmupLength time.Duration `yaml:"warmupDuration" json:"warmupDuration"`
+	// DrainTimeout bounds the wait, after producers stop, for every input
+	// record to reach a terminal state.
+	DrainTimeout time.Duration `yaml:"drainTimeout" json:"drainTimeout"`
+
+	// Consumers is the number of workers per mode.
+	Consumers int `yaml:"consumers" json:"consumers"`
+	// MaxPollRecords caps the records one poll returns.
+	MaxPollRecords int `yaml:"maxPollRecords" json:"maxPollRecords"`
+	// ProcessingTime is how long a worker works on each record.
+	ProcessingTime ProcessingTime `yaml:"processingTime" json:"processingTime"`
+
+	// LockDuration is the acquisition lock (share.record.lock.duration.ms).
+	LockDuration time.Duration `yaml:"lockDuration" json:"lockDuration"`
+	// DeliveryLimit is share.delivery.count.limit.
+	DeliveryLimit int `yaml:"deliveryLimit" json:"deliveryLimit"`
+	// MaxRecordLocks is share.partition.max.record.locks, the in-flight
+	// window of each share partition.
+	MaxRecordLocks int `yaml:"maxRecordLocks" json:"maxRecordLocks"`
+	// TransactionTimeout is transaction.timeout.ms of the workers' producers.
+	TransactionTimeout time.Duration `yaml:"transactionTimeout" json:"transactionTimeout"`
+	// Transaction says when a worker commits its open transaction.
+	Transaction Transaction `yaml:"transaction" json:"transaction"`
+
+	// AbortRatio is the share of transactions a worker aborts on purpose.
+	AbortRatio float64 `yaml:"abortRatio" json:"abortRatio"`
+	// RejectRatio is the share of records a worker rejects on purpose.
+	RejectRatio float64 `yaml:"rejectRatio" json:"rejectRatio"`
+
+	// AckOnly selects the consume-only path of frameworks like Flink:
+	// transactions carry only acks, outputs are written elsewhere, and a
+	// worker commits at each checkpoint.
+	AckOnly bool `yaml:"ackOnly" json:"ackOnly"`
+	// CheckpointInterval is the time between checkpoints when AckOnly.
+	CheckpointInterval time.Duration `yaml:"checkpointInterval" json:"checkpointInterval"`
+
+	// ModeNames lists the modes to run as written, possibly ModeAll. Read
+	// the expanded list with Modes.
+	ModeNames []string `yaml:"modes" json:"modes"`
+	// Faults are injected on each mode's timeline.
+	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+}
+
+// Transaction says when a worker commits: when its open transaction holds
+// MaxRecords records or has been open for MaxDuration, whichever comes
+// first. Zero disables that trigger; at least one must be above zero.
+type Transaction struct {
+	MaxRecords  int           `yaml:"maxRecords" json:"maxRecords"`
+	MaxDuration time.Duration `yaml:"maxDuration" json:"maxDuration"`
+}
+
+// Defaults, in the order of the fields of Spec.
+const (
+	defaultTopics             = 1
+	defaultPartitions         = 4
+	defaultMessageSizeBytes   = 256
+	defaultProducers          = 2
+	defaultProducerRate       = 2000
+	defaultTestLength         = 10 * time.Second
+	defaultWarmupLength       = 1 * time.Second
+	defaultDrainTimeout       = 30 * time.Second
+	defaultConsumers          = 4
+	defaultMaxPollRecords     = 500
+	defaultLockDuration       = 30 * time.Second
+	defaultDeliveryLimit      = 5
+	defaultMaxRecordLocks     = 2000
+	defaultTransactionTimeout = 60 * time.Second
+	defaultTxnMaxRecords      = 500
+	defaultTxnMaxDuration     = 100 * time.Millisecond
+	defaultCheckpointInterval = 1 * time.Second
+)
+
+// New returns a Spec named name that holds every default. It is the start
+// for a Spec built in Go, and what Parse decodes a file over: a field the
+// file leaves out keeps the value New gives it. OutputPartitionsPerTopic is
+// 0 (same as the input) until Defaults or Parse fills it in.
+func New(name string) *Spec {
+	return &Spec{
+		Name:               name,
+		Topics:             defaultTopics,
+		PartitionsPerTopic: defaultPartitions,
+		MessageSizeBytes:   defaultMessageSizeBytes,
+		ProducersPerTopic:  defaultProducers,
+		ProducerRate:       defaultProducerRate,
+		RateDistribution:   RateConstant,
+		TestLength:         defaultTestLength,
+		WarmupLength:       defaultWarmupLength,
+		DrainTimeout:       defaultDrainTimeout,
+		Consumers:          defaultConsumers,
+		MaxPollRecords:     defaultMaxPollRecords,
+		ProcessingTime:     ProcessingTime{Distribution: DistConstant},
+		LockDuration:       defaultLockDuration,
+		DeliveryLimit:      defaultDeliveryLimit,
+		MaxRecordLocks:     defaultMaxRecordLocks,
+		TransactionTimeout: defaultTransactionTimeout,
+		Transaction:        Transaction{MaxRecords: defaultTxnMaxRecords, MaxDuration: defaultTxnMaxDuration},
+		CheckpointInterval: defaultCheckpointInterval,
+		ModeNames:          []string{ModeAll},
+	}
+}
+
+// Defaults fills in every field left at a zero value that is not a valid
+// setting, and resolves the derived ones: OutputPartitionsPerTopic 0 becomes
+// PartitionsPerTopic, TestMinutes and WarmupMinutes fold into TestLength and
+// WarmupLength, and a fault's omitted worker or partition becomes "random".
+//
+// Fields whose zero value is a valid setting keep it, because Defaults
+// cannot tell "unset" from "zero": ProducerRate 0 is a closed loop,
+// WarmupLength 0 is no warm-up, AbortRatio and RejectRatio 0 are none, and a
+// Transaction with one trigger at 0 has that trigger off (with both at 0 it
+// gets both defaults). Parse does not have this problem: it starts from New.
+func (s *Spec) Defaults() {
+	if s == nil {
+		return
+	}
+	fill := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	fillDur := func(p *time.Duration, v time.Duration) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	fill(&s.Topics, defaultTopics)
+	fill(&s.PartitionsPerTopic, defaultPartitions)
+	fill(&s.MessageSizeBytes, defaultMessageSizeBytes)
+	fill(&s.ProducersPerTopic, defaultProducers)
+	if s.RateDistribution == "" {
+		s.RateDistribution = RateConstant
+	}
+	if s.TestMinutes == 0 {
+		fillDur(&s.TestLength, defaultTestLength)
+	}
+	fillDur(&s.DrainTimeout, defaultDrainTimeout)
+	fill(&s.Consumers, defaultConsumers)
+	fill(&s.MaxPollRecords, defaultMaxPollRecords)
+	if s.ProcessingTime.Distribution == "" {
+		s.ProcessingTime.Distribution = DistConstant
+	}
+	fillDur(&s.LockDuration, defaultLockDuration)
+	fill(&s.DeliveryLimit, defaultDeliveryLimit)
+	fill(&s.MaxRecordLocks, defaultMaxRecordLocks)
+	fillDur(&s.TransactionTimeout, defaultTransactionTimeout)
+	if s.Transaction.MaxRecords == 0 && s.Transaction.MaxDuration == 0 {
+		s.Transaction = Transaction{MaxRecords: defaultTxnMaxRecords, MaxDuration: defaultTxnMaxDuration}
+	}
+	fillDur(&s.CheckpointInterval, defaultCheckpointInterval)
+	if len(s.ModeNames) == 0 {
+		s.ModeNames = []string{ModeAll}
+	}
+	s.resolve()
+}
+
+// resolve fills the derived fields; Parse and Defaults both call it.
+func (s *Spec) resolve() {
+	if s.OutputPartitionsPerTopic == 0 {
+		s.OutputPartitionsPerTopic = s.PartitionsPerTopic
+	}
+	// Fold minutes into the duration only when in range, so Validate can
+	// still name the minutes field when they are not.
+	if s.TestMinutes > 0 && s.TestMinutes <= maxTestLength.Minutes() && s.TestLength == 0 {
+		s.TestLength = minutes(s.TestMinutes)
+		s.TestMinutes = 0
+	}
+	if s.WarmupMinutes > 0 && s.WarmupMinutes <= maxWarmupLength.Minutes() && s.WarmupLength == 0 {
+		s.WarmupLength = minutes(s.WarmupMinutes)
+		s.WarmupMinutes = 0
+	}
+	for i := range s.Faults {
+		s.Faults[i].resolve()
+	}
+}
+
+// minutes converts a count of minutes to a duration, rounded to the
+// nanosecond.
+func minutes(m float64) time.Duration {
+	return time.Duration(math.Round(m * float64(time.Minute)))
+}
+
+// TestDuration returns the measured test length of each mode, from
+// testDuration or testDurationMinutes.
+func (s *Spec) TestDuration() time.Duration {
+	if s.TestLength == 0 && s.TestMinutes > 0 {
+		return minutes(s.TestMinutes)
+	}
+	return s.TestLength
+}
+
+// Warmup returns the warm-up before each mode's test, from warmupDuration or
+// warmupDurationMinutes.
+func (s *Spec) Warmup() time.Duration {
+	if s.WarmupLength == 0 && s.WarmupMinutes > 0 {
+		return minutes(s.WarmupMinutes)
+	}
+	return s.WarmupLength
+}
+
+// Modes returns the modes to run in report order (implicit, explicit,
+// deferred, transactional, classic-eos), with "all" expanded, duplicates
+// and unknown names dropped, and every mode when none is listed.
+func (s *Spec) Modes() []string {
+	if len(s.ModeNames) == 0 || slices.Contains(s.ModeNames, ModeAll) {
+		return AllModes()
+	}
+	var out []string
+	for _, m := range modeOrder {
+		if slices.Contains(s.ModeNames, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Clone returns a deep copy of s.
+func (s *Spec) Clone() *Spec {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.ModeNames = slices.Clone(s.ModeNames)
+	if s.Faults != nil {
+		c.Faults = make([]Fault, len(s.Faults))
+		for i, f := range s.Faults {
+			f.Params = maps.Clone(f.Params)
+			c.Faults[i] = f
+		}
+	}
+	return &c
+}
+
+// YAML encodes s in the schema Parse reads, every field written out.
+// Parsing the result gives back an equal Spec once s has been through
+// Defaults (or came from Parse).
+func (s *Spec) YAML() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("workloads: encode %q as YAML: %w", s.Name, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("workloads: encode %q as YAML: %w", s.Name, err)
+	}
+	return buf.Bytes(), nil
+}

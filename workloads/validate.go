@@ -1,0 +1,363 @@
+// This file holds Spec.Validate: the range of every field and the checks
+// across fields that catch impossible settings.
+
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"time"
+)
+
+// Ranges that are not Kafka's; Kafka's are written where they are checked.
+const (
+	maxPartitions     = 1024
+	minMessageSize    = 32 // the payload header: record id and intended send time
+	maxMessageSize    = 1 << 20
+	maxProducers      = 256
+	maxProducerRate   = 10_000_000
+	maxTestLength     = 24 * time.Hour
+	maxWarmupLength   = time.Hour
+	maxDrainTimeout   = time.Hour
+	maxConsumers      = 1024
+	maxPollRecordsCap = 10_000
+	maxTxnRecords     = 100_000
+	maxCheckpoint     = time.Hour
+	maxNameLen        = 64
+	maxDescriptionLen = 4096
+	minLockDuration   = time.Second // share.record.lock.duration.ms bounds
+	maxLockDuration   = time.Hour
+	minDeliveryLimit  = 2 // share.delivery.count.limit bounds
+	maxDeliveryLimit  = 10
+	minRecordLocks    = 100 // share.partition.max.record.locks bounds
+	maxRecordLocksCap = 10_000
+	minTxnTimeout     = time.Second      // transaction.timeout.ms floor of the client
+	maxTxnTimeout     = 15 * time.Minute // transaction.max.timeout.ms default
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// fieldErr builds the *Error for field; Parse adds the file and line.
+func fieldErr(field, format string, args ...any) *Error {
+	return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks every field and the settings that cannot work together,
+// and returns the first problem as an *Error, or nil. Call it after Defaults
+// (Parse and Load already do both).
+func (s *Spec) Validate() error {
+	if s == nil {
+		return &Error{Msg: "no workload (nil Spec); build one with workloads.New"}
+	}
+	for _, check := range []func() *Error{
+		s.validateIdentity, s.validateTopics, s.validateProducers, s.validateTiming,
+		s.validateConsumers, s.validateKafka, s.validateTransaction, s.validateRatios,
+		s.validateAckOnly, s.validateModes, s.validateFaults,
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Spec) validateIdentity() *Error {
+	switch {
+	case s.Name == "":
+		return fieldErr("name", "missing; give the workload a name like my-workload")
+	case len(s.Name) > maxNameLen:
+		return fieldErr("name", "is %d characters long; use at most %d", len(s.Name), maxNameLen)
+	case !nameRE.MatchString(s.Name):
+		return fieldErr("name", "%q has characters other than letters, digits, '.', '_' and '-'; use a name like my-workload", s.Name)
+	case len(s.Description) > maxDescriptionLen:
+		return fieldErr("description", "is %d characters long; use at most %d", len(s.Description), maxDescriptionLen)
+	}
+	return nil
+}
+
+func (s *Spec) validateTopics() *Error {
+	if s.Topics != 1 {
+		return fieldErr("topics", "%d topics are not supported yet: sharebench drives one input topic (and one output topic); set topics: 1 and raise partitionsPerTopic instead", s.Topics)
+	}
+	if e := intRange("partitionsPerTopic", s.PartitionsPerTopic, 1, maxPartitions, ""); e != nil {
+		return e
+	}
+	// 0 means the same as the input until Defaults or Parse fills it in.
+	if s.OutputPartitionsPerTopic != 0 {
+		if e := intRange("outputPartitionsPerTopic", s.OutputPartitionsPerTopic, 1, maxPartitions, ""); e != nil {
+			return e
+		}
+	}
+	return intRange("messageSize", s.MessageSizeBytes, minMessageSize, maxMessageSize,
+		"every payload carries a 32-byte header")
+}
+
+func (s *Spec) validateProducers() *Error {
+	if e := intRange("producersPerTopic", s.ProducersPerTopic, 1, maxProducers, ""); e != nil {
+		return e
+	}
+	switch {
+	case s.ProducerRate < 0:
+		return fieldErr("producerRate", "%d is negative; use 0 for a closed loop at maximum throughput, or a rate in records per second like 2000", s.ProducerRate)
+	case s.ProducerRate > maxProducerRate:
+		return fieldErr("producerRate", "%d is above the maximum %d records/s; use %d or less, or 0 for a closed loop", s.ProducerRate, maxProducerRate, maxProducerRate)
+	}
+	switch s.RateDistribution {
+	case RateConstant:
+	case RatePoisson:
+		if s.ProducerRate == 0 {
+			return &Error{Field: "rateDistribution", alt: []string{"producerRate"},
+				Msg: "poisson needs an open loop but producerRate is 0 (closed loop); set producerRate above 0 or use constant"}
+		}
+	default:
+		return fieldErr("rateDistribution", "%q is not a rate distribution; use constant or poisson", s.RateDistribution)
+	}
+	return nil
+}
+
+func (s *Spec) validateTiming() *Error {
+	if e := minutesPair(s.TestMinutes, s.TestLength, "testDuration", maxTestLength, false); e != nil {
+		return e
+	}
+	if e := minutesPair(s.WarmupMinutes, s.WarmupLength, "warmupDuration", maxWarmupLength, true); e != nil {
+		return e
+	}
+	if s.DrainTimeout <= 0 {
+		return fieldErr("drainTimeout", "%s is not above 0: the run waits this long after the test for in-flight records to finish; use a duration like 30s", fmtDur(s.DrainTimeout))
+	}
+	return durMax("drainTimeout", s.DrainTimeout, maxDrainTimeout, "")
+}
+
+// minutesPair checks an OMB-style pair like testDurationMinutes and
+// testDuration: at most one set, in range.
+func minutesPair(mins float64, d time.Duration, field string, hi time.Duration, zeroOK bool) *Error {
+	minField := field + "Minutes"
+	switch {
+	case mins != 0 && d != 0:
+		return &Error{Field: minField, alt: []string{field},
+			Msg: fmt.Sprintf("set together with %s; set only one of them", field)}
+	case math.IsNaN(mins) || math.IsInf(mins, 0):
+		return fieldErr(minField, "%v is not a number of minutes; use a number like 0.5", mins)
+	case mins < 0:
+		return fieldErr(minField, "%v is negative; use a number of minutes like 0.5", mins)
+	case mins > hi.Minutes():
+		return fieldErr(minField, "%v is above the maximum %v minutes (%s); use %v or less", mins, hi.Minutes(), fmtDur(hi), hi.Minutes())
+	case mins > 0:
+		return nil
+	case d < 0:
+		return fieldErr(field, "%s is negative; use a duration like 10s", fmtDur(d))
+	case d == 0 && !zeroOK:
+		return fieldErr(field, "0s is not above 0; use a duration like 10s")
+	}
+	return durMax(field, d, hi, "")
+}
+
+func (s *Spec) validateConsumers() *Error {
+	if e := intRange("consumers", s.Consumers, 1, maxConsumers, ""); e != nil {
+		return e
+	}
+	if e := intRange("maxPollRecords", s.MaxPollRecords, 1, maxPollRecordsCap, ""); e != nil {
+		return e
+	}
+	return s.ProcessingTime.validate()
+}
+
+func (p ProcessingTime) validate() *Error {
+	const f = "processingTime."
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"mean", p.Mean}, {"min", p.Min}, {"max", p.Max}, {"stddev", p.Stddev}} {
+		if d.v < 0 {
+			return fieldErr(f+d.name, "%s is negative; use 0 or more", fmtDur(d.v))
+		}
+		if e := durMax(f+d.name, d.v, maxProcessingTime, ""); e != nil {
+			return e
+		}
+	}
+	unused := func(name string, v time.Duration) *Error {
+		if v != 0 {
+			return fieldErr(f+name, "%s distribution does not use %s; remove it", p.Distribution, name)
+		}
+		return nil
+	}
+	var e *Error
+	switch p.Distribution {
+	case DistConstant:
+		e = firstErr(unused("min", p.Min), unused("max", p.Max), unused("stddev", p.Stddev))
+	case DistUniform:
+		e = firstErr(unused("mean", p.Mean), unused("stddev", p.Stddev))
+		if e == nil && p.Max < p.Min {
+			e = &Error{Field: f + "max", alt: []string{f + "min"},
+				Msg: fmt.Sprintf("%s is below min %s; set max to min or more", fmtDur(p.Max), fmtDur(p.Min))}
+		}
+	case DistExponential:
+		e = unused("stddev", p.Stddev)
+		if e == nil && p.Mean <= 0 {
+			e = fieldErr(f+"mean", "exponential needs a mean above 0; set mean like 2ms")
+		}
+	case DistLognormal:
+		switch {
+		case p.Mean <= 0:
+			e = fieldErr(f+"mean", "lognormal needs a mean above 0; set mean like 2ms")
+		case p.Stddev <= 0:
+			e = fieldErr(f+"stddev", "lognormal needs a stddev above 0; set stddev like 1ms")
+		}
+	default:
+		return fieldErr(f+"distribution", "%q is not a distribution; use constant, uniform, exponential or lognormal", p.Distribution)
+	}
+	if e != nil {
+		return e
+	}
+	if (p.Distribution == DistExponential || p.Distribution == DistLognormal) && p.Max != 0 && p.Max < p.Min {
+		return &Error{Field: f + "max", alt: []string{f + "min"},
+			Msg: fmt.Sprintf("%s is below min %s; set max to min or more, or 0 for no cap", fmtDur(p.Max), fmtDur(p.Min))}
+	}
+	return nil
+}
+
+func (s *Spec) validateKafka() *Error {
+	const lockProp = "Kafka's share.record.lock.duration.ms"
+	switch {
+	case s.LockDuration < minLockDuration:
+		return fieldErr("lockDuration", "%s is below the minimum %s (%s floor); use %s or more",
+			fmtDur(s.LockDuration), fmtDur(minLockDuration), lockProp, fmtDur(minLockDuration))
+	case s.LockDuration > maxLockDuration:
+		return fieldErr("lockDuration", "%s is above the maximum %s (%s ceiling); use %s or less",
+			fmtDur(s.LockDuration), fmtDur(maxLockDuration), lockProp, fmtDur(maxLockDuration))
+	}
+	if e := intRange("deliveryLimit", s.DeliveryLimit, minDeliveryLimit, maxDeliveryLimit,
+		"Kafka's share.delivery.count.limit bounds"); e != nil {
+		return e
+	}
+	if e := intRange("maxRecordLocks", s.MaxRecordLocks, minRecordLocks, maxRecordLocksCap,
+		"Kafka's share.partition.max.record.locks bounds"); e != nil {
+		return e
+	}
+	switch {
+	case s.TransactionTimeout < minTxnTimeout:
+		return fieldErr("transactionTimeout", "%s is below the minimum %s; use %s or more",
+			fmtDur(s.TransactionTimeout), fmtDur(minTxnTimeout), fmtDur(minTxnTimeout))
+	case s.TransactionTimeout > maxTxnTimeout:
+		return fieldErr("transactionTimeout", "%s is above the maximum %s (Kafka's default transaction.max.timeout.ms); use %s or less",
+			fmtDur(s.TransactionTimeout), fmtDur(maxTxnTimeout), fmtDur(maxTxnTimeout))
+	}
+	return nil
+}
+
+func (s *Spec) validateTransaction() *Error {
+	t := s.Transaction
+	switch {
+	case t.MaxRecords < 0:
+		return fieldErr("transaction.maxRecords", "%d is negative; use 0 (no record limit) or more", t.MaxRecords)
+	case t.MaxRecords > maxTxnRecords:
+		return fieldErr("transaction.maxRecords", "%d is above the maximum %d; use %d or less", t.MaxRecords, maxTxnRecords, maxTxnRecords)
+	case t.MaxDuration < 0:
+		return fieldErr("transaction.maxDuration", "%s is negative; use 0 (no time limit) or more", fmtDur(t.MaxDuration))
+	case t.MaxRecords == 0 && t.MaxDuration == 0:
+		return &Error{Field: "transaction", alt: []string{"transaction.maxRecords", "transaction.maxDuration"},
+			Msg: "maxRecords and maxDuration are both 0, so a worker would never commit; set maxRecords or maxDuration above 0"}
+	case t.MaxDuration >= s.TransactionTimeout:
+		return &Error{Field: "transaction.maxDuration", alt: []string{"transactionTimeout"},
+			Msg: fmt.Sprintf("%s is not below transactionTimeout %s, so transactions would time out before they commit; use a maxDuration below %s",
+				fmtDur(t.MaxDuration), fmtDur(s.TransactionTimeout), fmtDur(s.TransactionTimeout))}
+	}
+	return nil
+}
+
+func (s *Spec) validateRatios() *Error {
+	for _, r := range []struct {
+		field string
+		v     float64
+		what  string
+	}{{"abortRatio", s.AbortRatio, "transactions"}, {"rejectRatio", s.RejectRatio, "records"}} {
+		if !(r.v >= 0 && r.v <= 1) {
+			return fieldErr(r.field, "%v is outside 0 to 1; use the share of %s, like 0.1", r.v, r.what)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) validateAckOnly() *Error {
+	if s.CheckpointInterval <= 0 {
+		return fieldErr("checkpointInterval", "%s is not above 0; use a duration like 1s", fmtDur(s.CheckpointInterval))
+	}
+	if e := durMax("checkpointInterval", s.CheckpointInterval, maxCheckpoint, ""); e != nil {
+		return e
+	}
+	if s.AckOnly && s.CheckpointInterval >= s.TransactionTimeout {
+		return &Error{Field: "checkpointInterval", alt: []string{"transactionTimeout", "ackOnly"},
+			Msg: fmt.Sprintf("%s is not below transactionTimeout %s, so with ackOnly each checkpoint's transaction would time out; use a checkpointInterval below %s",
+				fmtDur(s.CheckpointInterval), fmtDur(s.TransactionTimeout), fmtDur(s.TransactionTimeout))}
+	}
+	return nil
+}
+
+func (s *Spec) validateModes() *Error {
+	if len(s.ModeNames) == 0 {
+		return fieldErr("modes", "lists no modes; list some of %s, or write [all]", andList(modeOrder))
+	}
+	for i, m := range s.ModeNames {
+		field := fmt.Sprintf("modes[%d]", i)
+		switch {
+		case m == ModeAll && len(s.ModeNames) > 1:
+			return fieldErr(field, "all stands for every mode, so it cannot be listed with others; write [all] alone or list the modes")
+		case m != ModeAll && !slices.Contains(modeOrder, m):
+			return fieldErr(field, "%q is not a mode; use %s, or all", m, orList(modeOrder))
+		case slices.Index(s.ModeNames, m) < i:
+			return fieldErr(field, "%s is listed twice; list each mode once", m)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) validateFaults() *Error {
+	if len(s.Faults) > maxFaults {
+		return fieldErr("faults", "lists %d faults; use at most %d", len(s.Faults), maxFaults)
+	}
+	for i := range s.Faults {
+		if e := s.Faults[i].validate(s, i); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// intRange checks lo <= v <= hi; why, when given, says where the bounds
+// come from.
+func intRange(field string, v, lo, hi int, why string) *Error {
+	note := ""
+	if why != "" {
+		note = " (" + why + ")"
+	}
+	switch {
+	case v < lo:
+		return fieldErr(field, "%d is below the minimum %d%s; use %d to %d", v, lo, note, lo, hi)
+	case v > hi:
+		return fieldErr(field, "%d is above the maximum %d%s; use %d to %d", v, hi, note, lo, hi)
+	}
+	return nil
+}
+
+// durMax checks d <= hi.
+func durMax(field string, d, hi time.Duration, why string) *Error {
+	if d <= hi {
+		return nil
+	}
+	note := ""
+	if why != "" {
+		note = " (" + why + ")"
+	}
+	return fieldErr(field, "%s is above the maximum %s%s; use %s or less", fmtDur(d), fmtDur(hi), note, fmtDur(hi))
+}
+
+func firstErr(errs ...*Error) *Error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
