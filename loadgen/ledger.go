@@ -122,9 +122,10 @@ func (l *ledger) visibleBetween(from, to int64) int64 {
 	return n
 }
 
-// build turns the ledger and the target's final share state into the
-// verifier's inputs and outputs.
-func (l *ledger) build(mr *modeRun, state *target.ShareState) ([]verify.Input, []verify.Output) {
+// each streams the ledger, joined with the target's final share state, as
+// the verifier's inputs and outputs, so a run of millions of records never
+// holds them all twice.
+func (l *ledger) each(mr *modeRun, state *target.ShareState, input func(verify.Input), output func(verify.Output)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	type key struct {
@@ -138,7 +139,6 @@ func (l *ledger) build(mr *modeRun, state *target.ShareState) ([]verify.Input, [
 			states[key{r.Partition, r.Offset}] = r
 		}
 	}
-	ins := make([]verify.Input, 0, len(l.inputs))
 	for i, in := range l.inputs {
 		if in.partition < 0 {
 			continue // produce failed: never written
@@ -153,9 +153,8 @@ func (l *ledger) build(mr *modeRun, state *target.ShareState) ([]verify.Input, [
 				v.BelowSPSO = true
 			}
 		}
-		ins = append(ins, v)
+		input(v)
 	}
-	outs := make([]verify.Output, 0, len(l.outputs))
 	for _, o := range l.outputs {
 		v := verify.Output{InputID: o.id, Partition: o.partition, Offset: o.offset, Epoch: o.epoch,
 			TxnSeq: o.txnSeq, Committed: o.committed, VisibleNs: o.visible}
@@ -169,7 +168,6 @@ func (l *ledger) build(mr *modeRun, state *target.ShareState) ([]verify.Input, [
 		} else {
 			v.Epoch = -1
 		}
-		outs = append(outs, v)
+		output(v)
 	}
-	return ins, outs
 }

@@ -58,9 +58,9 @@ type modeRun struct {
 	histMu sync.Mutex
 	hists  map[string]*Hist // merged per-goroutine histograms
 
-	faultsMu sync.Mutex
-	faults   []result.FaultEvent
-	ctl      []*workerCtl
+	faultsMu   sync.Mutex
+	faults     []result.FaultEvent
+	ctl        []*workerCtl
 	abortBoost atomic.Uint64 // float64 bits: extra abort ratio from an abort-ratio fault
 	abortUntil atomic.Int64
 
@@ -270,20 +270,29 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if err := mr.readUncommitted(ctx); err != nil {
 		return fmt.Errorf("reading outputs read_uncommitted: %w", err)
 	}
-	ins, outs := mr.ledger.build(mr, state)
 	v := verify.New(string(mr.mode), verify.Options{DeliveryLimit: spec.DeliveryLimit})
-	for _, in := range ins {
-		v.AddInput(in)
+	var dump *ledgerDump
+	if mr.cfg.OutDir != "" && mr.cfg.DumpLedgers {
+		if dump, err = newLedgerDump(filepath.Join(mr.cfg.OutDir, "ledgers", mr.name)); err != nil {
+			return err
+		}
 	}
-	for _, o := range outs {
+	mr.ledger.each(mr, state, func(in verify.Input) {
+		v.AddInput(in)
+		dump.input(in)
+	}, func(o verify.Output) {
 		v.AddOutput(o)
+		dump.output(o)
+	})
+	if err := dump.close(); err != nil {
+		return err
 	}
 	out.Verify = v.Finish()
 	if state == nil {
 		out.Verify.Notes = append(out.Verify.Notes, "the target reports no per-record share state: terminality judged from outputs only")
 	}
 	if mr.cfg.OutDir != "" {
-		if err := mr.writeArtifacts(ins, outs); err != nil {
+		if err := mr.writeHlogs(); err != nil {
 			return err
 		}
 	}
@@ -320,7 +329,8 @@ func (mr *modeRun) readUncommitted(ctx context.Context) error {
 	return nil
 }
 
-func (mr *modeRun) writeArtifacts(ins []verify.Input, outs []verify.Output) error {
+// writeHlogs writes one HdrHistogram interval log per histogram.
+func (mr *modeRun) writeHlogs() error {
 	dir := mr.cfg.OutDir
 	hlogs := map[string]*intervals{
 		result.HistEndToEnd: mr.ivE2E, result.HistSendLag: mr.ivLag, result.HistProduce: mr.ivProduce,
@@ -342,14 +352,62 @@ func (mr *modeRun) writeArtifacts(ins []verify.Input, outs []verify.Output) erro
 			return fmt.Errorf("loadgen: writing %s: %w", path, err)
 		}
 	}
-	if mr.cfg.DumpLedgers {
-		ld := filepath.Join(dir, "ledgers", mr.name)
-		if err := os.MkdirAll(ld, 0o755); err != nil {
-			return fmt.Errorf("loadgen: %w", err)
+	return nil
+}
+
+// ledgerDump streams ledgers to inputs.jsonl and outputs.jsonl; a nil dump
+// does nothing. The first write error is kept and reported by close.
+type ledgerDump struct {
+	files [2]*os.File
+	encs  [2]*verify.Encoder // buffered
+	err   error
+}
+
+func newLedgerDump(dir string) (*ledgerDump, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("loadgen: %w", err)
+	}
+	d := &ledgerDump{}
+	for i, name := range []string{verify.InputsFile, verify.OutputsFile} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			d.close()
+			return nil, fmt.Errorf("loadgen: %w", err)
 		}
-		if err := verify.WriteLedgers(ld, ins, outs); err != nil {
-			return fmt.Errorf("loadgen: writing ledgers: %w", err)
+		d.files[i] = f
+		d.encs[i] = verify.NewEncoder(f)
+	}
+	return d, nil
+}
+
+func (d *ledgerDump) input(in verify.Input) {
+	if d != nil && d.err == nil {
+		d.err = d.encs[0].EncodeInput(in)
+	}
+}
+
+func (d *ledgerDump) output(o verify.Output) {
+	if d != nil && d.err == nil {
+		d.err = d.encs[1].EncodeOutput(o)
+	}
+}
+
+func (d *ledgerDump) close() error {
+	if d == nil {
+		return nil
+	}
+	err := d.err
+	for i := range d.files {
+		if d.files[i] == nil {
+			continue
 		}
+		if d.encs[i] != nil {
+			err = errors.Join(err, d.encs[i].Flush())
+		}
+		err = errors.Join(err, d.files[i].Close())
+	}
+	if err != nil {
+		return fmt.Errorf("loadgen: writing ledgers: %w", err)
 	}
 	return nil
 }
@@ -425,4 +483,3 @@ func clientFault(kind string) bool {
 	}
 	return false
 }
-

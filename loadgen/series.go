@@ -73,7 +73,7 @@ func (s *series) snapshot(mr *modeRun) []result.Second {
 			Redeliveries: s.redeliveries[i].Load(), Aborts: s.aborts[i].Load(),
 			Backlog:    cumIn - cumOut,
 			SendLagP99: mr.ivLag.p99(i), P99: mr.ivE2E.p99(i),
-			Faults:     s.faults[i],
+			Faults: s.faults[i],
 		})
 	}
 	return out

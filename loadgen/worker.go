@@ -18,9 +18,9 @@ import (
 
 // Crash phases (the worker-crash fault's phase param).
 const (
-	PhaseAfterPoll           = "after-poll"
-	PhaseAfterProduce        = "after-produce"
-	PhaseAfterStage          = "after-stage"
+	PhaseAfterPoll            = "after-poll"
+	PhaseAfterProduce         = "after-produce"
+	PhaseAfterStage           = "after-stage"
 	PhaseAfterCommitBeforeAck = "after-commit-before-ack"
 )
 
@@ -72,6 +72,7 @@ type workerLoop struct {
 	// Deferred: records held across the output transaction, acked after
 	// it commits (released after it aborts).
 	held, heldAccepted, heldRejected []*target.Record
+	stopping                         bool // shutting down: commit, never abort
 }
 
 // errExit ends a worker loop (crashed, or fenced as a zombie).
@@ -310,8 +311,8 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 		return wl.ack(ctx, pollAt, accepted, rejected)
 
 	case target.Deferred:
-		// Outputs commit in a producer transaction (sized like the other
-		// transactional modes); the acks follow outside it.
+		// Outputs commit in a producer transaction; the acks follow
+		// outside it.
 		if !wl.open {
 			if err := wl.w.Begin(ctx); err != nil {
 				return wl.failed(ctx, err)
@@ -328,7 +329,10 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 			return err
 		}
 		wl.txnCount += len(recs)
-		return wl.maybeCommit(ctx, false)
+		// A share consumer must acknowledge a poll's records before its
+		// next poll (Kafka's explicit mode), so the output transaction
+		// ends with every poll.
+		return wl.maybeCommit(ctx, true)
 
 	default: // transactional, classic-eos
 		if !wl.open {
@@ -482,7 +486,7 @@ func (wl *workerLoop) maybeCommit(ctx context.Context, force bool) error {
 	if !force && !full && time.Now().Before(wl.txnDeadline()) {
 		return nil
 	}
-	if wl.abortChosen() && !force {
+	if !wl.stopping && wl.abortChosen() {
 		return wl.abortTxn(ctx, nil)
 	}
 	if wl.mr.mode == target.Deferred && len(wl.held) > 0 && time.Since(wl.txnStart) > spec.LockDuration/2 {
@@ -558,6 +562,7 @@ func (wl *workerLoop) shutdown(ctx context.Context) {
 		wl.w.Crash() // a zombie that was never fenced: just drop it
 		return
 	}
+	wl.stopping = true
 	if wl.open {
 		_ = wl.maybeCommit(ctx, true)
 	}
