@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -194,34 +195,64 @@ func (m *ClassicMember) syncLocked(now time.Duration) error {
 		gs.mu.Unlock()
 		return nil
 	}
-	m.mu.generation = g.generation
-	m.mu.assignment = append([]TopicPartition(nil), st.assignment...)
+	// Partitions the member keeps across the rebalance keep their
+	// positions (its open transaction may already cover records past the
+	// committed offset); newly assigned ones start from the committed
+	// offset, but only once no transaction holds pending offsets for them
+	// (KIP-447's require_stable: reading an offset a pending commit is
+	// about to move would reprocess what that commit covers).
+	kept := map[TopicPartition]bool{}
+	for _, tp := range m.mu.assignment {
+		kept[tp] = true
+	}
 	committed := make(map[TopicPartition]int64, len(st.assignment))
 	for _, tp := range st.assignment {
+		if kept[tp] && m.mu.position != nil {
+			if _, ok := m.mu.position[tp]; ok {
+				continue
+			}
+		}
+		for _, p := range g.pending {
+			if _, busy := p[tp]; busy {
+				gs.mu.Unlock()
+				return errUnstableOffset
+			}
+		}
 		if off, ok := g.committed[tp]; ok {
 			committed[tp] = off
 		} else {
 			committed[tp] = -1
 		}
 	}
+	m.mu.generation = g.generation
+	m.mu.assignment = append([]TopicPartition(nil), st.assignment...)
 	reset := g.reset
 	gs.mu.Unlock()
+	old := m.mu.position
 	m.mu.position = map[TopicPartition]int64{}
-	for tp, off := range committed {
-		if off < 0 {
-			start, hw, _, err := e.Offsets(tp)
-			if err != nil {
-				return err
-			}
-			off = hw
-			if reset == ResetEarliest {
-				off = start
-			}
+	for _, tp := range m.mu.assignment {
+		if off, ok := committed[tp]; !ok {
+			m.mu.position[tp] = old[tp]
+			continue
+		} else if off >= 0 {
+			m.mu.position[tp] = off
+			continue
 		}
-		m.mu.position[tp] = off
+		start, hw, _, err := e.Offsets(tp)
+		if err != nil {
+			return err
+		}
+		m.mu.position[tp] = hw
+		if reset == ResetEarliest {
+			m.mu.position[tp] = start
+		}
 	}
 	return nil
 }
+
+// errUnstableOffset: a newly assigned partition has offsets pending in a
+// transaction; the member fetches nothing until that transaction ends.
+var errUnstableOffset = errors.New("engine: unstable offset commit")
 
 // Poll fetches up to max records with read_committed from the member's
 // assigned partitions, advancing its positions. It never blocks.
@@ -233,6 +264,9 @@ func (m *ClassicMember) Poll(max int) ([]Record, error) {
 		return nil, fmt.Errorf("%w: %s left the group", ErrUnknownMember, m.id)
 	}
 	if err := m.syncLocked(now); err != nil {
+		if errors.Is(err, errUnstableOffset) {
+			return nil, nil // retried on the next poll, as the consumer does
+		}
 		return nil, err
 	}
 	var out []Record
@@ -257,7 +291,12 @@ func (m *ClassicMember) Rewind() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.mu.generation = -1
-	return m.syncLocked(m.e.clock.Now())
+	m.mu.position = nil
+	m.mu.assignment = nil
+	if err := m.syncLocked(m.e.clock.Now()); err != nil && !errors.Is(err, errUnstableOffset) {
+		return err
+	}
+	return nil
 }
 
 // Leave leaves the group; the others get its partitions at the next

@@ -6,7 +6,6 @@
 package loadgen
 
 import (
-	"encoding/base64"
 	"fmt"
 	"io"
 	"sync"
@@ -74,19 +73,16 @@ func (h *Hist) Summary() result.Histogram {
 		s.P999 = h.h.ValueAtPercentile(99.9)
 		s.P9999 = h.h.ValueAtPercentile(99.99)
 	}
+	// Encode already returns the base64 text HdrHistogram's tools exchange.
 	if b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-		s.EncodedV2 = base64.StdEncoding.EncodeToString(b)
+		s.EncodedV2 = string(b)
 	}
 	return s
 }
 
 // DecodeHist decodes a result histogram's V2 encoding.
 func DecodeHist(s result.Histogram) (*Hist, error) {
-	b, err := base64.StdEncoding.DecodeString(s.EncodedV2)
-	if err != nil {
-		return nil, fmt.Errorf("loadgen: histogram encoding: %w", err)
-	}
-	h, err := hdrhistogram.Decode(b)
+	h, err := hdrhistogram.Decode([]byte(s.EncodedV2))
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: histogram encoding: %w", err)
 	}

@@ -22,6 +22,12 @@ import (
 	"github.com/sharebench/sharebench/workloads"
 )
 
+// Drainer is implemented by targets that can count input records not yet
+// terminal; the drain then also waits for that count to reach zero.
+type Drainer interface {
+	Pending(ctx context.Context, cfg target.Config) (int64, error)
+}
+
 // StatsReporter is implemented by targets that can count lock expiries.
 type StatsReporter interface {
 	LockExpiries() int64
@@ -216,9 +222,17 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 // was rejected on purpose.
 func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
+	dr, _ := mr.cfg.Target.(Drainer)
 	for {
 		if mr.ledger.settled() >= mr.produced.Load() {
-			return true
+			if dr == nil {
+				return true
+			}
+			// Outputs exist for everything; wait for the acks too (an ack
+			// lost to a crash leaves its record to be redelivered).
+			if n, err := dr.Pending(ctx, mr.tcfg); err != nil || n == 0 {
+				return true
+			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false

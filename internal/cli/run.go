@@ -65,7 +65,7 @@ func runCmd(env *Env, args []string) error {
 	fs.BoolVar(&f.dumpLedgers, "dump-ledgers", false, "write ledgers/<mode>/inputs.jsonl and outputs.jsonl for 'sharebench verify'")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fs.IntVar(&f.repeat, "repeat", 1, "run each mode N times, interleaved, keeping every repeat")
-	fs.BoolVar(&f.noReport, "no-report", false, "do not write the HTML/Markdown report into the run directory")
+	fs.BoolVar(&f.noReport, "no-report", false, "do not write report/ (plots, report.html, summary.md) into the run directory")
 	fs.IntVar(&f.shards, "shards", 0, "engine target: lock shards (default: 4×GOMAXPROCS)")
 	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock")
 	f.kafka.register(fs)

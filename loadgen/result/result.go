@@ -118,7 +118,8 @@ type Histogram struct {
 	P99      int64   `json:"p99"`
 	P999     int64   `json:"p999"`
 	P9999    int64   `json:"p9999"`
-	// EncodedV2 is HdrHistogram's compressed V2 encoding.
+	// EncodedV2 is HdrHistogram's compressed V2 encoding, base64 text as
+	// HdrHistogram's own tools exchange it.
 	EncodedV2 string `json:"encoded_v2"`
 }
 
@@ -139,7 +140,8 @@ type Second struct {
 	Faults       []string `json:"faults,omitempty"`
 }
 
-// FaultEvent is one fault applied, on the run's timeline.
+// FaultEvent is one fault applied; AtNs is ns since the start of the
+// mode's run (the origin of Second.T).
 type FaultEvent struct {
 	AtNs   int64  `json:"at_ns"`
 	Kind   string `json:"kind"`

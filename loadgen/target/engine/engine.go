@@ -25,6 +25,10 @@ type Options struct {
 	Knobs eng.Knobs
 	// RetentionBytes bounds each partition log (0: the engine default).
 	RetentionBytes int64
+	// SessionTimeout is how long a silent member keeps its session
+	// (0: 10s). Kafka's default is 45s; a shorter one lets a run recover
+	// from crashed workers within its drain.
+	SessionTimeout time.Duration
 	// Extra engine options, applied last (for example a hook).
 	Extra []eng.Option
 }
@@ -50,6 +54,10 @@ func New(opts Options) (*Target, error) {
 		eo = append(eo, eng.WithRetentionBytes(opts.RetentionBytes))
 	}
 	eo = append(eo, eng.WithKnobs(opts.Knobs))
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = 10 * time.Second
+	}
+	eo = append(eo, eng.WithSessionTimeout(opts.SessionTimeout))
 	eo = append(eo, opts.Extra...)
 	e, err := eng.New(eo...)
 	if err != nil {
@@ -115,6 +123,31 @@ func (t *Target) shareGroup(group string) error {
 		return fmt.Errorf("engine target: %w", err)
 	}
 	return nil
+}
+
+// Pending counts input records that are not yet terminal: in flight in the
+// share group's window or never acquired (for a classic group: beyond the
+// committed offset). The load generator drains until it is zero.
+func (t *Target) Pending(_ context.Context, cfg target.Config) (int64, error) {
+	var n int64
+	for p := int32(0); p < cfg.InputPartitions; p++ {
+		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
+		_, hw, _, err := t.e.Offsets(tp)
+		if err != nil {
+			return 0, err
+		}
+		info, err := t.e.SharePartition(cfg.Group, tp)
+		switch {
+		case errors.Is(err, eng.ErrUnknownGroup):
+			committed, _ := t.e.CommittedOffset(cfg.Group, tp)
+			n += hw - committed
+		case err != nil:
+			return 0, err
+		default:
+			n += int64(info.InFlight) + hw - info.End
+		}
+	}
+	return n, nil
 }
 
 // LockExpiries counts acquisition locks that expired, engine-wide.

@@ -1,0 +1,177 @@
+// This file holds `sharebench report`, `sharebench compare` and
+// `sharebench gate`, thin over package reports.
+
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/sharebench/sharebench/reports"
+)
+
+func init() {
+	extraCommands = append(extraCommands,
+		command{"report", "render plots, report.html and summary.md from run directories", reportCmd},
+		command{"compare", "compare a candidate run with a baseline, metric by metric", compareCmd},
+		command{"gate", "fail (exit 4) on a significant regression or (exit 3) a forbidden anomaly", gateCmd},
+	)
+	reportHook = func(runDir, outDir string) error {
+		r, err := reports.Load(runDir)
+		if err != nil {
+			return err
+		}
+		_, err = reports.Generate(outDir, r)
+		return err
+	}
+}
+
+func loadRuns(dirs []string, flag string) ([]*reports.Run, error) {
+	if len(dirs) == 0 {
+		return nil, usageErr("%s is required: a run directory written by 'sharebench run'", flag)
+	}
+	var out []*reports.Run
+	for _, d := range dirs {
+		for _, part := range strings.Split(d, ",") {
+			if part == "" {
+				continue
+			}
+			r, err := reports.Load(part)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) || errors.Is(err, reports.ErrNoResult) {
+					return nil, usageErr("%v", err)
+				}
+				return nil, usageErr("%s: %v", part, err)
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+const reportExamples = `  sharebench report --in results/20261129T070000Z --out report/
+  sharebench report --in results/base --in results/cand --out ab/   # overlays, with ratios to the first run`
+
+func reportCmd(env *Env, args []string) error {
+	fset := newFlags(env, "report", "--in RUN_DIR [--in RUN_DIR ...] --out DIR", reportExamples)
+	in := fset.StringArray("in", nil, "run directory (repeat to overlay runs; the first is the reference)")
+	out := fset.String("out", "", "directory for report.html, summary.md and plots/ (default: RUN_DIR/report for one run)")
+	if err := parseFlags(fset, args); err != nil {
+		return err
+	}
+	runs, err := loadRuns(*in, "--in")
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		if len(runs) > 1 {
+			return usageErr("--out is required with several --in runs")
+		}
+		dir = runs[0].Dir + "/report"
+	}
+	files, err := reports.Generate(dir, runs...)
+	if err != nil {
+		return err
+	}
+	for _, w := range files.Warnings {
+		fmt.Fprintf(env.Stderr, "sharebench report: warning: %s\n", w)
+	}
+	fmt.Fprintf(env.Stdout, "%s\n%s\n", files.HTML, files.Markdown)
+	return nil
+}
+
+const compareExamples = `  sharebench run --repeat 5 --out results/base     # on the baseline build
+  sharebench run --repeat 5 --out results/cand     # on the candidate build
+  sharebench compare --baseline results/base --candidate results/cand
+  sharebench compare --baseline results/base --candidate results/cand --format bench | benchstat -col side /dev/stdin`
+
+func compareCmd(env *Env, args []string) error {
+	fset := newFlags(env, "compare", "--baseline DIR --candidate DIR [--format text|bench]", compareExamples)
+	base := fset.StringArray("baseline", nil, "baseline run directory (repeatable)")
+	cand := fset.StringArray("candidate", nil, "candidate run directory (repeatable)")
+	format := fset.String("format", "text", "text (a table) or bench (Go benchmark lines for benchstat)")
+	if err := parseFlags(fset, args); err != nil {
+		return err
+	}
+	b, err := loadRuns(*base, "--baseline")
+	if err != nil {
+		return err
+	}
+	c, err := loadRuns(*cand, "--candidate")
+	if err != nil {
+		return err
+	}
+	cmp := reports.Compare(b, c)
+	switch *format {
+	case "text":
+		return cmp.WriteText(env.Stdout)
+	case "bench":
+		return cmp.WriteBench(env.Stdout)
+	}
+	return usageErr("--format %q: valid formats are text and bench", *format)
+}
+
+const gateExamples = `  sharebench gate --baseline results/base --candidate results/cand
+  sharebench gate --baseline results/base --candidate results/cand --max-throughput-drop 5% --max-p99-rise 10% --alpha 0.05
+  scripts/ab-gate.sh origin/main HEAD               # builds both, runs A/B/A/B, gates`
+
+func gateCmd(env *Env, args []string) error {
+	fset := newFlags(env, "gate", "--baseline DIR --candidate DIR [thresholds]", gateExamples)
+	base := fset.StringArray("baseline", nil, "baseline run directory (repeatable)")
+	cand := fset.StringArray("candidate", nil, "candidate run directory (repeatable)")
+	drop := fset.String("max-throughput-drop", "5%", "largest tolerated throughput drop")
+	rise := fset.String("max-p99-rise", "10%", "largest tolerated rise of end-to-end p99 and commit p99")
+	alpha := fset.Float64("alpha", 0.05, "significance level of the Mann–Whitney U test")
+	thresholdOnly := fset.Bool("threshold-only", false, "gate on thresholds alone when repeats are too few for significance")
+	if err := parseFlags(fset, args); err != nil {
+		return err
+	}
+	d, err := parsePercent(*drop)
+	if err != nil {
+		return usageErr("--max-throughput-drop: %v", err)
+	}
+	r, err := parsePercent(*rise)
+	if err != nil {
+		return usageErr("--max-p99-rise: %v", err)
+	}
+	if *alpha <= 0 || *alpha >= 1 {
+		return usageErr("--alpha %v: must be in (0, 1)", *alpha)
+	}
+	b, err := loadRuns(*base, "--baseline")
+	if err != nil {
+		return err
+	}
+	c, err := loadRuns(*cand, "--candidate")
+	if err != nil {
+		return err
+	}
+	cmp := reports.Compare(b, c)
+	g := reports.Gate(cmp, reports.GateOptions{MaxThroughputDrop: d, MaxP99Rise: r, Alpha: *alpha, ThresholdOnly: *thresholdOnly})
+	if err := g.WriteText(env.Stdout); err != nil {
+		return err
+	}
+	if code := g.ExitCode(); code != 0 {
+		return withCode(code, fmt.Errorf("the gate failed (exit %d); see the table above", code))
+	}
+	return nil
+}
+
+// parsePercent reads "5%" or "0.05".
+func parsePercent(s string) (float64, error) {
+	var v float64
+	if strings.HasSuffix(s, "%") {
+		if _, err := fmt.Sscanf(strings.TrimSuffix(s, "%"), "%g", &v); err != nil {
+			return 0, fmt.Errorf("%q is not a percentage like 5%%", s)
+		}
+		v /= 100
+	} else if _, err := fmt.Sscanf(s, "%g", &v); err != nil {
+		return 0, fmt.Errorf("%q is not a fraction like 0.05 or a percentage like 5%%", s)
+	}
+	if v < 0 || v >= 1 {
+		return 0, fmt.Errorf("%q must be between 0%% and 100%%", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,223 @@
+// This file prepares runs for reporting: it groups a result's modes and
+// repeats, decodes their histograms once and extracts per-repeat metrics.
+
+package reports
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"slices"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+)
+
+// runData is one run prepared for rendering and comparison.
+type runData struct {
+	run      *Run
+	label    string
+	modes    []*modeData // in order of first appearance in the result
+	warnings []string
+}
+
+// modeData is every repeat of one mode in one run.
+type modeData struct {
+	mode        string
+	repeats     []*repeatData // measured repeats: neither unsupported nor failed
+	unsupported string
+	errors      []string // "repeat N: …" for failed repeats
+}
+
+// repeatData is one measured repeat with its decoded histograms.
+type repeatData struct {
+	m      *result.ModeResult
+	hists  map[string]*hdrhistogram.Histogram // decoded; absent when missing or broken
+	values map[Metric]float64                 // NaN when not measured
+}
+
+// decodedHists are the histograms reports decode: the ones they plot and
+// compare.
+var decodedHists = []string{result.HistEndToEnd, result.HistCommit}
+
+// prepare groups r's modes and decodes what the report needs. Damaged data
+// becomes a warning, never an error.
+func prepare(run *Run, label string) *runData {
+	rd := &runData{run: run, label: label}
+	if run == nil || run.Result == nil {
+		return rd
+	}
+	byMode := map[string]*modeData{}
+	for i := range run.Result.Modes {
+		m := &run.Result.Modes[i]
+		name := m.Mode
+		if name == "" {
+			name = "(unnamed)"
+		}
+		md := byMode[name]
+		if md == nil {
+			md = &modeData{mode: name}
+			byMode[name] = md
+			rd.modes = append(rd.modes, md)
+		}
+		switch {
+		case m.Unsupported != "":
+			md.unsupported = m.Unsupported
+			continue
+		case m.Error != "":
+			md.errors = append(md.errors, fmt.Sprintf("repeat %d: %s", m.Repeat, m.Error))
+			continue
+		}
+		rp := &repeatData{m: m, hists: map[string]*hdrhistogram.Histogram{}}
+		for _, name := range decodedHists {
+			h, ok := m.Histograms[name]
+			if !ok || h.EncodedV2 == "" {
+				continue
+			}
+			dh, err := decodeHistogram(h.EncodedV2)
+			if err != nil {
+				rd.warnings = append(rd.warnings, fmt.Sprintf("%s: mode %s repeat %d: histogram %s cannot be decoded (%v); using its summary", label, md.mode, m.Repeat, name, err))
+				continue
+			}
+			rp.hists[name] = dh
+		}
+		for name, h := range m.Histograms {
+			if h.Overflow > 0 {
+				rd.warnings = append(rd.warnings, fmt.Sprintf("%s: mode %s repeat %d: %d %s samples were above the histogram's range (counted, not in the percentiles)", label, md.mode, m.Repeat, h.Overflow, name))
+			}
+		}
+		rp.values = map[Metric]float64{}
+		for _, metric := range Metrics() {
+			rp.values[metric] = rp.metric(metric)
+		}
+		md.repeats = append(md.repeats, rp)
+	}
+	slices.Sort(rd.warnings)
+	return rd
+}
+
+// decodeHistogram decodes a V2-encoded HdrHistogram. hdrhistogram.Decode
+// takes the base64 text itself; a value that was base64-encoded once more
+// on top is accepted too.
+func decodeHistogram(s string) (h *hdrhistogram.Histogram, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = nil, fmt.Errorf("decoder failed: %v", r)
+		}
+	}()
+	h, err = hdrhistogram.Decode([]byte(s))
+	if err == nil {
+		return h, nil
+	}
+	if raw, err2 := base64.StdEncoding.DecodeString(s); err2 == nil {
+		if h2, err3 := hdrhistogram.Decode(raw); err3 == nil {
+			return h2, nil
+		}
+	}
+	return nil, err
+}
+
+// metric extracts one metric of a repeat; NaN when it was not measured.
+func (rp *repeatData) metric(m Metric) float64 {
+	if m == MetricThroughput {
+		if v := rp.m.Throughput; v >= 0 && !math.IsInf(v, 0) {
+			return v
+		}
+		return math.NaN()
+	}
+	name, q, ok := m.histQuantile()
+	if !ok {
+		return math.NaN()
+	}
+	return rp.quantileNs(name, q)
+}
+
+// quantileNs is the q-quantile of histogram name in ns: from the decoded
+// histogram when there is one, else from the summary; NaN when neither
+// holds a sample.
+func (rp *repeatData) quantileNs(name string, q float64) float64 {
+	if h := rp.hists[name]; h != nil && h.TotalCount() > 0 {
+		return float64(h.ValueAtQuantile(q * 100))
+	}
+	s, ok := rp.m.Histograms[name]
+	if !ok || s.Count <= 0 {
+		return math.NaN()
+	}
+	var v int64
+	switch q {
+	case 0.5:
+		v = s.P50
+	case 0.9:
+		v = s.P90
+	case 0.99:
+		v = s.P99
+	case 0.999:
+		v = s.P999
+	case 0.9999:
+		v = s.P9999
+	default:
+		return math.NaN()
+	}
+	return float64(v)
+}
+
+// values returns metric m of every measured repeat (NaN ones included).
+func (md *modeData) values(m Metric) []float64 {
+	out := make([]float64, 0, len(md.repeats))
+	for _, rp := range md.repeats {
+		out = append(out, rp.values[m])
+	}
+	return out
+}
+
+// counts returns a per-repeat count picked by f.
+func (md *modeData) counts(f func(*result.ModeResult) int64) []float64 {
+	out := make([]float64, 0, len(md.repeats))
+	for _, rp := range md.repeats {
+		out = append(out, float64(f(rp.m)))
+	}
+	return out
+}
+
+// merged merges histogram name over the mode's repeats; nil when no
+// repeat has it decoded.
+func (md *modeData) merged(name string) *hdrhistogram.Histogram {
+	var out *hdrhistogram.Histogram
+	for _, rp := range md.repeats {
+		h := rp.hists[name]
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		if out == nil {
+			out = h.Clone()
+			continue
+		}
+		out.Merge(h)
+	}
+	return out
+}
+
+// find returns the mode named name, or nil.
+func (rd *runData) find(name string) *modeData {
+	for _, md := range rd.modes {
+		if md.mode == name {
+			return md
+		}
+	}
+	return nil
+}
+
+// modeNames returns the union of the runs' modes, in order of first
+// appearance (first run first).
+func modeNames(runs []*runData) []string {
+	var out []string
+	for _, rd := range runs {
+		for _, md := range rd.modes {
+			if !slices.Contains(out, md.mode) {
+				out = append(out, md.mode)
+			}
+		}
+	}
+	return out
+}

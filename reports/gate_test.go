@@ -1,0 +1,230 @@
+package reports_test
+
+import (
+	"bufio"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/reports"
+)
+
+// side builds one side of a comparison: a run of the given fixture whose
+// latency samples come from latSeed (equal on both sides, so only
+// throughput differs between them).
+func side(t *testing.T, name string, seed uint64, repeats int, throughput, noise float64) *reports.Run {
+	t.Helper()
+	return fixtureRun(t, name, fixture{seed: seed, latSeed: 99, repeats: repeats,
+		modes: []string{"explicit", "transactional"}, samples: 1000, throughput: throughput, latency: 1, noise: noise})
+}
+
+var defaultGate = reports.GateOptions{MaxThroughputDrop: 0.05, MaxP99Rise: 0.10, Alpha: 0.05}
+
+// check finds one check of a gate result.
+func check(t *testing.T, g reports.GateResult, mode string, m reports.Metric) reports.Check {
+	t.Helper()
+	for _, c := range g.Checks {
+		if c.Mode == mode && c.Metric == m {
+			return c
+		}
+	}
+	t.Fatalf("no check for mode %s metric %s in %+v", mode, m, g.Checks)
+	return reports.Check{}
+}
+
+func gateText(t *testing.T, g reports.GateResult) string {
+	t.Helper()
+	var b strings.Builder
+	if err := g.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestGateIdenticalRunsPass(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 5, 1, 0.01)
+	cand := side(t, "cand", 1, 5, 1, 0.01)
+	g := reports.Gate(reports.Compare([]*reports.Run{base}, []*reports.Run{cand}), defaultGate)
+	if code := g.ExitCode(); code != reports.ExitOK || len(g.Regressions()) != 0 {
+		t.Fatalf("identical runs: exit %d, regressions %+v, want 0 and none\n%s", code, g.Regressions(), gateText(t, g))
+	}
+	for _, c := range g.Checks {
+		if c.Ratio != 1 {
+			t.Errorf("%s %s: ratio %v, want 1", c.Mode, c.Metric, c.Ratio)
+		}
+		if c.Status == reports.CheckRegression || c.Status == reports.CheckWithinNoise {
+			t.Errorf("%s %s: status %s on identical runs", c.Mode, c.Metric, c.Status)
+		}
+	}
+}
+
+func TestGateThroughputDropIsRegression(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 5, 1, 0.01)
+	cand := side(t, "cand", 2, 5, 0.8, 0.01)
+	cmp := reports.Compare([]*reports.Run{base}, []*reports.Run{cand})
+	g := reports.Gate(cmp, defaultGate)
+	if code := g.ExitCode(); code != reports.ExitRegression {
+		t.Fatalf("20%% throughput drop: exit %d, want %d\n%s", code, reports.ExitRegression, gateText(t, g))
+	}
+	for _, mode := range []string{"explicit", "transactional"} {
+		c := check(t, g, mode, reports.MetricThroughput)
+		if c.Status != reports.CheckRegression || c.Ratio > 0.85 || c.Ratio < 0.75 || c.P >= 0.05 || !(c.Lo <= c.Ratio && c.Ratio <= c.Hi) {
+			t.Errorf("%s throughput: %+v, want a significant regression near 0.8 inside its interval", mode, c)
+		}
+		if !regexp.MustCompile(`fell (19|20|21)\.[0-9]%`).MatchString(c.Why) || !strings.Contains(c.Why, "5.0% drop limit") {
+			t.Errorf("%s throughput: explanation %q does not give the drop and the limit", mode, c.Why)
+		}
+		if c := check(t, g, mode, reports.MetricE2EP99); c.Status != reports.CheckOK {
+			t.Errorf("%s e2e p99 (identical histograms): status %s, want ok", mode, c.Status)
+		}
+	}
+	text := gateText(t, g)
+	for _, want := range []string{"gate: FAIL (exit 4): regression", "REGRESSION", "throughput fell"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("gate text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestGateSmallDropWithinNoisePasses(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 5, 1, 0.03)
+	cand := side(t, "cand", 2, 5, 0.98, 0.03)
+	g := reports.Gate(reports.Compare([]*reports.Run{base}, []*reports.Run{cand}), defaultGate)
+	if code := g.ExitCode(); code != reports.ExitOK {
+		t.Fatalf("2%% drop: exit %d, want 0\n%s", code, gateText(t, g))
+	}
+	if c := check(t, g, "explicit", reports.MetricThroughput); c.Status == reports.CheckRegression || c.Ratio < 0.9 || c.Ratio > 1.05 {
+		t.Errorf("explicit throughput: %+v, want no regression near 0.98", c)
+	}
+}
+
+func TestGateForbiddenAnomaly(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 5, 1, 0.01)
+	f := fixture{seed: 1, latSeed: 99, repeats: 5, modes: []string{"explicit", "transactional"}, samples: 1000, throughput: 1, latency: 1, noise: 0.01, forbidden: true}
+	cand := fixtureRun(t, "cand", f)
+	g := reports.Gate(reports.Compare([]*reports.Run{base}, []*reports.Run{cand}), defaultGate)
+	if code := g.ExitCode(); code != reports.ExitForbidden {
+		t.Fatalf("forbidden duplicate: exit %d, want %d\n%s", code, reports.ExitForbidden, gateText(t, g))
+	}
+	if len(g.Forbidden) != 1 || g.Forbidden[0].Mode != "transactional" || g.Forbidden[0].Kind != "duplicate" || g.Forbidden[0].Run != "cand" {
+		t.Errorf("Forbidden = %+v, want the transactional duplicate of cand", g.Forbidden)
+	}
+	if text := gateText(t, g); !strings.Contains(text, "FORBIDDEN cand: mode transactional repeat 1: duplicate ×1") {
+		t.Errorf("gate text does not name the anomaly:\n%s", text)
+	}
+	// A forbidden anomaly in the baseline is not the candidate's fault.
+	g = reports.Gate(reports.Compare([]*reports.Run{cand}, []*reports.Run{base}), defaultGate)
+	if code := g.ExitCode(); code != reports.ExitOK {
+		t.Errorf("forbidden anomaly only in the baseline: exit %d, want 0", code)
+	}
+}
+
+func TestGateOneRepeatNeedsSignificance(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 1, 1, 0.01)
+	cand := side(t, "cand", 2, 1, 0.8, 0.01)
+	cmp := reports.Compare([]*reports.Run{base}, []*reports.Run{cand})
+
+	g := reports.Gate(cmp, defaultGate)
+	c := check(t, g, "explicit", reports.MetricThroughput)
+	if g.ExitCode() != reports.ExitOK || c.Status != reports.CheckNotEnoughRepeats {
+		t.Fatalf("one repeat a side, default options: exit %d, status %s; want 0 and %q\n%s", g.ExitCode(), c.Status, reports.CheckNotEnoughRepeats, gateText(t, g))
+	}
+	if text := gateText(t, g); !strings.Contains(text, "not enough repeats") || !strings.Contains(text, "1/1 repeats cannot reach p < 0.05") {
+		t.Errorf("gate text does not say why it passed:\n%s", text)
+	}
+
+	opts := defaultGate
+	opts.ThresholdOnly = true
+	g = reports.Gate(cmp, opts)
+	if c := check(t, g, "explicit", reports.MetricThroughput); g.ExitCode() != reports.ExitRegression || c.Status != reports.CheckRegression || !strings.Contains(c.Why, "threshold alone") {
+		t.Errorf("one repeat a side, ThresholdOnly: exit %d, %+v; want 4 and a threshold-only regression", g.ExitCode(), c)
+	}
+}
+
+func TestGateLostModeIsRegression(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 3, 1, 0.01)
+	cand := side(t, "cand", 1, 3, 1, 0.01)
+	var kept []result.ModeResult
+	for _, m := range cand.Result.Modes {
+		if m.Mode == "transactional" {
+			m = result.ModeResult{Mode: m.Mode, Repeat: m.Repeat, Error: "engine crashed"}
+		}
+		kept = append(kept, m)
+	}
+	cand.Result.Modes = kept
+	g := reports.Gate(reports.Compare([]*reports.Run{base}, []*reports.Run{cand}), defaultGate)
+	c := check(t, g, "transactional", "")
+	if g.ExitCode() != reports.ExitRegression || c.Status != reports.CheckRegression || !strings.Contains(c.Why, "engine crashed") {
+		t.Errorf("mode lost in the candidate: exit %d, %+v; want 4 naming the error", g.ExitCode(), c)
+	}
+}
+
+func TestGateNothingToCompare(t *testing.T) {
+	t.Parallel()
+	if code := reports.Gate(nil, defaultGate).ExitCode(); code != reports.ExitNoData {
+		t.Errorf("nil comparison: exit %d, want %d", code, reports.ExitNoData)
+	}
+	if code := reports.Gate(reports.Compare(nil, nil), reports.GateOptions{}).ExitCode(); code != reports.ExitNoData {
+		t.Errorf("empty comparison: exit %d, want %d", code, reports.ExitNoData)
+	}
+	g := reports.Gate(reports.Compare([]*reports.Run{nil}, []*reports.Run{{Name: "x"}}), reports.GateOptions{Alpha: 7})
+	if g.ExitCode() != reports.ExitNoData || g.Options.Alpha != reports.DefaultAlpha {
+		t.Errorf("nil runs and a bad alpha: exit %d, alpha %v; want %d and the default", g.ExitCode(), g.Options.Alpha, reports.ExitNoData)
+	}
+	if text := gateText(t, g); !strings.Contains(text, "option Alpha = 7 is out of range") || !strings.Contains(text, "has no result; skipped") {
+		t.Errorf("gate text does not explain the bad input:\n%s", text)
+	}
+}
+
+var benchLine = regexp.MustCompile(`^BenchmarkSharebench/mode=[^/ ]+/metric=(throughput|e2e_p50|e2e_p99|e2e_p999|commit_p99) 1 [0-9.]+ (records/s|ns)$`)
+
+func TestCompareWriteBench(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 3, 1, 0.01)
+	cand := side(t, "cand", 2, 3, 0.9, 0.01)
+	cmp := reports.Compare([]*reports.Run{base}, []*reports.Run{cand})
+	var b strings.Builder
+	if err := cmp.WriteBench(&b); err != nil {
+		t.Fatal(err)
+	}
+	benches, sides := 0, map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(b.String()))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "Benchmark"):
+			if !benchLine.MatchString(line) {
+				t.Errorf("not a benchmark line benchstat reads: %q", line)
+			}
+			benches++
+		case strings.HasPrefix(line, "side: "):
+			sides[strings.TrimPrefix(line, "side: ")] = true
+		case !regexp.MustCompile(`^[a-z]+: \S`).MatchString(line):
+			t.Errorf("unexpected line %q", line)
+		}
+	}
+	// 2 sides × 2 modes × 3 repeats × 5 metrics.
+	if benches != 60 || !sides["baseline"] || !sides["candidate"] {
+		t.Errorf("%d benchmark lines and sides %v, want 60 lines and both sides", benches, sides)
+	}
+	if !strings.Contains(b.String(), "BenchmarkSharebench/mode=explicit/metric=throughput 1 ") {
+		t.Errorf("no explicit throughput line:\n%s", b.String())
+	}
+
+	var text strings.Builder
+	if err := cmp.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"baseline:  base", "candidate: cand", "explicit", "throughput", "e2e p99.9", "commit p99", "3/3"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("comparison text lacks %q:\n%s", want, text.String())
+		}
+	}
+}

@@ -1,0 +1,95 @@
+// This file renders summary.md: the per-mode table in GitHub Markdown, for
+// a pull-request comment.
+
+package reports
+
+import (
+	"fmt"
+	"strings"
+)
+
+// mdEscape keeps a cell inside its table column.
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "\\", "\\\\")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func renderMarkdown(runs []*runData) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n", mdEscape(title(runs)))
+	verdict, class := overallVerdict(runs)
+	mark := ""
+	switch class {
+	case "pass":
+		mark = "✅ "
+	case "fail":
+		mark = "❌ "
+	}
+	fmt.Fprintf(&b, "%s**%s**\n\n", mark, mdEscape(verdict))
+
+	t := buildTable(runs)
+	head := []string{"mode"}
+	align := []string{":--"}
+	if t.MultiRun {
+		head, align = append(head, "run"), append(align, ":--")
+	}
+	head, align = append(head, "repeats"), append(align, "--:")
+	for _, h := range t.Heads {
+		head, align = append(head, h), append(align, "--:")
+	}
+	head, align = append(head, "verifier"), append(align, ":--")
+	fmt.Fprintf(&b, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
+	for _, r := range t.Rows {
+		cells := []string{mdEscape(r.Mode)}
+		if t.MultiRun {
+			cells = append(cells, mdEscape(r.Run))
+		}
+		cells = append(cells, fmt.Sprint(r.Repeats))
+		if r.Status != "" {
+			for range t.Heads {
+				cells = append(cells, "—")
+			}
+			cells = append(cells, mdEscape(r.Status))
+		} else {
+			for _, c := range r.Cells {
+				s := c.Text
+				if c.Ratio != "" {
+					s += " (" + c.Ratio + ")"
+				}
+				cells = append(cells, mdEscape(s))
+			}
+			v := mdEscape(r.Verdict)
+			switch r.VerdictClass {
+			case "pass":
+				v = "✅ " + v
+			case "fail":
+				v = "❌ **" + v + "**"
+			}
+			cells = append(cells, v)
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
+	}
+	b.WriteString("\n")
+	b.WriteString(mdEscape(tableNote(runs, false)) + "\n\n")
+
+	env := buildEnv(runs)
+	keys := []string{"commit", "Go version", "CPU", "GOMAXPROCS", "target", "broker version"}
+	for ri, name := range env.Runs {
+		var parts []string
+		for _, row := range env.Rows {
+			for _, k := range keys {
+				if row.Key == k && row.Values[ri] != "—" {
+					parts = append(parts, k+" "+mdEscape(row.Values[ri]))
+				}
+			}
+		}
+		if len(runs) > 1 {
+			fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(name), strings.Join(parts, " · "))
+		} else {
+			fmt.Fprintf(&b, "<sub>%s</sub>\n", strings.Join(parts, " · "))
+		}
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,315 @@
+// This file builds what report.html and summary.md show besides the table:
+// the environment, the workloads, the faults timeline, the anomaly
+// witnesses and the overall verdict.
+
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+)
+
+// envTable is the environment: one row per field, one column per run.
+type envTable struct {
+	Runs []string
+	Rows []envRow
+}
+
+type envRow struct {
+	Key    string
+	Values []string
+}
+
+func buildEnv(runs []*runData) envTable {
+	t := envTable{}
+	fields := []struct {
+		key string
+		get func(r *result.Result) string
+	}{
+		{"commit", func(r *result.Result) string { return r.Env.Commit }},
+		{"Go version", func(r *result.Result) string { return r.Env.GoVersion }},
+		{"OS / arch", func(r *result.Result) string { return join(" / ", r.Env.OS, r.Env.Arch) }},
+		{"CPU", func(r *result.Result) string {
+			if r.Env.NumCPU > 0 {
+				return join(" · ", r.Env.CPU, strconv.Itoa(r.Env.NumCPU)+" CPUs")
+			}
+			return r.Env.CPU
+		}},
+		{"GOMAXPROCS", func(r *result.Result) string { return positive(r.Env.GOMAXPROCS) }},
+		{"target", func(r *result.Result) string {
+			if r.Env.Embedded {
+				return join(" ", r.Env.Target, "(embedded)")
+			}
+			return r.Env.Target
+		}},
+		{"brokers", func(r *result.Result) string { return r.Env.Brokers }},
+		{"broker version", func(r *result.Result) string { return r.Env.BrokerVersion }},
+		{"seed", func(r *result.Result) string { return strconv.FormatInt(r.Seed, 10) }},
+		{"started", func(r *result.Result) string {
+			if r.Started.IsZero() {
+				return ""
+			}
+			return r.Started.UTC().Format(time.RFC3339)
+		}},
+		{"load", func(r *result.Result) string {
+			if r.OpenLoop {
+				return fmt.Sprintf("open loop, %s inputs/s intended", formatNumber(r.Rate))
+			}
+			return "closed loop (max throughput)"
+		}},
+		{"duration / warm-up", func(r *result.Result) string {
+			return fmt.Sprintf("%v measured / %v warm-up (excluded)", r.Duration, r.Warmup)
+		}},
+		{"repeats", func(r *result.Result) string { return positive(r.Repeats) }},
+		{"topic prefix", func(r *result.Result) string { return r.TopicPrefix }},
+		{"command", func(r *result.Result) string { return strings.Join(r.Args, " ") }},
+		{"notes", func(r *result.Result) string { return strings.Join(r.Env.Notes, "; ") }},
+	}
+	for _, rd := range runs {
+		t.Runs = append(t.Runs, rd.label)
+	}
+	for _, f := range fields {
+		row := envRow{Key: f.key}
+		empty := true
+		for _, rd := range runs {
+			v := f.get(rd.run.Result)
+			if v != "" {
+				empty = false
+			} else {
+				v = "—"
+			}
+			row.Values = append(row.Values, v)
+		}
+		if !empty || f.key == "commit" || f.key == "broker version" {
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+func join(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+func positive(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// workloadView is one distinct workload and the runs that used it.
+type workloadView struct {
+	Name string
+	Runs []string
+	Spec string // indented JSON, or the raw text when it is not JSON
+}
+
+func buildWorkloads(runs []*runData) []workloadView {
+	var out []workloadView
+	for _, rd := range runs {
+		r := rd.run.Result
+		spec := "(no spec recorded)"
+		if len(bytes.TrimSpace(r.Spec)) > 0 {
+			var b bytes.Buffer
+			if err := json.Indent(&b, r.Spec, "", "  "); err == nil {
+				spec = b.String()
+			} else {
+				spec = string(r.Spec)
+			}
+		}
+		name := r.Workload
+		if name == "" {
+			name = "(unnamed)"
+		}
+		if i := slices.IndexFunc(out, func(w workloadView) bool { return w.Name == name && w.Spec == spec }); i >= 0 {
+			out[i].Runs = append(out[i].Runs, rd.label)
+			continue
+		}
+		out = append(out, workloadView{Name: name, Runs: []string{rd.label}, Spec: spec})
+	}
+	return out
+}
+
+// faultRow is one fault event of the timeline.
+type faultRow struct {
+	Run, Mode    string
+	Repeat       int
+	At           string
+	Kind, Detail string
+}
+
+func buildFaults(runs []*runData) []faultRow {
+	var out []faultRow
+	for _, mode := range modeNames(runs) {
+		for _, rd := range runs {
+			md := rd.find(mode)
+			if md == nil {
+				continue
+			}
+			for _, rp := range md.repeats {
+				evs := slices.Clone(rp.m.Faults)
+				slices.SortStableFunc(evs, func(a, b result.FaultEvent) int {
+					switch {
+					case a.AtNs < b.AtNs:
+						return -1
+					case a.AtNs > b.AtNs:
+						return 1
+					}
+					return 0
+				})
+				for _, f := range evs {
+					out = append(out, faultRow{
+						Run: rd.label, Mode: mode, Repeat: rp.m.Repeat,
+						At:   fmt.Sprintf("%.3f s", float64(f.AtNs)/1e9),
+						Kind: f.Kind, Detail: f.Detail,
+					})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// witnessGroup is the evidence for one kind in one repeat.
+type witnessGroup struct {
+	Run, Mode string
+	Repeat    int
+	Kind      string
+	Forbidden bool
+	Count     int64 // findings of this kind; Rows may hold fewer
+	Rows      []witnessRow
+}
+
+type witnessRow struct {
+	ID, Where, State, Deliveries, Outputs, Detail string
+}
+
+// maxWitnessRows bounds the rows shown per kind and repeat.
+const maxWitnessRows = 50
+
+func buildWitnesses(runs []*runData) []witnessGroup {
+	var out []witnessGroup
+	for _, mode := range modeNames(runs) {
+		for _, rd := range runs {
+			md := rd.find(mode)
+			if md == nil {
+				continue
+			}
+			for _, rp := range md.repeats {
+				v := rp.m.Verify
+				if v == nil || len(v.Witnesses) == 0 {
+					continue
+				}
+				kinds := make([]string, 0, len(v.Witnesses))
+				for k := range v.Witnesses {
+					kinds = append(kinds, k)
+				}
+				// Forbidden kinds first, then the rest by name.
+				slices.SortFunc(kinds, func(a, b string) int {
+					fa, fb := slices.Contains(v.Forbidden, a), slices.Contains(v.Forbidden, b)
+					if fa != fb {
+						if fa {
+							return -1
+						}
+						return 1
+					}
+					return strings.Compare(a, b)
+				})
+				for _, k := range kinds {
+					ws := v.Witnesses[k]
+					if len(ws) == 0 {
+						continue
+					}
+					g := witnessGroup{Run: rd.label, Mode: mode, Repeat: rp.m.Repeat, Kind: k,
+						Forbidden: slices.Contains(v.Forbidden, k), Count: v.Counts[k]}
+					if g.Count < int64(len(ws)) {
+						g.Count = int64(len(ws))
+					}
+					for i, w := range ws {
+						if i == maxWitnessRows {
+							break
+						}
+						g.Rows = append(g.Rows, witnessRowOf(w))
+					}
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func witnessRowOf(w result.Witness) witnessRow {
+	row := witnessRow{
+		ID:     strconv.FormatUint(w.InputID, 10),
+		Where:  fmt.Sprintf("p%d @ %d", w.Partition, w.Offset),
+		State:  w.State,
+		Detail: w.Detail,
+	}
+	if w.DeliveryCount > 0 {
+		row.Deliveries = strconv.Itoa(w.DeliveryCount)
+	}
+	var outs []string
+	for _, o := range w.Outputs {
+		s := fmt.Sprintf("p%d @ %d", o.Partition, o.Offset)
+		if o.TransactionalID != "" {
+			s += fmt.Sprintf(" txn %s epoch %d", o.TransactionalID, o.Epoch)
+		}
+		if o.Committed {
+			s += " committed"
+		} else {
+			s += " not committed"
+		}
+		if o.VisibleNs > 0 {
+			s += fmt.Sprintf(", visible at %.3f s", float64(o.VisibleNs)/1e9)
+		}
+		outs = append(outs, s)
+	}
+	row.Outputs = strings.Join(outs, "; ")
+	return row
+}
+
+// overallVerdict sums up the verifier over every run and mode.
+func overallVerdict(runs []*runData) (text, class string) {
+	var failed []string
+	verified := false
+	for _, rd := range runs {
+		for _, md := range rd.modes {
+			v := verdictOf(md)
+			if v.verified > 0 {
+				verified = true
+			}
+			if v.failed > 0 {
+				s := md.mode
+				if len(runs) > 1 {
+					s += " (" + rd.label + ")"
+				}
+				if len(v.forbidden) > 0 {
+					s += ": " + strings.Join(v.forbidden, ", ")
+				}
+				failed = append(failed, s)
+			}
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return "Exactly-once verifier: FAIL — " + strings.Join(failed, "; "), "fail"
+	case verified:
+		return "Exactly-once verifier: PASS — no mode shows an anomaly it does not allow", "pass"
+	}
+	return "Exactly-once verifier: not run", "none"
+}
