@@ -133,7 +133,7 @@ type Info struct {
 	// ReportsAborted is true when read_uncommitted readers flag records
 	// of aborted transactions (Record.Aborted).
 	ReportsAborted bool
-	Notes         []string
+	Notes          []string
 }
 
 // Target is one system under test.
