@@ -5,6 +5,7 @@
 package loadgen
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -32,19 +33,22 @@ type outputRec struct {
 }
 
 type ledger struct {
-	mu       sync.Mutex
-	inputs   []inputRec // by id-1
-	outputs  []outputRec
-	seen     []uint8 // committed outputs per id (saturating), by id-1
-	keys     map[[2]int64]struct{}
-	rejected map[uint64]bool
-	distinct atomic.Int64 // ids with a committed output
-	nRej     atomic.Int64
-	nOut     atomic.Int64
+	mu      sync.Mutex
+	inputs  []inputRec // by id-1
+	outputs []outputRec
+	seen    []uint8 // committed outputs per id (saturating), by id-1
+	// committedAt holds, per output partition, the offsets the committed
+	// reader saw, ascending (it reads each partition in order), so the
+	// read_uncommitted pass can skip them with a binary search.
+	committedAt map[int32][]int64
+	rejected    map[uint64]bool
+	distinct    atomic.Int64 // ids with a committed output
+	nRej        atomic.Int64
+	nOut        atomic.Int64
 }
 
 func newLedger() *ledger {
-	return &ledger{keys: map[[2]int64]struct{}{}, rejected: map[uint64]bool{}}
+	return &ledger{committedAt: map[int32][]int64{}, rejected: map[uint64]bool{}}
 }
 
 func (l *ledger) addInput(id uint64, partition int32, offset, intended int64) {
@@ -63,7 +67,7 @@ func (l *ledger) addCommitted(o outputRec) {
 	l.mu.Lock()
 	l.outputs = append(l.outputs, o)
 	if o.partition >= 0 {
-		l.keys[[2]int64{int64(o.partition), o.offset}] = struct{}{}
+		l.committedAt[o.partition] = append(l.committedAt[o.partition], o.offset)
 	}
 	if o.id >= 1 {
 		for uint64(len(l.seen)) < o.id {
@@ -88,7 +92,7 @@ func (l *ledger) addUncommitted(r *target.Record) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.keys[[2]int64{int64(r.Partition), r.Offset}]; ok {
+	if _, seen := slices.BinarySearch(l.committedAt[r.Partition], r.Offset); seen {
 		return
 	}
 	l.outputs = append(l.outputs, outputRec{id: h.InputID, partition: r.Partition, offset: r.Offset, txnSeq: h.TxnSeq, epoch: h.Epoch, worker: h.Worker, aborted: r.Aborted})
