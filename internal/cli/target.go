@@ -47,6 +47,10 @@ func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&k.brokerControl, "broker-control", "", "kafka target: command for broker-side faults, with {action} replaced by the fault (e.g. 'scripts/kafka/control {action}')")
 }
 
+// engineOptions are appended to every engine target's options: nil, except
+// in builds that install a hook (slowdemo.go, -tags slowdemo).
+var engineOptions []eng.Option
+
 // openTarget opens the target named by the flags and, where it can apply
 // target-side faults, the fault runner.
 func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode, spec *workloads.Spec) (target.Target, loadgen.FaultRunner, error) {
@@ -59,7 +63,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 		if err != nil {
 			return nil, nil, err
 		}
-		t, err := enginetarget.New(enginetarget.Options{Shards: f.shards, Knobs: knobs})
+		t, err := enginetarget.New(enginetarget.Options{Shards: f.shards, Knobs: knobs, Extra: engineOptions})
 		if err != nil {
 			return nil, nil, usageErr("%v", err)
 		}

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# ab-gate.sh: the A/B performance gate between two commits.
+#
+# Builds BASE_REF and HEAD_REF from their commits (git worktrees in a
+# temporary directory, never the working tree, so uncommitted work does not
+# leak into either side), runs them interleaved on this machine with the
+# same workload, flags and seed, N repeats a side, each run in its own
+# results directory, then runs `sharebench gate` over them and exits with
+# the gate's code. docs/ci-gate.md explains the output and the exit codes.
+#
+# Usage: scripts/ab-gate.sh BASE_REF HEAD_REF [extra 'sharebench run' flags]
+#
+#   scripts/ab-gate.sh origin/main HEAD
+#   scripts/ab-gate.sh HEAD HEAD                      # A/A: the noise floor
+#   scripts/ab-gate.sh HEAD~1 HEAD --duration 5s      # extra flags override the defaults
+#   SHAREBENCH_AB_SLOWDOWN=5ms scripts/ab-gate.sh HEAD HEAD   # demo: a slowed candidate
+#
+# Environment (defaults in brackets):
+#   AB_REPEATS            runs a side [5]; the Mann–Whitney test needs at least
+#                         4 a side to reach p < 0.05, 5 gives p down to 0.008
+#   AB_WORKLOAD           built-in name or YAML file [ctp-latency: an open loop
+#                         whose end-to-end latency is bound by the commit path]
+#   AB_FLAGS              'sharebench run' flags for both sides (empty: none)
+#                         [--modes explicit,transactional --duration 3s --warmup 500ms]
+#   AB_SEED               seed of every run, the same on both sides [1]
+#   AB_GATE_FLAGS         extra 'sharebench gate' flags, e.g. '--max-throughput-drop 10%'
+#   AB_OUT                directory for the runs, logs and summary.md
+#                         [results/ab-<UTC timestamp> in the repository]
+#   CANDIDATE_TAGS        build tags for the candidate only, e.g. slowdemo
+#   AB_CANDIDATE_OVERLAY  space-separated paths copied from this checkout into
+#                         the candidate's tree before it builds: A/B an
+#                         uncommitted change against its commit
+#   SHAREBENCH_AB_SLOWDOWN  a delay such as 5ms: builds the candidate with
+#                         -tags slowdemo and runs it with SHAREBENCH_SLOW_COMMIT
+#                         set to it (internal/cli/slowdemo.go), the baseline
+#                         without; for demonstrating that the gate fails
+#
+# Exit codes: the gate's (0 pass, 2 nothing to compare, 3 forbidden
+# exactly-once anomaly in the candidate, 4 regression); 1 when a build or
+# the script fails; 2 for bad arguments.
+
+set -euo pipefail
+
+die() {
+	local code=$1
+	shift
+	echo "ab-gate: $*" >&2
+	exit "$code"
+}
+note() { echo "ab-gate: $*" >&2; }
+
+if [[ $# -lt 2 || $1 == -h || $1 == --help ]]; then
+	sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2
+	[[ $# -ge 1 && ($1 == -h || $1 == --help) ]] && exit 0
+	exit 2
+fi
+base_ref=$1
+head_ref=$2
+shift 2
+extra=("$@")
+
+repo=$(git rev-parse --show-toplevel 2>/dev/null) || die 2 "run me inside the sharebench git checkout"
+base_sha=$(git -C "$repo" rev-parse --verify --quiet "$base_ref^{commit}") ||
+	die 2 "BASE_REF '$base_ref' is not a commit here (in CI, check out with full history: fetch-depth: 0)"
+head_sha=$(git -C "$repo" rev-parse --verify --quiet "$head_ref^{commit}") ||
+	die 2 "HEAD_REF '$head_ref' is not a commit here"
+
+repeats=${AB_REPEATS:-5}
+workload=${AB_WORKLOAD:-ctp-latency}
+flags=${AB_FLAGS---modes explicit,transactional --duration 3s --warmup 500ms}
+seed=${AB_SEED:-1}
+gate_flags=${AB_GATE_FLAGS:-}
+tags=${CANDIDATE_TAGS:-}
+overlay=${AB_CANDIDATE_OVERLAY:-}
+slowdown=${SHAREBENCH_AB_SLOWDOWN:-}
+out=${AB_OUT:-$repo/results/ab-$(date -u +%Y%m%dT%H%M%SZ)}
+
+[[ $repeats =~ ^[1-9][0-9]*$ ]] || die 2 "AB_REPEATS=$repeats: must be a positive whole number"
+[[ $seed =~ ^-?[0-9]+$ ]] || die 2 "AB_SEED=$seed: must be a whole number"
+if ((repeats < 4)); then
+	note "warning: AB_REPEATS=$repeats: fewer than 4 runs a side can never reach p < 0.05, so the gate cannot fail on a regression (set AB_REPEATS=5)"
+fi
+if [[ -n $slowdown ]]; then
+	[[ " ${tags//,/ } " == *" slowdemo "* ]] || tags="${tags:+$tags,}slowdemo"
+fi
+# word-split the flag strings on purpose: they are lists of flags
+read -r -a run_flags <<<"$flags"
+read -r -a gate_extra <<<"$gate_flags"
+
+run_line="sharebench run --workload $workload --seed $seed ${run_flags[*]}${extra[*]:+ ${extra[*]}}"
+
+aa=false
+if [[ $base_sha == "$head_sha" && -z $tags && -z $overlay ]]; then
+	aa=true
+fi
+short_base=${base_sha:0:12}
+short_head=${head_sha:0:12}
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ab-gate.XXXXXX")
+trees=()
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	local t
+	for t in "${trees[@]}"; do
+		git -C "$repo" worktree remove --force "$t" >/dev/null 2>&1 || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+start=$(date +%s)
+
+# tree SHA DIR: a detached worktree of SHA at DIR.
+tree() {
+	git -C "$repo" worktree add --detach --quiet "$2" "$1" || die 1 "git worktree add $1 failed"
+	trees+=("$2")
+}
+
+# build DIR BIN [TAGS]: go build the CLI in DIR. -trimpath keeps the build
+# cache valid across the temporary directories.
+build() {
+	local dir=$1 bin=$2 t=${3:-}
+	local args=(build -trimpath -o "$bin")
+	[[ -n $t ]] && args+=(-tags "$t")
+	note "building $(git -C "$dir" rev-parse --short=12 HEAD)${t:+ with -tags $t} ..."
+	(cd "$dir" && go "${args[@]}" ./cmd/sharebench) || die 1 "go build failed in $dir"
+}
+
+tree "$base_sha" "$tmp/base"
+base_bin=$tmp/sharebench-base
+cand_bin=$tmp/sharebench-candidate
+build "$tmp/base" "$base_bin"
+if $aa; then
+	cand_bin=$base_bin # A/A: the very same binary on both sides
+else
+	tree "$head_sha" "$tmp/candidate"
+	for p in $overlay; do
+		[[ -e $repo/$p ]] || die 2 "AB_CANDIDATE_OVERLAY: $p does not exist in $repo"
+		mkdir -p "$(dirname "$tmp/candidate/$p")"
+		cp -R "$repo/$p" "$tmp/candidate/$p"
+	done
+	build "$tmp/candidate" "$cand_bin" "$tags"
+fi
+
+# run SIDE I: one 'sharebench run' of a side into $out/SIDE-I, its output
+# in $out/SIDE-I.log. A run that finds an anomaly (3) or fails a mode (1)
+# still counts: the gate judges it. Bad flags (2) stop everything.
+run() {
+	local side=$1 i=$2 bin=$base_bin rc=0
+	local envs=(env -u SHAREBENCH_SLOW_COMMIT)
+	if [[ $side == candidate ]]; then
+		bin=$cand_bin
+		[[ -n $slowdown ]] && envs+=("SHAREBENCH_SLOW_COMMIT=$slowdown")
+	fi
+	local dir=$out/$side-$i t0=$SECONDS
+	rm -rf "$dir"
+	"${envs[@]}" "$bin" run --workload "$workload" --seed "$seed" --out "$dir" --no-report --quiet \
+		"${run_flags[@]}" "${extra[@]}" >"$dir.log" 2>&1 || rc=$?
+	note "  $side $i/$repeats: exit $rc, $((SECONDS - t0))s"
+	case $rc in
+	0 | 1 | 3) ;;
+	*)
+		tail -n 5 "$dir.log" >&2
+		die "$rc" "'sharebench run' exited $rc ($dir.log); fix the flags and retry"
+		;;
+	esac
+}
+
+what="A/B"
+$aa && what="A/A (the same build on both sides: the differences are the noise floor)"
+note "$what: baseline $short_base ($base_ref), candidate $short_head ($head_ref)${tags:+, tags $tags}${overlay:+, overlay: $overlay}${slowdown:+, slowdown $slowdown}"
+note "$repeats runs a side, interleaved: $run_line"
+# Pairs alternate which side goes first (A B, B A, A B, ...), so a steady
+# drift in the machine's load does not favour either side.
+for ((i = 1; i <= repeats; i++)); do
+	if ((i % 2)); then
+		run baseline "$i"
+		run candidate "$i"
+	else
+		run candidate "$i"
+		run baseline "$i"
+	fi
+done
+
+base_dirs=()
+cand_dirs=()
+for ((i = 1; i <= repeats; i++)); do
+	base_dirs+=(--baseline "$out/baseline-$i")
+	cand_dirs+=(--candidate "$out/candidate-$i")
+done
+
+# The baseline's binary judges: a candidate cannot loosen its own gate.
+"$base_bin" compare "${base_dirs[@]}" "${cand_dirs[@]}" >"$out/compare.txt" 2>&1 || true
+gate_rc=0
+"$base_bin" gate "${base_dirs[@]}" "${cand_dirs[@]}" "${gate_extra[@]}" >"$out/gate.txt" 2>"$out/gate.err" || gate_rc=$?
+elapsed=$(($(date +%s) - start))
+
+verdict="PASS"
+((gate_rc != 0)) && verdict="FAIL (exit $gate_rc)"
+# repro: this invocation as one command line, with the resolved commits.
+repro="AB_SEED=$seed"
+for v in AB_REPEATS AB_WORKLOAD AB_FLAGS AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN; do
+	[[ -n ${!v+set} ]] && repro+=" $v=$(printf '%q' "${!v}")"
+done
+repro+=" scripts/ab-gate.sh $short_base $short_head"
+((${#extra[@]})) && repro+=$(printf ' %q' "${extra[@]}")
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+{
+	echo "<!-- sharebench-ab-gate -->"
+	echo "### sharebench A/B gate: $verdict"
+	echo
+	if $aa; then
+		echo "**A/A**: baseline and candidate are the same build of \`$short_base\`; every difference below is noise, the floor a real change must clear."
+	else
+		echo "baseline \`$short_base\` ($base_ref) vs candidate \`$short_head\` ($head_ref)${tags:+, candidate tags \`$tags\`}${overlay:+, candidate overlay \`$overlay\`}${slowdown:+, candidate slowed by $slowdown per commit}"
+	fi
+	echo
+	echo "$repeats runs a side, interleaved; \`$run_line\`; $(nproc) CPUs${cpu:+ ($cpu)}; ${elapsed}s in all"
+	echo
+	echo "reproduce: \`$repro\`"
+	echo
+	echo "**Gate**"
+	echo
+	echo '```text'
+	cat "$out/gate.txt"
+	echo '```'
+	echo
+	echo "<details><summary>Comparison (medians over repeats)</summary>"
+	echo
+	echo '```text'
+	cat "$out/compare.txt"
+	echo '```'
+	echo
+	echo "</details>"
+} >"$out/summary.md"
+
+echo
+echo "== sharebench compare =="
+cat "$out/compare.txt"
+echo
+echo "== sharebench gate =="
+cat "$out/gate.txt"
+cat "$out/gate.err" >&2
+echo
+if $aa; then
+	echo "A/A: the same binary on both sides, so the ratios and intervals above are this machine's noise floor; a gate threshold tighter than them would flag noise."
+fi
+echo "reproduce: $repro"
+echo "ab-gate: $verdict in ${elapsed}s; runs, logs and summary.md in $out"
+exit "$gate_rc"
