@@ -124,6 +124,8 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		if err != nil {
 			desc = "failed: " + err.Error()
 		}
-		mr.addFault(f.Kind, desc)
+		// Fix (issue 7): record the fault when it began, not when a slow
+		// runner (a broker restart) returned, and say how long it took.
+		mr.addFaultAt(now, f.Kind, fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
 	}
 }

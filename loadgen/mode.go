@@ -51,6 +51,12 @@ type modeRun struct {
 	ledger   *ledger
 	series   *series
 
+	// inWindowInputs counts inputs sent inside the measured window. Fix
+	// (issue 4 tests): InputsProduced summed whole seconds of the series,
+	// which gave 0 for a window under a second and miscounted any window
+	// not on whole seconds.
+	inWindowInputs atomic.Int64
+
 	processed   atomic.Int64
 	redelivered atomic.Int64
 	commits     atomic.Int64
@@ -193,7 +199,16 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	progressDone := make(chan struct{})
 	go mr.progressLoop(progressDone)
 	faultsDone := make(chan struct{})
-	go mr.faultLoop(runCtx, faultsDone)
+	// Fix (issue 7, found with a broker restart through --broker-control):
+	// a target-side fault can take longer than the load (a broker restart
+	// takes 15-30s), and the fault loop was never waited for, so finish
+	// read the faults before the running one was recorded, and a zombie
+	// fault could start a worker after the workers were stopped.
+	faultsExited := make(chan struct{})
+	go func() {
+		defer close(faultsExited)
+		mr.faultLoop(runCtx, faultsDone)
+	}()
 	prodErr := mr.runProducers(runCtx)
 
 	// Drain: wait until every input has an output (or was rejected), or
@@ -203,6 +218,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	out.DrainNs = int64(time.Since(drainStart))
 	out.DrainTimedOut = !drained
 	close(faultsDone)
+	<-faultsExited // a fault still being applied finishes first
 	close(mr.stopWorkers)
 	mr.workersWG.Wait()
 	// Let the reader catch the last commits, then stop it.
@@ -247,7 +263,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	measured := spec.TestDuration()
 	out.MeasuredNs = int64(measured)
 	out.TotalInputs = mr.produced.Load()
-	out.InputsProduced = mr.series.sumInputs(mr.secondOf(mr.warmEnd), mr.secondOf(mr.loadEnd))
+	out.InputsProduced = mr.inWindowInputs.Load()
 	out.OutputsVisible = mr.ledger.visibleBetween(mr.sinceStart(mr.warmEnd), mr.sinceStart(mr.loadEnd))
 	out.TotalOutputs = mr.ledger.committedOutputs()
 	out.Throughput = float64(out.OutputsVisible) / measured.Seconds()
@@ -427,8 +443,10 @@ func (d *ledgerDump) close() error {
 }
 
 // addFault records a fault applied now.
-func (mr *modeRun) addFault(kind, detail string) {
-	now := time.Now()
+func (mr *modeRun) addFault(kind, detail string) { mr.addFaultAt(time.Now(), kind, detail) }
+
+// addFaultAt records a fault applied at now.
+func (mr *modeRun) addFaultAt(now time.Time, kind, detail string) {
 	mr.faultsMu.Lock()
 	mr.faults = append(mr.faults, result.FaultEvent{AtNs: mr.sinceStart(now), Kind: kind, Detail: detail})
 	mr.faultsMu.Unlock()

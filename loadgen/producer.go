@@ -62,6 +62,12 @@ func (s *Schedule) Closed() bool { return s.interval == 0 }
 // Peek returns the next intended time without consuming it; ok is false
 // past the end.
 func (s *Schedule) Peek() (time.Time, bool) {
+	if s.Closed() {
+		// Fix (issue 4 tests): a closed loop returned its start time
+		// forever, not the current time NewSchedule documents.
+		now := time.Now()
+		return now, now.Before(s.end)
+	}
 	t := s.start.Add(time.Duration(s.next))
 	return t, t.Before(s.end)
 }
@@ -181,6 +187,9 @@ func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Sc
 		mr.ivLag.record(sent, lags...)
 		mr.ivProduce.record(done, done.Sub(sent))
 		mr.produced.Add(int64(len(recs)))
+		if mr.inWindow(sent) {
+			mr.inWindowInputs.Add(int64(len(recs)))
+		}
 		mr.series.add(mr.series.inputs, mr.secondOf(sent), int64(len(recs)))
 	}
 	return nil

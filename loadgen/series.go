@@ -44,14 +44,6 @@ func (s *series) fault(sec int, kind string) {
 	s.mu.Unlock()
 }
 
-func (s *series) sumInputs(from, to int) int64 {
-	var n int64
-	for i := s.clamp(from); i < s.clamp(to); i++ {
-		n += s.inputs[i].Load()
-	}
-	return n
-}
-
 // snapshot returns the series up to the last second with any activity.
 func (s *series) snapshot(mr *modeRun) []result.Second {
 	last := 0

@@ -112,6 +112,9 @@ func mainUsage(w io.Writer, all []command) {
 	fmt.Fprintln(w, "sharebench — benchmark and verifier for transactional acknowledgements in Kafka share groups (KIP-932, KIP-1289)")
 	fmt.Fprintln(w, "\nUsage: sharebench COMMAND [flags]\n\nCommands:")
 	for _, c := range all {
+		if c.summary == "" {
+			continue // hidden (peer: documented in docs/real-kafka.md)
+		}
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nExamples:\n  sharebench run                         # every mode, built-in 'quick' workload, embedded engine\n  sharebench run --workload chaos --modes transactional,explicit\n  sharebench run --target kafka --brokers 127.0.0.1:9092\n\nRun 'sharebench COMMAND --help' for a command's flags.")
@@ -175,7 +178,10 @@ func commit() string {
 		return "unknown"
 	}
 	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+	// Fix (issue 4 tests): --no-optional-locks keeps git status from
+	// refreshing the index, so a run never writes to the user's checkout
+	// or races their own git commands for index.lock.
+	if st, err := exec.Command("git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
 		c += "-dirty"
 	}
 	return c

@@ -1,0 +1,71 @@
+// This file pins the exact text table TextFormatter prints, on a result
+// built by hand: a passing mode, one with allowed duplicates, one failing,
+// one unsupported and one that errored, with their footnotes.
+
+package loadgen_test
+
+import (
+	"os"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/result"
+)
+
+func ExampleTextFormatter() {
+	ms := func(f float64) int64 { return int64(f * float64(time.Millisecond)) }
+	res := &result.Result{
+		Schema:   result.Schema,
+		Env:      result.Env{Target: "kafka", Embedded: true, GOMAXPROCS: 2},
+		Workload: "quick",
+		Seed:     42,
+		OpenLoop: true,
+		Rate:     2000,
+		Duration: 2 * time.Second,
+		Warmup:   500 * time.Millisecond,
+		Repeats:  1,
+		Modes: []result.ModeResult{
+			{
+				Mode: "explicit", Throughput: 1999.6, Redeliveries: 3,
+				Histograms: map[string]result.Histogram{
+					result.HistEndToEnd: {Count: 4000, P50: 627_000, P99: ms(12.8), P999: ms(15.84)},
+					result.HistCommit:   {Count: 80, P99: 35_900},
+				},
+				Verify:         &result.Verification{Pass: true, Allowed: []string{"duplicate"}, Counts: map[string]int64{"duplicate": 3}},
+				SendLagWarning: "send lag p99 150ms: the schedule of 2000 records/s was not met",
+			},
+			{
+				Mode: "transactional", Throughput: 2040, Aborts: 7, LockExpiries: 1,
+				Histograms: map[string]result.Histogram{
+					result.HistEndToEnd: {Count: 4000, P50: ms(42.5), P99: ms(52), P999: 1_500_000_000},
+					result.HistCommit:   {Count: 40, P99: 950},
+				},
+				Verify:        &result.Verification{Pass: false, Allowed: []string{}, Counts: map[string]int64{"lost": 2, "duplicate": 1}, Forbidden: []string{"lost", "duplicate"}},
+				DrainTimedOut: true, DrainNs: int64(30*time.Second + 4*time.Millisecond),
+			},
+			{
+				Mode: "implicit", Throughput: 0,
+				// No samples: the latency cells read "-".
+				Histograms: map[string]result.Histogram{result.HistEndToEnd: {}},
+				Verify:     &result.Verification{Pass: true, Allowed: []string{"duplicate"}, Counts: map[string]int64{}},
+			},
+			{Mode: "deferred", Unsupported: "kafka: mode deferred needs transactions; run --modes explicit"},
+			{Mode: "classic-eos", Error: "setting up topics: boom"},
+		},
+	}
+	if err := (loadgen.TextFormatter{}).Format(os.Stdout, res); err != nil {
+		panic(err)
+	}
+	// Output:
+	// workload quick · target kafka (embedded kfake) · open loop, 2000 records/s · 2s measured after 500ms warm-up · seed 42
+	//            mode  throughput/s  e2e p50  e2e p99  e2e p99.9  commit p99  redeliveries  aborts  lock expiries                exactly-once
+	//        explicit          2000    627µs   12.8ms     15.8ms      35.9µs             3       0              0  pass (duplicate 3 allowed)
+	//   transactional          2040   42.5ms     52ms       1.5s       950ns             0       7              1   FAIL: lost 2, duplicate 1
+	//        implicit             0        -        -          -           -             0       0              0                        PASS
+	//        deferred             -        -        -          -           -             -       -              -                 unsupported
+	//     classic-eos             -        -        -          -           -             -       -              -                       error
+	// explicit: warning: send lag p99 150ms: the schedule of 2000 records/s was not met
+	// transactional: warning: the drain timed out after 30.004s with inputs still unresolved
+	// deferred: kafka: mode deferred needs transactions; run --modes explicit
+	// classic-eos: error: setting up topics: boom
+}

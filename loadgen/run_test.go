@@ -1,0 +1,478 @@
+// This file holds the end-to-end tests of Run: a short quick-like workload
+// in every mode against the engine target and against an embedded kfake
+// cluster, with the figures, artifacts and verdicts checked for presence
+// and consistency (never for speed); and runs against the in-memory target
+// that pin the measurement rules (lag from the intended time, the measured
+// window) and the configuration errors.
+
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/target"
+	enginetarget "github.com/sharebench/sharebench/loadgen/target/engine"
+	kafkatarget "github.com/sharebench/sharebench/loadgen/target/kafka"
+	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/workloads"
+)
+
+// runTimeout is a safety net for a hung run, never an assertion of speed.
+const runTimeout = 2 * time.Minute
+
+// testSeed seeds every run of these tests; failures print it.
+const testSeed = 20260401
+
+// quickSpec is the built-in 'quick' workload cut short: 1s measured after a
+// 200ms warm-up per mode.
+func quickSpec(t testing.TB, modes ...string) *workloads.Spec {
+	t.Helper()
+	s := workloads.New("quick-test")
+	s.PartitionsPerTopic = 4
+	s.Consumers = 4
+	s.ProducersPerTopic = 2
+	s.ProducerRate = 2000
+	s.TestLength = time.Second
+	s.WarmupLength = 200 * time.Millisecond
+	s.DrainTimeout = 30 * time.Second
+	s.Transaction = workloads.Transaction{MaxRecords: 100, MaxDuration: 50 * time.Millisecond}
+	if len(modes) > 0 {
+		s.ModeNames = modes
+	}
+	s.Defaults()
+	if err := s.Validate(); err != nil {
+		t.Fatalf("quick-like spec: %v", err)
+	}
+	return s
+}
+
+func runCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func repro(t testing.TB) string {
+	return fmt.Sprintf("repro: go test ./loadgen -run '^%s$' -count=1 (seed %d)", t.Name(), testSeed)
+}
+
+// exactlyOnce reports whether mode promises exactly-once.
+func exactlyOnce(m string) bool {
+	return m == string(target.Transactional) || m == string(target.ClassicEOS)
+}
+
+// checkRun checks the figures, artifacts and verdict of every supported
+// mode of res, written to dir with DumpLedgers.
+func checkRun(t *testing.T, res *result.Result, dir string, spec *workloads.Spec, wantModes []target.Mode, unsupported map[target.Mode]string) {
+	t.Helper()
+	if res.Schema != result.Schema || res.Seed != testSeed || !res.OpenLoop || res.Rate != float64(spec.ProducerRate) {
+		t.Errorf("result header: schema %q seed %d open %v rate %v", res.Schema, res.Seed, res.OpenLoop, res.Rate)
+	}
+	if res.Duration != spec.TestDuration() || res.Warmup != spec.Warmup() || res.Env.GoVersion == "" || res.Env.GOMAXPROCS == 0 {
+		t.Errorf("result header: duration %v warmup %v env %+v", res.Duration, res.Warmup, res.Env)
+	}
+	if len(res.Modes) != len(wantModes) {
+		t.Fatalf("%d modes in the result, want %d", len(res.Modes), len(wantModes))
+	}
+
+	// result.json holds the same result.
+	read, err := result.Read(filepath.Join(dir, result.FileName))
+	if err != nil {
+		t.Fatalf("reading result.json: %v", err)
+	}
+	if len(read.Modes) != len(res.Modes) {
+		t.Fatalf("result.json holds %d modes, want %d", len(read.Modes), len(res.Modes))
+	}
+
+	for i, m := range res.Modes {
+		mode := wantModes[i]
+		t.Run(string(mode), func(t *testing.T) {
+			if m.Mode != string(mode) {
+				t.Fatalf("mode %d is %q, want %q", i, m.Mode, mode)
+			}
+			if want, ok := unsupported[mode]; ok {
+				if m.Unsupported == "" || !strings.Contains(m.Unsupported, want) {
+					t.Fatalf("Unsupported = %q, want a message naming %q", m.Unsupported, want)
+				}
+				if m.Error != "" || m.Histograms != nil || m.Verify != nil {
+					t.Errorf("an unsupported mode carries figures: %+v", m)
+				}
+				return
+			}
+			checkMode(t, m, dir, spec)
+			// The file holds the same figures.
+			r := read.Modes[i]
+			if r.TotalInputs != m.TotalInputs || r.TotalOutputs != m.TotalOutputs || !reflect.DeepEqual(r.Histograms, m.Histograms) ||
+				!reflect.DeepEqual(r.Series, m.Series) || r.Verify.Pass != m.Verify.Pass {
+				t.Errorf("result.json differs from the returned result for %s", mode)
+			}
+		})
+	}
+}
+
+// checkMode checks one supported mode's figures for presence and
+// consistency.
+func checkMode(t *testing.T, m result.ModeResult, dir string, spec *workloads.Spec) {
+	t.Helper()
+	if m.Error != "" || m.Unsupported != "" {
+		t.Fatalf("mode failed: error %q unsupported %q", m.Error, m.Unsupported)
+	}
+	v := m.Verify
+	if v == nil {
+		t.Fatal("no verdict")
+	}
+	if !v.Pass {
+		t.Errorf("verdict FAIL: forbidden %v counts %v witnesses %+v notes %v; %s", v.Forbidden, v.Counts, v.Witnesses, v.Notes, repro(t))
+	}
+	if m.DrainTimedOut {
+		t.Errorf("the drain timed out after %v", time.Duration(m.DrainNs))
+	}
+
+	// Counts.
+	if m.TotalInputs <= 0 || m.InputsProduced <= 0 || m.InputsProduced > m.TotalInputs || m.InputRate <= 0 {
+		t.Errorf("inputs: total %d in window %d rate %.0f", m.TotalInputs, m.InputsProduced, m.InputRate)
+	}
+	if m.OutputsVisible <= 0 || m.OutputsVisible > m.TotalOutputs || m.Throughput <= 0 {
+		t.Errorf("outputs: total %d visible in window %d throughput %.0f", m.TotalOutputs, m.OutputsVisible, m.Throughput)
+	}
+	if m.MeasuredNs != int64(spec.TestDuration()) {
+		t.Errorf("MeasuredNs %d, want %d", m.MeasuredNs, int64(spec.TestDuration()))
+	}
+	if m.Processed < m.TotalInputs {
+		t.Errorf("processed %d of %d inputs", m.Processed, m.TotalInputs)
+	}
+	dups := v.Counts[verify.KindDuplicate]
+	switch {
+	case exactlyOnce(m.Mode) && m.TotalOutputs != m.TotalInputs:
+		t.Errorf("exactly-once mode: %d outputs for %d inputs; %s", m.TotalOutputs, m.TotalInputs, repro(t))
+	case dups == 0 && m.TotalOutputs != m.TotalInputs:
+		t.Errorf("no duplicates found, yet %d outputs for %d inputs; %s", m.TotalOutputs, m.TotalInputs, repro(t))
+	case m.TotalOutputs < m.TotalInputs:
+		t.Errorf("%d outputs for %d inputs: fewer outputs than inputs and no loss found", m.TotalOutputs, m.TotalInputs)
+	}
+	if v.Inputs != m.TotalInputs || v.Outputs < m.TotalOutputs {
+		t.Errorf("verifier saw %d inputs and %d outputs; the run produced %d and read %d", v.Inputs, v.Outputs, m.TotalInputs, m.TotalOutputs)
+	}
+
+	// Histograms.
+	e2e, ok := m.Histograms[result.HistEndToEnd]
+	if !ok || e2e.Count <= 0 || e2e.Count > m.TotalOutputs || e2e.Unit != "ns" || e2e.EncodedV2 == "" {
+		t.Errorf("end-to-end histogram %+v: want samples, at most one per output (%d)", e2e, m.TotalOutputs)
+	}
+	if !(e2e.Min <= e2e.P50 && e2e.P50 <= e2e.P99 && e2e.P99 <= e2e.P999 && e2e.P999 <= e2e.Max) {
+		t.Errorf("end-to-end percentiles out of order: %+v", e2e)
+	}
+	if d, err := DecodeHist(e2e); err != nil || d.Count() != e2e.Count {
+		t.Errorf("end-to-end histogram does not decode to its count: %v", err)
+	}
+	// Every input records one send lag and one produce service time.
+	for _, name := range []string{result.HistSendLag, result.HistProduce} {
+		if h := m.Histograms[name]; h.Count+h.Overflow != m.TotalInputs {
+			t.Errorf("%s histogram holds %d samples, want one per input (%d)", name, h.Count+h.Overflow, m.TotalInputs)
+		}
+	}
+	if h := m.Histograms[result.HistCommit]; h.Count != m.Commits {
+		t.Errorf("commit histogram holds %d samples for %d commits", h.Count, m.Commits)
+	}
+	if m.Mode != string(target.Implicit) && m.Commits == 0 {
+		t.Errorf("no commits in mode %s", m.Mode)
+	}
+	if _, ok := m.Histograms[result.HistPollCommit]; !ok {
+		t.Errorf("no %s histogram", result.HistPollCommit)
+	}
+
+	// The per-second series adds up to the totals.
+	if len(m.Series) == 0 {
+		t.Fatal("empty series")
+	}
+	// Whole seconds: a second is flagged warm-up when the warm-up covers
+	// it, drain from the second the load ends in.
+	warmSecs, loadSecs := int(spec.Warmup()/time.Second), int((spec.Warmup()+spec.TestDuration())/time.Second)
+	var in, out int64
+	for i, s := range m.Series {
+		if s.T != i || s.Warmup != (i < warmSecs) || s.Drain != (i >= loadSecs) {
+			t.Errorf("series[%d]: T %d warm-up %v drain %v", i, s.T, s.Warmup, s.Drain)
+		}
+		in += s.InputRate
+		out += s.OutputRate
+	}
+	if in != m.TotalInputs || out != m.TotalOutputs {
+		t.Errorf("series sums: %d inputs and %d outputs, want %d and %d", in, out, m.TotalInputs, m.TotalOutputs)
+	}
+
+	// One readable interval log per histogram.
+	for _, name := range []string{result.HistEndToEnd, result.HistSendLag, result.HistProduce, result.HistCommit, result.HistPollCommit} {
+		path := filepath.Join(dir, fmt.Sprintf("%s.%s.hlog", m.Mode, name))
+		total := hlogTotal(t, path)
+		if name == result.HistEndToEnd && total < e2e.Count {
+			t.Errorf("%s: %d samples, fewer than the measured window's %d", path, total, e2e.Count)
+		}
+		if name == result.HistSendLag && total != m.TotalInputs {
+			t.Errorf("%s: %d samples, want one per input (%d)", path, total, m.TotalInputs)
+		}
+	}
+
+	// The dumped ledgers give the in-run verdict again.
+	ld := filepath.Join(dir, "ledgers", m.Mode)
+	for _, f := range []string{verify.InputsFile, verify.OutputsFile} {
+		if st, err := os.Stat(filepath.Join(ld, f)); err != nil || st.Size() == 0 {
+			t.Fatalf("ledger %s: %v (want a non-empty file)", f, err)
+		}
+	}
+	again, err := verify.VerifyDir(m.Mode, ld, verify.Options{DeliveryLimit: spec.DeliveryLimit})
+	if err != nil {
+		t.Fatalf("VerifyDir: %v", err)
+	}
+	if again.Pass != v.Pass || !reflect.DeepEqual(again.Counts, v.Counts) || !reflect.DeepEqual(again.Forbidden, v.Forbidden) ||
+		!reflect.DeepEqual(again.Allowed, v.Allowed) || again.Inputs != v.Inputs || again.Outputs != v.Outputs ||
+		!reflect.DeepEqual(again.Witnesses, v.Witnesses) {
+		t.Errorf("VerifyDir disagrees with the in-run verdict:\n  dir %+v\n  run %+v", again, v)
+	}
+}
+
+// hlogTotal reads an HdrHistogram interval log and returns its samples.
+func hlogTotal(t *testing.T, path string) int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("interval log: %v", err)
+	}
+	defer f.Close()
+	r := hdrhistogram.NewHistogramLogReader(f)
+	var n int64
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatalf("reading %s: %v", path, err)
+		}
+		if h == nil {
+			return n
+		}
+		n += h.TotalCount()
+	}
+}
+
+func TestRunEngineEveryMode(t *testing.T) {
+	t.Parallel()
+	tgt, err := enginetarget.New(enginetarget.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tgt.Close() })
+	spec := quickSpec(t)
+	dir := t.TempDir()
+	res, err := Run(runCtx(t), Config{Workload: spec, WorkloadRef: "quick-test", Target: tgt, Seed: testSeed, OutDir: dir, DumpLedgers: true})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Env.Target != "engine" || !res.Env.Embedded {
+		t.Errorf("env target %q embedded %v", res.Env.Target, res.Env.Embedded)
+	}
+	checkRun(t, res, dir, spec, target.AllModes, nil)
+}
+
+func TestRunKafkaEmbeddedEveryMode(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: skips the embedded kfake cluster run")
+	}
+	tgt, err := kafkatarget.New(runCtx(t), kafkatarget.Options{})
+	if err != nil {
+		t.Fatalf("starting the embedded cluster: %v", err)
+	}
+	t.Cleanup(func() { tgt.Close() })
+	spec := quickSpec(t)
+	dir := t.TempDir()
+	modes := []target.Mode{target.Implicit, target.Explicit, target.Deferred, target.Transactional, target.ClassicEOS}
+	res, err := Run(runCtx(t), Config{Workload: spec, WorkloadRef: "quick-test", Target: tgt, Modes: modes, Seed: testSeed, OutDir: dir, DumpLedgers: true})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Env.Target != "kafka" || !res.Env.Embedded || res.Env.Brokers == "" {
+		t.Errorf("env target %q embedded %v brokers %q", res.Env.Target, res.Env.Embedded, res.Env.Brokers)
+	}
+	// No released broker (nor kfake) has KIP-1289: the mode is listed as
+	// unsupported with a pointer to deferred, and nothing of it runs.
+	checkRun(t, res, dir, spec, modes, map[target.Mode]string{target.Transactional: "--modes deferred"})
+	if _, err := os.Stat(filepath.Join(dir, "ledgers", string(target.Transactional))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ledgers written for the unsupported mode: %v", err)
+	}
+}
+
+// TestRunLagFromIntendedTime runs against a target whose produce calls take
+// 300ms: the schedule of 1000 records/s is not met, yet every scheduled
+// record is sent, and its send lag and end-to-end latency count from its
+// intended time (coordinated omission corrected).
+func TestRunLagFromIntendedTime(t *testing.T) {
+	t.Parallel()
+	const delay = 300 * time.Millisecond
+	tgt := newMemTarget()
+	tgt.produceDelay = delay
+	spec := quickSpec(t, "explicit")
+	spec.ProducersPerTopic = 1
+	spec.ProducerRate = 1000
+	spec.WarmupLength = 0
+	spec.Consumers = 1
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: tgt, Seed: testSeed})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	m := res.Modes[0]
+	if m.Error != "" || m.Verify == nil || !m.Verify.Pass {
+		t.Fatalf("mode: error %q verdict %+v", m.Error, m.Verify)
+	}
+	// One producer at 1000/s for 1s: intended times 0, 1ms, ... 999ms. A
+	// slow target delays them but never drops one.
+	if m.TotalInputs != 1000 {
+		t.Errorf("%d inputs sent, want the 1000 of the schedule", m.TotalInputs)
+	}
+	lag, svc, e2e := m.Histograms[result.HistSendLag], m.Histograms[result.HistProduce], m.Histograms[result.HistEndToEnd]
+	// A histogram's min reads the lowest value of its bucket: up to 0.1%
+	// (three significant figures) below the sample.
+	floor := delay - delay/1000
+	// A batch is formed at t and sent again no earlier than t+delay; its
+	// successor's first record was due by t+1ms, so it lags by at least
+	// delay-1ms.
+	if time.Duration(lag.Max) < delay-time.Millisecond {
+		t.Errorf("send lag max %v, want at least %v", time.Duration(lag.Max), delay-time.Millisecond)
+	}
+	if time.Duration(svc.Min) < floor {
+		t.Errorf("produce service time min %v, want at least the target's %v", time.Duration(svc.Min), delay)
+	}
+	// An output is visible only after its input's produce call returned:
+	// at least delay after the intended time.
+	if e2e.Count == 0 || time.Duration(e2e.Min) < floor {
+		t.Errorf("end-to-end: %d samples, min %v; want every sample at least %v", e2e.Count, time.Duration(e2e.Min), delay)
+	}
+	if m.SendLagWarning == "" {
+		t.Errorf("no send-lag warning with a send lag p99 of %v", time.Duration(lag.P99))
+	}
+}
+
+// TestRunSubSecondWindow measures a window shorter than a second: the
+// inputs produced in it are counted from the send times, not from whole
+// seconds of the series.
+func TestRunSubSecondWindow(t *testing.T) {
+	t.Parallel()
+	spec := quickSpec(t, "transactional", "implicit")
+	spec.TestLength = 500 * time.Millisecond
+	spec.WarmupLength = 0
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: newMemTarget(), Seed: testSeed})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, m := range res.Modes {
+		if m.Error != "" || m.Verify == nil || !m.Verify.Pass {
+			t.Fatalf("%s: error %q verdict %+v", m.Mode, m.Error, m.Verify)
+		}
+		if m.InputsProduced <= 0 || m.InputsProduced > m.TotalInputs || m.InputRate <= 0 {
+			t.Errorf("%s: %d inputs in the window (rate %.0f/s) of %d", m.Mode, m.InputsProduced, m.InputRate, m.TotalInputs)
+		}
+		if m.TotalOutputs != m.TotalInputs {
+			t.Errorf("%s: %d outputs for %d inputs", m.Mode, m.TotalOutputs, m.TotalInputs)
+		}
+	}
+}
+
+func TestRunClosedLoop(t *testing.T) {
+	t.Parallel()
+	spec := quickSpec(t, "classic-eos", "deferred")
+	spec.ProducerRate = 0
+	spec.TestLength = 500 * time.Millisecond
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: newMemTarget(), Seed: testSeed})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.OpenLoop || res.Rate != 0 {
+		t.Errorf("closed loop recorded as open %v rate %v", res.OpenLoop, res.Rate)
+	}
+	for _, m := range res.Modes {
+		if m.Error != "" || m.Verify == nil || !m.Verify.Pass || m.DrainTimedOut {
+			t.Fatalf("%s: error %q drain timed out %v verdict %+v", m.Mode, m.Error, m.DrainTimedOut, m.Verify)
+		}
+		if m.TotalOutputs != m.TotalInputs || m.TotalInputs == 0 {
+			t.Errorf("%s: %d outputs for %d inputs", m.Mode, m.TotalOutputs, m.TotalInputs)
+		}
+		if m.SendLagWarning != "" {
+			t.Errorf("%s: a closed loop has no schedule to miss, yet: %s", m.Mode, m.SendLagWarning)
+		}
+	}
+}
+
+func TestRunRepeatsInterleaved(t *testing.T) {
+	t.Parallel()
+	spec := quickSpec(t)
+	spec.TestLength = 200 * time.Millisecond
+	spec.WarmupLength = 0
+	dir := t.TempDir()
+	modes := []target.Mode{target.Explicit, target.Transactional}
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: newMemTarget(), Modes: modes, Repeats: 2, Seed: testSeed, OutDir: dir, DumpLedgers: true})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var got []string
+	for _, m := range res.Modes {
+		got = append(got, fmt.Sprintf("%s#%d", m.Mode, m.Repeat))
+	}
+	if want := []string{"explicit#0", "transactional#0", "explicit#1", "transactional#1"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("modes ran %v, want %v", got, want)
+	}
+	for _, name := range []string{"explicit-r0", "transactional-r1"} {
+		if _, err := os.Stat(filepath.Join(dir, "ledgers", name, verify.InputsFile)); err != nil {
+			t.Errorf("ledgers of %s: %v", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, name+"."+result.HistEndToEnd+".hlog")); err != nil {
+			t.Errorf("interval log of %s: %v", name, err)
+		}
+	}
+}
+
+func TestRunBadConfig(t *testing.T) {
+	t.Parallel()
+	small := quickSpec(t)
+	small.MessageSizeBytes = HeaderBytes - 1
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"no-workload", Config{Target: newMemTarget()}},
+		{"no-target", Config{Workload: quickSpec(t)}},
+		{"message-below-header", Config{Workload: small, Target: newMemTarget()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(context.Background(), tc.cfg)
+			if !errors.Is(err, ErrBadConfig) || res != nil {
+				t.Fatalf("Run = %v, %v; want ErrBadConfig", res, err)
+			}
+		})
+	}
+	if _, err := NewFormatter("xml"); !errors.Is(err, ErrBadConfig) {
+		t.Errorf("NewFormatter(xml) = %v, want ErrBadConfig", err)
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0ns"}, {999, "999ns"}, {1000, "1µs"}, {1234, "1.23µs"}, {999_499, "999µs"},
+		{1_500_000, "1.5ms"}, {12_345_678, "12.3ms"}, {time.Second, "1s"}, {90 * time.Second, "90s"},
+	} {
+		if got := FormatDuration(tc.d); got != tc.want {
+			t.Errorf("FormatDuration(%d) = %q, want %q", int64(tc.d), got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,281 @@
+// This file tests the engine target's own mapping: acknowledgement ranges,
+// and Pending and Inspect over a share group and a classic group, driven
+// through the target.Target primitives the load generator uses.
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+func TestAcksCoalesceRanges(t *testing.T) {
+	t.Parallel()
+	rec := func(p int32, o int64) *target.Record { return &target.Record{Topic: "in", Partition: p, Offset: o} }
+	// Out of order, across partitions, with gaps.
+	recs := []*target.Record{rec(1, 5), rec(0, 2), rec(0, 0), rec(1, 4), rec(0, 1), rec(0, 7), rec(1, 9)}
+	got := acks(recs, eng.AckAccept)
+	want := []eng.Acknowledgement{
+		{Topic: "in", Partition: 0, First: 0, Last: 2, Type: eng.AckAccept},
+		{Topic: "in", Partition: 0, First: 7, Last: 7, Type: eng.AckAccept},
+		{Topic: "in", Partition: 1, First: 4, Last: 5, Type: eng.AckAccept},
+		{Topic: "in", Partition: 1, First: 9, Last: 9, Type: eng.AckAccept},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("acks:\n got %+v\nwant %+v", got, want)
+	}
+	if recs[0].Offset != 5 {
+		t.Errorf("acks reordered its argument")
+	}
+	if len(acks(nil, eng.AckAccept)) != 0 {
+		t.Errorf("acks of nothing is not empty")
+	}
+}
+
+func TestAckTypes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[target.AckType]eng.AckType{
+		target.AckAccept: eng.AckAccept, target.AckReject: eng.AckReject, target.AckRelease: eng.AckRelease,
+		target.AckGap: eng.AckGap, target.AckRenew: eng.AckRenew,
+	} {
+		if got, err := ackType(in); err != nil || got != want {
+			t.Errorf("ackType(%v) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ackType(99); err == nil {
+		t.Error("ackType(99) succeeded")
+	}
+}
+
+func newTarget(t *testing.T) *Target {
+	t.Helper()
+	tg, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+func testConfig(name string) target.Config {
+	return target.Config{
+		InputTopic: name + "-in", OutputTopic: name + "-out", InputPartitions: 2, OutputPartitions: 1,
+		Group: name + "-group", TransactionalIDPrefix: name + "-w-", LockDuration: 30 * time.Second,
+		DeliveryLimit: 5, MaxRecordLocks: 1000, TransactionTimeout: 10 * time.Second, MaxPollRecords: 100,
+	}
+}
+
+func produce(t *testing.T, tg *Target, cfg target.Config, n int) {
+	t.Helper()
+	p, err := tg.NewProducer(context.Background(), cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]*target.Record, n)
+	for i := range recs {
+		recs[i] = &target.Record{Topic: cfg.InputTopic, Partition: int32(i % 2), Value: []byte{byte(i)}}
+	}
+	if err := p.Produce(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs {
+		if r.Offset != int64(i/2) {
+			t.Fatalf("record %d at offset %d, want %d", i, r.Offset, i/2)
+		}
+	}
+}
+
+// pollAll polls until n records arrived.
+func pollAll(t *testing.T, w target.Worker, n int) []*target.Record {
+	t.Helper()
+	var got []*target.Record
+	deadline := time.Now().Add(10 * time.Second)
+	for len(got) < n && time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		recs, err := w.Poll(ctx, 100)
+		cancel()
+		if err != nil {
+			t.Fatalf("Poll: %v", err)
+		}
+		got = append(got, recs...)
+	}
+	if len(got) != n {
+		t.Fatalf("polled %d records, want %d", len(got), n)
+	}
+	return got
+}
+
+func states(t *testing.T, tg *Target, cfg target.Config) map[string]int {
+	t.Helper()
+	st, err := tg.Inspect(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Inspect: %v", err)
+	}
+	out := map[string]int{}
+	for _, r := range st.Records {
+		out[r.State]++
+	}
+	return out
+}
+
+func pending(t *testing.T, tg *Target, cfg target.Config) int64 {
+	t.Helper()
+	n, err := tg.Pending(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Pending: %v", err)
+	}
+	return n
+}
+
+func TestTransactionalPendingAndInspect(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	cfg := testConfig("txn")
+	ctx := context.Background()
+	if err := tg.Setup(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, tg, cfg, 10)
+	if n := pending(t, tg, cfg); n != 10 {
+		t.Errorf("before any poll: Pending = %d, want 10", n)
+	}
+	w, err := tg.NewWorker(ctx, cfg, target.Transactional, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tid, _ := w.TxnInfo(); tid != "txn-w-0" {
+		t.Errorf("transactional id %q, want txn-w-0", tid)
+	}
+	recs := pollAll(t, w, 10)
+	if err := w.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out := []*target.Record{{Topic: cfg.OutputTopic, Partition: 0, Value: []byte("o")}}
+	if err := w.Produce(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	// Reject two, accept the rest, inside the transaction.
+	if err := w.StageAcks(ctx, recs[2:], target.AckAccept); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.StageAcks(ctx, recs[:2], target.AckReject); err != nil {
+		t.Fatal(err)
+	}
+	if n := pending(t, tg, cfg); n != 10 {
+		t.Errorf("staged, not committed: Pending = %d, want 10", n)
+	}
+	// A read_committed reader sees nothing before the commit.
+	rd, err := tg.NewReader(ctx, cfg, cfg.OutputTopic, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	if got, _ := rd.Poll(pctx); len(got) != 0 {
+		t.Errorf("read_committed saw %d records of an open transaction", len(got))
+	}
+	cancel()
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := pending(t, tg, cfg); n != 0 {
+		t.Errorf("committed: Pending = %d, want 0", n)
+	}
+	if got := states(t, tg, cfg); got["ACKNOWLEDGED"] != 8 || got["ARCHIVED"] != 2 || len(got) != 2 {
+		t.Errorf("final states %v, want 8 ACKNOWLEDGED and 2 ARCHIVED", got)
+	}
+	st, _ := tg.Inspect(ctx, cfg)
+	rejected := 0
+	for _, r := range st.Records {
+		if r.Rejected {
+			rejected++
+		}
+	}
+	if rejected != 2 {
+		t.Errorf("%d records flagged rejected, want 2", rejected)
+	}
+	pctx, cancel = context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if got, err := rd.Poll(pctx); err != nil || len(got) != 1 {
+		t.Errorf("read_committed after the commit: %d records, %v; want 1", len(got), err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+func TestClassicEOSPendingAndInspect(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	cfg := testConfig("classic")
+	ctx := context.Background()
+	if err := tg.Setup(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, tg, cfg, 6)
+	w, err := tg.NewWorker(ctx, cfg, target.ClassicEOS, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := pollAll(t, w, 6)
+	// A classic worker cannot ack outside a transaction.
+	if err := w.Ack(ctx, recs, target.AckAccept); !errors.Is(err, target.ErrUnsupported) {
+		t.Errorf("Ack in classic-eos: %v, want ErrUnsupported", err)
+	}
+	if err := w.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.StageAcks(ctx, recs, target.AckAccept); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := pending(t, tg, cfg); n != 0 {
+		t.Errorf("committed offsets: Pending = %d, want 0", n)
+	}
+	if got := states(t, tg, cfg); got["ACKNOWLEDGED"] != 6 || len(got) != 1 {
+		t.Errorf("final states %v, want 6 ACKNOWLEDGED", got)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	cfg := testConfig("plain")
+	ctx := context.Background()
+	if err := tg.Setup(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tg.NewWorker(ctx, cfg, target.Explicit, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tid, epoch := w.TxnInfo(); tid != "" || epoch != -1 {
+		t.Errorf("TxnInfo = %q, %d; want \"\", -1", tid, epoch)
+	}
+	for name, err := range map[string]error{"Begin": w.Begin(ctx), "Commit": w.Commit(ctx), "Abort": w.Abort(ctx), "StageAcks": w.StageAcks(ctx, nil, target.AckAccept)} {
+		if !errors.Is(err, target.ErrUnsupported) {
+			t.Errorf("%s in explicit mode: %v, want ErrUnsupported", name, err)
+		}
+	}
+	if _, err := tg.NewWorker(ctx, cfg, target.Mode("sometimes"), 0); !errors.Is(err, target.ErrUnsupported) {
+		t.Errorf("NewWorker of an unknown mode: %v, want ErrUnsupported", err)
+	}
+	if err := tg.Supports(ctx, target.Mode("sometimes")); err == nil {
+		t.Error("Supports of an unknown mode succeeded")
+	}
+	for _, m := range target.AllModes {
+		if err := tg.Supports(ctx, m); err != nil {
+			t.Errorf("Supports(%s): %v", m, err)
+		}
+	}
+}
