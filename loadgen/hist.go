@@ -43,6 +43,19 @@ func (h *Hist) Record(d time.Duration) {
 	_ = h.h.RecordValue(v)
 }
 
+// RecordN adds n samples of d.
+func (h *Hist) RecordN(d time.Duration, n int64) {
+	v := int64(d)
+	if v < 1 {
+		v = 1
+	}
+	if v > histMax {
+		h.overflow += n
+		return
+	}
+	_ = h.h.RecordValues(v, n)
+}
+
 // Merge adds o's samples into h.
 func (h *Hist) Merge(o *Hist) {
 	if o == nil {

@@ -52,19 +52,37 @@ func newLedger() *ledger {
 }
 
 func (l *ledger) addInput(id uint64, partition int32, offset, intended int64) {
+	l.addInputs([]uint64{id}, []inputRec{{partition: partition, offset: offset, intended: intended}})
+}
+
+// addInputs records a produced batch under one lock.
+func (l *ledger) addInputs(ids []uint64, recs []inputRec) {
 	l.mu.Lock()
-	for uint64(len(l.inputs)) < id {
-		l.inputs = append(l.inputs, inputRec{partition: -1})
+	for i, id := range ids {
+		for uint64(len(l.inputs)) < id {
+			l.inputs = append(l.inputs, inputRec{partition: -1})
+		}
+		l.inputs[id-1] = recs[i]
 	}
-	l.inputs[id-1] = inputRec{partition: partition, offset: offset, intended: intended}
 	l.mu.Unlock()
 }
 
 // addCommitted records an output a read_committed reader (or a committed
 // checkpoint) made visible.
-func (l *ledger) addCommitted(o outputRec) {
-	o.committed = true
+func (l *ledger) addCommitted(o outputRec) { l.addCommittedBatch([]outputRec{o}) }
+
+// addCommittedBatch records outputs made visible together, under one lock.
+func (l *ledger) addCommittedBatch(os []outputRec) {
 	l.mu.Lock()
+	for _, o := range os {
+		l.addCommittedLocked(o)
+	}
+	l.mu.Unlock()
+	l.nOut.Add(int64(len(os)))
+}
+
+func (l *ledger) addCommittedLocked(o outputRec) {
+	o.committed = true
 	l.outputs = append(l.outputs, o)
 	if o.partition >= 0 {
 		l.committedAt[o.partition] = append(l.committedAt[o.partition], o.offset)
@@ -80,8 +98,6 @@ func (l *ledger) addCommitted(o outputRec) {
 			l.seen[o.id-1]++
 		}
 	}
-	l.mu.Unlock()
-	l.nOut.Add(1)
 }
 
 // addUncommitted records an output seen only by the read_uncommitted pass.
@@ -132,25 +148,15 @@ func (l *ledger) visibleBetween(from, to int64) int64 {
 func (l *ledger) each(mr *modeRun, state *target.ShareState, input func(verify.Input), output func(verify.Output)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	type key struct {
-		p int32
-		o int64
-	}
-	var states map[key]target.RecordState
-	if state != nil {
-		states = make(map[key]target.RecordState, len(state.Records))
-		for _, r := range state.Records {
-			states[key{r.Partition, r.Offset}] = r
-		}
-	}
+	states := indexStates(state)
 	for i, in := range l.inputs {
 		if in.partition < 0 {
 			continue // produce failed: never written
 		}
 		id := uint64(i + 1)
 		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, Rejected: l.rejected[id]}
-		if states != nil {
-			if st, ok := states[key{in.partition, in.offset}]; ok {
+		if state != nil {
+			if st := states.get(in.partition, in.offset); st != nil {
 				v.FinalState, v.DeliveryCount = st.State, st.DeliveryCount
 				v.Rejected = v.Rejected || st.Rejected
 			} else if spso, ok := state.SPSO[in.partition]; ok && in.offset < spso {
@@ -159,19 +165,70 @@ func (l *ledger) each(mr *modeRun, state *target.ShareState, input func(verify.I
 		}
 		input(v)
 	}
+	reportsAborted := mr.cfg.Target.Info().ReportsAborted
+	tids := map[uint16]string{}
 	for _, o := range l.outputs {
 		v := verify.Output{InputID: o.id, Partition: o.partition, Offset: o.offset, Epoch: o.epoch,
 			TxnSeq: o.txnSeq, Committed: o.committed, VisibleNs: o.visible}
 		if mr.mode.Transactional() {
-			v.TransactionalID = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(o.worker))
+			tid, ok := tids[o.worker]
+			if !ok {
+				tid = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(o.worker))
+				tids[o.worker] = tid
+			}
+			v.TransactionalID = tid
 			// A target that flags aborted records says which uncommitted
 			// outputs were aborted, so the rest show torn transactions.
 			// Otherwise: after the drain every transaction has ended, and
 			// an output a read_committed reader never saw was aborted.
-			v.Aborted = o.aborted || (!o.committed && !mr.cfg.Target.Info().ReportsAborted)
+			v.Aborted = o.aborted || (!o.committed && !reportsAborted)
 		} else {
 			v.Epoch = -1
 		}
 		output(v)
 	}
+}
+
+// stateIndex finds a record's final state by partition and offset: targets
+// report records per partition in offset order, mostly dense, so a slice
+// per partition indexed from its first offset replaces a map of millions.
+type stateIndex map[int32]*partStates
+
+type partStates struct {
+	base int64
+	recs []*target.RecordState // by offset-base; nil where not reported
+}
+
+func indexStates(state *target.ShareState) stateIndex {
+	idx := stateIndex{}
+	if state == nil {
+		return idx
+	}
+	for i := range state.Records {
+		r := &state.Records[i]
+		ps := idx[r.Partition]
+		if ps == nil {
+			ps = &partStates{base: r.Offset}
+			idx[r.Partition] = ps
+		}
+		if r.Offset < ps.base {
+			grown := make([]*target.RecordState, int(ps.base-r.Offset)+len(ps.recs))
+			copy(grown[ps.base-r.Offset:], ps.recs)
+			ps.recs, ps.base = grown, r.Offset
+		}
+		at := int(r.Offset - ps.base)
+		for len(ps.recs) <= at {
+			ps.recs = append(ps.recs, nil)
+		}
+		ps.recs[at] = r
+	}
+	return idx
+}
+
+func (idx stateIndex) get(p int32, offset int64) *target.RecordState {
+	ps := idx[p]
+	if ps == nil || offset < ps.base || offset-ps.base >= int64(len(ps.recs)) {
+		return nil
+	}
+	return ps.recs[offset-ps.base]
 }

@@ -73,6 +73,11 @@ type workerLoop struct {
 	// it commits (released after it aborts).
 	held, heldAccepted, heldRejected []*target.Record
 	stopping                         bool // shutting down: commit, never abort
+
+	// Reused output buffers (see produce).
+	outBuf  []byte
+	outRecs []target.Record
+	outPtrs []*target.Record
 }
 
 // errExit ends a worker loop (crashed, or fenced as a zombie).
@@ -423,8 +428,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*target.Record) error 
 	if len(recs) == 0 {
 		return nil
 	}
-	tid, epoch := wl.w.TxnInfo()
-	_ = tid
+	_, epoch := wl.w.TxnInfo()
 	seq := int64(0)
 	if wl.open || mr.mode == target.Deferred {
 		seq = wl.inc<<32 | wl.txnSeq
@@ -449,19 +453,36 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*target.Record) error 
 		}
 		return nil
 	}
-	outs := make([]*target.Record, len(recs))
-	backing := make([]target.Record, len(recs))
+	// Output buffers are reused from call to call: Produce is synchronous
+	// and a target keeps nothing of a record after it returns.
+	need := 0
+	for _, r := range recs {
+		need += max(len(r.Value), HeaderBytes)
+	}
+	if cap(wl.outBuf) < need {
+		wl.outBuf = make([]byte, 0, 2*need)
+	}
+	if cap(wl.outRecs) < len(recs) {
+		wl.outRecs = make([]target.Record, 2*len(recs))
+		wl.outPtrs = make([]*target.Record, 2*len(recs))
+	}
+	buf := wl.outBuf[:0]
+	outs := wl.outPtrs[:len(recs)]
 	nout := mr.tcfg.OutputPartitions
 	for i, r := range recs {
 		h, err := readInput(r.Value)
 		if err != nil {
 			h = inputHeader{}
 		}
-		v := make([]byte, max(len(r.Value), HeaderBytes))
-		copy(v, r.Value)
+		start := len(buf)
+		buf = append(buf, r.Value...)
+		for len(buf)-start < HeaderBytes {
+			buf = append(buf, 0)
+		}
+		v := buf[start:len(buf):len(buf)]
 		putOutput(v, outputHeader{InputID: h.ID, IntendedNs: h.IntendedNs, TxnSeq: seq, Epoch: epoch, Worker: uint16(wl.id)})
-		backing[i] = target.Record{Topic: mr.tcfg.OutputTopic, Partition: r.Partition % nout, Value: v}
-		outs[i] = &backing[i]
+		wl.outRecs[i] = target.Record{Topic: mr.tcfg.OutputTopic, Partition: r.Partition % nout, Value: v}
+		outs[i] = &wl.outRecs[i]
 	}
 	return wl.w.Produce(ctx, outs)
 }
@@ -576,6 +597,10 @@ func (wl *workerLoop) shutdown(ctx context.Context) {
 func (mr *modeRun) readLoop(ctx context.Context, rd target.Reader, stop chan struct{}) error {
 	h := NewHist()
 	defer mr.mergeHist(result.HistEndToEnd, h)
+	var (
+		lat   []time.Duration
+		batch []outputRec
+	)
 	for {
 		select {
 		case <-stop:
@@ -596,7 +621,8 @@ func (mr *modeRun) readLoop(ctx context.Context, rd target.Reader, stop chan str
 		}
 		now := time.Now()
 		vis := mr.sinceStart(now)
-		lat := make([]time.Duration, 0, len(recs))
+		lat = lat[:0]
+		batch = batch[:0]
 		for _, r := range recs {
 			oh, err := readOutput(r.Value)
 			if err != nil {
@@ -607,8 +633,9 @@ func (mr *modeRun) readLoop(ctx context.Context, rd target.Reader, stop chan str
 				h.Record(d)
 			}
 			lat = append(lat, d)
-			mr.ledger.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset, visible: vis, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
+			batch = append(batch, outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset, visible: vis, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
 		}
+		mr.ledger.addCommittedBatch(batch)
 		mr.ivE2E.record(now, lat...)
 		mr.series.add(mr.series.outputs, mr.secondOf(now), int64(len(lat)))
 	}

@@ -167,7 +167,9 @@ type Target interface {
 // Producer writes input records.
 type Producer interface {
 	// Produce writes recs and returns once they are acknowledged; it sets
-	// each record's Partition and Offset.
+	// each record's Partition and Offset. The target keeps nothing of recs
+	// (nor of their keys and values) after it returns: callers reuse the
+	// buffers.
 	Produce(ctx context.Context, recs []*Record) error
 	Close() error
 }
@@ -180,7 +182,8 @@ type Worker interface {
 	// first accepts every record of the previous poll.
 	Poll(ctx context.Context, max int) ([]*Record, error)
 	// Produce writes output records; inside an open transaction they join
-	// it.
+	// it. As with Producer.Produce, the target keeps nothing of recs after
+	// it returns.
 	Produce(ctx context.Context, recs []*Record) error
 	// Ack acknowledges recs with type t and commits the acknowledgements
 	// synchronously (explicit and deferred modes).
