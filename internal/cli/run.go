@@ -127,10 +127,18 @@ func runCmd(env *Env, args []string) error {
 		Args: append([]string{"sharebench", "run"}, args...), Flags: flagValues(fs), Commit: commit(),
 		FaultRunner: faultRunner,
 	}
+	var tty *ttyProgress
 	if !f.quiet {
 		cfg.Progress = env.Stderr
+		if isTerminal(env.Stderr) {
+			tty = &ttyProgress{w: env.Stderr}
+			cfg.Progress = tty
+		}
 	}
 	res, err := loadgen.Run(ctx, cfg)
+	if tty != nil {
+		tty.finish()
+	}
 	if err != nil {
 		if errors.Is(err, loadgen.ErrBadConfig) {
 			return withCode(ExitUsage, err)
