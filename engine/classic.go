@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/sharebench/sharebench/engine/internal/mutant"
 )
 
 // ClassicGroupMetadata identifies a classic group member for fencing, as a
@@ -118,16 +120,21 @@ func (e *Engine) JoinClassicGroup(group string, topics []string, reset AutoOffse
 	if group == "" {
 		return nil, fmt.Errorf("%w: empty group id", ErrInvalidConfig)
 	}
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
 	for _, t := range topics {
 		if _, err := e.topic(t); err != nil {
 			return nil, err
 		}
 	}
 	now := e.clock.Now()
+	var op syncPoint
 	gs := e.groupShard(group)
 	gs.mu.Lock()
-	defer gs.mu.Unlock()
 	if _, ok := gs.mu.share[group]; ok {
+		gs.mu.Unlock()
 		return nil, fmt.Errorf("%w: %q is a share group", ErrGroupTypeMismatch, group)
 	}
 	g := gs.mu.classic[group]
@@ -135,12 +142,17 @@ func (e *Engine) JoinClassicGroup(group string, topics []string, reset AutoOffse
 		g = &classicGroup{id: group, reset: reset, members: map[string]*classicMemberState{},
 			committed: map[TopicPartition]int64{}, pending: map[int64]map[TopicPartition]int64{}}
 		gs.mu.classic[group] = g
+		e.jClassicState(&op, g) // the group and its reset policy are durable
 	}
 	id := fmt.Sprintf("%s-consumer-%d", group, e.nextMember.Add(1))
 	g.members[id] = &classicMemberState{id: id, topics: append([]string(nil), topics...), lastSeen: now}
 	g.rebalanceLocked(e)
+	gs.mu.Unlock()
 	m := &ClassicMember{e: e, group: group, id: id}
 	m.mu.generation = -1
+	if err := e.finish(&op, nil); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -257,6 +269,10 @@ var errUnstableOffset = errors.New("engine: unstable offset commit")
 // Poll fetches up to max records with read_committed from the member's
 // assigned partitions, advancing its positions. It never blocks.
 func (m *ClassicMember) Poll(max int) ([]Record, error) {
+	if err := m.e.enter(); err != nil {
+		return nil, err
+	}
+	defer m.e.exit()
 	now := m.e.clock.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -288,6 +304,10 @@ func (m *ClassicMember) Poll(max int) ([]Record, error) {
 // Rewind moves every position back to the group's committed offsets, as a
 // consumer must after its transaction aborts.
 func (m *ClassicMember) Rewind() error {
+	if err := m.e.enter(); err != nil {
+		return err
+	}
+	defer m.e.exit()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.mu.generation = -1
@@ -302,6 +322,10 @@ func (m *ClassicMember) Rewind() error {
 // Leave leaves the group; the others get its partitions at the next
 // generation.
 func (m *ClassicMember) Leave() error {
+	if err := m.e.enter(); err != nil {
+		return err
+	}
+	defer m.e.exit()
 	m.mu.Lock()
 	if m.mu.left {
 		m.mu.Unlock()
@@ -323,6 +347,10 @@ func (m *ClassicMember) Leave() error {
 
 // CommittedOffset returns a classic group's committed offset for tp.
 func (e *Engine) CommittedOffset(group string, tp TopicPartition) (int64, bool) {
+	if e.enter() != nil {
+		return 0, false
+	}
+	defer e.exit()
 	gs := e.groupShard(group)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
@@ -363,8 +391,9 @@ func (e *Engine) addPendingOffsets(pid int64, offsets map[TopicPartition]int64, 
 }
 
 // offsetMarker applies a transaction marker to a classic group's pending
-// offsets: commit makes them committed, abort drops them. Idempotent.
-func (e *Engine) offsetMarker(group string, pid int64, commit bool) {
+// offsets (journaled into op): commit makes them committed, abort drops
+// them. Idempotent.
+func (e *Engine) offsetMarker(op *syncPoint, group string, pid int64, commit bool) {
 	gs := e.groupShard(group)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
@@ -372,7 +401,13 @@ func (e *Engine) offsetMarker(group string, pid int64, commit bool) {
 	if g == nil {
 		return
 	}
-	if commit {
+	applyOffsetMarker(g, pid, commit)
+	e.jOffsetMarker(op, group, pid, commit)
+}
+
+// applyOffsetMarker is offsetMarker's change, shared with recovery.
+func applyOffsetMarker(g *classicGroup, pid int64, commit bool) {
+	if commit || mutant.On("classic-abort-commits-offsets") {
 		for tp, off := range g.pending[pid] {
 			g.committed[tp] = off
 		}

@@ -37,6 +37,18 @@
 // epoch, markers to every participant and the timeout sweep. The decisions
 // the KIP-1289 draft leaves open are Knobs (WithKnobs), safe by default.
 //
+// Durability (DESIGN §3.6): WithDataDir makes every durable change —
+// partition records and markers, share-state snapshots and deltas,
+// transaction coordinator states, group configurations and offsets — go to
+// checksummed logs in a directory before the call returns (WithFlushPolicy:
+// fsynced with group commit by default), and New recovers what the
+// directory holds. Crash and Restart simulate a process crash and
+// recovery; CrashCoordinator and FailoverSharePartition reload one
+// component; a hook returning ErrInjectedCrash (or
+// ErrInjectedCoordinatorCrash) crashes the engine at a deterministic point
+// of a transaction. The logs are internal/wal; the records and recovery
+// are in journal.go, record.go and recover.go.
+//
 // Structure: the per-share-partition state machine (internal/sharepart) and
 // the partition log (internal/plog) are pure — no I/O, no goroutines, time
 // passed in. This package is the thin concurrent shell: lock shards

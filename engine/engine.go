@@ -15,6 +15,7 @@ import (
 
 	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
+	"github.com/sharebench/sharebench/engine/internal/wal"
 )
 
 // TopicPartition names one partition.
@@ -44,6 +45,9 @@ type Engine struct {
 	nextMember atomic.Int64
 	stats      engineStats
 	sweep      sweepClock
+	// dur is the durability state (durability.go); nil without a data
+	// directory.
+	dur *durable
 
 	closed   atomic.Bool
 	stopOnce sync.Once
@@ -54,22 +58,34 @@ type Engine struct {
 type topic struct {
 	name       string
 	partitions int32
+	id         uint64 // names its partitions' directories in the data directory
 	// notify is closed and replaced when the topic changes (records
-	// appended, records released): pollers and readers wait on it.
+	// appended, records released) after someone took it (waited): pollers
+	// and readers wait on it.
 	notifyMu sync.Mutex
 	notify   chan struct{}
+	waited   bool
 }
 
 func (t *topic) changed() {
 	t.notifyMu.Lock()
-	close(t.notify)
-	t.notify = make(chan struct{})
+	// Only a channel that was handed out needs closing: nobody can be
+	// waiting on the others, and the next waiter re-checks the topic
+	// after taking its channel. Closing and replacing on every change
+	// allocated a channel per produce and acknowledgement (the engine's
+	// top allocation in BenchmarkCTP).
+	if t.waited {
+		close(t.notify)
+		t.notify = make(chan struct{})
+		t.waited = false
+	}
 	t.notifyMu.Unlock()
 }
 
 func (t *topic) wait() <-chan struct{} {
 	t.notifyMu.Lock()
 	defer t.notifyMu.Unlock()
+	t.waited = true
 	return t.notify
 }
 
@@ -87,7 +103,22 @@ type partition struct {
 	tp     TopicPartition
 	log    *plog.Log
 	shares map[string]*sharepart.SharePartition // by share group id
-	groups []string                              // sorted keys of shares
+	groups []string                             // sorted keys of shares
+
+	// With a data directory: the partition's log in it, the journaling
+	// state of each share partition, and the sync point of the operation
+	// that holds the shard lock (journal.go).
+	wal *wal.Log
+	sj  map[string]*shareJournal
+	op  *syncPoint
+}
+
+func newPartition(tp TopicPartition, log *plog.Log, l *wal.Log) *partition {
+	p := &partition{tp: tp, log: log, shares: map[string]*sharepart.SharePartition{}, wal: l}
+	if l != nil {
+		p.sj = map[string]*shareJournal{}
+	}
+	return p
 }
 
 type engineStats struct {
@@ -130,6 +161,16 @@ func New(opts ...Option) (*Engine, error) {
 		e.txns[i].mu.txns = map[string]*txnState{}
 	}
 	e.nextPID.Store(1000)
+	if cfg.dataDir != "" {
+		e.dur = &durable{dir: cfg.dataDir}
+		e.dur.crashed.Store(true) // the gate stays closed until recovered
+		rep, err := e.recover()
+		if err != nil {
+			return nil, err
+		}
+		e.dur.last = rep
+		e.dur.crashed.Store(false)
+	}
 	if cfg.manual {
 		close(e.done)
 	} else {
@@ -139,11 +180,29 @@ func New(opts ...Option) (*Engine, error) {
 }
 
 // Close stops the timer goroutine. The engine's state stays readable.
+// With a data directory it flushes the journal (fsynced) and closes it:
+// later changes fail with ErrClosed.
 func (e *Engine) Close() error {
 	e.closed.Store(true)
 	e.stopOnce.Do(func() { close(e.stop) })
 	<-e.done
-	return nil
+	if e.dur == nil {
+		return nil
+	}
+	e.dur.restartMu.Lock()
+	defer e.dur.restartMu.Unlock()
+	j := e.dur.j.Load()
+	if j == nil || e.dur.crashed.Load() {
+		return nil
+	}
+	err := j.g.Close()
+	select {
+	case <-j.stop:
+	default:
+		close(j.stop)
+	}
+	<-j.done
+	return err
 }
 
 // Now returns the engine clock's time.
@@ -177,28 +236,50 @@ func (e *Engine) txnShard(id string) *txnShard {
 
 // CreateTopic creates a topic with the given number of partitions.
 func (e *Engine) CreateTopic(name string, partitions int32) error {
-	if name == "" || partitions < 1 {
+	if name == "" || partitions < 1 || partitions > 1<<20 {
 		return fmt.Errorf("%w: topic %q with %d partitions", ErrInvalidConfig, name, partitions)
 	}
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.exit()
+	var id uint64
+	var logs []*wal.Log
+	if e.dur != nil {
+		var err error
+		if id, logs, err = e.openPartitionLogs(name, partitions); err != nil {
+			return err
+		}
+	}
+	var op syncPoint
 	e.topicsMu.Lock()
 	if _, ok := e.topics[name]; ok {
 		e.topicsMu.Unlock()
 		return fmt.Errorf("%w: %s", ErrTopicExists, name)
 	}
-	e.topics[name] = &topic{name: name, partitions: partitions, notify: make(chan struct{})}
+	e.topics[name] = &topic{name: name, partitions: partitions, id: id, notify: make(chan struct{})}
+	e.jTopic(&op, &topicRecord{id: id, name: name, partitions: partitions})
 	e.topicsMu.Unlock()
 	for p := int32(0); p < partitions; p++ {
 		tp := TopicPartition{name, p}
+		var l *wal.Log
+		if logs != nil {
+			l = logs[p]
+		}
 		ds := e.dataShard(tp)
 		ds.mu.Lock()
-		ds.mu.parts[tp] = &partition{tp: tp, log: plog.New(e.cfg.retentionBytes), shares: map[string]*sharepart.SharePartition{}}
+		ds.mu.parts[tp] = newPartition(tp, plog.New(e.cfg.retentionBytes), l)
 		ds.mu.Unlock()
 	}
-	return nil
+	return e.finish(&op, nil)
 }
 
 // Partitions returns the partition count of topic.
 func (e *Engine) Partitions(topicName string) (int32, error) {
+	if err := e.enter(); err != nil {
+		return 0, err
+	}
+	defer e.exit()
 	t, err := e.topic(topicName)
 	if err != nil {
 		return 0, err
@@ -208,6 +289,10 @@ func (e *Engine) Partitions(topicName string) (int32, error) {
 
 // Topics returns the topic names, sorted.
 func (e *Engine) Topics() []string {
+	if e.enter() != nil {
+		return nil
+	}
+	defer e.exit()
 	e.topicsMu.RLock()
 	defer e.topicsMu.RUnlock()
 	names := make([]string, 0, len(e.topics))
@@ -231,6 +316,10 @@ func (e *Engine) topic(name string) (*topic, error) {
 // Notify returns a channel that is closed the next time topic changes
 // (records appended or released). Wait on it, then re-check.
 func (e *Engine) Notify(topicName string) (<-chan struct{}, error) {
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
 	t, err := e.topic(topicName)
 	if err != nil {
 		return nil, err
@@ -238,8 +327,22 @@ func (e *Engine) Notify(topicName string) (<-chan struct{}, error) {
 	return t.wait(), nil
 }
 
-// withPartition runs f with the partition's shard lock held.
+// withPartition runs f with the partition's shard lock held and, with a
+// data directory, waits until what f changed is durable once the lock is
+// released.
 func (e *Engine) withPartition(tp TopicPartition, f func(*partition) error) error {
+	if e.dur == nil {
+		return e.withPartitionOp(tp, nil, f)
+	}
+	var op syncPoint
+	return e.finish(&op, e.withPartitionOp(tp, &op, f))
+}
+
+// withPartitionOp runs f with the partition's shard lock held and, with a
+// data directory, journals what f changed in the partition's share
+// partitions before releasing it. The journal tickets go to op, on which
+// the caller waits once it holds no lock (finish).
+func (e *Engine) withPartitionOp(tp TopicPartition, op *syncPoint, f func(*partition) error) error {
 	ds := e.dataShard(tp)
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
@@ -247,18 +350,30 @@ func (e *Engine) withPartition(tp TopicPartition, f func(*partition) error) erro
 	if p == nil {
 		return fmt.Errorf("%w: %s", ErrUnknownTopicOrPartition, tp)
 	}
-	return f(p)
+	if e.dur == nil {
+		return f(p)
+	}
+	p.op = op
+	err := f(p)
+	e.journalSharesLocked(p)
+	p.op = nil
+	return err
 }
 
 // appendLocked appends a batch and applies retention, moving every share
 // partition of p past records the log dropped. The shard lock is held.
 func (e *Engine) appendLocked(p *partition, b *plog.Batch) (int64, error) {
+	before := p.log.StartOffset()
 	base, dup, err := p.log.Append(b)
 	if err != nil || dup {
 		return base, err
 	}
+	e.jBatch(p, b, base)
 	e.stats.produced.Add(int64(len(b.Values)))
 	if start := p.log.EnforceRetention(); start > 0 {
+		if start != before {
+			e.jLogStart(p)
+		}
 		for _, g := range p.groups {
 			p.shares[g].AdvanceLogStart(start)
 		}
@@ -274,6 +389,10 @@ type ProduceRecord struct {
 // Produce appends plain (non-idempotent, non-transactional) records to one
 // partition and returns the offset of the first.
 func (e *Engine) Produce(topicName string, partitionID int32, recs []ProduceRecord) (int64, error) {
+	if err := e.enter(); err != nil {
+		return 0, err
+	}
+	defer e.exit()
 	t, err := e.topic(topicName)
 	if err != nil {
 		return 0, err
@@ -326,6 +445,10 @@ type Record struct {
 // Fetch reads up to max records of one partition from offset at the given
 // isolation level and returns them with the offset to fetch next.
 func (e *Engine) Fetch(tp TopicPartition, offset int64, max int, iso IsolationLevel) ([]Record, int64, error) {
+	if err := e.enter(); err != nil {
+		return nil, offset, err
+	}
+	defer e.exit()
 	var out []Record
 	next := offset
 	err := e.withPartition(tp, func(p *partition) error {
@@ -353,6 +476,10 @@ func toRecord(tp TopicPartition, r *plog.Record) Record {
 // Offsets reports a partition's log start offset, high watermark and last
 // stable offset.
 func (e *Engine) Offsets(tp TopicPartition) (start, hw, lso int64, err error) {
+	if err = e.enter(); err != nil {
+		return
+	}
+	defer e.exit()
 	err = e.withPartition(tp, func(p *partition) error {
 		start, hw, lso = p.log.StartOffset(), p.log.HighWatermark(), p.log.LSO()
 		return nil
@@ -363,10 +490,18 @@ func (e *Engine) Offsets(tp TopicPartition) (start, hw, lso int64, err error) {
 // DeleteRecords moves a partition's log start offset (delete-records);
 // share groups archive the AVAILABLE records it passes.
 func (e *Engine) DeleteRecords(tp TopicPartition, offset int64) error {
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.exit()
 	return e.withPartition(tp, func(p *partition) error {
+		before := p.log.StartOffset()
 		start, err := p.log.DeleteRecords(offset)
 		if err != nil {
 			return err
+		}
+		if start != before {
+			e.jLogStart(p)
 		}
 		for _, g := range p.groups {
 			p.shares[g].AdvanceLogStart(start)
@@ -395,6 +530,10 @@ func (e *Engine) timerLoop() {
 // sweep interval) transactions that outlived their timeout. With a manual
 // clock the caller calls it; otherwise the timer goroutine does.
 func (e *Engine) FireTimers() {
+	if e.enter() != nil {
+		return
+	}
+	defer e.exit()
 	now := e.clock.Now()
 	e.expireSessions(now)
 	e.expireLocks(now)
@@ -403,19 +542,28 @@ func (e *Engine) FireTimers() {
 
 func (e *Engine) expireLocks(now time.Duration) {
 	var changed []string
+	var op syncPoint
 	for i := range e.data {
 		ds := &e.data[i]
 		ds.mu.Lock()
 		for _, p := range ds.mu.parts {
+			expired := false
 			for _, g := range p.groups {
 				sp := p.shares[g]
 				if sp.NextDeadline() <= now && sp.Expire(now) > 0 {
 					changed = append(changed, p.tp.Topic)
+					expired = true
 				}
+			}
+			if expired && e.dur != nil {
+				p.op = &op
+				e.journalSharesLocked(p)
+				p.op = nil
 			}
 		}
 		ds.mu.Unlock()
 	}
+	_ = e.finish(&op, nil)
 	e.notifyTopics(changed)
 }
 

@@ -56,3 +56,33 @@ var (
 	// reverse.
 	ErrGroupTypeMismatch = errors.New("engine: group id is in use by another group type")
 )
+
+// Errors of durability (WithDataDir).
+var (
+	// ErrCrashed: the engine crashed (Crash, an injected crash, or a
+	// journal I/O error); every call fails with it until Restart.
+	ErrCrashed = errors.New("engine: crashed; restart it from its data directory")
+	// ErrInjectedCrash: a hook returns an error wrapping it to crash the
+	// engine at that hook point, after what was logged so far is durable
+	// (see Hook). Deterministic crash points for tests and faults.
+	ErrInjectedCrash = errors.New("engine: injected crash")
+	// ErrInjectedCoordinatorCrash: a hook returns an error wrapping it at a
+	// transaction hook point (HookTxnOngoing, HookTxnPrepared,
+	// HookTxnMarker, HookTxnCompleted) to crash the transaction
+	// coordinator alone there: what was logged so far is made durable and
+	// the transaction's coordinator shard is reloaded from the transaction
+	// log (decided transactions complete), while partitions stay up. The
+	// producer sees its call succeed, as a client that retries against the
+	// new coordinator would.
+	ErrInjectedCoordinatorCrash = errors.New("engine: injected coordinator crash")
+	// ErrNoDataDir: a durability operation on an engine without a data
+	// directory.
+	ErrNoDataDir = errors.New("engine: no data directory (WithDataDir)")
+	// ErrNotDataDir: the directory is not a sharebench data directory.
+	ErrNotDataDir = errors.New("engine: not a sharebench data directory")
+	// ErrDataDirVersion: the data directory was written by a newer format.
+	ErrDataDirVersion = errors.New("engine: data directory written by a newer format version")
+	// ErrCorruptLog: a log in the data directory is corrupt where it is
+	// not a torn tail; the error names the file and the offset.
+	ErrCorruptLog = errors.New("engine: corrupt log")
+)

@@ -21,6 +21,10 @@ const (
 	HookTxnMarker HookPoint = "txn.marker"
 	// HookTxnCompleted: COMPLETE_COMMIT or COMPLETE_ABORT is logged.
 	HookTxnCompleted HookPoint = "txn.completed"
+	// HookTxnOngoing: acknowledgements or classic offsets were added to
+	// the ONGOING transaction and logged (a crash point inside a
+	// transaction).
+	HookTxnOngoing HookPoint = "txn.ongoing"
 )
 
 // HookInfo describes the operation at a hook point.
@@ -37,7 +41,16 @@ type HookInfo struct {
 }
 
 // Hook is called at each HookPoint with the shard lock of the operation
-// held: it must not call back into the engine. Only HookStageWrite honours
-// a returned error; at the other points the error is ignored (the
-// in-memory engine has nothing to fail there).
+// held: it must not call back into the engine. HookStageWrite honours a
+// returned error (the staging write fails); at the other points an error
+// is ignored, except one wrapping ErrInjectedCrash.
+//
+// With a data directory, an error wrapping ErrInjectedCrash at any point
+// crashes the engine right there, deterministically: what was logged up
+// to the point is made durable, the operation stops (it returns
+// ErrCrashed) and so does every later call, until Restart. So a crash
+// "after PREPARE_COMMIT is logged, before any marker" is HookTxnPrepared;
+// "after k markers" is HookTxnMarker with Marker == k; "after all markers,
+// before COMPLETE_COMMIT" is HookTxnMarker with Marker == Markers; after
+// COMPLETE_COMMIT is HookTxnCompleted; Commit false gives the abort cases.
 type Hook func(HookPoint, HookInfo) error

@@ -57,6 +57,10 @@ type RecordInfo struct {
 
 // ShareRecord returns the share state of one record for group.
 func (e *Engine) ShareRecord(group string, tp TopicPartition, offset int64) (RecordInfo, error) {
+	if err := e.enter(); err != nil {
+		return RecordInfo{}, err
+	}
+	defer e.exit()
 	var ri sharepart.RecordInfo
 	err := e.withPartition(tp, func(p *partition) error {
 		sp := p.shares[group]
@@ -112,6 +116,10 @@ type Counters = sharepart.Counters
 
 // SharePartition returns the state of group's share partition of tp.
 func (e *Engine) SharePartition(group string, tp TopicPartition) (SharePartitionInfo, error) {
+	if err := e.enter(); err != nil {
+		return SharePartitionInfo{}, err
+	}
+	defer e.exit()
 	var out SharePartitionInfo
 	var raw []struct {
 		first, last int64
@@ -153,6 +161,10 @@ type TxnInfo struct {
 
 // Transaction returns the coordinator state of a transactional id.
 func (e *Engine) Transaction(id string) (TxnInfo, bool) {
+	if e.enter() != nil {
+		return TxnInfo{}, false
+	}
+	defer e.exit()
 	ts := e.txnShard(id)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -178,7 +190,11 @@ type Stats struct {
 	Fenced        int64 // producer fencings (re-inits and rejected calls)
 	StageFailed   int64 // staging writes that failed
 	SessionsEnded int64 // members removed (leave or session timeout)
-	Share         Counters
+	// Share sums the share partitions' counters; they restart from zero
+	// when a Restart rebuilds the partitions.
+	Share Counters
+	// Journal counts the data directory's appends, writes and fsyncs.
+	Journal JournalStats
 }
 
 // Stats returns engine-wide counters, summing every share partition's.
@@ -186,8 +202,12 @@ func (e *Engine) Stats() Stats {
 	s := Stats{
 		Produced: e.stats.produced.Load(), Committed: e.stats.committed.Load(), Aborted: e.stats.aborted.Load(),
 		TimedOut: e.stats.timedOut.Load(), Fenced: e.stats.fenced.Load(), StageFailed: e.stats.stageFailed.Load(),
-		SessionsEnded: e.stats.sessionsEnd.Load(),
+		SessionsEnded: e.stats.sessionsEnd.Load(), Journal: e.journalStats(),
 	}
+	if e.enter() != nil {
+		return s
+	}
+	defer e.exit()
 	for i := range e.data {
 		ds := &e.data[i]
 		ds.mu.Lock()
@@ -214,6 +234,10 @@ func (e *Engine) Stats() Stats {
 
 // ShareGroups returns the share group ids with a share partition, sorted.
 func (e *Engine) ShareGroups() []string {
+	if e.enter() != nil {
+		return nil
+	}
+	defer e.exit()
 	seen := map[string]bool{}
 	for i := range e.data {
 		ds := &e.data[i]
@@ -237,6 +261,10 @@ func (e *Engine) ShareGroups() []string {
 // partition (DESIGN §4: contiguous window, SPSO on a non-terminal record,
 // in-flight records within the window, owners only on acquired records).
 func (e *Engine) CheckInvariants() error {
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.exit()
 	for i := range e.data {
 		ds := &e.data[i]
 		ds.mu.Lock()

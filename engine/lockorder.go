@@ -12,7 +12,27 @@ package engine
 //  3. ShareMember.mu / ClassicMember.mu — one member handle's fields.
 //  4. groupShard.mu       — share and classic groups of one shard.
 //  5. dataShard.mu        — partition logs and their share partitions.
-//  6. topic.notifyMu, topicsMu — leaves: nothing is taken while held.
+//  6. topic.notifyMu, topicsMu — leaves: nothing of the engine is taken
+//     while held.
+//  7. the journal's wal.Group mutex — taken by Append under any of the
+//     above (appending does no I/O); the flush leader releases it for the
+//     I/O and then takes one log's file mutex at a time. Nothing of the
+//     engine is taken under either.
+//
+// Durability (WithDataDir, journal.go, durability.go) adds:
+//   - durable.restartMu is taken by Crash, Restart and Close before any
+//     of the above, never under them; Restart waits for the gate (every
+//     public call counts itself in flight) to drain, then installs the
+//     recovered state one shard lock at a time.
+//   - a call waits for its records to be durable (group commit) after
+//     releasing its locks, except in two places: ending a transaction
+//     waits for PREPARE_* under the transaction's shard lock (the decision
+//     must be durable before any marker), and a member's Poll or
+//     Acknowledge waits under the member handle's own lock.
+//   - an injected crash (ErrInjectedCrash at a hook) flushes the journal
+//     and crashes it with the operation's locks held; the wal takes none
+//     of the engine's locks, so this cannot deadlock.
+//   - the compactor takes one shard lock at a time, none other held.
 //
 // Deviations are not allowed; in particular a data shard lock is never held
 // while taking a group shard lock (introspection resolves owner names after

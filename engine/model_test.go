@@ -98,6 +98,7 @@ type modelGroup struct {
 	cfg     engine.GroupConfig
 	members map[string]*modelMember // current members by name
 	sps     map[engine.TopicPartition]*modelSP
+	joins   int // members ever joined: a new member's first poll starts there
 }
 
 type modelMember struct {
@@ -554,7 +555,8 @@ func (m *diffModel) join(name, group string, topics []string, mode engine.AckMod
 		}
 	}
 	g := m.groups[group]
-	mm := &modelMember{name: name, g: g, topics: topics, mode: mode, inGroup: true, lastSeen: m.now}
+	mm := &modelMember{name: name, g: g, topics: topics, mode: mode, inGroup: true, lastSeen: m.now, rotate: g.joins}
+	g.joins++
 	g.members[name] = mm
 	m.members = append(m.members, mm)
 	return "ok"

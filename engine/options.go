@@ -94,6 +94,10 @@ type config struct {
 	txnTimeout         time.Duration
 	txnMaxTimeout      time.Duration
 	sessionTimeout     time.Duration
+	dataDir            string
+	flush              FlushPolicy
+	snapshotEvery      int
+	segmentBytes       int64
 }
 
 // defaultShards picks the shard count from GOMAXPROCS: partitions, share
@@ -120,6 +124,8 @@ func defaultConfig() config {
 		txnTimeout:         60 * time.Second,
 		txnMaxTimeout:      15 * time.Minute,
 		sessionTimeout:     45 * time.Second,
+		snapshotEvery:      500,
+		segmentBytes:       64 << 20,
 	}
 }
 
@@ -135,6 +141,10 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: transaction.timeout.ms %v must be in (0, %v]", ErrInvalidConfig, c.txnTimeout, c.txnMaxTimeout)
 	case c.sessionTimeout <= 0:
 		return fmt.Errorf("%w: session timeout must be positive", ErrInvalidConfig)
+	case c.snapshotEvery < 1:
+		return fmt.Errorf("%w: share-state snapshot interval %d deltas must be at least 1", ErrInvalidConfig, c.snapshotEvery)
+	case c.segmentBytes < 4<<10:
+		return fmt.Errorf("%w: segment size %d bytes is below 4 KiB", ErrInvalidConfig, c.segmentBytes)
 	}
 	return c.group.validate()
 }
@@ -194,6 +204,31 @@ func WithAbortSweepInterval(d time.Duration) Option {
 // WithTransactionTimeout sets the default transaction.timeout.ms of new
 // transactional producers. Default 60s.
 func WithTransactionTimeout(d time.Duration) Option { return func(c *config) { c.txnTimeout = d } }
+
+// WithDataDir makes the engine durable: every state change Kafka makes
+// durable (partition records and markers, share-state snapshots and
+// deltas, transaction coordinator transitions, group configurations and
+// offsets) is appended to checksummed logs in dir before the call that
+// made it returns (see WithFlushPolicy), and New recovers whatever dir
+// holds (Recovery reports it). An empty or missing dir is initialised; a
+// directory sharebench did not create, or a newer format, is refused.
+// Default: none, the engine runs in memory.
+func WithDataDir(dir string) Option { return func(c *config) { c.dataDir = dir } }
+
+// WithFlushPolicy sets when the data directory's logs are fsynced:
+// FlushAlways (before a call returns, group-committed across concurrent
+// callers), FlushInterval(d), or FlushNever. Default: FlushAlways.
+func WithFlushPolicy(p FlushPolicy) Option { return func(c *config) { c.flush = p } }
+
+// WithShareSnapshotEvery sets after how many deltas a share partition
+// writes a full snapshot of its state to the share-state log. Default
+// 500, as Kafka's share coordinator (share.coordinator.snapshot.update.records.per.snapshot).
+func WithShareSnapshotEvery(n int) Option { return func(c *config) { c.snapshotEvery = n } }
+
+// WithSegmentBytes sets the size at which the data directory's logs start
+// a new segment file; older segments are deleted once retention or a
+// snapshot covers them. Default 64 MiB.
+func WithSegmentBytes(n int64) Option { return func(c *config) { c.segmentBytes = n } }
 
 // WithSessionTimeout sets how long a share or classic group member may stay
 // silent before it is removed and its acquired records released

@@ -73,8 +73,8 @@ type shareMemberState struct {
 }
 
 // shareGroupLocked returns the share group id, creating it with the engine's
-// defaults. The group shard lock is held.
-func (e *Engine) shareGroupLocked(gs *groupShard, id string) (*shareGroup, error) {
+// defaults (journaled into op). The group shard lock is held.
+func (e *Engine) shareGroupLocked(op *syncPoint, gs *groupShard, id string) (*shareGroup, error) {
 	if _, ok := gs.mu.classic[id]; ok {
 		return nil, fmt.Errorf("%w: %q is a classic group", ErrGroupTypeMismatch, id)
 	}
@@ -82,6 +82,7 @@ func (e *Engine) shareGroupLocked(gs *groupShard, id string) (*shareGroup, error
 	if g == nil {
 		g = &shareGroup{id: id, cfg: e.cfg.group, members: map[string]*shareMemberState{}, owners: map[sharepart.Owner]string{}}
 		gs.mu.share[id] = g
+		e.jShareGroup(op, id, g.cfg)
 	}
 	return g, nil
 }
@@ -94,14 +95,20 @@ func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.exit()
+	var op syncPoint
 	gs := e.groupShard(group)
 	gs.mu.Lock()
-	g, err := e.shareGroupLocked(gs, group)
+	g, err := e.shareGroupLocked(&op, gs, group)
 	if err == nil {
 		g.cfg = cfg
+		e.jShareGroup(&op, group, cfg)
 	}
 	gs.mu.Unlock()
-	if err != nil {
+	if err := e.finish(&op, err); err != nil {
 		return err
 	}
 	for i := range e.data {
@@ -122,6 +129,10 @@ func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
 
 // ShareGroupConfig returns a share group's configuration.
 func (e *Engine) ShareGroupConfig(group string) (GroupConfig, error) {
+	if err := e.enter(); err != nil {
+		return GroupConfig{}, err
+	}
+	defer e.exit()
 	gs := e.groupShard(group)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
@@ -170,17 +181,22 @@ func (e *Engine) JoinShareGroup(group string, topics []string, mode AckMode) (*S
 	if mode < AckImplicit || mode > AckTransactional {
 		return nil, fmt.Errorf("%w: acknowledgement mode %d", ErrInvalidConfig, mode)
 	}
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
 	for _, t := range topics {
 		if _, err := e.topic(t); err != nil {
 			return nil, err
 		}
 	}
 	now := e.clock.Now()
+	var op syncPoint
 	gs := e.groupShard(group)
 	gs.mu.Lock()
-	defer gs.mu.Unlock()
-	g, err := e.shareGroupLocked(gs, group)
+	g, err := e.shareGroupLocked(&op, gs, group)
 	if err != nil {
+		gs.mu.Unlock()
 		return nil, err
 	}
 	g.nextOwner++
@@ -196,7 +212,14 @@ func (e *Engine) JoinShareGroup(group string, topics []string, mode AckMode) (*S
 	g.owners[st.owner] = st.id
 	m := &ShareMember{e: e, group: group, id: st.id, owner: st.owner, mode: mode}
 	m.mu.epoch = st.epoch
+	// Members start polling at different partitions, so a group's members
+	// do not all contend for partition 0's lock in lockstep.
+	m.mu.rotate = int(st.owner - 1)
 	m.mu.topics = st.topics
+	gs.mu.Unlock()
+	if err := e.finish(&op, nil); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -281,6 +304,10 @@ func (g gapLog) IsGap(o int64) bool { return g.l.IsGap(o, g.rc) }
 // mode it first accepts every record of the previous poll still held.
 func (m *ShareMember) Poll(max int) ([]Record, error) {
 	e := m.e
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
 	now := e.clock.Now()
 	cfg, _, err := e.touchShareMember(m.group, m.id, now)
 	if err != nil {
@@ -291,16 +318,20 @@ func (m *ShareMember) Poll(max int) ([]Record, error) {
 	if m.mu.left {
 		return nil, fmt.Errorf("%w: %s left the group", ErrUnknownMember, m.id)
 	}
+	// Acquisitions are not durable; what a poll journals (an implicit
+	// acknowledgement, expired locks, archived gaps, a new share
+	// partition) is durable before it returns.
+	var op syncPoint
 	if m.mode == AckImplicit && len(m.mu.lastPoll) > 0 {
 		// Records whose lock expired or that were acknowledged meanwhile
 		// fail their partition's implicit ack; they are redelivered, as
 		// with Kafka's implicit mode.
-		_ = m.acknowledgeLocked(now, m.mu.lastPoll)
+		_ = m.acknowledgeLocked(&op, now, m.mu.lastPoll)
 		m.mu.lastPoll = m.mu.lastPoll[:0]
 	}
 	parts, err := e.partitionsOf(m.mu.topics)
 	if err != nil {
-		return nil, err
+		return nil, e.finish(&op, err)
 	}
 	var out []Record
 	var ranges []sharepart.Range
@@ -310,7 +341,7 @@ func (m *ShareMember) Poll(max int) ([]Record, error) {
 	m.mu.rotate++
 	for i := 0; i < n && left > 0; i++ {
 		tp := parts[(start+i)%n]
-		err := e.withPartition(tp, func(p *partition) error {
+		err := e.withPartitionOp(tp, &op, func(p *partition) error {
 			sp, err := e.sharePartitionLocked(p, m.group, cfg)
 			if err != nil {
 				return err
@@ -337,10 +368,10 @@ func (m *ShareMember) Poll(max int) ([]Record, error) {
 			return nil
 		})
 		if err != nil {
-			return out, err
+			return out, e.finish(&op, err)
 		}
 	}
-	return out, nil
+	return out, e.finish(&op, nil)
 }
 
 // AckError reports the partitions whose acknowledgements failed; the
@@ -383,13 +414,19 @@ func (e *AckError) Unwrap() []error {
 // commitSync). Each partition's acknowledgements apply all or nothing;
 // failures are reported per partition in an *AckError.
 func (m *ShareMember) Acknowledge(acks []Acknowledgement) error {
+	if err := m.e.enter(); err != nil {
+		return err
+	}
+	defer m.e.exit()
 	now := m.e.clock.Now()
 	if _, _, err := m.e.touchShareMember(m.group, m.id, now); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.acknowledgeLocked(now, acks)
+	var op syncPoint
+	err := m.acknowledgeLocked(&op, now, acks)
+	return m.e.finish(&op, err)
 }
 
 // byPartition groups acknowledgements into per-partition batches, keeping
@@ -407,13 +444,13 @@ func byPartition(acks []Acknowledgement) ([]TopicPartition, map[TopicPartition][
 	return order, m
 }
 
-func (m *ShareMember) acknowledgeLocked(now time.Duration, acks []Acknowledgement) error {
+func (m *ShareMember) acknowledgeLocked(op *syncPoint, now time.Duration, acks []Acknowledgement) error {
 	e := m.e
 	order, batches := byPartition(acks)
 	var failed map[TopicPartition]error
 	var changed []string
 	for _, tp := range order {
-		err := e.withPartition(tp, func(p *partition) error {
+		err := e.withPartitionOp(tp, op, func(p *partition) error {
 			sp := p.shares[m.group]
 			if sp == nil {
 				return fmt.Errorf("%w: group %q never acquired from %s", ErrInvalidRecordState, m.group, tp)
@@ -440,6 +477,10 @@ func (m *ShareMember) acknowledgeLocked(now time.Duration, acks []Acknowledgemen
 // AVAILABLE with its delivery count reduced by one. TX_PENDING records stay
 // with their transaction.
 func (m *ShareMember) Leave() error {
+	if err := m.e.enter(); err != nil {
+		return err
+	}
+	defer m.e.exit()
 	m.mu.Lock()
 	if m.mu.left {
 		m.mu.Unlock()
@@ -479,14 +520,16 @@ func (e *Engine) releaseOwner(group string, owner sharepart.Owner, topics []stri
 	}
 	now := e.clock.Now()
 	var changed []string
+	var op syncPoint
 	for _, tp := range parts {
-		_ = e.withPartition(tp, func(p *partition) error {
+		_ = e.withPartitionOp(tp, &op, func(p *partition) error {
 			if sp := p.shares[group]; sp != nil && sp.ReleaseOwner(now, owner) > 0 {
 				changed = append(changed, tp.Topic)
 			}
 			return nil
 		})
 	}
+	_ = e.finish(&op, nil)
 	e.notifyTopics(changed)
 }
 

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/engine/internal/mutant"
 	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
 )
@@ -86,31 +87,36 @@ type txnState struct {
 	timedOutEpoch int16
 }
 
-func (t *txnState) addPart(tp TopicPartition) {
+// addPart, addShare and addGroup add a participant and report whether it
+// is new (and so must be logged before the data it covers).
+func (t *txnState) addPart(tp TopicPartition) bool {
 	for _, x := range t.parts {
 		if x == tp {
-			return
+			return false
 		}
 	}
 	t.parts = append(t.parts, tp)
+	return true
 }
 
-func (t *txnState) addShare(k shareKey) {
+func (t *txnState) addShare(k shareKey) bool {
 	for _, x := range t.shares {
 		if x == k {
-			return
+			return false
 		}
 	}
 	t.shares = append(t.shares, k)
+	return true
 }
 
-func (t *txnState) addGroup(g string) {
+func (t *txnState) addGroup(g string) bool {
 	for _, x := range t.groups {
 		if x == g {
-			return
+			return false
 		}
 	}
 	t.groups = append(t.groups, g)
+	return true
 }
 
 // ProducerConfig configures a producer.
@@ -139,6 +145,9 @@ type Producer struct {
 		epoch int16
 		seqs  map[TopicPartition]int32
 		txn   int64 // transaction sequence of the open transaction, 0 if none
+		// inc is the engine incarnation (restarts) the sequences belong
+		// to: an idempotent producer bumps its epoch after a restart.
+		inc int64
 	}
 }
 
@@ -152,12 +161,20 @@ func (e *Engine) NewProducer(cfg ProducerConfig) (*Producer, error) {
 	if cfg.TransactionTimeout < 0 || cfg.TransactionTimeout > e.cfg.txnMaxTimeout {
 		return nil, fmt.Errorf("%w: transaction.timeout.ms %v exceeds transaction.max.timeout.ms %v", ErrInvalidConfig, cfg.TransactionTimeout, e.cfg.txnMaxTimeout)
 	}
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
 	p := &Producer{e: e, cfg: cfg}
 	p.mu.seqs = map[TopicPartition]int32{}
 	p.mu.pid = plog.NoProducer
+	p.mu.inc = e.incarnation()
 	switch {
 	case cfg.TransactionalID != "":
-		pid, epoch := e.initTransactional(cfg.TransactionalID, cfg.TransactionTimeout)
+		pid, epoch, err := e.initTransactional(cfg.TransactionalID, cfg.TransactionTimeout)
+		if err != nil {
+			return nil, err
+		}
 		p.mu.pid, p.mu.epoch = pid, epoch
 	case cfg.Idempotent:
 		p.mu.pid = e.nextPID.Add(1)
@@ -166,7 +183,13 @@ func (e *Engine) NewProducer(cfg ProducerConfig) (*Producer, error) {
 }
 
 // initTransactional is InitProducerId for a transactional id.
-func (e *Engine) initTransactional(id string, timeout time.Duration) (int64, int16) {
+func (e *Engine) initTransactional(id string, timeout time.Duration) (int64, int16, error) {
+	var op syncPoint
+	pid, epoch, err := e.initTransactionalOp(&op, id, timeout)
+	return pid, epoch, e.finish(&op, err)
+}
+
+func (e *Engine) initTransactionalOp(op *syncPoint, id string, timeout time.Duration) (int64, int16, error) {
 	now := e.clock.Now()
 	ts := e.txnShard(id)
 	ts.mu.Lock()
@@ -175,18 +198,29 @@ func (e *Engine) initTransactional(id string, timeout time.Duration) (int64, int
 	if t == nil {
 		t = &txnState{id: id, pid: e.nextPID.Add(1), state: TxnEmpty, timeout: timeout, timedOutEpoch: -1}
 		ts.mu.txns[id] = t
-		return t.pid, t.epoch
+		e.jTxnLocked(op, t, -1, 0)
+		return t.pid, t.epoch, nil
 	}
-	if t.state == TxnOngoing {
+	if t.state == TxnOngoing && !mutant.On("fence-keeps-open-txn") {
 		// Fence the previous producer: abort its transaction (the markers
 		// carry the bumped epoch).
-		e.endTxnLocked(t, false, now)
+		err := e.endTxnLocked(op, t, false, now)
+		if errors.Is(err, errCoordinatorCrash) {
+			// Reloaded, the coordinator completed the abort.
+			if err = e.reloadAfterCrashLocked(op, ts); err == nil {
+				t = ts.mu.txns[id]
+			}
+		}
+		if err != nil {
+			return 0, 0, err
+		}
 	}
 	e.bumpEpochLocked(t)
 	t.state = TxnEmpty
 	t.timeout = timeout
 	e.stats.fenced.Add(1)
-	return t.pid, t.epoch
+	e.jTxnLocked(op, t, -1, 0)
+	return t.pid, t.epoch, nil
 }
 
 // bumpEpochLocked increments the epoch, rolling to a new producer id when
@@ -227,7 +261,7 @@ func (p *Producer) TxnSeq() int64 {
 // checkLocked validates the producer against its transactional id's state.
 // Both the producer's lock and the transaction's shard lock are held.
 func (p *Producer) checkLocked(t *txnState) error {
-	if t == nil || t.pid != p.mu.pid || t.epoch != p.mu.epoch {
+	if (t == nil || t.pid != p.mu.pid || t.epoch != p.mu.epoch) && !(t != nil && mutant.On("fenced-producer-accepted")) {
 		p.e.stats.fenced.Add(1)
 		if t != nil && t.pid == p.mu.pid && t.timedOutEpoch == p.mu.epoch {
 			return fmt.Errorf("%w: %w: transactional id %q epoch %d", ErrProducerFenced, ErrTransactionTimedOut, p.cfg.TransactionalID, p.mu.epoch)
@@ -238,26 +272,81 @@ func (p *Producer) checkLocked(t *txnState) error {
 }
 
 // withTxn runs f with the producer's lock and its transaction's shard lock
-// held, after validating the producer's epoch.
-func (p *Producer) withTxn(f func(t *txnState, now time.Duration) error) error {
+// held, after validating the producer's epoch, and then (with a data
+// directory) waits, holding no lock, until what f journaled into op is
+// durable. op may be nil when f journals nothing.
+func (p *Producer) withTxn(op *syncPoint, f func(t *txnState, now time.Duration) error) error {
 	if p.cfg.TransactionalID == "" {
 		return fmt.Errorf("%w: producer is not transactional", ErrInvalidTxnState)
 	}
+	e := p.e
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.exit()
+	p.mu.Lock()
+	ts := e.txnShard(p.cfg.TransactionalID)
+	ts.mu.Lock()
+	err := func() error {
+		t := ts.mu.txns[p.cfg.TransactionalID]
+		if err := p.checkLocked(t); err != nil {
+			return err
+		}
+		now := e.clock.Now()
+		err := f(t, now)
+		if errors.Is(err, errCoordinatorCrash) {
+			if err = e.reloadAfterCrashLocked(op, ts); err == nil {
+				err = errCoordinatorReloaded
+			}
+		}
+		return err
+	}()
+	ts.mu.Unlock()
+	p.mu.Unlock()
+	return e.finish(op, err)
+}
+
+// adoptCompleted answers a Commit (or Abort) retried after a crash cut the
+// first attempt short: if recovery completed this producer's transaction
+// with that outcome (it had reached PREPARE_*), the retry succeeds and the
+// producer takes the bumped epoch, as KIP-890 lets a client retry EndTxn.
+func (p *Producer) adoptCompleted(commit bool) bool {
+	e := p.e
+	if e.dur == nil || p.cfg.TransactionalID == "" || e.enter() != nil {
+		return false
+	}
+	defer e.exit()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ts := p.e.txnShard(p.cfg.TransactionalID)
+	ts := e.txnShard(p.cfg.TransactionalID)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.mu.txns[p.cfg.TransactionalID]
-	if err := p.checkLocked(t); err != nil {
-		return err
+	want := TxnCompleteAbort
+	if commit {
+		want = TxnCompleteCommit
 	}
-	return f(t, p.e.clock.Now())
+	if t == nil || p.mu.txn == 0 || t.seq != p.mu.txn || t.state != want || t.pid != p.mu.pid ||
+		t.epoch != p.mu.epoch+1 || t.timedOutEpoch == p.mu.epoch {
+		return false
+	}
+	p.mu.epoch, p.mu.txn = t.epoch, 0
+	clear(p.mu.seqs)
+	return true
+}
+
+func (e *Engine) incarnation() int64 {
+	if e.dur == nil {
+		return 0
+	}
+	return e.dur.incarnation.Load()
 }
 
 // Begin opens a transaction.
 func (p *Producer) Begin() error {
-	return p.withTxn(func(t *txnState, now time.Duration) error {
+	e := p.e
+	var op syncPoint
+	return p.withTxn(&op, func(t *txnState, now time.Duration) error {
 		switch t.state {
 		case TxnEmpty, TxnCompleteCommit, TxnCompleteAbort:
 		default:
@@ -266,6 +355,9 @@ func (p *Producer) Begin() error {
 		t.state, t.started = TxnOngoing, now
 		t.seq++
 		p.mu.txn = t.seq
+		// ONGOING is a coordinator state like any other: logged (with
+		// its start, which the timeout counts from) before Begin returns.
+		e.jTxnLocked(&op, t, -1, 0)
 		return nil
 	})
 }
@@ -275,14 +367,19 @@ func (p *Producer) Begin() error {
 // otherwise. It returns the first record's offset.
 func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRecord) (int64, error) {
 	e := p.e
+	if err := e.enter(); err != nil {
+		return 0, err
+	}
+	defer e.exit()
 	tpc, err := e.topic(topicName)
 	if err != nil {
 		return 0, err
 	}
 	tp := TopicPartition{topicName, partitionID}
 	var base int64
+	var op syncPoint
 	appendTo := func(txn bool) error {
-		return e.withPartition(tp, func(part *partition) error {
+		return e.withPartitionOp(tp, &op, func(part *partition) error {
 			seq := p.mu.seqs[tp]
 			b := batchOf(recs, p.mu.pid, p.mu.epoch, seq, txn, int64(e.clock.Now()))
 			var err error
@@ -294,20 +391,34 @@ func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRe
 		})
 	}
 	if p.cfg.TransactionalID != "" {
-		err = p.withTxn(func(t *txnState, now time.Duration) error {
+		err = p.withTxn(&op, func(t *txnState, now time.Duration) error {
 			if t.state != TxnOngoing {
 				return fmt.Errorf("%w: produce outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 			}
 			if _, _, _, err := e.Offsets(tp); err != nil {
 				return err
 			}
-			t.addPart(tp)
+			if t.addPart(tp) {
+				e.jTxnLocked(&op, t, -1, 0)
+			}
 			return appendTo(true)
 		})
 	} else {
 		p.mu.Lock()
+		if inc := e.incarnation(); p.mu.inc != inc && p.mu.pid != plog.NoProducer {
+			// The engine restarted since this producer's last batch: a
+			// batch cut short by the crash may or may not be in the log,
+			// so the sequences are unknown. A new epoch resets them, as
+			// a Kafka producer bumps its epoch on an unknown sequence.
+			if p.mu.epoch < math.MaxInt16-1 {
+				p.mu.epoch++
+			}
+			clear(p.mu.seqs)
+		}
+		p.mu.inc = e.incarnation()
 		err = appendTo(false)
 		p.mu.Unlock()
+		err = e.finish(&op, err)
 	}
 	if err == nil {
 		tpc.changed()
@@ -331,7 +442,8 @@ func mapLogErr(err error) error {
 // the caller should abort.
 func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta GroupMetadata) error {
 	e := p.e
-	return p.withTxn(func(t *txnState, now time.Duration) error {
+	var op syncPoint
+	return coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
 		if t.state != TxnOngoing {
 			return fmt.Errorf("%w: staging acknowledgements outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 		}
@@ -342,18 +454,36 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 		order, batches := byPartition(acks)
 		var failed map[TopicPartition]error
 		for _, tp := range order {
-			t.addShare(shareKey{meta.GroupID, tp})
-			err := e.withPartition(tp, func(part *partition) error {
+			if t.addShare(shareKey{meta.GroupID, tp}) {
+				e.jTxnLocked(&op, t, -1, 0)
+			}
+			err := e.withPartitionOp(tp, &op, func(part *partition) error {
 				sp := part.shares[meta.GroupID]
 				if sp == nil {
 					return fmt.Errorf("%w: group %q never acquired from %s", ErrInvalidRecordState, meta.GroupID, tp)
 				}
 				bs := batches[tp]
+				// Staging a terminal record is rejected (DESIGN §3.3), and
+				// every offset below SPSO is terminal. sharepart.Stage, like
+				// Acknowledge, skips offsets below SPSO as no-op successes:
+				// a member whose lock expired while another member committed
+				// the same records would then commit a second output for
+				// them (an exactly-once duplicate, found by race_test.go).
+				// Expire first so SPSO is current.
+				sp.Expire(now)
+				for _, b := range bs {
+					if b.First < sp.SPSO() {
+						return fmt.Errorf("%w: offset %d is below SPSO %d (terminal)", ErrInvalidRecordState, b.First, sp.SPSO())
+					}
+				}
 				if err := sp.Stage(now, owner, sharepart.ProducerID(t.pid), t.epoch, bs); err != nil {
 					return err
 				}
 				if e.cfg.hook != nil {
 					if err := e.cfg.hook(HookStageWrite, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID, Topic: tp.Topic, Partition: tp.Partition}); err != nil {
+						if e.injectedCrash(err) {
+							return ErrCrashed
+						}
 						sp.UnstageFailed(now, owner, sharepart.ProducerID(t.pid), t.epoch, bs)
 						e.stats.stageFailed.Add(1)
 						return fmt.Errorf("engine: staging write failed: %w", err)
@@ -361,6 +491,9 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 				}
 				return nil
 			})
+			if errors.Is(err, ErrCrashed) {
+				return err
+			}
 			if err != nil {
 				if failed == nil {
 					failed = map[TopicPartition]error{}
@@ -371,8 +504,8 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 		if failed != nil {
 			return &AckError{Partitions: failed}
 		}
-		return nil
-	})
+		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
+	}))
 }
 
 // checkShareMember fences staging by a member that left or whose epoch is
@@ -402,16 +535,21 @@ func (e *Engine) checkShareMember(meta GroupMetadata, now time.Duration) (sharep
 // group's committed offsets only if the transaction commits.
 func (p *Producer) SendOffsetsToTransaction(offsets map[TopicPartition]int64, meta ClassicGroupMetadata) error {
 	e := p.e
-	return p.withTxn(func(t *txnState, now time.Duration) error {
+	var op syncPoint
+	return coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
 		if t.state != TxnOngoing {
 			return fmt.Errorf("%w: sending offsets outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 		}
 		if err := e.addPendingOffsets(t.pid, offsets, meta); err != nil {
 			return err
 		}
-		t.addGroup(meta.GroupID)
-		return nil
-	})
+		// The participant is logged before the offsets it covers.
+		if t.addGroup(meta.GroupID) {
+			e.jTxnLocked(&op, t, -1, 0)
+		}
+		e.jPendingOffsets(&op, meta.GroupID, t.pid, offsets)
+		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
+	}))
 }
 
 // Commit commits the open transaction: PREPARE_COMMIT, a commit marker to
@@ -424,24 +562,42 @@ func (p *Producer) Abort() error { return p.end(false) }
 
 func (p *Producer) end(commit bool) error {
 	e := p.e
-	return p.withTxn(func(t *txnState, now time.Duration) error {
+	if p.adoptCompleted(commit) {
+		return nil
+	}
+	var op syncPoint
+	err := p.withTxn(&op, func(t *txnState, now time.Duration) error {
 		if t.state != TxnOngoing {
 			if !commit {
 				return nil
 			}
 			return fmt.Errorf("%w: commit in state %v", ErrInvalidTxnState, t.state)
 		}
-		e.endTxnLocked(t, commit, now)
+		if err := e.endTxnLocked(&op, t, commit, now); err != nil {
+			return err
+		}
 		p.mu.pid, p.mu.epoch, p.mu.txn = t.pid, t.epoch, 0
 		clear(p.mu.seqs)
 		return nil
 	})
+	if errors.Is(err, errCoordinatorReloaded) {
+		// The coordinator crashed after the decision; reloaded, it
+		// completed the transaction. The client's retry succeeds.
+		if p.adoptCompleted(commit) {
+			return nil
+		}
+		return fmt.Errorf("%w: the coordinator crashed while ending the transaction", ErrCrashed)
+	}
+	return err
 }
 
-// endTxnLocked runs the two phases of ending a transaction. The
-// transaction's shard lock is held; partition and group shard locks are
-// taken one at a time (lockorder.go).
-func (e *Engine) endTxnLocked(t *txnState, commit bool, now time.Duration) {
+// endTxnLocked runs the two phases of ending a transaction: PREPARE_* is
+// logged and made durable before any marker (the decision), then the
+// markers and COMPLETE_* (finishTxnLocked). The transaction's shard lock
+// is held; partition and group shard locks are taken one at a time
+// (lockorder.go). An error (ErrCrashed: an injected crash or a journal
+// failure) leaves the transaction where the crash struck.
+func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.Duration) error {
 	if commit {
 		t.state = TxnPrepareCommit
 	} else {
@@ -454,10 +610,6 @@ func (e *Engine) endTxnLocked(t *txnState, commit bool, now time.Duration) {
 	if t.epoch >= math.MaxInt16-1 {
 		markerEpoch = t.epoch
 	}
-	markers := len(t.parts) + len(t.shares) + len(t.groups)
-	info := HookInfo{TransactionalID: t.id, ProducerID: oldPID, Epoch: markerEpoch, Commit: commit, Markers: markers}
-	e.callHook(HookTxnPrepared, info)
-
 	sort.Slice(t.parts, func(i, j int) bool { return tpLess(t.parts[i], t.parts[j]) })
 	sort.Slice(t.shares, func(i, j int) bool {
 		if t.shares[i].group != t.shares[j].group {
@@ -466,31 +618,26 @@ func (e *Engine) endTxnLocked(t *txnState, commit bool, now time.Duration) {
 		return tpLess(t.shares[i].tp, t.shares[j].tp)
 	})
 	sort.Strings(t.groups)
-	var changed []string
-	for _, tp := range t.parts {
-		_ = e.withPartition(tp, func(part *partition) error {
-			_, err := part.log.Marker(oldPID, markerEpoch, commit, int64(now))
-			return err
-		})
-		changed = append(changed, tp.Topic)
-		info.Marker++
-		e.callHook(HookTxnMarker, info)
+	e.jTxnLocked(op, t, oldPID, markerEpoch)
+	if err := e.waitLocked(op); err != nil {
+		return err
 	}
-	for _, k := range t.shares {
-		_ = e.withPartition(k.tp, func(part *partition) error {
-			if sp := part.shares[k.group]; sp != nil {
-				sp.Marker(now, sharepart.ProducerID(oldPID), markerEpoch, commit)
-			}
-			return nil
-		})
-		changed = append(changed, k.tp.Topic)
-		info.Marker++
-		e.callHook(HookTxnMarker, info)
+	markers := len(t.parts) + len(t.shares) + len(t.groups)
+	info := &HookInfo{TransactionalID: t.id, ProducerID: oldPID, Epoch: markerEpoch, Commit: commit, Markers: markers}
+	if err := e.callHook(HookTxnPrepared, *info); err != nil {
+		return err
 	}
-	for _, g := range t.groups {
-		e.offsetMarker(g, oldPID, commit)
-		info.Marker++
-		e.callHook(HookTxnMarker, info)
+	return e.finishTxnLocked(op, t, commit, oldPID, markerEpoch, now, info)
+}
+
+// finishTxnLocked sends the markers of a decided transaction (its
+// participants in t) and completes it: COMPLETE_*, the epoch bumped.
+// Recovery calls it for a transaction found in PREPARE_* (info nil: no
+// hooks).
+func (e *Engine) finishTxnLocked(op *syncPoint, t *txnState, commit bool, markerPID int64, markerEpoch int16, now time.Duration, info *HookInfo) error {
+	changed, err := e.sendMarkersLocked(op, t, commit, markerPID, markerEpoch, now, info)
+	if err != nil {
+		return err
 	}
 	if commit {
 		t.state = TxnCompleteCommit
@@ -499,16 +646,98 @@ func (e *Engine) endTxnLocked(t *txnState, commit bool, now time.Duration) {
 		t.state = TxnCompleteAbort
 		e.stats.aborted.Add(1)
 	}
-	e.callHook(HookTxnCompleted, info)
-	t.parts, t.shares, t.groups = t.parts[:0], t.shares[:0], t.groups[:0]
 	e.bumpEpochLocked(t)
+	e.jTxnLocked(op, t, markerPID, markerEpoch)
+	if info != nil {
+		if err := e.callHook(HookTxnCompleted, *info); err != nil {
+			return err
+		}
+	}
+	t.parts, t.shares, t.groups = t.parts[:0], t.shares[:0], t.groups[:0]
 	e.notifyTopics(changed)
+	return nil
 }
 
-func (e *Engine) callHook(pt HookPoint, info HookInfo) {
-	if e.cfg.hook != nil {
-		_ = e.cfg.hook(pt, info)
+// sendMarkersLocked writes the markers of producer pid at epoch to every
+// participant of t, in order: output partitions, share partitions,
+// classic groups. Markers are idempotent. With info it calls the marker
+// hook after each.
+func (e *Engine) sendMarkersLocked(op *syncPoint, t *txnState, commit bool, pid int64, epoch int16, now time.Duration, info *HookInfo) ([]string, error) {
+	var changed []string
+	markerHook := func() error {
+		if info == nil {
+			return nil
+		}
+		info.Marker++
+		return e.callHook(HookTxnMarker, *info)
 	}
+	for _, tp := range t.parts {
+		if commit && mutant.On("commit-outputs-unmarked") {
+			continue
+		}
+		_ = e.withPartitionOp(tp, op, func(part *partition) error {
+			at := part.log.HighWatermark()
+			_, err := part.log.Marker(pid, epoch, commit, int64(now))
+			if err == nil {
+				e.jMarker(part, markerRecord{pid: pid, epoch: epoch, commit: commit, ts: int64(now)}, at)
+			}
+			return err
+		})
+		changed = append(changed, tp.Topic)
+		if err := markerHook(); err != nil {
+			return changed, err
+		}
+	}
+	for _, k := range t.shares {
+		_ = e.withPartitionOp(k.tp, op, func(part *partition) error {
+			if sp := part.shares[k.group]; sp != nil {
+				sp.Marker(now, sharepart.ProducerID(pid), epoch, commit)
+			}
+			return nil
+		})
+		changed = append(changed, k.tp.Topic)
+		if err := markerHook(); err != nil {
+			return changed, err
+		}
+	}
+	for _, g := range t.groups {
+		e.offsetMarker(op, g, pid, commit)
+		if err := markerHook(); err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+// callHook calls the hook at pt. Only an injected crash (a returned error
+// wrapping ErrInjectedCrash, with a data directory) counts: the engine
+// crashes there and callHook returns ErrCrashed; other errors are ignored
+// (the in-memory engine has nothing to fail at these points).
+func (e *Engine) callHook(pt HookPoint, info HookInfo) error {
+	if e.cfg.hook == nil {
+		return nil
+	}
+	err := e.cfg.hook(pt, info)
+	if e.injectedCrash(err) {
+		return ErrCrashed
+	}
+	if err != nil && e.dur != nil && errors.Is(err, ErrInjectedCoordinatorCrash) && pt != HookStageWrite {
+		if ferr := e.jrn().g.Flush(); ferr != nil {
+			return e.journalFailed(ferr)
+		}
+		return errCoordinatorCrash
+	}
+	return nil
+}
+
+// injectedCrash crashes the engine, after making durable what was
+// appended so far, when err is an injected crash.
+func (e *Engine) injectedCrash(err error) bool {
+	if err == nil || e.dur == nil || !errors.Is(err, ErrInjectedCrash) {
+		return false
+	}
+	e.crashNow(true)
+	return true
 }
 
 func tpLess(a, b TopicPartition) bool {
@@ -538,8 +767,14 @@ func (e *Engine) sweepTransactions(now time.Duration) {
 // AbortTimedOutTransactions runs the abort sweep now, whatever the sweep
 // interval, and returns how many transactions it aborted.
 func (e *Engine) AbortTimedOutTransactions() int {
+	if e.enter() != nil {
+		return 0
+	}
+	defer e.exit()
 	now := e.clock.Now()
 	n := 0
+	var op syncPoint
+	defer func() { _ = e.finish(&op, nil) }()
 	for i := range e.txns {
 		ts := &e.txns[i]
 		ts.mu.Lock()
@@ -550,10 +785,23 @@ func (e *Engine) AbortTimedOutTransactions() int {
 		sort.Strings(ids)
 		for _, id := range ids {
 			t := ts.mu.txns[id]
-			if t.state == TxnOngoing && now-t.started >= t.timeout {
-				epoch := t.epoch
-				e.endTxnLocked(t, false, now)
-				t.timedOutEpoch = epoch
+			if t.state == TxnOngoing && now-t.started >= t.timeout && !mutant.On("sweep-skips-timed-out") {
+				// Set first so the logged completion carries it.
+				t.timedOutEpoch = t.epoch
+				err := e.endTxnLocked(&op, t, false, now)
+				if errors.Is(err, errCoordinatorCrash) {
+					// Reloaded, the coordinator completed the abort; the
+					// shard's other transactions wait for the next sweep.
+					if err = e.reloadAfterCrashLocked(&op, ts); err == nil {
+						e.stats.timedOut.Add(1)
+						n++
+						break
+					}
+				}
+				if err != nil {
+					ts.mu.Unlock()
+					return n
+				}
 				e.stats.timedOut.Add(1)
 				n++
 			}

@@ -234,13 +234,21 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	return out, errors.Join(prodErr, readErr)
 }
 
+// drainQuiet is how long the drain waits, once the target reports nothing
+// pending, for outputs still on their way to the tail reader (it polls at
+// least every 100ms).
+const drainQuiet = 500 * time.Millisecond
+
 // waitDrained polls until every produced input has a committed output or
-// was rejected on purpose.
+// was rejected on purpose (or, with a Drainer target, until no input is
+// pending and no output arrives any more).
 func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	dr, _ := mr.cfg.Target.(Drainer)
+	lastSettled, quietSince := int64(-1), time.Time{}
 	for {
-		if mr.ledger.settled() >= mr.produced.Load() {
+		settled := mr.ledger.settled()
+		if settled >= mr.produced.Load() {
 			if dr == nil {
 				return true
 			}
@@ -248,6 +256,20 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 			// lost to a crash leaves its record to be redelivered).
 			if n, err := dr.Pending(ctx, mr.tcfg); err != nil || n == 0 {
 				return true
+			}
+		} else if dr != nil {
+			// An input archived at the delivery limit never gets an
+			// output, so settled stays below produced: once nothing is
+			// pending and no output arrived for drainQuiet (the tail
+			// reader has caught up), the drain is done.
+			if n, err := dr.Pending(ctx, mr.tcfg); err == nil && n == 0 {
+				if settled != lastSettled {
+					lastSettled, quietSince = settled, time.Now()
+				} else if time.Since(quietSince) >= drainQuiet {
+					return true
+				}
+			} else {
+				lastSettled = -1
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {

@@ -189,7 +189,21 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	if crash {
 		mr.crashes.Add(1)
 	}
-	wl.w.Crash()
+	if crash || mr.mode != target.ClassicEOS {
+		wl.w.Crash()
+	} else {
+		// Fix (issue 7, found against Kafka 4.4.0): a classic-eos worker
+		// replaced after a fencing or rebalance error closes its clients,
+		// as an application does after a ProducerFencedException. Dropped
+		// without a LeaveGroup, it stayed in the consumer group until the
+		// coordinator timed it out of the next rebalance, which held the
+		// whole group that long, and the commits that rebalance failed
+		// replaced more workers the same way (chaos drains of 60-75s).
+		// Close aborts the open transaction and acknowledges nothing.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = wl.w.Close(cctx)
+		cancel()
+	}
 	if mr.ctl[wl.id].incarnation.Load() != wl.inc {
 		return errExit
 	}

@@ -39,6 +39,8 @@ type runFlags struct {
 	noReport    bool
 	shards      int
 	knobs       string
+	dataDir     string
+	flush       string
 	kafka       kafkaFlags
 }
 
@@ -46,6 +48,7 @@ const runExamples = `  sharebench run                                    # built
   sharebench run --workload ctp-latency --modes explicit,transactional
   sharebench run --workload my.yaml --duration 30s --rate 5000 --seed 42
   sharebench run --workload chaos --dump-ledgers    # faults; verifier verdict per mode
+  sharebench run --workload chaos --data-dir /tmp/sb --flush always   # with engine restarts, coordinator crashes, failovers
   sharebench run --target kafka                     # embedded kfake cluster
   sharebench run --target kafka --brokers 127.0.0.1:9092 --modes implicit,explicit,deferred,classic-eos
   sharebench run --format bench > new.txt && benchstat old.txt new.txt`
@@ -68,6 +71,8 @@ func runCmd(env *Env, args []string) error {
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report/ (plots, report.html, summary.md) into the run directory")
 	fs.IntVar(&f.shards, "shards", 0, "engine target: lock shards (default: 4×GOMAXPROCS)")
 	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock")
+	fs.StringVar(&f.dataDir, "data-dir", "", "engine target: make the engine durable in DIR (an empty or sharebench-made directory; recovered if it holds data) and enable the engine-restart, coordinator-crash and share-failover faults (default: in memory)")
+	fs.StringVar(&f.flush, "flush", "always", "engine target with --data-dir: when the logs are fsynced: always (before each call returns, group commit), interval:DURATION (e.g. interval:10ms) or never")
 	f.kafka.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

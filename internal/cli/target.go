@@ -63,14 +63,30 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 		if err != nil {
 			return nil, nil, err
 		}
-		t, err := enginetarget.New(enginetarget.Options{Shards: f.shards, Knobs: knobs, Extra: engineOptions})
+		flush, err := eng.ParseFlushPolicy(f.flush)
 		if err != nil {
+			return nil, nil, usageErr("--flush %q: use always, never or interval:DURATION such as interval:10ms", f.flush)
+		}
+		if f.dataDir == "" && f.flush != "always" {
+			return nil, nil, usageErr("--flush applies with --data-dir; add --data-dir DIR")
+		}
+		t, err := enginetarget.New(enginetarget.Options{Shards: f.shards, Knobs: knobs, DataDir: f.dataDir, Flush: flush, Extra: engineOptions})
+		if err != nil {
+			if f.dataDir != "" {
+				return nil, nil, usageErr("--data-dir %s: %v", f.dataDir, err)
+			}
 			return nil, nil, usageErr("%v", err)
+		}
+		if fr := t.FaultRunner(); fr != nil {
+			return t, fr, nil
 		}
 		return t, nil, nil
 	case "kafka":
 		if f.knobs != "safe" || f.shards != 0 {
 			return nil, nil, usageErr("--knobs and --shards apply to --target engine")
+		}
+		if f.dataDir != "" || f.flush != "always" {
+			return nil, nil, usageErr("--data-dir and --flush apply to --target engine")
 		}
 		opts := kafkatarget.Options{
 			SASLMechanism: f.kafka.saslMechanism, SASLUser: f.kafka.saslUser,

@@ -21,6 +21,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/sharebench/sharebench/engine/internal/mutant"
 )
 
 // State is a record's delivery state.
@@ -227,6 +229,18 @@ type SharePartition struct {
 	ctr   Counters
 	hist  history
 	nextD time.Duration // earliest lock deadline of any Acquired run (a lower bound)
+	// logStart is the newest log start offset AdvanceLogStart was told of.
+	// A record that becomes AVAILABLE below it (release, lock expiry,
+	// session close, abort) has no log entry left to deliver, so it is
+	// archived at once (as Kafka's SharePartition archives records below
+	// its start offset on release); before this field existed such records
+	// were acquired again and the engine's Poll failed reading them.
+	logStart int64
+	// Durable tracking (durable.go): the offsets whose durable state
+	// changed since the last TakeDelta, and the SPSO it last reported.
+	dirty    bool
+	dlo, dhi int64
+	jspso    int64
 }
 
 // New returns a share partition whose window starts at startOffset (the
@@ -235,7 +249,7 @@ func New(cfg Config, startOffset int64) (*SharePartition, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	sp := &SharePartition{cfg: cfg, spso: startOffset, end: startOffset, nextD: NoDeadline}
+	sp := &SharePartition{cfg: cfg, spso: startOffset, end: startOffset, nextD: NoDeadline, jspso: startOffset}
 	sp.hist.base = startOffset
 	return sp, nil
 }
@@ -344,6 +358,7 @@ func (sp *SharePartition) splitAt(offset int64) int {
 // span returns run indexes [i, j) exactly covering [first, last], which must
 // lie within the window, splitting runs at both ends.
 func (sp *SharePartition) span(first, last int64) (int, int) {
+	sp.touch(first, last) // every caller changes state over the span
 	i := sp.splitAt(first)
 	j := sp.splitAt(last + 1)
 	return i, j
@@ -373,6 +388,9 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 	}
 	sp.expireDue(now)
 	limit := sp.spso + int64(sp.cfg.MaxRecordLocks) // first offset beyond the window
+	if mutant.On("window-unbounded") {
+		limit = math.MaxInt64
+	}
 	if fetchEnd < limit {
 		limit = fetchEnd
 	}
@@ -400,7 +418,7 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		}
 		n := r.n()
 		r.state, r.owner, r.deadline = Acquired, owner, deadline
-		if r.count < math.MaxUint16 {
+		if r.count < math.MaxUint16 && !mutant.On("no-delivery-increment") {
 			r.count++
 		}
 		sp.ctr.Acquired += n
@@ -450,6 +468,9 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 // appendRun adds a run at the end of the window, merging with the last run
 // when the two are alike.
 func (sp *SharePartition) appendRun(r run) {
+	if r.state != Acquired {
+		sp.touch(r.first, r.last) // new acquisitions are not durable
+	}
 	if n := len(sp.runs); n > sp.head {
 		p := &sp.runs[n-1]
 		if p.last+1 == r.first && p.sameAs(&r) {
@@ -488,11 +509,48 @@ func (b *Batch) validShape() error {
 	return nil
 }
 
+// disjoint rejects a request whose batches overlap. Added because the
+// validate-then-apply loops below check every batch against the state before
+// the request, so two batches on one record (ACCEPT then RELEASE) both passed
+// and moved an ACKNOWLEDGED record back to AVAILABLE. Kafka rejects such a
+// request as INVALID_REQUEST. Batches need not be in order.
+func disjoint(batches []Batch) error {
+	if len(batches) < 2 {
+		return nil
+	}
+	ordered := true
+	for i := range batches {
+		if batches[i].Last < batches[i].First || i > 0 && batches[i].First <= batches[i-1].Last {
+			ordered = false
+			break
+		}
+	}
+	if ordered {
+		return nil
+	}
+	s := make([]Batch, 0, len(batches))
+	for _, b := range batches {
+		if b.Last >= b.First { // a malformed batch fails validShape
+			s = append(s, b)
+		}
+	}
+	sort.Slice(s, func(i, j int) bool { return s[i].First < s[j].First })
+	for i := 1; i < len(s); i++ {
+		if s[i].First <= s[i-1].Last {
+			return fmt.Errorf("%w: batches [%d,%d] and [%d,%d] overlap", ErrInvalidRequest, s[i-1].First, s[i-1].Last, s[i].First, s[i].Last)
+		}
+	}
+	return nil
+}
+
 // Acknowledge applies the owner's acknowledgements. It is all-or-nothing: if
 // any offset fails validation nothing changes. Offsets below SPSO are no-op
 // successes.
 func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []Batch) error {
 	sp.expireDue(now)
+	if err := disjoint(batches); err != nil {
+		return err
+	}
 	for bi := range batches {
 		b := &batches[bi]
 		if err := b.validShape(); err != nil {
@@ -528,9 +586,16 @@ func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []
 				sp.makeAvailable(r)
 			case Renew:
 				r.deadline = now + sp.cfg.LockDuration
+				// A record held without a lock (FailedStageNoLock) gets
+				// one here, possibly earlier than nextD: keep nextD a
+				// lower bound or the lock never expires.
+				if r.deadline < sp.nextD {
+					sp.nextD = r.deadline
+				}
 			}
 		})
 	}
+	sp.archiveBelowLogStart()
 	sp.merge()
 	sp.advance()
 	return nil
@@ -555,7 +620,7 @@ func (sp *SharePartition) checkOwned(b *Batch, owner Owner, check func(AckType) 
 		if r.state != Acquired {
 			return fmt.Errorf("%w: offset %d is %v", ErrInvalidRecordState, o, r.state)
 		}
-		if r.owner != owner {
+		if r.owner != owner && !mutant.On("non-owner-accepted") {
 			return fmt.Errorf("%w: offset %d", ErrNotOwner, o)
 		}
 		for x := o; x <= last; x++ {
@@ -605,7 +670,7 @@ func (sp *SharePartition) applyEach(b *Batch, f func(*run, AckType)) {
 // makeAvailable returns r to AVAILABLE, or archives it at the delivery limit.
 func (sp *SharePartition) makeAvailable(r *run) {
 	r.owner, r.deadline, r.pid, r.epoch, r.staged = 0, NoDeadline, 0, 0, 0
-	if int(r.count) >= sp.cfg.DeliveryLimit {
+	if int(r.count) >= sp.cfg.DeliveryLimit && !mutant.On("ignore-delivery-limit") {
 		r.state, r.reason = Archived, ReasonLimit
 		sp.ctr.Archived += r.n()
 		return
@@ -632,6 +697,15 @@ func (sp *SharePartition) Stage(now time.Duration, owner Owner, pid ProducerID, 
 		if err := b.validShape(); err != nil {
 			return err
 		}
+		// Staging is not an ack: every record below SPSO is terminal and
+		// staging a terminal record is rejected (DESIGN §3.3); as a no-op
+		// success it let a member whose lock expired commit a second output
+		// for records another member had committed. The engine checks the
+		// same in txn.go before calling Stage; this keeps the pure core in
+		// line with it.
+		if b.First < sp.spso {
+			return fmt.Errorf("%w: offset %d is below SPSO %d (terminal)", ErrInvalidRecordState, b.First, sp.spso)
+		}
 		if sp.identicalRetry(b, pid, epoch) {
 			if sp.cfg.Knobs.RejectIdenticalRetry {
 				return fmt.Errorf("%w: [%d,%d] already staged by this transaction", ErrInvalidRecordState, b.First, b.Last)
@@ -649,6 +723,9 @@ func (sp *SharePartition) Stage(now time.Duration, owner Owner, pid ProducerID, 
 			r.pid, r.epoch, r.staged = pid, epoch, t
 			sp.ctr.Staged += r.n()
 		})
+	}
+	if err := disjoint(batches); err != nil {
+		return err
 	}
 	if sp.cfg.Knobs.StageStopAtFirstFailure {
 		for bi := range batches {
@@ -737,7 +814,7 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 	var n int64
 	for i := sp.head; i < len(sp.runs); i++ {
 		r := &sp.runs[i]
-		if r.state != TxPending || r.pid != pid {
+		if r.state != TxPending || r.pid != pid && !mutant.On("marker-any-producer") {
 			continue
 		}
 		if sp.cfg.Knobs.ExactEpochMatch {
@@ -748,10 +825,14 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 			continue
 		}
 		n += r.n()
+		sp.touch(r.first, r.last)
 		switch {
 		case commit && r.staged == Accept:
 			r.state = Acknowledged
 			sp.ctr.Accepted += r.n()
+			if mutant.On("marker-double-count") {
+				sp.ctr.Accepted += r.n()
+			}
 		case commit:
 			r.state, r.reason = Archived, ReasonRejected
 			if r.staged == Gap {
@@ -761,6 +842,9 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 			}
 			sp.ctr.Archived += r.n()
 		default:
+			if mutant.On("abort-leaves-pending") {
+				continue
+			}
 			sp.ctr.TxAborted += r.n()
 			r.pid, r.epoch, r.staged, r.owner, r.deadline = 0, 0, 0, 0, NoDeadline
 			if int(r.count) >= sp.cfg.DeliveryLimit && !sp.cfg.Knobs.AbortToAvailableAtLimit {
@@ -769,12 +853,16 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 			} else {
 				r.state = Available
 			}
+			if mutant.On("abort-acknowledges") {
+				r.state = Acknowledged
+			}
 			continue
 		}
 		sp.ctr.TxCommitted += r.n()
 		r.pid, r.epoch, r.staged = 0, 0, 0
 	}
 	if n > 0 {
+		sp.archiveBelowLogStart()
 		sp.merge()
 		sp.advance()
 	}
@@ -806,11 +894,15 @@ func (sp *SharePartition) Expire(now time.Duration) int64 {
 	next := NoDeadline
 	for i := sp.head; i < len(sp.runs); i++ {
 		r := &sp.runs[i]
+		if r.state == TxPending && mutant.On("expiry-releases-pending") {
+			sp.makeAvailable(r)
+		}
 		if r.state != Acquired {
 			continue
 		}
 		if r.deadline <= now {
 			n += r.n()
+			sp.touch(r.first, r.last)
 			sp.makeAvailable(r)
 		} else if r.deadline < next {
 			next = r.deadline
@@ -819,6 +911,7 @@ func (sp *SharePartition) Expire(now time.Duration) int64 {
 	sp.nextD = next
 	if n > 0 {
 		sp.ctr.LockExpiries += n
+		sp.archiveBelowLogStart()
 		sp.merge()
 		sp.advance()
 	}
@@ -843,14 +936,20 @@ func (sp *SharePartition) ReleaseOwner(now time.Duration, owner Owner) int64 {
 			continue
 		}
 		n += r.n()
+		sp.touch(r.first, r.last)
 		r.state, r.owner, r.deadline = Available, 0, NoDeadline
+		if mutant.On("session-close-archives") {
+			r.state = Archived
+		}
 		if r.count > 0 {
 			r.count--
 		}
 	}
 	if n > 0 {
 		sp.ctr.SessionRel += n
+		sp.archiveBelowLogStart() // may archive: advance too
 		sp.merge()
+		sp.advance()
 	}
 	return n
 }
@@ -859,6 +958,9 @@ func (sp *SharePartition) ReleaseOwner(now time.Duration, owner Owner) int64 {
 // AVAILABLE records below it are archived, records never brought into the
 // window below it are skipped.
 func (sp *SharePartition) AdvanceLogStart(offset int64) {
+	if offset > sp.logStart {
+		sp.logStart = offset
+	}
 	if offset <= sp.spso {
 		return
 	}
@@ -881,9 +983,27 @@ func (sp *SharePartition) AdvanceLogStart(offset int64) {
 	sp.advance()
 }
 
+// archiveBelowLogStart archives the AVAILABLE records below the log start
+// (see logStart). Nothing to do, and no run split, in the usual case where
+// SPSO has passed the log start.
+func (sp *SharePartition) archiveBelowLogStart() {
+	last := min(sp.logStart, sp.end) - 1
+	if last < sp.spso {
+		return
+	}
+	i, j := sp.span(sp.spso, last)
+	for k := i; k < j; k++ {
+		r := &sp.runs[k]
+		if r.state == Available {
+			r.state, r.reason = Archived, ReasonLogStart
+			sp.ctr.Archived += r.n()
+		}
+	}
+}
+
 // advance moves SPSO over the longest prefix of terminal records.
 func (sp *SharePartition) advance() {
-	for sp.head < len(sp.runs) && sp.runs[sp.head].state.Terminal() {
+	for sp.head < len(sp.runs) && (sp.runs[sp.head].state.Terminal() || sp.runs[sp.head].state == Available && mutant.On("spso-over-nonterminal")) {
 		r := &sp.runs[sp.head]
 		if sp.cfg.KeepHistory {
 			sp.hist.put(r.first, r.last, r.state, r.reason, int(r.count))

@@ -29,18 +29,26 @@ type Options struct {
 	// (0: 10s). Kafka's default is 45s; a shorter one lets a run recover
 	// from crashed workers within its drain.
 	SessionTimeout time.Duration
-	// Extra engine options, applied last (for example a hook).
+	// DataDir makes the engine durable (engine.WithDataDir) and enables
+	// the target-side faults (FaultRunner). "": in memory.
+	DataDir string
+	// Flush is the data directory's flush policy (default: always).
+	Flush eng.FlushPolicy
+	// Extra engine options, applied last (for example a hook; a hook
+	// given here replaces the one the fault runner needs).
 	Extra []eng.Option
 }
 
 // Target drives an in-process engine.
 type Target struct {
-	opts Options
-	e    *eng.Engine
+	opts   Options
+	e      *eng.Engine
+	faults *FaultRunner // nil without a data directory
 
 	mu struct {
 		sync.Mutex
 		groups map[string]eng.GroupConfig // share group configs not yet applied
+		cfg    target.Config              // of the last Setup (the running mode)
 	}
 }
 
@@ -58,12 +66,20 @@ func New(opts Options) (*Target, error) {
 		opts.SessionTimeout = 10 * time.Second
 	}
 	eo = append(eo, eng.WithSessionTimeout(opts.SessionTimeout))
+	var fr *FaultRunner
+	if opts.DataDir != "" {
+		fr = &FaultRunner{}
+		eo = append(eo, eng.WithDataDir(opts.DataDir), eng.WithFlushPolicy(opts.Flush), eng.WithHook(fr.hook))
+	}
 	eo = append(eo, opts.Extra...)
 	e, err := eng.New(eo...)
 	if err != nil {
 		return nil, fmt.Errorf("engine target: %w", err)
 	}
-	t := &Target{opts: opts, e: e}
+	t := &Target{opts: opts, e: e, faults: fr}
+	if fr != nil {
+		fr.t = t
+	}
 	t.mu.groups = map[string]eng.GroupConfig{}
 	return t, nil
 }
@@ -73,7 +89,11 @@ func (t *Target) Engine() *eng.Engine { return t.e }
 
 // Info describes the target.
 func (t *Target) Info() target.Info {
-	return target.Info{Target: "engine", Embedded: true, ReportsAborted: true, Notes: []string{fmt.Sprintf("reference engine, %d lock shards", t.e.Shards())}}
+	notes := []string{fmt.Sprintf("reference engine, %d lock shards", t.e.Shards())}
+	if t.opts.DataDir != "" {
+		notes = append(notes, fmt.Sprintf("data directory %s, flush %v; %v", t.opts.DataDir, t.opts.Flush, t.e.Recovery()))
+	}
+	return target.Info{Target: "engine", Embedded: true, ReportsAborted: true, Notes: notes}
 }
 
 // Supports reports that the engine runs every mode.
@@ -105,6 +125,7 @@ func (t *Target) Setup(_ context.Context, cfg target.Config) error {
 	gc.AutoOffsetReset = eng.ResetEarliest
 	t.mu.Lock()
 	t.mu.groups[cfg.Group] = gc
+	t.mu.cfg = cfg
 	t.mu.Unlock()
 	return nil
 }
@@ -128,7 +149,11 @@ func (t *Target) shareGroup(group string) error {
 // Pending counts input records that are not yet terminal: in flight in the
 // share group's window or never acquired (for a classic group: beyond the
 // committed offset). The load generator drains until it is zero.
-func (t *Target) Pending(_ context.Context, cfg target.Config) (int64, error) {
+func (t *Target) Pending(ctx context.Context, cfg target.Config) (int64, error) {
+	return retryRestart(ctx, t, func() (int64, error) { return t.pending(cfg) })
+}
+
+func (t *Target) pending(cfg target.Config) (int64, error) {
 	var n int64
 	for p := int32(0); p < cfg.InputPartitions; p++ {
 		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
@@ -481,6 +506,12 @@ func (r *reader) Poll(ctx context.Context) ([]*target.Record, error) {
 		for p := range r.pos {
 			tp := eng.TopicPartition{Topic: r.topic, Partition: int32(p)}
 			recs, next, err := r.t.e.Fetch(tp, r.pos[p], readerBatch, r.iso)
+			if errors.Is(err, eng.ErrCrashed) {
+				// The engine is restarting (a fault): what is committed is
+				// durable and will be read after the restart.
+				r.t.awaitRestart(ctx)
+				return out, nil
+			}
 			if err != nil {
 				return out, err
 			}
@@ -504,7 +535,11 @@ func (r *reader) Close() error { return nil }
 // Inspect reports every input record's final share state from the engine's
 // introspection (the engine keeps history, so records below SPSO are
 // known).
-func (t *Target) Inspect(_ context.Context, cfg target.Config) (*target.ShareState, error) {
+func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareState, error) {
+	return retryRestart(ctx, t, func() (*target.ShareState, error) { return t.inspect(cfg) })
+}
+
+func (t *Target) inspect(cfg target.Config) (*target.ShareState, error) {
 	st := &target.ShareState{SPSO: map[int32]int64{}}
 	for p := int32(0); p < cfg.InputPartitions; p++ {
 		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -39,7 +40,7 @@ func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareS
 	rg.Topics = append(rg.Topics, rt)
 	req.Groups = append(req.Groups, rg)
 
-	kresp, err := req.RequestWith(ctx, t.admin)
+	kresp, err := describeShareGroupOffsets(ctx, t, req)
 	if err != nil {
 		if errors.Is(err, kerr.UnsupportedVersion) {
 			return nil, fmt.Errorf("kafka: the broker cannot describe share group offsets (KIP-932): %w", target.ErrUnsupported)
@@ -85,6 +86,29 @@ func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareS
 		}
 	}
 	return st, nil
+}
+
+// inspectAttempts bounds the tries of a describe that fails in transport.
+const inspectAttempts = 3
+
+// describeShareGroupOffsets issues req, trying again after a transport
+// error. Fix (issue 7, found with a broker restart through --broker-control):
+// after the broker restarts, kgo's sharded DescribeShareGroupOffsets does not
+// retry its FindCoordinator when the admin client's old connection answers
+// EOF, so a run that rode out the restart failed at its very last step. A
+// describe is read-only, so it is simply sent again (on a new connection).
+func describeShareGroupOffsets(ctx context.Context, t *Target, req *kmsg.DescribeShareGroupOffsetsRequest) (*kmsg.DescribeShareGroupOffsetsResponse, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := req.RequestWith(ctx, t.admin)
+		if err == nil || attempt == inspectAttempts || errors.Is(err, kerr.UnsupportedVersion) {
+			return resp, err
+		}
+		select {
+		case <-ctx.Done():
+			return resp, err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // hasKey reports whether resp advertises key.

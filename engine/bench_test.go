@@ -1,0 +1,551 @@
+// This file holds the engine's benchmarks: consume-transform-produce per
+// acknowledgement mode and batch size against a copy-only baseline
+// (BenchmarkCTP), scaling over cores and lock shards (BenchmarkScaling),
+// and the memory cost of an in-flight record (BenchmarkInFlightMemory).
+// They measure; they assert nothing about speed. On a shared machine run
+// them several times (-count) and compare medians.
+//
+//	go test -run x -bench CTP -benchtime 200000x -count 5 ./engine/
+//	go test -run x -bench Scaling -cpu 1,2 -benchtime 200000x -count 5 ./engine/
+//	go test -run x -bench InFlightMemory ./engine/
+
+package engine_test
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/engine"
+)
+
+const (
+	benchPayloadBytes = 1 << 10
+	// benchChunk is how many input records are produced at a time, with
+	// the timer stopped. A multiple of every batch size, so batches stay
+	// full.
+	benchChunk = 4000
+	// benchRetentionBytes bounds each partition log. Small enough that a
+	// run soon reaches a steady state in which the logs drop segments and
+	// the heap reuses their memory, instead of measuring mostly the
+	// kernel's page faults while the heap grows; large enough to keep a
+	// whole unconsumed input chunk.
+	benchRetentionBytes = 16 << 20
+)
+
+var benchPayload = func() []byte {
+	b := make([]byte, benchPayloadBytes)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}()
+
+// benchEngine returns an engine as the load generator runs it in-process:
+// real clock, timer goroutine on, default shards, and bounded retention
+// (benchRetentionBytes; opts may override it).
+func benchEngine(b *testing.B, opts ...engine.Option) *engine.Engine {
+	b.Helper()
+	all := append([]engine.Option{
+		engine.WithRetentionBytes(benchRetentionBytes),
+		engine.WithGroupDefaults(engine.GroupConfig{
+			LockDuration: 30 * time.Second, DeliveryLimit: 5, MaxRecordLocks: 2000,
+			AutoOffsetReset: engine.ResetEarliest,
+		}),
+	}, opts...)
+	e, err := engine.New(all...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = e.Close() })
+	return e
+}
+
+// benchFill produces n records of size bytes into topic-part in batches
+// of 500.
+func benchFill(b *testing.B, e *engine.Engine, topic string, part int32, n, size int) {
+	b.Helper()
+	recs := make([]engine.ProduceRecord, 500)
+	for i := range recs {
+		recs[i].Value = benchPayload[:size]
+	}
+	for n > 0 {
+		k := min(n, len(recs))
+		if _, err := e.Produce(topic, part, recs[:k]); err != nil {
+			b.Fatal(err)
+		}
+		n -= k
+	}
+}
+
+// benchAcks appends one ACCEPT range per contiguous run of recs.
+func benchAcks(dst []engine.Acknowledgement, recs []engine.Record) []engine.Acknowledgement {
+	dst = dst[:0]
+	for _, r := range recs {
+		if n := len(dst); n > 0 && dst[n-1].Partition == r.Partition && dst[n-1].Topic == r.Topic && dst[n-1].Last+1 == r.Offset {
+			dst[n-1].Last = r.Offset
+			continue
+		}
+		dst = append(dst, engine.Acknowledgement{Topic: r.Topic, Partition: r.Partition, First: r.Offset, Last: r.Offset, Type: engine.AckAccept})
+	}
+	return dst
+}
+
+// BenchmarkCTP is consume-transform-produce on one input and one output
+// partition: one worker polls `batch` records, produces one 1 KiB output per
+// input and acknowledges them per its mode. One iteration is one record.
+// Input production is outside the timer (chunks of benchChunk records,
+// produced with the timer stopped whenever the worker has consumed the
+// previous chunk), identically for every mode; output production is inside.
+//
+//   - copy-only: the physical limit: the same payloads copied from an input
+//     slice into a preallocated output ring with the same batching, no
+//     engine (see benchCopyOnly).
+//   - explicit: ShareMember.Poll, idempotent Produce, Acknowledge.
+//   - transactional: Poll, Begin, Produce, SendShareAcksToTransaction, Commit.
+//   - classic-eos: ClassicMember.Poll, Begin, Produce,
+//     SendOffsetsToTransaction, Commit.
+func BenchmarkCTP(b *testing.B) {
+	for _, mode := range []string{"copy-only", "explicit", "transactional", "classic-eos"} {
+		for _, batch := range []int{1, 10, 100, 500} {
+			b.Run(fmt.Sprintf("mode=%s/batch=%d", mode, batch), func(b *testing.B) {
+				if mode == "copy-only" {
+					benchCopyOnly(b, batch)
+				} else {
+					benchCTP(b, mode, batch)
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			})
+		}
+	}
+}
+
+// benchCopyOnly copies each input payload into an output ring as big as
+// one partition's retention, allocated and touched before the timer starts:
+// the cost of moving the bytes and nothing else (no allocation, no zeroing,
+// no page faults), which is the limit any engine approaches.
+func benchCopyOnly(b *testing.B, batch int) {
+	inputs := make([][]byte, benchChunk)
+	for i := range inputs {
+		inputs[i] = append([]byte(nil), benchPayload...)
+	}
+	ring := make([]byte, benchRetentionBytes)
+	for i := range ring {
+		ring[i] = 1
+	}
+	outputs := make([][]byte, 0, batch)
+	pos := 0
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(batch, b.N-done)
+		outputs = outputs[:0]
+		for i := 0; i < n; i++ {
+			in := inputs[(done+i)%len(inputs)]
+			if pos+len(in) > len(ring) {
+				pos = 0
+			}
+			out := ring[pos : pos+len(in)]
+			copy(out, in)
+			outputs = append(outputs, out)
+			pos += len(in)
+		}
+		done += n
+	}
+	runtime.KeepAlive(outputs)
+}
+
+func benchCTP(b *testing.B, mode string, batch int) {
+	e := benchEngine(b)
+	for _, t := range []string{"in", "out"} {
+		if err := e.CreateTopic(t, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	in := engine.TopicPartition{Topic: "in"}
+	var (
+		sm   *engine.ShareMember
+		cm   *engine.ClassicMember
+		prod *engine.Producer
+		err  error
+	)
+	switch mode {
+	case "explicit":
+		sm, err = e.JoinShareGroup("g", []string{"in"}, engine.AckExplicit)
+		if err == nil {
+			prod, err = e.NewProducer(engine.ProducerConfig{Idempotent: true})
+		}
+	case "transactional":
+		sm, err = e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional)
+		if err == nil {
+			prod, err = e.NewProducer(engine.ProducerConfig{TransactionalID: "copier"})
+		}
+	case "classic-eos":
+		cm, err = e.JoinClassicGroup("g", []string{"in"}, engine.ResetEarliest)
+		if err == nil {
+			prod, err = e.NewProducer(engine.ProducerConfig{TransactionalID: "copier"})
+		}
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	outs := make([]engine.ProduceRecord, 0, batch)
+	var acks []engine.Acknowledgement
+	produced := 0
+	refill := func() {
+		n := min(benchChunk, b.N-produced)
+		benchFill(b, e, "in", 0, n, benchPayloadBytes)
+		produced += n
+	}
+	refill()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		if done == produced {
+			b.StopTimer()
+			refill()
+			b.StartTimer()
+		}
+		var recs []engine.Record
+		if cm != nil {
+			recs, err = cm.Poll(batch)
+		} else {
+			recs, err = sm.Poll(batch)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(recs) == 0 {
+			b.Fatalf("poll returned nothing with %d of %d records done", done, b.N)
+		}
+		outs = outs[:0]
+		for i := range recs {
+			outs = append(outs, engine.ProduceRecord{Value: recs[i].Value})
+		}
+		switch mode {
+		case "explicit":
+			if _, err := prod.Produce("out", 0, outs); err != nil {
+				b.Fatal(err)
+			}
+			acks = benchAcks(acks, recs)
+			if err := sm.Acknowledge(acks); err != nil {
+				b.Fatal(err)
+			}
+		case "transactional":
+			if err := prod.Begin(); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := prod.Produce("out", 0, outs); err != nil {
+				b.Fatal(err)
+			}
+			acks = benchAcks(acks, recs)
+			if err := prod.SendShareAcksToTransaction(acks, sm.Metadata()); err != nil {
+				b.Fatal(err)
+			}
+			if err := prod.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		case "classic-eos":
+			if err := prod.Begin(); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := prod.Produce("out", 0, outs); err != nil {
+				b.Fatal(err)
+			}
+			next := map[engine.TopicPartition]int64{in: recs[len(recs)-1].Offset + 1}
+			if err := prod.SendOffsetsToTransaction(next, cm.Metadata()); err != nil {
+				b.Fatal(err)
+			}
+			if err := prod.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		done += len(recs)
+	}
+}
+
+// BenchmarkScaling runs 8 transactional share members, each with its own
+// transactional producer, over one 16-partition input topic (batch 100) in
+// parallel goroutines; b.N records split among them as they come. Run with
+// -cpu 1,2 to see how throughput follows cores, and compare shards=1 (one
+// lock for everything) with the default shard count (4×GOMAXPROCS). Input
+// production is outside the timer.
+//
+// payload=1024 is the workload of BenchmarkCTP; payload=16 takes the
+// copying out of the picture so the engine's own scaling shows.
+// copy-only/payload=1024 is the physical reference: 8 goroutines copying
+// the same payloads into preallocated rings, no engine; where that does not
+// scale with cores (memory bandwidth), the engine cannot either.
+func BenchmarkScaling(b *testing.B) {
+	for _, payload := range []int{benchPayloadBytes, 16} {
+		for _, shards := range []string{"1", "default"} {
+			b.Run(fmt.Sprintf("shards=%s/payload=%d", shards, payload), func(b *testing.B) {
+				benchScaling(b, shards, payload)
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			})
+		}
+	}
+	b.Run(fmt.Sprintf("copy-only/payload=%d", benchPayloadBytes), func(b *testing.B) {
+		// BenchmarkCTP's copy-only on 8 goroutines: each copies from the
+		// shared inputs into its own ring (an output partition's
+		// retention).
+		const workers = 8
+		inputs := make([][]byte, benchChunk)
+		for i := range inputs {
+			inputs[i] = append([]byte(nil), benchPayload...)
+		}
+		rings := make([][]byte, workers)
+		for w := range rings {
+			rings[w] = make([]byte, benchRetentionBytes)
+			for i := range rings[w] {
+				rings[w][i] = 1
+			}
+		}
+		var wg sync.WaitGroup
+		b.ResetTimer()
+		for w := 0; w < workers; w++ {
+			n := b.N / workers
+			if w < b.N%workers {
+				n++
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ring, pos := rings[w], 0
+				for i := 0; i < n; i++ {
+					in := inputs[(w*len(inputs)/workers+i)%len(inputs)]
+					if pos+len(in) > len(ring) {
+						pos = 0
+					}
+					copy(ring[pos:pos+len(in)], in)
+					pos += len(in)
+				}
+			}()
+		}
+		wg.Wait()
+		b.StopTimer()
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	})
+}
+
+func benchScaling(b *testing.B, shards string, payload int) {
+	const parts, members, batch = 16, 8, 100
+	// Every input is produced before the timer starts: retention must keep
+	// a partition's share of them.
+	opts := []engine.Option{engine.WithRetentionBytes(max(benchRetentionBytes, 2*int64(b.N/parts+1)*int64(payload)))}
+	if shards == "1" {
+		opts = append(opts, engine.WithShards(1))
+	}
+	e := benchEngine(b, opts...)
+	for _, t := range []string{"in", "out"} {
+		if err := e.CreateTopic(t, parts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for p := int32(0); p < parts; p++ {
+		n := b.N / parts
+		if int(p) < b.N%parts {
+			n++
+		}
+		if n > 0 {
+			benchFill(b, e, "in", p, n, payload)
+		}
+	}
+	type worker struct {
+		m *engine.ShareMember
+		p *engine.Producer
+	}
+	ws := make([]worker, members)
+	for i := range ws {
+		m, err := e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := e.NewProducer(engine.ProducerConfig{TransactionalID: fmt.Sprintf("copier-%d", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws[i] = worker{m, p}
+	}
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, members)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := scalingWorker(w.m, w.p, batch, parts, &done); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	if got := done.Load(); got != int64(b.N) {
+		b.Fatalf("processed %d records, want %d", got, b.N)
+	}
+}
+
+// scalingWorker copies batches until a poll finds nothing: every input was
+// produced before the timer started and nothing is ever released, so an
+// empty poll means the rest is held by other workers, which finish it.
+func scalingWorker(m *engine.ShareMember, p *engine.Producer, batch int, parts int32, done *atomic.Int64) error {
+	outs := make([][]engine.ProduceRecord, parts)
+	var acks []engine.Acknowledgement
+	for {
+		recs, err := m.Poll(batch)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return nil
+		}
+		if err := p.Begin(); err != nil {
+			return err
+		}
+		for i := range outs {
+			outs[i] = outs[i][:0]
+		}
+		for i := range recs {
+			outs[recs[i].Partition] = append(outs[recs[i].Partition], engine.ProduceRecord{Value: recs[i].Value})
+		}
+		for part, o := range outs {
+			if len(o) == 0 {
+				continue
+			}
+			if _, err := p.Produce("out", int32(part), o); err != nil {
+				return err
+			}
+		}
+		acks = benchAcks(acks, recs)
+		if err := p.SendShareAcksToTransaction(acks, m.Metadata()); err != nil {
+			return err
+		}
+		if err := p.Commit(); err != nil {
+			return err
+		}
+		done.Add(int64(len(recs)))
+	}
+}
+
+// BenchmarkInFlightMemory measures the heap held per in-flight (ACQUIRED,
+// not yet acknowledged) record: the share state only. Each iteration builds
+// a fresh engine whose 64 partitions already hold their records (the log is
+// not measured), then one member acquires in polls of 500 until every
+// partition's window (Kafka's default 2000 record locks) is full. The clock
+// moves 1ms between polls so no two polls share a lock deadline and each
+// poll's batch stays a batch of its own, as in a live consumer.
+//
+// pattern=acks-alternate then acknowledges every other record (per-offset
+// ACCEPT/RENEW), the worst case for the run representation: the state of
+// each remaining in-flight record is its own run. It uses 8 partitions,
+// since splitting runs costs time quadratic in the window.
+func BenchmarkInFlightMemory(b *testing.B) {
+	for _, tc := range []struct {
+		pattern string
+		parts   int32
+	}{{"acquire-500", 64}, {"acks-alternate", 8}} {
+		b.Run(fmt.Sprintf("pattern=%s/partitions=%d/window=2000", tc.pattern, tc.parts), func(b *testing.B) {
+			const window, batch = 2000, 500
+			var bytes, records, runs float64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				clk := engine.NewManualClock()
+				e, err := engine.New(engine.WithClock(clk), engine.WithGroupDefaults(engine.GroupConfig{
+					LockDuration: time.Hour, DeliveryLimit: 5, MaxRecordLocks: window, AutoOffsetReset: engine.ResetEarliest,
+				}))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := e.CreateTopic("in", tc.parts); err != nil {
+					b.Fatal(err)
+				}
+				recs := make([]engine.ProduceRecord, window+1)
+				for j := range recs {
+					recs[j].Value = benchPayload[:8]
+				}
+				for p := int32(0); p < tc.parts; p++ {
+					if _, err := e.Produce("in", p, recs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				m, err := e.JoinShareGroup("g", []string{"in"}, engine.AckExplicit)
+				if err != nil {
+					b.Fatal(err)
+				}
+				// Warm up: create every share partition and move its
+				// window past one acknowledged record.
+				for p := int32(0); p < tc.parts; p++ {
+					got, err := m.Poll(1)
+					if err != nil || len(got) != 1 {
+						b.Fatalf("warm-up poll: %v, %d records", err, len(got))
+					}
+					if err := m.Acknowledge(benchAcks(nil, got)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				b.StartTimer()
+				acquired := 0
+				for {
+					clk.Advance(time.Millisecond)
+					got, err := m.Poll(batch)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(got) == 0 {
+						break
+					}
+					acquired += len(got)
+				}
+				inFlight := acquired
+				if tc.pattern == "acks-alternate" {
+					types := make([]engine.AckType, window)
+					for j := range types {
+						types[j] = engine.AckAccept
+						if j%2 == 1 {
+							types[j] = engine.AckRenew
+						}
+					}
+					for p := int32(0); p < tc.parts; p++ {
+						if err := m.Acknowledge([]engine.Acknowledgement{{Topic: "in", Partition: p, First: 1, Last: window, Types: types}}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					inFlight = acquired / 2
+				}
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				if acquired != int(tc.parts)*window {
+					b.Fatalf("acquired %d, want %d", acquired, int(tc.parts)*window)
+				}
+				n := 0
+				for p := int32(0); p < tc.parts; p++ {
+					info, err := e.SharePartition("g", engine.TopicPartition{Topic: "in", Partition: p})
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += info.Runs
+				}
+				bytes += float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))
+				records += float64(inFlight)
+				runs += float64(n)
+				runtime.KeepAlive(m)
+				_ = e.Close()
+			}
+			b.ReportMetric(bytes/records, "B/inflight-record")
+			b.ReportMetric(runs/float64(b.N), "runs")
+		})
+	}
+}

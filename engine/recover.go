@@ -1,0 +1,650 @@
+// This file holds recovery: checking the data directory, replaying every
+// log into fresh pure objects (partition logs, share partitions,
+// transaction states, groups), installing them in the shards, and
+// completing the transactions that had decided.
+
+package engine
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sharebench/sharebench/engine/internal/plog"
+	"github.com/sharebench/sharebench/engine/internal/sharepart"
+	"github.com/sharebench/sharebench/engine/internal/wal"
+)
+
+// dataDirMarker names the file that makes a directory a sharebench data
+// directory; dataFormat is the format version this build writes and the
+// newest it reads.
+const (
+	dataDirMarker = "SHAREBENCH"
+	dataFormat    = 1
+)
+
+// checkDataDir creates the data directory and its marker when the
+// directory is new or empty, and refuses a directory that is not a
+// sharebench data directory or was written by a newer format.
+func checkDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrNotDataDir, dir, err)
+	}
+	path := filepath.Join(dir, dataDirMarker)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrNotDataDir, dir, err)
+		}
+		if len(ents) > 0 {
+			return fmt.Errorf("%w: %s holds files but no %s marker; pass an empty directory or one sharebench created", ErrNotDataDir, dir, dataDirMarker)
+		}
+		body := fmt.Sprintf("sharebench data directory\nformat %d\n", dataFormat)
+		if err := writeFileSync(path, []byte(body)); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrNotDataDir, dir, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrNotDataDir, dir, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var lines []string
+	for sc.Scan() && len(lines) < 2 {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) < 2 || lines[0] != "sharebench data directory" || !strings.HasPrefix(lines[1], "format ") {
+		return fmt.Errorf("%w: %s is not a sharebench data directory marker", ErrNotDataDir, path)
+	}
+	v, err := strconv.Atoi(strings.TrimPrefix(lines[1], "format "))
+	switch {
+	case err != nil || v < 1:
+		return fmt.Errorf("%w: %s: unreadable format %q", ErrNotDataDir, path, lines[1])
+	case v > dataFormat:
+		return fmt.Errorf("%w: %s was written by format %d; this build reads up to format %d: use a newer sharebench or another directory", ErrDataDirVersion, dir, v, dataFormat)
+	}
+	return nil
+}
+
+func writeFileSync(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// replayState is what replay builds before it is installed.
+type replayState struct {
+	e        *Engine
+	topics   map[string]*topicRecord
+	byID     map[uint64]*topicRecord
+	shareCfg map[string]GroupConfig
+	classic  map[string]*classicGroup
+	txns     map[string]*txnRecord
+	parts    map[TopicPartition]*partition
+	shares   map[shareKey]*sharepart.SharePartition
+	sj       map[shareKey]*shareJournal
+	history  map[shareKey][]sharepart.DurableRun
+	maxPID   int64
+	records  int64
+	// only restricts share and history replay to one share partition,
+	// restored with spCfg (a share-partition failover).
+	only  *shareKey
+	spCfg sharepart.Config
+}
+
+func newReplayState(e *Engine) *replayState {
+	return &replayState{
+		e: e, topics: map[string]*topicRecord{}, byID: map[uint64]*topicRecord{},
+		shareCfg: map[string]GroupConfig{}, classic: map[string]*classicGroup{}, txns: map[string]*txnRecord{},
+		parts: map[TopicPartition]*partition{}, shares: map[shareKey]*sharepart.SharePartition{},
+		sj: map[shareKey]*shareJournal{}, history: map[shareKey][]sharepart.DurableRun{},
+	}
+}
+
+func unknownRecord(typ byte) error {
+	return fmt.Errorf("%w: record type %d in this log", errBadRecord, typ)
+}
+
+func (rs *replayState) applyMeta(_ uint64, d *dec) error {
+	switch typ := d.u8(); typ {
+	case recTopic:
+		var r topicRecord
+		r.decode(d)
+		if err := d.end(); err != nil {
+			return err
+		}
+		if rs.topics[r.name] != nil || rs.byID[r.id] != nil {
+			return fmt.Errorf("%w: topic %q (id %d) created twice", errBadRecord, r.name, r.id)
+		}
+		rs.topics[r.name], rs.byID[r.id] = &r, &r
+		return nil
+	default:
+		return unknownRecord(typ)
+	}
+}
+
+func (rs *replayState) classicGroup(id string) (*classicGroup, error) {
+	g := rs.classic[id]
+	if g == nil {
+		return nil, fmt.Errorf("%w: offsets of unknown classic group %q", errBadRecord, id)
+	}
+	return g, nil
+}
+
+func (rs *replayState) applyGroups(_ uint64, d *dec) error {
+	switch typ := d.u8(); typ {
+	case recShareGroup:
+		g, cfg := decodeShareGroup(d)
+		if err := d.end(); err != nil {
+			return err
+		}
+		rs.shareCfg[g] = cfg
+	case recClassicState:
+		id, reset, committed, pending := decodeClassicState(d)
+		if err := d.end(); err != nil {
+			return err
+		}
+		rs.classic[id] = &classicGroup{id: id, reset: reset, members: map[string]*classicMemberState{}, committed: committed, pending: pending}
+	case recPendingOffset:
+		id, pid, offsets := d.str(), d.svar(), decodeOffsets(d)
+		if err := d.end(); err != nil {
+			return err
+		}
+		g, err := rs.classicGroup(id)
+		if err != nil {
+			return err
+		}
+		p := g.pending[pid]
+		if p == nil {
+			p = map[TopicPartition]int64{}
+			g.pending[pid] = p
+		}
+		for tp, off := range offsets {
+			p[tp] = off
+		}
+	case recOffsetMarker:
+		id, pid, commit := d.str(), d.svar(), d.boolean()
+		if err := d.end(); err != nil {
+			return err
+		}
+		g, err := rs.classicGroup(id)
+		if err != nil {
+			return err
+		}
+		applyOffsetMarker(g, pid, commit)
+	default:
+		return unknownRecord(typ)
+	}
+	return nil
+}
+
+func (rs *replayState) applyTxn(_ uint64, d *dec) error {
+	if typ := d.u8(); typ != recTxn {
+		return unknownRecord(typ)
+	}
+	r := &txnRecord{}
+	r.decode(d)
+	if err := d.end(); err != nil {
+		return err
+	}
+	rs.txns[r.id] = r
+	rs.maxPID = max(rs.maxPID, r.pid, r.markerPID)
+	return nil
+}
+
+func (rs *replayState) applyPartition(p *partition) func(uint64, *dec) error {
+	return func(_ uint64, d *dec) error {
+		rs.records++
+		switch typ := d.u8(); typ {
+		case recBatch:
+			var r batchRecord
+			r.decode(d)
+			if err := d.end(); err != nil {
+				return err
+			}
+			b := &plog.Batch{Keys: r.keys, Values: r.values, ProducerID: r.pid, Epoch: r.epoch, BaseSequence: r.baseSeq, Transactional: r.transactional, Timestamp: r.ts}
+			_, dup, err := p.log.Append(b)
+			if err == nil && dup {
+				err = errors.New("a duplicate of an earlier batch")
+			}
+			if err != nil {
+				return fmt.Errorf("%w: batch of producer %d replays with: %v", errBadRecord, r.pid, err)
+			}
+			rs.maxPID = max(rs.maxPID, r.pid)
+		case recMarker:
+			var r markerRecord
+			r.decode(d)
+			if err := d.end(); err != nil {
+				return err
+			}
+			if _, err := p.log.Marker(r.pid, r.epoch, r.commit, r.ts); err != nil {
+				return fmt.Errorf("%w: marker of producer %d replays with: %v", errBadRecord, r.pid, err)
+			}
+			rs.maxPID = max(rs.maxPID, r.pid)
+		case recLogStart:
+			off := d.offset()
+			if err := d.end(); err != nil {
+				return err
+			}
+			if _, err := p.log.DeleteRecords(off); err != nil {
+				return fmt.Errorf("%w: log start %d: %v", errBadRecord, off, err)
+			}
+		default:
+			return unknownRecord(typ)
+		}
+		return nil
+	}
+}
+
+// errSkip: a record of another share partition than the one reloaded.
+var errSkip = errors.New("skip")
+
+func (rs *replayState) shareKey(d *dec) (shareKey, *partition, error) {
+	k := shareKey{group: d.str(), tp: d.tp()}
+	if d.err != nil {
+		return k, nil, d.err
+	}
+	if rs.only != nil && k != *rs.only {
+		return k, nil, errSkip
+	}
+	p := rs.parts[k.tp]
+	if p == nil {
+		return k, nil, fmt.Errorf("%w: share state of unknown partition %s", errBadRecord, k.tp)
+	}
+	if k.group == "" || rs.classic[k.group] != nil {
+		return k, nil, fmt.Errorf("%w: share state of group %q, which is not a share group", errBadRecord, k.group)
+	}
+	return k, p, nil
+}
+
+func (rs *replayState) spConfig(group string) sharepart.Config {
+	if rs.only != nil {
+		return rs.spCfg
+	}
+	cfg, ok := rs.shareCfg[group]
+	if !ok {
+		cfg = rs.e.cfg.group
+	}
+	return rs.e.spConfig(cfg)
+}
+
+func (rs *replayState) applyShare(seg uint64, d *dec) error {
+	typ := d.u8()
+	k, p, err := rs.shareKey(d)
+	if err == errSkip {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sj := rs.sj[k]
+	if sj == nil {
+		sj = &shareJournal{}
+	}
+	switch typ {
+	case recShareSnapshot:
+		decodeSnapshot(d, &sj.s)
+		if err := d.end(); err != nil {
+			return err
+		}
+		sp, err := sharepart.Restore(rs.spConfig(k.group), &sj.s)
+		if err != nil {
+			return fmt.Errorf("%w: %s of %q: %v", errBadRecord, k.tp, k.group, err)
+		}
+		rs.shares[k], rs.sj[k] = sp, sj
+		sj.snapSeg, sj.deltas = seg, 0
+	case recShareDelta:
+		decodeDelta(d, &sj.d)
+		if err := d.end(); err != nil {
+			return err
+		}
+		sp := rs.shares[k]
+		if sp == nil {
+			return fmt.Errorf("%w: share-state delta of %s for %q before any snapshot", errBadRecord, k.tp, k.group)
+		}
+		if err := sp.ApplyDelta(&sj.d); err != nil {
+			return fmt.Errorf("%w: %s of %q: %v", errBadRecord, k.tp, k.group, err)
+		}
+		sj.deltas++
+	default:
+		return unknownRecord(typ)
+	}
+	if sp := rs.shares[k]; sp != nil && sp.End() > p.log.HighWatermark() {
+		return fmt.Errorf("%w: share partition %s of %q reaches offset %d beyond the log's end %d", errBadRecord, k.tp, k.group, sp.End(), p.log.HighWatermark())
+	}
+	return nil
+}
+
+func (rs *replayState) applyHistory(_ uint64, d *dec) error {
+	if typ := d.u8(); typ != recHistory {
+		return unknownRecord(typ)
+	}
+	k := shareKey{group: d.str(), tp: d.tp()}
+	if rs.only != nil && k != *rs.only {
+		return nil
+	}
+	runs := decodeSparseRuns(d, nil)
+	if err := d.end(); err != nil {
+		return err
+	}
+	rs.history[k] = append(rs.history[k], runs...)
+	return nil
+}
+
+// logError turns a replay failure into the engine's error: corruption
+// names the file and the offset; a newer segment format is refused.
+func logError(err error) error {
+	var ce *wal.CorruptError
+	switch {
+	case errors.Is(err, wal.ErrVersion):
+		return fmt.Errorf("%w: %w", ErrDataDirVersion, err)
+	case errors.As(err, &ce), errors.Is(err, errBadRecord), errors.Is(err, wal.ErrNotSegment):
+		return fmt.Errorf("%w: %w", ErrCorruptLog, err)
+	}
+	return err
+}
+
+// recover opens the data directory, replays it and installs the result.
+// The engine is crashed (the gate closed) and no call is in flight.
+func (e *Engine) recover() (RecoveryReport, error) {
+	t0 := time.Now()
+	d := e.dur
+	rep := RecoveryReport{Dir: d.dir}
+	if err := checkDataDir(d.dir); err != nil {
+		return rep, err
+	}
+	g, err := wal.NewGroup(e.cfg.flush.walOptions(e.cfg.segmentBytes))
+	if err != nil {
+		return rep, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	j := &journal{dir: d.dir, g: g, snapshotEvery: e.cfg.snapshotEvery,
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	ok := false
+	defer func() {
+		if !ok {
+			g.Crash()
+		}
+	}()
+	replay := func(l *wal.Log, fn func(uint64, *dec) error) error {
+		st, err := l.Replay(func(seg uint64, payload []byte) error { return fn(seg, &dec{b: payload}) })
+		rep.Frames += st.Frames
+		rep.Bytes += st.Bytes
+		rep.Segments += st.Segments
+		for _, t := range st.Truncated {
+			rep.Truncated = append(rep.Truncated, Truncation{File: t.File, Offset: t.Offset, Bytes: t.Bytes, Cause: t.Cause})
+		}
+		return logError(err)
+	}
+	open := func(name string, prio int) (*wal.Log, error) {
+		l, err := g.Open(filepath.Join(d.dir, name), prio)
+		return l, logError(err)
+	}
+	rs := newReplayState(e)
+	var l *wal.Log
+	if l, err = open("meta", prioMeta); err == nil {
+		j.meta = l
+		err = replay(l, rs.applyMeta)
+	}
+	if err == nil {
+		if l, err = open("groups", prioGroups); err == nil {
+			j.groups = l
+			err = replay(l, rs.applyGroups)
+		}
+	}
+	if err == nil {
+		if l, err = open("txn", prioTxn); err == nil {
+			j.txn = l
+			err = replay(l, rs.applyTxn)
+		}
+	}
+	if err != nil {
+		return rep, err
+	}
+	ids := make([]uint64, 0, len(rs.byID))
+	for id := range rs.byID {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	for _, id := range ids {
+		tr := rs.byID[id]
+		for part := int32(0); part < tr.partitions; part++ {
+			tp := TopicPartition{tr.name, part}
+			l, err := open(filepath.Join("partitions", filepath.Base(partitionDir(d.dir, id, part))), prioPartition)
+			if err != nil {
+				return rep, err
+			}
+			p := newPartition(tp, nil, l)
+			rs.parts[tp] = p
+			if err := replay(l, func(seg uint64, dd *dec) error {
+				if p.log == nil {
+					p.log = plog.NewAt(e.cfg.retentionBytes, int64(l.FirstBase(0)))
+				}
+				return rs.applyPartition(p)(seg, dd)
+			}); err != nil {
+				return rep, err
+			}
+			if p.log == nil {
+				p.log = plog.NewAt(e.cfg.retentionBytes, int64(l.FirstBase(0)))
+			}
+		}
+		rep.Partitions += int(tr.partitions)
+	}
+	if l, err = open("history", prioHistory); err == nil {
+		j.history = l
+		err = replay(l, rs.applyHistory)
+	}
+	if err == nil {
+		if l, err = open("share", prioShare); err == nil {
+			j.share = l
+			err = replay(l, rs.applyShare)
+		}
+	}
+	if err != nil {
+		return rep, err
+	}
+	for k, sp := range rs.shares {
+		if err := sp.PutHistory(rs.history[k]); err != nil {
+			return rep, fmt.Errorf("%w: history of %s for %q: %v", ErrCorruptLog, k.tp, k.group, err)
+		}
+		p := rs.parts[k.tp]
+		p.shares[k.group] = sp
+		p.groups = append(p.groups, k.group)
+		p.sj[k.group] = rs.sj[k]
+	}
+	rep.Topics, rep.SharePartitions, rep.Transactions, rep.Records = len(rs.topics), len(rs.shares), len(rs.txns), rs.records
+
+	e.install(rs, j)
+	ok = true
+
+	// Bring the restored state forward: share partitions past their log
+	// start, and every transaction that had decided completed. The
+	// records this writes go to the new journal.
+	now := e.clock.Now()
+	var op syncPoint
+	for tp := range rs.parts {
+		_ = e.withPartitionOp(tp, &op, func(p *partition) error {
+			for _, g := range p.groups {
+				p.shares[g].AdvanceLogStart(p.log.StartOffset())
+			}
+			return nil
+		})
+	}
+	names := make([]string, 0, len(rs.txns))
+	for id := range rs.txns {
+		names = append(names, id)
+	}
+	sort.Strings(names)
+	for _, id := range names {
+		ts := e.txnShard(id)
+		ts.mu.Lock()
+		err := e.resolveTxnLocked(&op, ts.mu.txns[id], rs.txns[id], now, &rep)
+		ts.mu.Unlock()
+		if err != nil {
+			return rep, err
+		}
+	}
+	if err := e.waitLocked(&op); err != nil {
+		return rep, err
+	}
+	go e.compactor(j)
+	rep.Duration = time.Since(t0)
+	return rep, nil
+}
+
+// txnStateOf is the coordinator state a transaction record describes.
+func txnStateOf(r *txnRecord, now time.Duration) *txnState {
+	t := &txnState{id: r.id, pid: r.pid, epoch: r.epoch, state: r.state, timeout: r.timeout, started: min(r.started, now),
+		seq: r.seq, timedOutEpoch: r.timedOutEpoch}
+	if r.state == TxnOngoing {
+		t.parts, t.shares, t.groups = r.parts, r.shares, r.groups
+	}
+	return t
+}
+
+// resolveTxnLocked brings a reloaded transaction forward (DESIGN §3.5): one
+// found in PREPARE_COMMIT completes as a commit, PREPARE_ABORT as an
+// abort; a completed one has its markers sent again (they are idempotent,
+// and a crash may have cut the flush between the completion and the
+// markers); an ONGOING one waits for its producer or its timeout. The
+// transaction's shard lock is held.
+func (e *Engine) resolveTxnLocked(op *syncPoint, t *txnState, r *txnRecord, now time.Duration, rep *RecoveryReport) error {
+	switch r.state {
+	case TxnPrepareCommit, TxnPrepareAbort:
+		t.parts, t.shares, t.groups = r.parts, r.shares, r.groups
+		rep.Completed++
+		return e.finishTxnLocked(op, t, r.state == TxnPrepareCommit, r.markerPID, r.markerEpoch, now, nil)
+	case TxnCompleteCommit, TxnCompleteAbort:
+		if r.markerPID < 0 || len(r.parts)+len(r.shares)+len(r.groups) == 0 {
+			return nil
+		}
+		t.parts, t.shares, t.groups = r.parts, r.shares, r.groups
+		_, err := e.sendMarkersLocked(op, t, r.state == TxnCompleteCommit, r.markerPID, r.markerEpoch, now, nil)
+		t.parts, t.shares, t.groups = nil, nil, nil
+		return err
+	case TxnOngoing:
+		rep.Ongoing++
+	}
+	return nil
+}
+
+// install replaces the engine's state with the replayed one, one lock at a
+// time. The gate is closed and nothing is in flight.
+func (e *Engine) install(rs *replayState, j *journal) {
+	d := e.dur
+	if old := d.j.Load(); old != nil {
+		st := old.g.Stats()
+		d.statsMu.Lock()
+		d.base.Appends += st.Appends.Load()
+		d.base.AppendedBytes += st.AppendedBytes.Load()
+		d.base.Writes += st.Writes.Load()
+		d.base.BytesWritten += st.BytesWritten.Load()
+		d.base.Fsyncs += st.Fsyncs.Load()
+		d.base.Flushes += st.Flushes.Load()
+		d.base.SegmentsCreated += st.SegmentsCreated.Load()
+		d.base.SegmentsDeleted += st.SegmentsDeleted.Load()
+		d.statsMu.Unlock()
+	}
+	d.j.Store(j)
+	topics := make(map[string]*topic, len(rs.topics))
+	var maxID uint64
+	for name, r := range rs.topics {
+		topics[name] = &topic{name: name, partitions: r.partitions, id: r.id, notify: make(chan struct{})}
+		maxID = max(maxID, r.id)
+	}
+	d.nextTopicID.Store(maxID + 1)
+	e.topicsMu.Lock()
+	old := e.topics
+	e.topics = topics
+	e.topicsMu.Unlock()
+	for _, t := range old {
+		t.changed() // wake waiters on the old state
+	}
+	parts := make([]map[TopicPartition]*partition, len(e.data))
+	for i := range parts {
+		parts[i] = map[TopicPartition]*partition{}
+	}
+	for tp, p := range rs.parts {
+		sort.Strings(p.groups)
+		parts[e.hash(tp.Topic, tp.Partition)%uint64(len(e.data))][tp] = p
+	}
+	for i := range e.data {
+		ds := &e.data[i]
+		ds.mu.Lock()
+		ds.mu.parts = parts[i]
+		ds.mu.Unlock()
+	}
+	share := make([]map[string]*shareGroup, len(e.groups))
+	classic := make([]map[string]*classicGroup, len(e.groups))
+	for i := range share {
+		share[i], classic[i] = map[string]*shareGroup{}, map[string]*classicGroup{}
+	}
+	shareGroupOf := func(id string, cfg GroupConfig) {
+		i := e.hash(id, -1) % uint64(len(e.groups))
+		if share[i][id] == nil {
+			share[i][id] = &shareGroup{id: id, cfg: cfg, members: map[string]*shareMemberState{}, owners: map[sharepart.Owner]string{}}
+		}
+	}
+	for id, cfg := range rs.shareCfg {
+		if rs.classic[id] == nil {
+			shareGroupOf(id, cfg)
+		}
+	}
+	for k := range rs.shares {
+		shareGroupOf(k.group, e.cfg.group)
+	}
+	for id, g := range rs.classic {
+		classic[e.hash(id, -1)%uint64(len(e.groups))][id] = g
+	}
+	for i := range e.groups {
+		gs := &e.groups[i]
+		gs.mu.Lock()
+		gs.mu.share, gs.mu.classic = share[i], classic[i]
+		gs.mu.Unlock()
+	}
+	now := e.clock.Now()
+	txns := make([]map[string]*txnState, len(e.txns))
+	for i := range txns {
+		txns[i] = map[string]*txnState{}
+	}
+	for id, r := range rs.txns {
+		txns[e.hash(id, -2)%uint64(len(e.txns))][id] = txnStateOf(r, now)
+	}
+	for i := range e.txns {
+		ts := &e.txns[i]
+		ts.mu.Lock()
+		ts.mu.txns = txns[i]
+		ts.mu.Unlock()
+	}
+	for {
+		cur := e.nextPID.Load()
+		if cur >= rs.maxPID || e.nextPID.CompareAndSwap(cur, rs.maxPID) {
+			break
+		}
+	}
+}

@@ -1,0 +1,34 @@
+// Package kafkait is sharebench's integration tier against a real Apache
+// Kafka broker. It holds only tests; they drive the real command line
+// (cli.Main: `sharebench run --target kafka --brokers ...`) end to end and
+// check the verifier's verdict in result.json.
+//
+// The tier is off unless SHAREBENCH_KAFKA names a broker:
+//
+//	scripts/kafka/up                     # one-node Kafka 4.4.0 on 127.0.0.1:9092
+//	SHAREBENCH_KAFKA=127.0.0.1:9092 go test -count=1 -timeout 15m ./internal/kafkait/...
+//	scripts/kafka/down
+//
+// Without SHAREBENCH_KAFKA every test skips and says how to enable it. With
+// it set, an unreachable broker fails every test (CI sets it, so a broker
+// that did not come up is a failure, never a silent skip).
+//
+// What runs (about 3 minutes on 2 cores; see docs/real-kafka.md):
+//
+//   - TestChaosClientFaults: the chaos workload's client-side faults (worker
+//     crashes, abort ratio, slow processing, a stalled worker, a zombie
+//     producer) in implicit, explicit, deferred and classic-eos; each passes
+//     the verifier with only the anomalies its mode allows.
+//   - TestModes: a quick run of every mode the broker supports, verified.
+//   - TestTransactionalFailsFast: --modes transactional stops before running
+//     anything with the unsupported-broker message.
+//   - TestBrokerRestart: the broker restarts mid-load through
+//     --broker-control 'scripts/kafka/control {action}'; explicit and
+//     classic-eos lose nothing committed. It restarts the broker, so it needs
+//     the one scripts/kafka/up started (or SHAREBENCH_KAFKA_CONTROL, a
+//     command with {action}; "off" skips it).
+//
+// Environment: SHAREBENCH_KAFKA (seed brokers, required to run),
+// SHAREBENCH_KAFKA_CONTROL (broker-control command for TestBrokerRestart,
+// default this checkout's scripts/kafka/control).
+package kafkait

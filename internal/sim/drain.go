@@ -1,0 +1,232 @@
+// This file holds the end of a simulation: the drain, in which the workers
+// finish without faults until every input is resolved, and the verifier's
+// verdict per mode (DESIGN §7).
+
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/verify"
+)
+
+const (
+	drainRounds       = 40  // rounds of the drain, at most
+	drainStepsPerTurn = 200 // work steps one worker takes per round, at most
+)
+
+// drainAndVerify finishes the run: the input transaction commits, zombies
+// and stalls end, the workers work without faults (the clock moving past
+// locks and sessions between rounds) until every input is resolved, then
+// the verifier judges each mode. Every drain step is checked like a
+// scheduled one.
+func (s *sim) drainAndVerify() error {
+	s.drain = true
+	s.failStage = false
+	r := rand.New(rand.NewPCG(uint64(s.cfg.Seed), 0xd7a1_0003))
+	n := 0
+	step := func(f func()) error {
+		s.begin(fmt.Sprintf("drain.%d", n))
+		n++
+		f()
+		return s.end()
+	}
+	if s.inOpen != nil {
+		if err := step(func() {
+			err := s.producerCall(s.txnIn, inTxnID, "commit", s.txnIn.Commit)
+			s.inOpen.clientEnd(true, err)
+			s.say("input-txn commit: %s", errName(err))
+		}); err != nil {
+			return err
+		}
+	}
+	for _, sl := range s.slots {
+		if sl.zombie != nil {
+			sl.zombie.abandon()
+		}
+		sl.cur.stallUntil = 0
+	}
+	for round := 0; round < drainRounds && !s.drained(); round++ {
+		for _, sl := range s.slots {
+			for k := 0; k < drainStepsPerTurn; k++ {
+				w := sl.cur
+				w.emptyPoll = false
+				if err := step(func() { s.say("work %s", w.name); w.work(r) }); err != nil {
+					return err
+				}
+				if w.emptyPoll && w.phase == phIdle {
+					break // nothing more for it this round
+				}
+			}
+		}
+		if err := step(func() { s.advance(s.p.lock + s.p.sweep) }); err != nil {
+			return err
+		}
+	}
+	s.logf("drain: %d steps, drained %v", n, s.drained())
+	return s.verify()
+}
+
+// drained reports whether every input is resolved in every group and no
+// transaction is open.
+func (s *sim) drained() bool {
+	if s.inOpen != nil {
+		return false
+	}
+	for _, id := range s.txnIDs {
+		if t := s.tracks[id]; t != nil && t.state == txnOpen {
+			return false
+		}
+	}
+	for g := range s.share {
+		for _, m := range s.share[g] {
+			_, hw, _, err := s.e.Offsets(m.tp)
+			if err != nil {
+				return false
+			}
+			info, err := s.e.SharePartition(m.group, m.tp)
+			if errors.Is(err, engine.ErrUnknownGroup) {
+				if hw > 0 {
+					return false
+				}
+				continue
+			}
+			if err != nil || info.SPSO < hw {
+				return false
+			}
+		}
+	}
+	g := len(modes) - 1
+	for _, ip := range s.in {
+		last := int64(-1)
+		for off := range ip.recs {
+			if ip.committed(int64(off)) {
+				last = int64(off)
+			}
+		}
+		if last < 0 {
+			continue
+		}
+		off, ok := s.e.CommittedOffset(s.groups[g], ip.tp)
+		if !ok || off <= last {
+			return false
+		}
+	}
+	return true
+}
+
+// verify runs the verifier for every mode over the inputs, their final
+// share state and the outputs read back at both isolation levels.
+func (s *sim) verify() error {
+	s.results = map[string]*result.Verification{}
+	for g, mode := range modes {
+		v := verify.New(mode, verify.Options{DeliveryLimit: s.p.limit, MaxWitnesses: 3})
+		for p, ip := range s.in {
+			var committed int64 = -1
+			if mode == "classic-eos" {
+				if off, ok := s.e.CommittedOffset(s.groups[g], ip.tp); ok {
+					committed = off
+				}
+			}
+			for off, r := range ip.recs {
+				if !ip.committed(int64(off)) {
+					continue
+				}
+				in := verify.Input{ID: r.id, Partition: int32(p), Offset: int64(off)}
+				if mode == "classic-eos" {
+					in.FinalState = verify.StateAvailable
+					if int64(off) < committed {
+						in.FinalState = verify.StateAcknowledged
+					}
+				} else {
+					ri, err := s.e.ShareRecord(s.groups[g], ip.tp, int64(off))
+					if errors.Is(err, engine.ErrUnknownGroup) {
+						ri = engine.RecordInfo{State: engine.StateAvailable}
+					} else if err != nil {
+						return err
+					}
+					in.FinalState = ri.State.String()
+					in.DeliveryCount = ri.DeliveryCount
+					in.Rejected = ri.State == engine.StateArchived && ri.Reason == engine.ReasonRejected
+				}
+				v.AddInput(in)
+			}
+		}
+		for q, op := range s.outs[g] {
+			rc, _, err := s.e.Fetch(op.tp, 0, 1<<24, engine.ReadCommitted)
+			if err != nil {
+				return err
+			}
+			visible := map[int64]bool{}
+			for _, r := range rc {
+				visible[r.Offset] = true
+			}
+			ru, _, err := s.e.Fetch(op.tp, 0, 1<<24, engine.ReadUncommitted)
+			if err != nil {
+				return err
+			}
+			for _, r := range ru {
+				out := verify.Output{InputID: beUint64(r.Value), Partition: int32(q), Offset: r.Offset,
+					Committed: visible[r.Offset], Aborted: r.Aborted, Epoch: -1}
+				if t := op.at(r.Offset).txn; t != nil {
+					out.TransactionalID, out.Epoch, out.TxnSeq, out.TxnSize = t.tid, t.epoch, t.seq, len(t.outputs)
+				}
+				v.AddOutput(out)
+			}
+		}
+		res := v.Finish()
+		s.results[mode] = res
+		s.logf("verify %s: %s", mode, verdictLine(res))
+		if !res.Pass && s.viol == nil {
+			s.verifying = true
+			s.fail("verify "+mode, "%s", verdictDetail(res))
+		}
+	}
+	if s.viol != nil {
+		return errViolation
+	}
+	return nil
+}
+
+// verdictLine summarises a verdict in one line.
+func verdictLine(res *result.Verification) string {
+	kinds := make([]string, 0, len(res.Counts))
+	for k := range res.Counts {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := []string{fmt.Sprintf("inputs %d outputs %d", res.Inputs, res.Outputs)}
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, res.Counts[k]))
+	}
+	pass := "PASS"
+	if !res.Pass {
+		pass = "FAIL (" + strings.Join(res.Forbidden, ", ") + ")"
+	}
+	return pass + ": " + strings.Join(parts, ", ")
+}
+
+// verdictDetail names the forbidden anomalies with a witness each.
+func verdictDetail(res *result.Verification) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "forbidden anomalies:")
+	for _, k := range res.Forbidden {
+		fmt.Fprintf(&b, " %s×%d", k, res.Counts[k])
+		if ws := res.Witnesses[k]; len(ws) > 0 {
+			w := ws[0]
+			fmt.Fprintf(&b, " (input %d at p%d@%d, %s, delivered %d: %s)", w.InputID, w.Partition, w.Offset, w.State, w.DeliveryCount, w.Detail)
+		}
+	}
+	for _, n := range res.Notes {
+		if !strings.Contains(n, "delivery limit") {
+			fmt.Fprintf(&b, "; note: %s", n)
+		}
+	}
+	return b.String()
+}

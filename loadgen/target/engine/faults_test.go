@@ -1,0 +1,191 @@
+// This file tests the engine target's fault runner: each engine-side fault
+// applied while a transactional worker copies records, after which every
+// input has exactly one committed output.
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+func TestFaultRunnerNeedsDataDir(t *testing.T) {
+	t.Parallel()
+	tg, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if tg.FaultRunner() != nil {
+		t.Fatal("an in-memory target has a fault runner")
+	}
+}
+
+func TestFaultRunner(t *testing.T) {
+	t.Parallel()
+	tg, err := New(Options{DataDir: t.TempDir(), Flush: eng.FlushInterval(time.Millisecond), SessionTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	fr := tg.FaultRunner()
+	if fr == nil {
+		t.Fatal("no fault runner with a data directory")
+	}
+	if err := fr.Supports("power-cut"); !errors.Is(err, target.ErrUnsupported) {
+		t.Fatalf("Supports(power-cut) = %v, want ErrUnsupported", err)
+	}
+	ctx := context.Background()
+	cfg := target.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 2, OutputPartitions: 1, Group: "g",
+		TransactionalIDPrefix: "w-", LockDuration: 500 * time.Millisecond, DeliveryLimit: 50, MaxRecordLocks: 1000}
+	if err := tg.Setup(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	prod, err := tg.NewProducer(ctx, cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 400
+	var recs []*target.Record
+	for i := 0; i < n; i++ {
+		recs = append(recs, &target.Record{Topic: "in", Partition: -1, Value: []byte(fmt.Sprintf("v%03d", i))})
+	}
+	if err := prod.Produce(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	// Two transactional workers, replaced whenever a fault fences them.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var abortSome sync.Mutex
+	aborts := 0
+	for id := 0; id < 2; id++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var w target.Worker
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if w == nil {
+					if w, err = tg.NewWorker(ctx, cfg, target.Transactional, id); err != nil {
+						w = nil
+						time.Sleep(time.Millisecond)
+						continue
+					}
+				}
+				pctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+				in, err := w.Poll(pctx, 5)
+				cancel()
+				if err == nil && len(in) == 0 {
+					continue
+				}
+				if err == nil {
+					err = w.Begin(ctx)
+				}
+				if err == nil {
+					outs := make([]*target.Record, len(in))
+					for i, r := range in {
+						outs[i] = &target.Record{Topic: "out", Partition: 0, Value: r.Value}
+					}
+					err = w.Produce(ctx, outs)
+				}
+				if err == nil {
+					err = w.StageAcks(ctx, in, target.AckAccept)
+				}
+				if err == nil {
+					abortSome.Lock()
+					abort := aborts < 20
+					aborts++
+					abortSome.Unlock()
+					if abort {
+						err = w.Abort(ctx) // so prepare-abort is reached
+					} else {
+						err = w.Commit(ctx)
+					}
+				}
+				if err != nil {
+					_ = w.Abort(ctx)
+					w = nil // replaced, as the load generator does
+				}
+			}
+		}()
+	}
+	for _, f := range []struct {
+		kind   string
+		params map[string]string
+	}{
+		{"coordinator-crash", map[string]string{"state": "prepare-abort"}},
+		{"coordinator-crash", map[string]string{"state": "ongoing"}},
+		{"coordinator-crash", map[string]string{"state": "prepare-commit"}},
+		{"coordinator-crash", map[string]string{"state": "prepare-commit", "scope": "engine"}},
+		{"share-failover", map[string]string{"partition": "1"}},
+		{"share-failover", map[string]string{"partition": "random"}},
+		{"engine-restart", nil},
+	} {
+		desc, err := fr.Apply(f.kind, f.params)
+		if err != nil {
+			t.Fatalf("%s %v: %v", f.kind, f.params, err)
+		}
+		if strings.Contains(desc, "nothing crashed") {
+			t.Fatalf("%s %v: %s", f.kind, f.params, desc)
+		}
+		t.Logf("%s %v: %s", f.kind, f.params, desc)
+	}
+	for _, bad := range []map[string]string{{"state": "sleepy"}, {"state": "ongoing", "scope": "moon"}} {
+		if _, err := fr.Apply("coordinator-crash", bad); err == nil {
+			t.Errorf("coordinator-crash %v applied", bad)
+		}
+	}
+	if _, err := fr.Apply("share-failover", map[string]string{"partition": "7"}); err == nil {
+		t.Error("share-failover of partition 7 of 2 applied")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		p, err := tg.Pending(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d inputs still pending", p)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	rd, err := tg.NewReader(ctx, cfg, "out", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for {
+		out, err := rd.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) == 0 {
+			break
+		}
+		for _, r := range out {
+			seen[string(r.Value)]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		if v := fmt.Sprintf("v%03d", i); seen[v] != 1 {
+			t.Errorf("input %s has %d committed outputs, want 1", v, seen[v])
+		}
+	}
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Kafka's own performance tools and sharebench's equivalents, side by side on
+# one broker, interleaved, with a table of records/s and latency and the ratio
+# sharebench / Kafka tool.
+#
+#   scripts/kafka/up
+#   scripts/peer-bench.sh                 # table on stdout, progress on stderr
+#   PEER_RECORDS=200000 PEER_ROUNDS=1 scripts/peer-bench.sh   # a quick look
+#
+# Each round, on fresh topics created alike (TopicCommand, PEER_PARTITIONS
+# partitions, replication factor 1):
+#   produce          org.apache.kafka.tools.ProducerPerformance --throughput -1
+#                    vs  sharebench peer produce
+#   produce-txn      the same with --transactional-id and
+#                    --transaction-duration-ms PEER_TXN_MS
+#                    vs  sharebench peer produce --transaction-duration
+#   share-consume    org.apache.kafka.tools.ShareConsumerPerformance (one thread)
+#                    vs  sharebench peer share-consume, both reading the topic
+#                    the Kafka producer wrote, each in a new share group with
+#                    share.auto.offset.reset=earliest
+# The two tools of a pair run one after the other, Kafka's first in odd
+# rounds and sharebench's first in even rounds. Both producers use Kafka's
+# producer defaults (acks=all, idempotent, linger.ms=5, batch.size=16384, no
+# compression) and a random payload per record. Both consumers use implicit
+# acknowledgement and time from subscribe to the last record, as
+# ShareConsumerPerformance does; neither reports a per-record latency, so the
+# share-consume rows show sharebench's poll latency only.
+#
+# The table shows the median over the rounds; every run's own output is kept
+# under PEER_OUT.
+#
+# Environment (defaults):
+#   PEER_BROKERS       127.0.0.1:$KAFKA_PORT (127.0.0.1:9092)
+#   PEER_RECORDS       1000000   records per run
+#   PEER_RECORD_SIZE   100       bytes per record
+#   PEER_PARTITIONS    4
+#   PEER_TXN_MS        100       commit interval of the transactional producers
+#   PEER_ROUNDS        3
+#   PEER_OUT           results/peer-bench-<UTC time>
+#   KAFKA_TOOL_HEAP_OPTS  heap of Kafka's tools (-Xmx512m, see scripts/kafka)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=kafka/lib.sh
+source scripts/kafka/lib.sh
+
+B="${PEER_BROKERS:-$KAFKA_BOOTSTRAP}"
+N="${PEER_RECORDS:-1000000}"
+SIZE="${PEER_RECORD_SIZE:-100}"
+PARTS="${PEER_PARTITIONS:-4}"
+TXN_MS="${PEER_TXN_MS:-100}"
+ROUNDS="${PEER_ROUNDS:-3}"
+OUT="${PEER_OUT:-results/peer-bench-$(date -u +%Y%m%dT%H%M%SZ)}"
+RC=scripts/kafka/run-class
+
+log() { printf 'peer-bench: %s\n' "$*" >&2; }
+die() { printf 'peer-bench: ERROR: %s\n' "$*" >&2; exit 1; }
+
+for v in N SIZE PARTS TXN_MS ROUNDS; do
+  [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$v=${!v}: want a positive integer"
+done
+host="${B%%,*}"
+(exec 3<>"/dev/tcp/${host%:*}/${host##*:}") 2>/dev/null \
+  || die "nothing answers on $B; start a broker with scripts/kafka/up"
+
+mkdir -p "$OUT"
+SB="$OUT/sharebench"
+log "building sharebench into $SB"
+go build -o "$SB" ./cmd/sharebench
+
+id="peer$(date +%s)"
+cleanup() {
+  "$RC" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --delete --topic "${id}-.*" \
+    >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+# run NAME CMD...: run one benchmark, keep its output in $OUT/NAME.txt.
+run() {
+  local name="$1"; shift
+  log "$name: $*"
+  if ! "$@" >"$OUT/$name.txt" 2>"$OUT/$name.err"; then
+    tail -n 20 "$OUT/$name.err" >&2
+    die "$name failed (output in $OUT/$name.txt, $OUT/$name.err)"
+  fi
+}
+
+topic() {
+  "$RC" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --create --topic "$1" \
+    --partitions "$PARTS" --replication-factor 1 >/dev/null
+}
+
+kafka_produce() { # name topic [txn]
+  local extra=()
+  [[ "${3:-}" == txn ]] && extra=(--transactional-id "$2" --transaction-duration-ms "$TXN_MS")
+  run "$1" "$RC" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$B" --topic "$2" \
+    --num-records "$N" --record-size "$SIZE" --throughput -1 "${extra[@]}"
+}
+sb_produce() { # name topic [txn]
+  local extra=()
+  [[ "${3:-}" == txn ]] && extra=(--transactional-id "$2" --transaction-duration "${TXN_MS}ms")
+  run "$1" "$SB" peer produce --brokers "$B" --topic "$2" --num-records "$N" --record-size "$SIZE" "${extra[@]}"
+}
+kafka_consume() { # name topic group
+  "$RC" org.apache.kafka.tools.ConfigCommand --bootstrap-server "$B" --alter --entity-type groups \
+    --entity-name "$3" --add-config share.auto.offset.reset=earliest >/dev/null
+  run "$1" "$RC" org.apache.kafka.tools.ShareConsumerPerformance --bootstrap-server "$B" --topic "$2" \
+    --group "$3" --num-records "$N" --timeout 30000
+}
+sb_consume() { # name topic group
+  run "$1" "$SB" peer share-consume --brokers "$B" --topic "$2" --group "$3" --num-records "$N" --timeout 30s
+}
+
+# pair FIRST-FUNC ARGS -- SECOND-FUNC ARGS, in the round's order.
+pair() {
+  local round="$1"; shift
+  local a=() b=()
+  while [[ "$1" != -- ]]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  if (( round % 2 == 1 )); then "${a[@]}"; "${b[@]}"; else "${b[@]}"; "${a[@]}"; fi
+}
+
+log "broker $B; $ROUNDS rounds of $N records x $SIZE bytes on $PARTS partitions; transactions commit every ${TXN_MS} ms; output in $OUT"
+start=$SECONDS
+for r in $(seq 1 "$ROUNDS"); do
+  t="${id}-r${r}"
+  for s in k s kx sx; do topic "$t-$s"; done
+  pair "$r" kafka_produce "r$r-produce-kafka" "$t-k" -- sb_produce "r$r-produce-sharebench" "$t-s"
+  pair "$r" kafka_produce "r$r-produce-txn-kafka" "$t-kx" txn -- sb_produce "r$r-produce-txn-sharebench" "$t-sx" txn
+  pair "$r" kafka_consume "r$r-share-consume-kafka" "$t-k" "$t-gk" -- sb_consume "r$r-share-consume-sharebench" "$t-k" "$t-gs"
+  "$RC" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --delete --topic "${t}-.*" >/dev/null 2>&1 || true
+done
+log "done in $((SECONDS - start))s"
+
+# --- Parse ------------------------------------------------------------------
+# produce: the final "... records sent, R records/sec (M MB/sec), A ms avg
+# latency, X ms max latency, P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms
+# 99.9th." line both producers print. Prints "records/s p50 p99".
+parse_produce() {
+  grep '50th' "$1" | tail -n 1 | sed -E 's/^([0-9]+) records sent, ([0-9.]+) records\/sec .* ([0-9.]+) ms 50th, ([0-9.]+) ms 95th, ([0-9.]+) ms 99th.*/\2 \3 \5/; t; s/.*/- - -/' \
+    | awk '{print $1, $2, $3}'
+}
+# share-consume: the data line after ShareConsumerPerformance's header;
+# nMsg.sec is field 5, the record count field 6. sharebench adds its poll
+# latency on the next line. Prints "records/s p50 p99 count".
+parse_consume() {
+  local line p50=- p99=-
+  line="$(grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | tail -n 1)"
+  if grep -q 'poll p50' "$1"; then
+    p50="$(sed -nE 's/.*poll p50 ([0-9.]+) ms.*/\1/p' "$1")"
+    p99="$(sed -nE 's/.*poll p50 [0-9.]+ ms, p99 ([0-9.]+) ms.*/\1/p' "$1")"
+  fi
+  awk -F', ' -v p50="$p50" -v p99="$p99" '{printf "%s %s %s %s\n", $5, p50, p99, $6}' <<<"$line"
+}
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "-"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+# col TEST TOOL FIELD: the median of one field over the rounds.
+col() {
+  local test="$1" tool="$2" field="$3" r
+  for r in $(seq 1 "$ROUNDS"); do
+    if [[ "$test" == share-consume ]]; then parse_consume "$OUT/r$r-$test-$tool.txt"; else parse_produce "$OUT/r$r-$test-$tool.txt"; fi
+  done | awk -v f="$field" '$f != "-" {print $f}' | median
+}
+
+for r in $(seq 1 "$ROUNDS"); do
+  for tool in kafka sharebench; do
+    got="$(parse_consume "$OUT/r$r-share-consume-$tool.txt" | awk '{print $4}')"
+    [[ "$got" == "$N" ]] || log "WARNING: round $r share-consume $tool read ${got:-?} of $N records"
+  done
+done
+
+fmt() { awk -v v="$1" 'BEGIN { if (v == "-") print "-"; else if (v >= 1000) printf "%.0f", v; else printf "%.3g", v }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f×", a / b }'; }
+
+{
+  printf '\n%s\n\n' "Kafka $KAFKA_VERSION tools vs sharebench on $B: $N records × $SIZE B, $PARTS partitions, transactions every ${TXN_MS} ms; median of $ROUNDS interleaved rounds"
+  printf '| test | Kafka tool | records/s | sharebench | records/s | ratio sb/Kafka | Kafka p50 / p99 ms | sharebench p50 / p99 ms |\n'
+  printf '|---|---|---:|---|---:|---:|---:|---:|\n'
+  for test in produce produce-txn share-consume; do
+    case "$test" in
+      produce) kt=ProducerPerformance; st="peer produce" ;;
+      produce-txn) kt="ProducerPerformance --transaction-duration-ms $TXN_MS"; st="peer produce --transaction-duration ${TXN_MS}ms" ;;
+      share-consume) kt=ShareConsumerPerformance; st="peer share-consume" ;;
+    esac
+    kr="$(col "$test" kafka 1)"; sr="$(col "$test" sharebench 1)"
+    kl="$(fmt "$(col "$test" kafka 2)") / $(fmt "$(col "$test" kafka 3)")"
+    sl="$(fmt "$(col "$test" sharebench 2)") / $(fmt "$(col "$test" sharebench 3)")"
+    [[ "$test" == share-consume ]] && { kl="n/a"; sl="$sl (poll)"; }
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$test" "$kt" "$(fmt "$kr")" "$st" "$(fmt "$sr")" "$(ratio "$sr" "$kr")" "$kl" "$sl"
+  done
+  printf '\nPer round (records/s, Kafka tool / sharebench):\n\n'
+  for r in $(seq 1 "$ROUNDS"); do
+    printf 'round %s:' "$r"
+    for test in produce produce-txn share-consume; do
+      for tool in kafka sharebench; do
+        if [[ "$test" == share-consume ]]; then v="$(parse_consume "$OUT/r$r-$test-$tool.txt" | awk '{print $1}')"
+        else v="$(parse_produce "$OUT/r$r-$test-$tool.txt" | awk '{print $1}')"; fi
+        printf ' %s-%s %s' "$test" "$tool" "$(fmt "$v")"
+      done
+    done
+    printf '\n'
+  done
+  printf '\nOutputs: %s\n' "$OUT"
+} | tee "$OUT/table.md"
