@@ -84,7 +84,18 @@ func runOne(ctx context.Context, cfg *Config, m target.Mode, rep int) result.Mod
 	if err != nil {
 		out.Error = err.Error()
 	}
+	if td, ok := cfg.Target.(Teardowner); ok {
+		// The mode is measured and verified: free its topics, so a run of
+		// many modes holds one mode's data at a time.
+		_ = td.Teardown(ctx, mr.tcfg)
+	}
 	return out
+}
+
+// Teardowner is implemented by targets that can drop a mode's topics once
+// the mode is done (the in-process engine, which holds them in memory).
+type Teardowner interface {
+	Teardown(ctx context.Context, cfg target.Config) error
 }
 
 // environment records where the run happened.

@@ -13,7 +13,7 @@
 // it set, an unreachable broker fails every test (CI sets it, so a broker
 // that did not come up is a failure, never a silent skip).
 //
-// What runs (about 3 minutes on 2 cores; see docs/real-kafka.md):
+// What runs (about 2 minutes on 2 cores; see docs/real-kafka.md):
 //
 //   - TestChaosClientFaults: the chaos workload's client-side faults (worker
 //     crashes, abort ratio, slow processing, a stalled worker, a zombie

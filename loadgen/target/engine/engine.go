@@ -127,6 +127,9 @@ func (t *Target) Setup(_ context.Context, cfg target.Config) error {
 	t.mu.groups[cfg.Group] = gc
 	t.mu.cfg = cfg
 	t.mu.Unlock()
+	if t.faults != nil {
+		t.faults.disarm() // a crash armed in the previous mode never struck
+	}
 	return nil
 }
 
@@ -175,6 +178,16 @@ func (t *Target) pending(cfg target.Config) (int64, error) {
 	return n, nil
 }
 
+// Teardown deletes the mode's topics from an in-memory engine, freeing their
+// records; with a data directory it keeps them (deletion is not journaled).
+func (t *Target) Teardown(_ context.Context, cfg target.Config) error {
+	err := errors.Join(t.e.DeleteTopic(cfg.InputTopic), t.e.DeleteTopic(cfg.OutputTopic))
+	if errors.Is(err, eng.ErrInvalidConfig) {
+		return nil
+	}
+	return err
+}
+
 // LockExpiries counts acquisition locks that expired, engine-wide.
 func (t *Target) LockExpiries() int64 { return t.e.Stats().Share.LockExpiries }
 
@@ -211,7 +224,7 @@ func produceGrouped(p *eng.Producer, recs []*target.Record, next *int32, t *Targ
 		return nil
 	}
 	topic := recs[0].Topic
-	n, err := t.e.Partitions(topic)
+	n, err := retryRestart(context.Background(), t, func() (int32, error) { return t.e.Partitions(topic) })
 	if err != nil {
 		return err
 	}
@@ -237,6 +250,13 @@ func produceGrouped(p *eng.Producer, recs []*target.Record, next *int32, t *Targ
 			batch[i] = eng.ProduceRecord{Key: r.Key, Value: r.Value}
 		}
 		base, err := p.Produce(topic, part, batch)
+		if errors.Is(err, eng.ErrCrashed) && p.TransactionalID() == "" {
+			// An engine restart (a fault) struck: a produce that failed
+			// with ErrCrashed did not become durable, so sending it again
+			// after the restart writes it once. (A transactional producer's
+			// transaction is aborted instead, by the worker.)
+			base, err = retryRestart(context.Background(), t, func() (int64, error) { return p.Produce(topic, part, batch) })
+		}
 		if err != nil {
 			return err
 		}
