@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -707,4 +708,82 @@ func TestRestartUnderLoad(t *testing.T) {
 		t.Fatalf("%d committed outputs, want %d", len(outs), 2*perPartition)
 	}
 	durOK(t, e.CheckInvariants())
+}
+
+// TestReadersSeeOnlyDurableRecords: a reader tailing a partition while a
+// producer writes and the engine restarts never sees a record that the
+// restart takes back (readers see records below the high watermark, which
+// follows durability), so its position never passes the log end after a
+// restart and every record it read is still there.
+func TestReadersSeeOnlyDurableRecords(t *testing.T) {
+	t.Parallel()
+	for _, pol := range []engine.FlushPolicy{engine.FlushAlways, engine.FlushNever} {
+		t.Run(pol.String(), func(t *testing.T) {
+			t.Parallel()
+			e := durGet[*engine.Engine](t)(engine.New(engine.WithDataDir(t.TempDir()), engine.WithFlushPolicy(pol)))
+			defer e.Close()
+			durOK(t, e.CreateTopic("t", 1))
+			tp := engine.TopicPartition{Topic: "t"}
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { // the producer
+				defer wg.Done()
+				p, err := e.NewProducer(engine.ProducerConfig{Idempotent: true})
+				for i := 0; err == nil || errors.Is(err, engine.ErrCrashed); i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if p == nil {
+						p, err = e.NewProducer(engine.ProducerConfig{Idempotent: true})
+						continue
+					}
+					_, err = p.Produce("t", 0, []engine.ProduceRecord{{Value: []byte(fmt.Sprint(i))}})
+				}
+				t.Errorf("producer: %v", err)
+			}()
+			seen := map[int64]string{}
+			go func() { // the reader
+				defer wg.Done()
+				pos := int64(0)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					recs, next, err := e.Fetch(tp, pos, 100, engine.ReadUncommitted)
+					if errors.Is(err, engine.ErrCrashed) {
+						continue
+					}
+					if err != nil {
+						t.Errorf("reader at %d: %v", pos, err)
+						return
+					}
+					for _, r := range recs {
+						seen[r.Offset] = string(r.Value)
+					}
+					pos = next
+				}
+			}()
+			for i := 0; i < 20; i++ {
+				time.Sleep(2 * time.Millisecond)
+				durGet[engine.RecoveryReport](t)(e.Restart())
+			}
+			close(stop)
+			wg.Wait()
+			recs, _, err := e.Fetch(tp, 0, 1<<20, engine.ReadUncommitted)
+			durOK(t, err)
+			if len(seen) == 0 {
+				t.Fatal("the reader read nothing")
+			}
+			for off, v := range seen {
+				if off >= int64(len(recs)) || string(recs[off].Value) != v {
+					t.Fatalf("the reader saw %q at %d; after the restarts the log has %d records", v, off, len(recs))
+				}
+			}
+		})
+	}
 }

@@ -94,8 +94,31 @@ type durable struct {
 	last        RecoveryReport // guarded by restartMu
 	// statsMu guards base: the counters of the journals before the
 	// current one.
-	statsMu sync.Mutex
-	base    JournalStats
+	statsMu   sync.Mutex
+	base      JournalStats
+	shareBase Counters // share partitions' counters before they were rebuilt
+}
+
+// keepCounters adds the counters of share partitions being replaced
+// (Restart, failover) to the engine's totals, so Stats stays monotonic.
+func (d *durable) keepCounters(c Counters) {
+	d.statsMu.Lock()
+	defer d.statsMu.Unlock()
+	addCounters(&d.shareBase, c)
+}
+
+func addCounters(dst *Counters, c Counters) {
+	dst.Acquired += c.Acquired
+	dst.Redelivered += c.Redelivered
+	dst.Accepted += c.Accepted
+	dst.Released += c.Released
+	dst.Rejected += c.Rejected
+	dst.Archived += c.Archived
+	dst.LockExpiries += c.LockExpiries
+	dst.Staged += c.Staged
+	dst.TxCommitted += c.TxCommitted
+	dst.TxAborted += c.TxAborted
+	dst.SessionRel += c.SessionRel
 }
 
 // enter admits an operation; it fails with ErrCrashed while the engine is

@@ -111,7 +111,44 @@ type partition struct {
 	wal *wal.Log
 	sj  map[string]*shareJournal
 	op  *syncPoint
+	// hw is the high watermark readers see: the end of the durable
+	// records (Kafka's HW follows replication; here, the flush policy's
+	// durability point). pend lists appends not yet durable, with the log
+	// end each reaches. Guarded by the shard lock.
+	hw   int64
+	pend []pendingEnd
 }
+
+type pendingEnd struct {
+	t   wal.Ticket
+	end int64
+}
+
+// hwLocked returns the partition's high watermark: without a data
+// directory the log end; with one, the end of what is durable, so no
+// reader (or share-group poll) sees a record a crash could take back.
+func (e *Engine) hwLocked(p *partition) int64 {
+	if p.wal == nil {
+		return p.log.HighWatermark()
+	}
+	if len(p.pend) > 0 {
+		durable := e.jrn().g.Durable()
+		n := 0
+		for n < len(p.pend) && p.pend[n].t <= durable {
+			p.hw = p.pend[n].end
+			n++
+		}
+		if n == len(p.pend) {
+			p.pend = p.pend[:0]
+		} else if n > 0 {
+			p.pend = append(p.pend[:0], p.pend[n:]...)
+		}
+	}
+	return p.hw
+}
+
+// lsoLocked is the last stable offset, at most the high watermark.
+func (e *Engine) lsoLocked(p *partition) int64 { return min(p.log.LSO(), e.hwLocked(p)) }
 
 func newPartition(tp TopicPartition, log *plog.Log, l *wal.Log) *partition {
 	p := &partition{tp: tp, log: log, shares: map[string]*sharepart.SharePartition{}, wal: l}
@@ -452,7 +489,7 @@ func (e *Engine) Fetch(tp TopicPartition, offset int64, max int, iso IsolationLe
 	var out []Record
 	next := offset
 	err := e.withPartition(tp, func(p *partition) error {
-		recs, n, err := p.log.Fetch(offset, max, iso == ReadCommitted, nil)
+		recs, n, err := p.log.FetchBelow(offset, max, iso == ReadCommitted, e.hwLocked(p), nil)
 		if err != nil {
 			return err
 		}
@@ -481,7 +518,7 @@ func (e *Engine) Offsets(tp TopicPartition) (start, hw, lso int64, err error) {
 	}
 	defer e.exit()
 	err = e.withPartition(tp, func(p *partition) error {
-		start, hw, lso = p.log.StartOffset(), p.log.HighWatermark(), p.log.LSO()
+		start, hw, lso = p.log.StartOffset(), e.hwLocked(p), e.lsoLocked(p)
 		return nil
 	})
 	return
@@ -496,6 +533,9 @@ func (e *Engine) DeleteRecords(tp TopicPartition, offset int64) error {
 	defer e.exit()
 	return e.withPartition(tp, func(p *partition) error {
 		before := p.log.StartOffset()
+		if hw := e.hwLocked(p); offset > hw {
+			return fmt.Errorf("%w: delete-records to %d beyond high watermark %d", ErrLogOffsetOutOfRange, offset, hw)
+		}
 		start, err := p.log.DeleteRecords(offset)
 		if err != nil {
 			return err

@@ -190,8 +190,9 @@ type Stats struct {
 	Fenced        int64 // producer fencings (re-inits and rejected calls)
 	StageFailed   int64 // staging writes that failed
 	SessionsEnded int64 // members removed (leave or session timeout)
-	// Share sums the share partitions' counters; they restart from zero
-	// when a Restart rebuilds the partitions.
+	// Share sums the share partitions' counters (those of partitions a
+	// Restart or failover rebuilt included: the counters themselves are
+	// not durable, but the sums never go back).
 	Share Counters
 	// Journal counts the data directory's appends, writes and fsyncs.
 	Journal JournalStats
@@ -203,6 +204,11 @@ func (e *Engine) Stats() Stats {
 		Produced: e.stats.produced.Load(), Committed: e.stats.committed.Load(), Aborted: e.stats.aborted.Load(),
 		TimedOut: e.stats.timedOut.Load(), Fenced: e.stats.fenced.Load(), StageFailed: e.stats.stageFailed.Load(),
 		SessionsEnded: e.stats.sessionsEnd.Load(), Journal: e.journalStats(),
+	}
+	if e.dur != nil {
+		e.dur.statsMu.Lock()
+		s.Share = e.dur.shareBase
+		e.dur.statsMu.Unlock()
 	}
 	if e.enter() != nil {
 		return s

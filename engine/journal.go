@@ -240,9 +240,20 @@ func (e *Engine) jBatch(p *partition, b *plog.Batch, base int64) {
 	if j == nil {
 		return
 	}
-	j.add(p.op, p.wal, uint64(base), func(en *enc) {
+	pos := j.add(p.op, p.wal, uint64(base), func(en *enc) {
 		encodeBatch(en, b.ProducerID, b.Epoch, b.BaseSequence, b.Transactional, b.Timestamp, b.Keys, b.Values)
 	})
+	e.pendLocked(p, pos)
+}
+
+// pendLocked holds the high watermark below what the append at pos added
+// to the log until it is durable (first dropping what became durable, so
+// the list stays short on a partition nobody reads).
+func (e *Engine) pendLocked(p *partition, pos wal.Pos) {
+	e.hwLocked(p)
+	if pos.Ticket != 0 {
+		p.pend = append(p.pend, pendingEnd{pos.Ticket, p.log.HighWatermark()})
+	}
 }
 
 // jMarker appends a marker written at offset at (also one that found no
@@ -255,7 +266,7 @@ func (e *Engine) jMarker(p *partition, r markerRecord, at int64) {
 	if j == nil {
 		return
 	}
-	j.add(p.op, p.wal, uint64(at), r.encode)
+	e.pendLocked(p, j.add(p.op, p.wal, uint64(at), r.encode))
 }
 
 // jLogStart appends the partition's new log start offset and deletes the
@@ -403,9 +414,9 @@ func (e *Engine) compactLog(j *journal, l *wal.Log, rewrite func(k uint64, op *s
 	}
 }
 
-// CompactNow runs journal compaction synchronously (tests and benchmarks
-// use it to make segment deletion deterministic). Without a data directory
-// it does nothing.
+// compactNow runs journal compaction synchronously (tests use it, through
+// export_durability_test.go, to make segment deletion deterministic).
+// Without a data directory it does nothing.
 func (e *Engine) compactNow() {
 	if j := e.jrn(); j != nil && e.enter() == nil {
 		e.compact(j)

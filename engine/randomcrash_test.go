@@ -133,7 +133,9 @@ func randomCrash(t *testing.T, seed uint64, ops int) {
 			mode = engine.AckTransactional // member i feeds producer i
 		}
 		members[i] = &rcMember{mode: mode}
-		both(func(s *side) { s.members[i] = durGet[*engine.ShareMember](t)(s.e.JoinShareGroup("g", []string{"in"}, mode)) })
+		both(func(s *side) {
+			s.members[i] = durGet[*engine.ShareMember](t)(s.e.JoinShareGroup("g", []string{"in"}, mode))
+		})
 	}
 	for i := 0; i < nMembers; i++ {
 		join(i)

@@ -220,7 +220,8 @@ func (rs *replayState) applyTxn(_ uint64, d *dec) error {
 
 func (rs *replayState) applyPartition(p *partition) func(uint64, *dec) error {
 	return func(_ uint64, d *dec) error {
-		rs.records++
+		before := p.log.HighWatermark()
+		defer func() { rs.records += p.log.HighWatermark() - before }()
 		switch typ := d.u8(); typ {
 		case recBatch:
 			var r batchRecord
@@ -591,11 +592,17 @@ func (e *Engine) install(rs *replayState, j *journal) {
 	}
 	for tp, p := range rs.parts {
 		sort.Strings(p.groups)
+		p.hw = p.log.HighWatermark() // everything replayed is durable
 		parts[e.hash(tp.Topic, tp.Partition)%uint64(len(e.data))][tp] = p
 	}
 	for i := range e.data {
 		ds := &e.data[i]
 		ds.mu.Lock()
+		for _, p := range ds.mu.parts {
+			for _, sp := range p.shares {
+				d.keepCounters(sp.Counters())
+			}
+		}
 		ds.mu.parts = parts[i]
 		ds.mu.Unlock()
 	}

@@ -277,7 +277,7 @@ func (e *Engine) sharePartitionLocked(p *partition, group string, cfg GroupConfi
 	if sp := p.shares[group]; sp != nil {
 		return sp, nil
 	}
-	start := p.log.HighWatermark()
+	start := e.hwLocked(p)
 	if cfg.AutoOffsetReset == ResetEarliest {
 		start = p.log.StartOffset()
 	}
@@ -346,9 +346,9 @@ func (m *ShareMember) Poll(max int) ([]Record, error) {
 			if err != nil {
 				return err
 			}
-			fetchEnd := p.log.HighWatermark()
+			fetchEnd := e.hwLocked(p)
 			if cfg.Isolation == ReadCommitted {
-				fetchEnd = p.log.LSO()
+				fetchEnd = e.lsoLocked(p)
 			}
 			ranges = sp.Acquire(now, m.owner, left, fetchEnd, gapLog{p.log, cfg.Isolation == ReadCommitted}, ranges[:0])
 			for _, r := range ranges {

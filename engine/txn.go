@@ -627,6 +627,11 @@ func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.
 	if err := e.callHook(HookTxnPrepared, *info); err != nil {
 		return err
 	}
+	// The markers and COMPLETE_* go into op too: the call returns once
+	// they are durable (after releasing the locks), so a read_committed
+	// reader sees the outputs when Commit returns (readers see durable
+	// records only). A crash before that completes the transaction again
+	// from PREPARE_*, with the same outcome and offsets.
 	return e.finishTxnLocked(op, t, commit, oldPID, markerEpoch, now, info)
 }
 

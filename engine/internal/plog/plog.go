@@ -323,12 +323,19 @@ func (l *Log) IsGap(offset int64, readCommitted bool) bool {
 // with readCommitted it stops at the LSO and skips aborted records. next is
 // the offset to fetch from next time.
 func (l *Log) Fetch(offset int64, max int, readCommitted bool, dst []Record) (recs []Record, next int64, err error) {
-	if offset < l.start || offset > l.next {
-		return dst, offset, fmt.Errorf("%w: %d not in [%d, %d]", ErrOffsetOutOfRange, offset, l.start, l.next)
+	return l.FetchBelow(offset, max, readCommitted, l.next, dst)
+}
+
+// FetchBelow is Fetch that reads nothing at or beyond limit (a high
+// watermark below the log end: the engine shows only durable records).
+func (l *Log) FetchBelow(offset int64, max int, readCommitted bool, limit int64, dst []Record) (recs []Record, next int64, err error) {
+	limit = min(limit, l.next)
+	if offset < l.start || offset > limit {
+		return dst, offset, fmt.Errorf("%w: %d not in [%d, %d]", ErrOffsetOutOfRange, offset, l.start, limit)
 	}
-	end := l.next
+	end := limit
 	if readCommitted {
-		end = l.LSO()
+		end = min(l.LSO(), limit)
 	}
 	o := offset
 	for ; o < end && max > 0; o++ {

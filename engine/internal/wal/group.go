@@ -78,6 +78,10 @@ type Group struct {
 	synced   Ticket
 	flushing bool
 	err      error // sticky: crashed, closed, or an I/O error
+	// durable mirrors written (synced with SyncAlways): the ticket up to
+	// which appends are as durable as the policy promises, readable
+	// without the lock.
+	durable atomic.Uint64
 
 	stop chan struct{}
 	done chan struct{}
@@ -94,12 +98,18 @@ func NewGroup(opts Options) (*Group, error) {
 	}
 	g := &Group{opts: opts}
 	g.cond.L = &g.mu
+	g.stop, g.done = make(chan struct{}), make(chan struct{})
 	if opts.Mode == SyncInterval {
-		g.stop, g.done = make(chan struct{}), make(chan struct{})
 		go g.syncLoop(g.stop)
+	} else {
+		close(g.done)
 	}
 	return g, nil
 }
+
+// Durable returns the ticket up to which every append is as durable as the
+// policy promises (see Wait).
+func (g *Group) Durable() Ticket { return Ticket(g.durable.Load()) }
 
 // Stats returns the group's counters.
 func (g *Group) Stats() *Stats { return &g.stats }
@@ -232,11 +242,7 @@ func (g *Group) flushLocked(sync bool) {
 		}
 	}
 	if err == nil {
-		for _, l := range toSync {
-			if err = l.syncActive(&g.stats); err != nil {
-				break
-			}
-		}
+		err = syncAll(toSync, &g.stats)
 	}
 	g.stats.Flushes.Add(1)
 
@@ -263,8 +269,37 @@ func (g *Group) flushLocked(sync bool) {
 			}
 			g.synced = target
 		}
+		if g.opts.Mode == SyncAlways {
+			g.durable.Store(uint64(g.synced))
+		} else {
+			g.durable.Store(uint64(g.written))
+		}
 	}
 	g.cond.Broadcast()
+}
+
+// syncAll fsyncs the logs' active segments, concurrently when there are
+// several: a flush then costs about one fsync's latency however many logs
+// it touched (the file system can also merge their journal commits).
+func syncAll(logs []*Log, st *Stats) error {
+	switch len(logs) {
+	case 0:
+		return nil
+	case 1:
+		return logs[0].syncActive(st)
+	}
+	errs := make([]error, len(logs))
+	var wg sync.WaitGroup
+	for i, l := range logs[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i+1] = l.syncActive(st)
+		}()
+	}
+	errs[0] = logs[0].syncActive(st)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // syncLoop fsyncs every interval until stop closes (Close or Crash).

@@ -28,8 +28,9 @@ const (
 )
 
 // armWait bounds how long a coordinator-crash fault waits for a
-// transaction to reach its state.
-const armWait = 5 * time.Second
+// transaction to reach its state before it returns and leaves the crash
+// armed (until the mode ends).
+const armWait = time.Second
 
 // FaultRunner applies engine-side faults. It exists only when the target
 // has a data directory (Target.FaultRunner).
@@ -48,6 +49,9 @@ type arm struct {
 	point  eng.HookPoint
 	commit bool // at HookTxnPrepared: the decision that crashes
 	err    error
+	// late: Apply returned before the crash struck; a whole-engine crash
+	// is then restarted by a goroutine the hook starts.
+	late atomic.Bool
 }
 
 // FaultRunner returns the target's fault runner, or nil when the engine
@@ -74,8 +78,9 @@ func (f *FaultRunner) Supports(kind string) error {
 //     PREPARE_COMMIT; logs PREPARE_ABORT) crashes at that point. With
 //     scope coordinator (the default) only the transaction coordinator
 //     crashes and reloads from its log; with scope engine the whole engine
-//     crashes there and restarts. Apply waits up to 5s for a transaction
-//     to get there.
+//     crashes there and restarts. Apply waits up to a second for a
+//     transaction to get there and describes the crash; if none does, the
+//     crash stays armed until one does or the mode ends (Setup disarms).
 //   - share-failover, param partition=N|random: the share group's
 //     share partition of input partition N is reloaded from the
 //     share-state log (its acquisitions are lost).
@@ -132,8 +137,16 @@ func (f *FaultRunner) Apply(kind string, params map[string]string) (string, erro
 			}
 			return fmt.Sprintf("engine crashed %s; restarted: %s", where, summary(rep)), nil
 		case <-time.After(armWait):
-			f.armed.Store(nil)
-			return fmt.Sprintf("no transaction reached %s within %v: nothing crashed", state, armWait), nil
+			a.late.Store(true)
+			select {
+			case where := <-f.struck: // struck meanwhile
+				if scope == "engine" {
+					return fmt.Sprintf("engine crashed %s; restarting", where), nil
+				}
+				return fmt.Sprintf("transaction coordinator crashed %s and reloaded its log", where), nil
+			default:
+			}
+			return fmt.Sprintf("armed: the next transaction to reach %s crashes the %s (none did within %v)", state, scope, armWait), nil
 		}
 	case FaultShareFailover:
 		f.t.mu.Lock()
@@ -192,8 +205,16 @@ func (f *FaultRunner) hook(pt eng.HookPoint, info eng.HookInfo) error {
 	case f.struck <- where:
 	default:
 	}
+	if a.late.Load() && errors.Is(a.err, eng.ErrInjectedCrash) {
+		// Apply is gone: restart once the crashing call has returned
+		// (Restart waits for it).
+		go func() { _, _ = f.t.e.Restart() }()
+	}
 	return fmt.Errorf("engine target: fault: %w", a.err)
 }
+
+// disarm drops a crash still armed (a new mode starts).
+func (f *FaultRunner) disarm() { f.armed.Store(nil) }
 
 func summary(r eng.RecoveryReport) string {
 	s := fmt.Sprintf("%d records replayed in %v, %d transactions completed, %d ongoing", r.Frames, r.Duration.Round(time.Microsecond), r.Completed, r.Ongoing)
