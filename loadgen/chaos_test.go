@@ -11,6 +11,7 @@ package loadgen_test
 import (
 	"context"
 	"fmt"
+	"github.com/sharebench/sharebench/engine"
 	"testing"
 	"time"
 
@@ -54,9 +55,13 @@ func chaosSpec(t *testing.T, withRunner bool) *workloads.Spec {
 
 // chaosRunner returns the fault runner that applies the chaos workload's
 // engine-side faults (coordinator crash, share failover, engine restart)
-// to tgt. The engine target has none yet (it comes with the engine's data
-// directory); until it does, the test runs the client-side faults only.
-func chaosRunner(*enginetarget.Target) loadgen.FaultRunner { return nil }
+// to tgt, which has a data directory.
+func chaosRunner(tgt *enginetarget.Target) loadgen.FaultRunner {
+	if fr := tgt.FaultRunner(); fr != nil {
+		return fr
+	}
+	return nil
+}
 
 // clientSide reports whether the load generator's own clients apply a
 // fault kind (no fault runner needed).
@@ -80,14 +85,16 @@ func TestChaosExpectations(t *testing.T) {
 			// Crashed classic consumers keep their partitions until their
 			// session times out (the target's default is 10s): 4s keeps
 			// the classic-eos drain short.
-			tgt, err := enginetarget.New(enginetarget.Options{SessionTimeout: 4 * time.Second})
+			// A data directory gives the engine target its fault runner
+			// (engine restart, coordinator crash, share failover).
+			tgt, err := enginetarget.New(enginetarget.Options{SessionTimeout: 4 * time.Second, DataDir: t.TempDir(), Flush: engine.FlushNever})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { tgt.Close() })
 			runner := chaosRunner(tgt)
 			if runner == nil {
-				t.Log("no fault runner for the engine target: chaos without its engine-side faults")
+				t.Fatal("the engine target with a data directory has no fault runner")
 			}
 			spec := chaosSpec(t, runner != nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
