@@ -9,6 +9,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -147,39 +148,9 @@ func (wl *workerLoop) failed(ctx context.Context, err error) error {
 	return nil
 }
 
-// isFenced reports errors after which a client must be recreated.
-func isFenced(err error) bool {
-	for _, s := range []string{"fenced", "unknown member", "illegal generation", "timed out", "FENCED", "UNKNOWN_MEMBER", "ILLEGAL_GENERATION", "INVALID_PRODUCER_EPOCH"} {
-		if containsFold(err.Error(), s) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsFold(s, sub string) bool {
-	n, m := len(s), len(sub)
-	for i := 0; i+m <= n; i++ {
-		match := true
-		for j := 0; j < m; j++ {
-			a, b := s[i+j], sub[j]
-			if a >= 'A' && a <= 'Z' {
-				a += 'a' - 'A'
-			}
-			if b >= 'A' && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			if a != b {
-				match = false
-				break
-			}
-		}
-		if match {
-			return true
-		}
-	}
-	return false
-}
+// isFenced reports errors after which a client must be recreated; targets
+// classify them as target.ErrFenced.
+func isFenced(err error) bool { return errors.Is(err, target.ErrFenced) }
 
 // replace starts the next incarnation of this worker (unless a newer one
 // already runs: then this one is a zombie and simply exits). crash is true
@@ -235,30 +206,8 @@ func (wl *workerLoop) crashAt(ctx context.Context, phase string) error {
 	if !ctl.crashPhase.CompareAndSwap(p, nil) {
 		return nil
 	}
-	wl.mr.addFault("worker-crash", "worker "+itoa(wl.id)+" crashed "+phase)
+	wl.mr.addFault("worker-crash", "worker "+strconv.Itoa(wl.id)+" crashed "+phase)
 	return wl.replace(ctx, true)
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
 }
 
 // handle processes one poll's records in the worker's mode.

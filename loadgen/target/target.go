@@ -78,6 +78,22 @@ func (a AckType) String() string {
 	return fmt.Sprintf("AckType(%d)", int8(a))
 }
 
+// ErrFenced is wrapped by worker errors after which the worker must be
+// replaced rather than retried: its producer was fenced (a newer producer
+// with its transactional id, or a transaction timed out and the epoch
+// moved on), or its member left its group (unknown member, stale member
+// epoch, illegal generation). Targets classify their own errors into it;
+// loadgen checks it with errors.Is, never by matching text.
+var ErrFenced = errors.New("worker fenced")
+
+// Fenced wraps err with ErrFenced (nil stays nil).
+func Fenced(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrFenced, err)
+}
+
 // ErrUnsupported is wrapped by errors saying a target cannot run a mode or
 // an operation (for example transactional acks on a broker that does not
 // advertise the API). Check with errors.Is.

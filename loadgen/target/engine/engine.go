@@ -323,7 +323,7 @@ func (t *Target) NewWorker(_ context.Context, cfg target.Config, m target.Mode, 
 // timer goroutine are seen even when no topic change is signalled.
 const pollWait = 20 * time.Millisecond
 
-func (w *worker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+func (w *worker) pollRaw(ctx context.Context, max int) ([]*target.Record, error) {
 	for {
 		var recs []eng.Record
 		var err error
@@ -351,7 +351,7 @@ func (w *worker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
 	}
 }
 
-func (w *worker) Produce(_ context.Context, recs []*target.Record) error {
+func (w *worker) produceRaw(_ context.Context, recs []*target.Record) error {
 	p := w.plain
 	if w.txn != nil {
 		p = w.txn
@@ -395,7 +395,7 @@ func ackType(t target.AckType) (eng.AckType, error) {
 	return 0, fmt.Errorf("engine target: unknown ack type %d", t)
 }
 
-func (w *worker) Ack(_ context.Context, recs []*target.Record, t target.AckType) error {
+func (w *worker) ackRaw(_ context.Context, recs []*target.Record, t target.AckType) error {
 	if w.share == nil {
 		return fmt.Errorf("engine target: %w: ack in mode %s", target.ErrUnsupported, w.mode)
 	}
@@ -406,18 +406,18 @@ func (w *worker) Ack(_ context.Context, recs []*target.Record, t target.AckType)
 	return w.share.Acknowledge(acks(recs, at))
 }
 
-func (w *worker) Renew(ctx context.Context, recs []*target.Record) error {
-	return w.Ack(ctx, recs, target.AckRenew)
+func (w *worker) renewRaw(ctx context.Context, recs []*target.Record) error {
+	return w.ackRaw(ctx, recs, target.AckRenew)
 }
 
-func (w *worker) Begin(context.Context) error {
+func (w *worker) beginRaw(context.Context) error {
 	if w.txn == nil {
 		return fmt.Errorf("engine target: %w: transactions in mode %s", target.ErrUnsupported, w.mode)
 	}
 	return w.txn.Begin()
 }
 
-func (w *worker) StageAcks(_ context.Context, recs []*target.Record, t target.AckType) error {
+func (w *worker) stageAcksRaw(_ context.Context, recs []*target.Record, t target.AckType) error {
 	switch {
 	case w.txn == nil:
 		return fmt.Errorf("engine target: %w: staging in mode %s", target.ErrUnsupported, w.mode)
@@ -439,14 +439,14 @@ func (w *worker) StageAcks(_ context.Context, recs []*target.Record, t target.Ac
 	}
 }
 
-func (w *worker) Commit(context.Context) error {
+func (w *worker) commitRaw(context.Context) error {
 	if w.txn == nil {
 		return fmt.Errorf("engine target: %w: commit in mode %s", target.ErrUnsupported, w.mode)
 	}
 	return w.txn.Commit()
 }
 
-func (w *worker) Abort(context.Context) error {
+func (w *worker) abortRaw(context.Context) error {
 	if w.txn == nil {
 		return fmt.Errorf("engine target: %w: abort in mode %s", target.ErrUnsupported, w.mode)
 	}
@@ -458,6 +458,43 @@ func (w *worker) Abort(context.Context) error {
 	}
 	return err
 }
+
+// classify marks the engine errors after which a worker must be replaced
+// (a fenced or timed-out producer, a member no longer in its group) as
+// target.ErrFenced.
+func classify(err error) error {
+	if eng.ErrorIsFenced(err) || errors.Is(err, eng.ErrTransactionTimedOut) {
+		return target.Fenced(err)
+	}
+	return err
+}
+
+func (w *worker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+	recs, err := w.pollRaw(ctx, max)
+	return recs, classify(err)
+}
+
+func (w *worker) Produce(ctx context.Context, recs []*target.Record) error {
+	return classify(w.produceRaw(ctx, recs))
+}
+
+func (w *worker) Ack(ctx context.Context, recs []*target.Record, t target.AckType) error {
+	return classify(w.ackRaw(ctx, recs, t))
+}
+
+func (w *worker) Renew(ctx context.Context, recs []*target.Record) error {
+	return classify(w.renewRaw(ctx, recs))
+}
+
+func (w *worker) Begin(ctx context.Context) error { return classify(w.beginRaw(ctx)) }
+
+func (w *worker) StageAcks(ctx context.Context, recs []*target.Record, t target.AckType) error {
+	return classify(w.stageAcksRaw(ctx, recs, t))
+}
+
+func (w *worker) Commit(ctx context.Context) error { return classify(w.commitRaw(ctx)) }
+
+func (w *worker) Abort(ctx context.Context) error { return classify(w.abortRaw(ctx)) }
 
 func (w *worker) TxnInfo() (string, int16) {
 	if w.txn == nil {

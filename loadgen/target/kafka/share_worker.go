@@ -44,9 +44,9 @@ func (t *Target) NewWorker(ctx context.Context, cfg target.Config, m target.Mode
 	}
 	switch m {
 	case target.Implicit, target.Explicit, target.Deferred:
-		return t.newShareWorker(ctx, cfg, m, id)
+		return classified(t.newShareWorker(ctx, cfg, m, id))
 	case target.ClassicEOS:
-		return t.newEOSWorker(ctx, cfg, id)
+		return classified(t.newEOSWorker(ctx, cfg, id))
 	case target.Transactional:
 		if err := t.Supports(ctx, m); err != nil {
 			return nil, err

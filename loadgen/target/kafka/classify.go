@@ -1,0 +1,77 @@
+// This file classifies the broker's fencing errors for the load generator:
+// a worker whose producer was fenced or whose member left its group must be
+// replaced, and loadgen recognises that by target.ErrFenced, not by text.
+
+package kafka
+
+import (
+	"context"
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// fencingErrors are the broker errors after which a client cannot go on.
+var fencingErrors = []error{
+	kerr.ProducerFenced, kerr.InvalidProducerEpoch,
+	kerr.UnknownMemberID, kerr.IllegalGeneration, kerr.FencedInstanceID,
+	kerr.FencedMemberEpoch,
+}
+
+// classify wraps a fencing error with target.ErrFenced.
+func classify(err error) error {
+	if err == nil || errors.Is(err, target.ErrFenced) {
+		return err
+	}
+	for _, f := range fencingErrors {
+		if errors.Is(err, f) {
+			return target.Fenced(err)
+		}
+	}
+	return err
+}
+
+// classifiedWorker classifies every error of the worker it wraps.
+type classifiedWorker struct{ w target.Worker }
+
+func classified[W target.Worker](w W, err error) (target.Worker, error) {
+	if err != nil {
+		return nil, err
+	}
+	return classifiedWorker{w}, nil
+}
+
+func (c classifiedWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+	recs, err := c.w.Poll(ctx, max)
+	return recs, classify(err)
+}
+
+func (c classifiedWorker) Produce(ctx context.Context, recs []*target.Record) error {
+	return classify(c.w.Produce(ctx, recs))
+}
+
+func (c classifiedWorker) Ack(ctx context.Context, recs []*target.Record, t target.AckType) error {
+	return classify(c.w.Ack(ctx, recs, t))
+}
+
+func (c classifiedWorker) Renew(ctx context.Context, recs []*target.Record) error {
+	return classify(c.w.Renew(ctx, recs))
+}
+
+func (c classifiedWorker) Begin(ctx context.Context) error { return classify(c.w.Begin(ctx)) }
+
+func (c classifiedWorker) StageAcks(ctx context.Context, recs []*target.Record, t target.AckType) error {
+	return classify(c.w.StageAcks(ctx, recs, t))
+}
+
+func (c classifiedWorker) Commit(ctx context.Context) error { return classify(c.w.Commit(ctx)) }
+
+func (c classifiedWorker) Abort(ctx context.Context) error { return classify(c.w.Abort(ctx)) }
+
+func (c classifiedWorker) TxnInfo() (string, int16) { return c.w.TxnInfo() }
+
+func (c classifiedWorker) Crash() { c.w.Crash() }
+
+func (c classifiedWorker) Close(ctx context.Context) error { return c.w.Close(ctx) }
