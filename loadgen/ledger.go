@@ -51,10 +51,6 @@ func newLedger() *ledger {
 	return &ledger{committedAt: map[int32][]int64{}, rejected: map[uint64]bool{}}
 }
 
-func (l *ledger) addInput(id uint64, partition int32, offset, intended int64) {
-	l.addInputs([]uint64{id}, []inputRec{{partition: partition, offset: offset, intended: intended}})
-}
-
 // addInputs records a produced batch under one lock.
 func (l *ledger) addInputs(ids []uint64, recs []inputRec) {
 	l.mu.Lock()

@@ -39,10 +39,10 @@ func collect(l *ledger, mr *modeRun, st *target.ShareState) ([]verify.Input, []v
 // read_uncommitted, id 2 was rejected on purpose.
 func testLedger() *ledger {
 	l := newLedger()
-	l.addInput(1, 0, 0, 100)
-	l.addInput(2, 0, 1, 200)
-	l.addInput(5, 2, 3, 500) // id 3 never added: a gap
-	l.addInput(4, 1, 0, 400)
+	l.addInputs([]uint64{1}, []inputRec{{partition: 0, offset: 0, intended: 100}})
+	l.addInputs([]uint64{2}, []inputRec{{partition: 0, offset: 1, intended: 200}})
+	l.addInputs([]uint64{5}, []inputRec{{partition: 2, offset: 3, intended: 500}}) // id 3 never added: a gap
+	l.addInputs([]uint64{4}, []inputRec{{partition: 1, offset: 0, intended: 400}})
 	l.reject(2)
 	l.reject(2) // counted once
 	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 1000, txnSeq: 1<<32 | 7, epoch: 3, worker: 2})
@@ -115,7 +115,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 
 	// The target's reject flag counts even when the worker did not note it.
 	l := newLedger()
-	l.addInput(1, 0, 0, 0)
+	l.addInputs([]uint64{1}, []inputRec{{partition: 0, offset: 0, intended: 0}})
 	ins, _ = collect(l, mr, &target.ShareState{Records: []target.RecordState{{Partition: 0, Offset: 0, State: verify.StateArchived, Rejected: true}}})
 	if len(ins) != 1 || !ins[0].Rejected {
 		t.Fatalf("input archived by a reject: %+v, want Rejected", ins)
@@ -160,7 +160,7 @@ func TestLedgerEachOutputs(t *testing.T) {
 		// uncommitted and not aborted, the verifier's torn transaction.
 		mr := &modeRun{cfg: &Config{Target: abortReporter{newMemTarget()}}, mode: target.Transactional, tcfg: target.Config{TransactionalIDPrefix: "p-"}}
 		l := newLedger()
-		l.addInput(1, 0, 0, 0)
+		l.addInputs([]uint64{1}, []inputRec{{partition: 0, offset: 0, intended: 0}})
 		l.addUncommitted(outputRecord(0, 0, outputHeader{InputID: 1, TxnSeq: 1, Epoch: 0, Worker: 5}, false))
 		_, outs := collect(l, mr, nil)
 		want := []verify.Output{{InputID: 1, Partition: 0, Offset: 0, TransactionalID: "p-5", Epoch: 0, TxnSeq: 1}}
