@@ -56,7 +56,8 @@ var mutations = []func(r *rand.Rand, b []byte) []byte{
 	func(r *rand.Rand, b []byte) []byte { return bytes.ReplaceAll(b, []byte(`:`), []byte(" : ")) },
 	func(r *rand.Rand, b []byte) []byte { return append(b, " \r\n"...) },
 	func(r *rand.Rand, b []byte) []byte { return append(b, `x`...) },
-	func(r *rand.Rand, b []byte) []byte { return b[:r.IntN(len(b))] },
+	// len(b)+1: an earlier mutation may already have cut the line to nothing.
+	func(r *rand.Rand, b []byte) []byte { return b[:r.IntN(len(b)+1)] },
 	func(r *rand.Rand, b []byte) []byte { return bytes.Replace(b, []byte(`:1`), []byte(`:1.0`), 1) },
 	func(r *rand.Rand, b []byte) []byte { return bytes.Replace(b, []byte(`:1`), []byte(`:1e2`), 1) },
 	func(r *rand.Rand, b []byte) []byte { return bytes.Replace(b, []byte(`:1`), []byte(`:01`), 1) },
