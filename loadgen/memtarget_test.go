@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/target"
@@ -26,6 +27,11 @@ type memTarget struct {
 	// produceDelay is slept inside every input Produce call, before the
 	// records are enqueued: a target that cannot keep up with the schedule.
 	produceDelay time.Duration
+	// checkPolls tags every polled record with its poll and counts, in
+	// stale, records acked, staged or renewed after a later poll of the
+	// same worker: target.Worker lets a target reuse them by then.
+	checkPolls bool
+	stale      atomic.Int64
 
 	mu     sync.Mutex
 	topics map[string]*memTopic
@@ -35,88 +41,153 @@ var _ target.Target = (*memTarget)(nil)
 
 func newMemTarget() *memTarget { return &memTarget{topics: map[string]*memTopic{}} }
 
+// The no-op target keeps records as small pointer-free entries: their
+// header and where they are. loadgen reads nothing of a value past its
+// header (a worker copies an input's tail into its output unread, and the
+// producer leaves it zero), so the target hands out values of the
+// produced length rebuilt from the header. A target that kept millions of
+// *target.Record, or copied every kilobyte twice, cost more than the load
+// generator it is here to measure.
+
+// memIn is an input record waiting for a worker.
+type memIn struct {
+	partition int32
+	size      int32
+	delivery  int32
+	offset    int64
+	hdr       [HeaderBytes]byte
+}
+
+// memOut is an output record in the log.
+type memOut struct {
+	partition int32
+	offset    int64
+	hdr       [HeaderBytes]byte
+}
+
+func toMemOut(r *target.Record) memOut {
+	o := memOut{partition: r.Partition}
+	copy(o.hdr[:], r.Value)
+	return o
+}
+
 // memTopic is an input topic (records wait in queue for a worker) or an
 // output topic (records go to log, which readers tail).
 type memTopic struct {
-	mu     sync.Mutex
-	next   []int64          // next offset per partition
-	queue  []*target.Record // input topics: records no worker holds
-	log    []*target.Record // output topics: every record, in append order
-	signal chan struct{}    // closed and replaced when queue or log grows
+	mu    sync.Mutex
+	next  []int64        // next offset per partition
+	queue []memIn        // input topics: records no worker holds
+	log   chunks[memOut] // output topics: every record, in append order
+	// signal is closed and replaced when log grows: it wakes every reader.
+	signal chan struct{}
+	// ready holds a token while queue may be non-empty. It wakes one
+	// waiting worker, not all: a broadcast per produced batch woke every
+	// worker to find at most one batch, and on two cores that herd, not
+	// the load generator, set the benchmark's pace.
+	ready chan struct{}
 }
 
 func newMemTopic(parts int32) *memTopic {
-	return &memTopic{next: make([]int64, parts), signal: make(chan struct{})}
+	return &memTopic{next: make([]int64, parts), signal: make(chan struct{}), ready: make(chan struct{}, 1)}
 }
 
-// notifyLocked wakes every waiting worker or reader. t.mu must be held.
-func (t *memTopic) notifyLocked() {
-	close(t.signal)
-	t.signal = make(chan struct{})
+// markReady leaves a token for one waiting worker.
+func (t *memTopic) markReady() {
+	select {
+	case t.ready <- struct{}{}:
+	default:
+	}
 }
 
-// enqueue hands records to the workers; number says whether they are new
-// (and need offsets) or redelivered.
-func (t *memTopic) enqueue(recs []*target.Record, number bool) error {
+// number gives a record of partition p its offset. t.mu must be held.
+func (t *memTopic) number(p *int32) int64 {
+	if *p < 0 || int(*p) >= len(t.next) {
+		*p = 0
+	}
+	off := t.next[*p]
+	t.next[*p]++
+	return off
+}
+
+// produce numbers new input records and hands them to the workers; their
+// partitions and offsets are written back to recs.
+func (t *memTopic) produce(recs []*target.Record) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.queue)+len(recs) > memQueueCap {
 		return fmt.Errorf("memtarget: more than %d records wait for a worker", memQueueCap)
 	}
 	for _, r := range recs {
-		if number {
-			t.assignLocked(r)
-			r.DeliveryCount = 1
-		} else {
-			r.DeliveryCount++
-		}
+		in := memIn{partition: r.Partition, size: int32(len(r.Value)), delivery: 1}
+		in.offset = t.number(&in.partition)
+		copy(in.hdr[:], r.Value)
+		r.Partition, r.Offset = in.partition, in.offset
+		t.queue = append(t.queue, in)
 	}
-	t.queue = append(t.queue, recs...)
-	t.notifyLocked()
+	t.markReady()
+	return nil
+}
+
+// redeliver puts polled records back for another worker.
+func (t *memTopic) redeliver(recs []*target.Record) error {
+	ins := make([]memIn, len(recs))
+	for i, r := range recs {
+		ins[i] = memIn{partition: r.Partition, offset: r.Offset, size: int32(len(r.Value)), delivery: int32(r.DeliveryCount)}
+		copy(ins[i].hdr[:], r.Value)
+	}
+	return t.requeue(ins)
+}
+
+// requeue puts taken inputs back for another worker, one delivery later.
+func (t *memTopic) requeue(ins []memIn) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.queue)+len(ins) > memQueueCap {
+		return fmt.Errorf("memtarget: more than %d records wait for a worker", memQueueCap)
+	}
+	for _, in := range ins {
+		in.delivery++
+		t.queue = append(t.queue, in)
+	}
+	t.markReady()
 	return nil
 }
 
 // take waits until records wait in the queue (or ctx is done) and takes up
 // to max of them.
-func (t *memTopic) take(ctx context.Context, max int) []*target.Record {
+func (t *memTopic) take(ctx context.Context, max int) []memIn {
 	for {
 		t.mu.Lock()
 		if n := min(len(t.queue), max); n > 0 {
-			out := t.queue[:n:n]
+			ins := t.queue[:n:n]
 			t.queue = t.queue[n:]
+			if len(t.queue) > 0 {
+				t.markReady() // pass the rest on to the next worker
+			}
 			t.mu.Unlock()
-			return out
+			return ins
 		}
-		sig := t.signal
 		t.mu.Unlock()
 		select {
-		case <-sig:
+		case <-t.ready:
 		case <-ctx.Done():
 			return nil
 		}
 	}
 }
 
-// assignLocked numbers r in its partition. t.mu must be held.
-func (t *memTopic) assignLocked(r *target.Record) {
-	if r.Partition < 0 || int(r.Partition) >= len(t.next) {
-		r.Partition = 0
-	}
-	r.Offset = t.next[r.Partition]
-	t.next[r.Partition]++
-}
-
-// appendLog numbers recs and makes them visible to readers at once.
-func (t *memTopic) appendLog(recs []*target.Record) {
-	if len(recs) == 0 {
+// appendLog numbers outs and makes them visible to readers at once.
+func (t *memTopic) appendLog(outs []memOut) {
+	if len(outs) == 0 {
 		return
 	}
 	t.mu.Lock()
-	for _, r := range recs {
-		t.assignLocked(r)
-		t.log = append(t.log, r)
+	for _, o := range outs {
+		o.offset = t.number(&o.partition)
+		t.log.append(o)
 	}
-	t.notifyLocked()
+	close(t.signal)
+	t.signal = make(chan struct{})
 	t.mu.Unlock()
 }
 
@@ -157,7 +228,7 @@ func (m *memTarget) NewWorker(_ context.Context, cfg target.Config, mode target.
 	if err != nil {
 		return nil, err
 	}
-	return &memWorker{in: in, out: out, mode: mode, tid: cfg.TransactionalIDPrefix + strconv.Itoa(id)}, nil
+	return &memWorker{m: m, in: in, out: out, inTopic: cfg.InputTopic, mode: mode, tid: cfg.TransactionalIDPrefix + strconv.Itoa(id)}, nil
 }
 
 func (m *memTarget) NewReader(_ context.Context, _ target.Config, topic string, _ bool) (target.Reader, error) {
@@ -165,7 +236,7 @@ func (m *memTarget) NewReader(_ context.Context, _ target.Config, topic string, 
 	if err != nil {
 		return nil, err
 	}
-	return &memReader{t: t}, nil
+	return &memReader{t: t, topic: topic}, nil
 }
 
 func (m *memTarget) Inspect(context.Context, target.Config) (*target.ShareState, error) {
@@ -187,49 +258,7 @@ func (p *memProducer) Produce(ctx context.Context, recs []*target.Record) error 
 	if err != nil {
 		return err
 	}
-	clones := cloneRecords(recs)
-	if err := t.enqueue(clones, true); err != nil {
-		return err
-	}
-	for i, c := range clones {
-		recs[i].Partition, recs[i].Offset = c.Partition, c.Offset
-	}
-	return nil
-}
-
-// cloneHeaders copies records and the first HeaderBytes of their values.
-func cloneHeaders(recs []*target.Record) []*target.Record {
-	out := make([]*target.Record, len(recs))
-	backing := make([]target.Record, len(recs))
-	buf := make([]byte, 0, HeaderBytes*len(recs))
-	for i, r := range recs {
-		backing[i] = *r
-		start := len(buf)
-		buf = append(buf, r.Value[:min(len(r.Value), HeaderBytes)]...)
-		backing[i].Value = buf[start:len(buf):len(buf)]
-		out[i] = &backing[i]
-	}
-	return out
-}
-
-// cloneRecords copies records and their values, as a broker does: callers
-// reuse their buffers once Produce returns (target.Producer).
-func cloneRecords(recs []*target.Record) []*target.Record {
-	out := make([]*target.Record, len(recs))
-	backing := make([]target.Record, len(recs))
-	n := 0
-	for _, r := range recs {
-		n += len(r.Value)
-	}
-	buf := make([]byte, 0, n)
-	for i, r := range recs {
-		backing[i] = *r
-		start := len(buf)
-		buf = append(buf, r.Value...)
-		backing[i].Value = buf[start:len(buf):len(buf)]
-		out[i] = &backing[i]
-	}
-	return out
+	return t.produce(recs)
 }
 
 func (p *memProducer) Close() error { return nil }
@@ -237,46 +266,105 @@ func (p *memProducer) Close() error { return nil }
 // memWorker polls from the input queue. Transactional modes buffer their
 // outputs until Commit and put the transaction's records back on Abort.
 type memWorker struct {
+	m       *memTarget
+	polls   int // Poll calls so far
 	in, out *memTopic
+	inTopic string
 	mode    target.Mode
 	tid     string
 
 	open    bool
-	pending []*target.Record // outputs of the open transaction
-	polled  []*target.Record // inputs of the open transaction (transactional, classic-eos)
+	pending []memOut // outputs of the open transaction
+	polled  []memIn  // inputs of the open transaction (transactional, classic-eos)
+
+	// The records of the last poll. Reused from poll to poll, as
+	// target.Worker allows: only the headers are rewritten, and the
+	// values' tails stay zero, as the producer wrote them.
+	vals    []byte
+	backing []target.Record
+	recs    []*target.Record
 }
 
 func (w *memWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
-	out := w.in.take(ctx, max)
+	w.polls++
+	ins := w.in.take(ctx, max)
 	if w.mode == target.Transactional || w.mode == target.ClassicEOS {
 		// Polled before Begin or inside the transaction: either way the
 		// next Commit or Abort decides them.
-		w.polled = append(w.polled, out...)
+		w.polled = append(w.polled, ins...)
 	}
-	return out, nil
+	return w.records(ins), nil
+}
+
+// records turns taken inputs into the poll's records.
+func (w *memWorker) records(ins []memIn) []*target.Record {
+	total := 0
+	for i := range ins {
+		total += int(ins[i].size)
+	}
+	if cap(w.vals) < total {
+		w.vals = make([]byte, 2*total)
+	}
+	if cap(w.backing) < len(ins) {
+		w.backing = make([]target.Record, 2*len(ins))
+		w.recs = make([]*target.Record, 2*len(ins))
+	}
+	recs := w.recs[:len(ins)]
+	at := 0
+	for i := range ins {
+		in := &ins[i]
+		v := w.vals[at : at+int(in.size) : at+int(in.size)]
+		at += int(in.size)
+		copy(v, in.hdr[:])
+		clear(v[min(len(v), HeaderBytes):]) // no-op unless sizes vary
+		w.backing[i] = target.Record{Topic: w.inTopic, Partition: in.partition, Offset: in.offset, Value: v, DeliveryCount: int(in.delivery)}
+		if w.m.checkPolls {
+			w.backing[i].Handle = w.polls
+		}
+		recs[i] = &w.backing[i]
+	}
+	return recs
 }
 
 func (w *memWorker) Produce(_ context.Context, recs []*target.Record) error {
-	// Outputs are only ever read for their header (the tail reader), so
-	// the no-op target keeps just that: its own cost stays out of the
-	// load generator's figure.
-	recs = cloneHeaders(recs)
 	if w.open {
-		w.pending = append(w.pending, recs...)
+		for _, r := range recs {
+			w.pending = append(w.pending, toMemOut(r))
+		}
 		return nil
 	}
-	w.out.appendLog(recs)
+	outs := make([]memOut, len(recs))
+	for i, r := range recs {
+		outs[i] = toMemOut(r)
+	}
+	w.out.appendLog(outs)
 	return nil
+}
+
+// checkCurrent counts recs that came from an earlier poll than the last.
+func (w *memWorker) checkCurrent(recs []*target.Record) {
+	if !w.m.checkPolls {
+		return
+	}
+	for _, r := range recs {
+		if r.Handle != w.polls {
+			w.m.stale.Add(1)
+		}
+	}
 }
 
 func (w *memWorker) Ack(_ context.Context, recs []*target.Record, t target.AckType) error {
+	w.checkCurrent(recs)
 	if t == target.AckRelease {
-		return w.in.enqueue(recs, false)
+		return w.in.redeliver(recs)
 	}
 	return nil
 }
 
-func (w *memWorker) Renew(context.Context, []*target.Record) error { return nil }
+func (w *memWorker) Renew(_ context.Context, recs []*target.Record) error {
+	w.checkCurrent(recs)
+	return nil
+}
 
 func (w *memWorker) Begin(context.Context) error {
 	if !w.mode.Transactional() {
@@ -286,18 +374,21 @@ func (w *memWorker) Begin(context.Context) error {
 	return nil
 }
 
-func (w *memWorker) StageAcks(context.Context, []*target.Record, target.AckType) error { return nil }
+func (w *memWorker) StageAcks(_ context.Context, recs []*target.Record, _ target.AckType) error {
+	w.checkCurrent(recs)
+	return nil
+}
 
 func (w *memWorker) Commit(context.Context) error {
 	w.out.appendLog(w.pending)
-	w.open, w.pending, w.polled = false, nil, nil
+	w.open, w.pending, w.polled = false, w.pending[:0], w.polled[:0]
 	return nil
 }
 
 func (w *memWorker) Abort(context.Context) error {
 	polled := w.polled
 	w.open, w.pending, w.polled = false, nil, nil
-	return w.in.enqueue(polled, false)
+	return w.in.requeue(polled)
 }
 
 func (w *memWorker) TxnInfo() (string, int16) {
@@ -313,29 +404,48 @@ func (w *memWorker) Close(context.Context) error { return nil }
 
 // memReader tails an output topic's log.
 type memReader struct {
-	t   *memTopic
-	pos int
+	t     *memTopic
+	topic string
+	pos   int
+	// Reused from poll to poll: loadgen keeps nothing of a polled record.
+	backing []target.Record
+	recs    []*target.Record
 }
 
 func (r *memReader) Poll(ctx context.Context) ([]*target.Record, error) {
 	for {
 		r.t.mu.Lock()
-		end, sig := len(r.t.log), r.t.signal
-		var out []*target.Record
-		if r.pos < end {
-			out = r.t.log[r.pos:end:end]
-			r.pos = end
+		if end := r.t.log.len(); r.pos < end {
+			recs := r.records(end)
+			r.t.mu.Unlock()
+			return recs, nil
 		}
+		sig := r.t.signal
 		r.t.mu.Unlock()
-		if out != nil {
-			return out, nil
-		}
 		select {
 		case <-sig:
 		case <-ctx.Done():
 			return nil, nil
 		}
 	}
+}
+
+// records turns log entries pos..end into records whose values point into
+// the log (an entry never changes once appended). r.t.mu must be held.
+func (r *memReader) records(end int) []*target.Record {
+	n := end - r.pos
+	if cap(r.backing) < n {
+		r.backing = make([]target.Record, n)
+		r.recs = make([]*target.Record, n)
+	}
+	recs := r.recs[:n]
+	for i := range n {
+		o := r.t.log.at(r.pos + i)
+		r.backing[i] = target.Record{Topic: r.topic, Partition: o.partition, Offset: o.offset, Value: o.hdr[:]}
+		recs[i] = &r.backing[i]
+	}
+	r.pos = end
+	return recs
 }
 
 func (r *memReader) Close() error { return nil }

@@ -22,6 +22,11 @@ import (
 // maxProduceBatch bounds one produce call.
 const maxProduceBatch = 500
 
+// closedBatch is the closed loop's produce batch. Each batch wakes a
+// worker; with batches of 100 the single producer spent more time handing
+// its core to the workers it woke than producing.
+const closedBatch = 250
+
 // Schedule yields intended send times for one producer.
 type Schedule struct {
 	start    time.Time
@@ -145,7 +150,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Sc
 				time.Sleep(200 * time.Microsecond)
 				continue
 			}
-			for len(intended) < 100 {
+			for len(intended) < closedBatch {
 				intended = append(intended, now)
 			}
 		} else {

@@ -385,6 +385,40 @@ func TestRunSubSecondWindow(t *testing.T) {
 	}
 }
 
+// TestRunDoneWithAPollBeforeTheNext holds the loadgen to target.Worker's
+// Poll contract, which lets a target reuse a poll's records at the next
+// poll: in every mode, with rejects, aborts and redeliveries, no record is
+// acked, staged or renewed after a later poll of its worker, and the
+// verdict still passes although the no-op target rewrites every reused
+// record.
+func TestRunDoneWithAPollBeforeTheNext(t *testing.T) {
+	t.Parallel()
+	spec := quickSpec(t, "implicit", "explicit", "deferred", "transactional", "classic-eos")
+	spec.TestLength = 500 * time.Millisecond
+	spec.RejectRatio = 0.05
+	spec.AbortRatio = 0.2
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	tgt := newMemTarget()
+	tgt.checkPolls = true
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: tgt, Seed: testSeed})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, m := range res.Modes {
+		if m.Error != "" || m.Verify == nil || !m.Verify.Pass {
+			t.Errorf("%s: error %q verdict %+v", m.Mode, m.Error, m.Verify)
+		}
+	}
+	if n := tgt.stale.Load(); n > 0 {
+		t.Errorf("%d records acked, staged or renewed after a later poll of their worker", n)
+	}
+	if res.Modes[3].Aborts == 0 {
+		t.Errorf("transactional: no aborts at abort ratio %.1f: the abort path went untested", spec.AbortRatio)
+	}
+}
+
 func TestRunClosedLoop(t *testing.T) {
 	t.Parallel()
 	spec := quickSpec(t, "classic-eos", "deferred")

@@ -195,7 +195,10 @@ type Producer interface {
 type Worker interface {
 	// Poll acquires (share modes) or fetches (classic-eos) up to max
 	// records, waiting at most until ctx is done. In implicit mode a poll
-	// first accepts every record of the previous poll.
+	// first accepts every record of the previous poll. The caller is done
+	// with a poll's records (acked, staged or released them) and keeps
+	// nothing of them before it polls again, so a target may reuse their
+	// memory.
 	Poll(ctx context.Context, max int) ([]*Record, error)
 	// Produce writes output records; inside an open transaction they join
 	// it. As with Producer.Produce, the target keeps nothing of recs after
@@ -229,7 +232,8 @@ type Worker interface {
 // Reader tails a topic.
 type Reader interface {
 	// Poll returns the records that became visible since the last call,
-	// waiting at most until ctx is done.
+	// waiting at most until ctx is done. The caller keeps nothing of them
+	// past the next Poll, so a target may reuse their memory.
 	Poll(ctx context.Context) ([]*Record, error)
 	Close() error
 }
