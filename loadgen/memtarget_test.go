@@ -75,8 +75,9 @@ func toMemOut(r *target.Record) memOut {
 // output topic (records go to log, which readers tail).
 type memTopic struct {
 	mu    sync.Mutex
-	next  []int64        // next offset per partition
-	queue []memIn        // input topics: records no worker holds
+	next  []int64 // next offset per partition
+	queue []memIn // input topics: records no worker holds, from head on
+	head  int
 	log   chunks[memOut] // output topics: every record, in append order
 	// signal is closed and replaced when log grows: it wakes every reader.
 	signal chan struct{}
@@ -114,8 +115,8 @@ func (t *memTopic) number(p *int32) int64 {
 func (t *memTopic) produce(recs []*target.Record) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.queue)+len(recs) > memQueueCap {
-		return fmt.Errorf("memtarget: more than %d records wait for a worker", memQueueCap)
+	if err := t.roomLocked(len(recs)); err != nil {
+		return err
 	}
 	for _, r := range recs {
 		in := memIn{partition: r.Partition, size: int32(len(r.Value)), delivery: 1}
@@ -142,8 +143,8 @@ func (t *memTopic) redeliver(recs []*target.Record) error {
 func (t *memTopic) requeue(ins []memIn) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.queue)+len(ins) > memQueueCap {
-		return fmt.Errorf("memtarget: more than %d records wait for a worker", memQueueCap)
+	if err := t.roomLocked(len(ins)); err != nil {
+		return err
 	}
 	for _, in := range ins {
 		in.delivery++
@@ -153,25 +154,40 @@ func (t *memTopic) requeue(ins []memIn) error {
 	return nil
 }
 
-// take waits until records wait in the queue (or ctx is done) and takes up
-// to max of them.
-func (t *memTopic) take(ctx context.Context, max int) []memIn {
+// roomLocked makes room for n more records in the queue, moving the
+// waiting ones to its front rather than letting append reallocate it
+// every time the taken head has used up its capacity. t.mu must be held.
+func (t *memTopic) roomLocked(n int) error {
+	waiting := len(t.queue) - t.head
+	if waiting+n > memQueueCap {
+		return fmt.Errorf("memtarget: more than %d records wait for a worker", memQueueCap)
+	}
+	if t.head > 0 && len(t.queue)+n > cap(t.queue) {
+		copy(t.queue, t.queue[t.head:])
+		t.queue, t.head = t.queue[:waiting], 0
+	}
+	return nil
+}
+
+// take waits until records wait in the queue (or ctx is done) and appends
+// up to max of them to dst.
+func (t *memTopic) take(ctx context.Context, max int, dst []memIn) []memIn {
 	for {
 		t.mu.Lock()
-		if n := min(len(t.queue), max); n > 0 {
-			ins := t.queue[:n:n]
-			t.queue = t.queue[n:]
-			if len(t.queue) > 0 {
+		if n := min(len(t.queue)-t.head, max); n > 0 {
+			dst = append(dst, t.queue[t.head:t.head+n]...)
+			t.head += n
+			if t.head < len(t.queue) {
 				t.markReady() // pass the rest on to the next worker
 			}
 			t.mu.Unlock()
-			return ins
+			return dst
 		}
 		t.mu.Unlock()
 		select {
 		case <-t.ready:
 		case <-ctx.Done():
-			return nil
+			return dst
 		}
 	}
 }
@@ -280,6 +296,7 @@ type memWorker struct {
 	// The records of the last poll. Reused from poll to poll, as
 	// target.Worker allows: only the headers are rewritten, and the
 	// values' tails stay zero, as the producer wrote them.
+	taken   []memIn
 	vals    []byte
 	backing []target.Record
 	recs    []*target.Record
@@ -287,7 +304,8 @@ type memWorker struct {
 
 func (w *memWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
 	w.polls++
-	ins := w.in.take(ctx, max)
+	w.taken = w.in.take(ctx, max, w.taken[:0])
+	ins := w.taken
 	if w.mode == target.Transactional || w.mode == target.ClassicEOS {
 		// Polled before Begin or inside the transaction: either way the
 		// next Commit or Abort decides them.
