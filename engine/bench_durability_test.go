@@ -71,22 +71,7 @@ func benchCTPDurable(b *testing.B, workers, batch int, opts []engine.Option) {
 			b.Fatal(err)
 		}
 	}
-	type worker struct {
-		m *engine.ShareMember
-		p *engine.Producer
-	}
-	ws := make([]worker, workers)
-	for i := range ws {
-		m, err := e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := e.NewProducer(engine.ProducerConfig{TransactionalID: fmt.Sprintf("copier-%d", i)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ws[i] = worker{m, p}
-	}
+	ws := benchTxnWorkers(b, e, workers)
 	// Inputs are produced in chunks with the timer stopped; the journal's
 	// counters are read around the timed parts only.
 	var timedFsyncs, timedBytes int64

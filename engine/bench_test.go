@@ -94,6 +94,34 @@ func benchAcks(dst []engine.Acknowledgement, recs []engine.Record) []engine.Ackn
 	return dst
 }
 
+// benchTxnWorker is one consume-transform-produce worker of the
+// multi-worker benchmarks: a transactional share member and its own
+// transactional producer.
+type benchTxnWorker struct {
+	m *engine.ShareMember
+	p *engine.Producer
+}
+
+// benchTxnWorkers joins n members to share group "g" on topic "in", each
+// with a transactional producer "copier-<i>"; distinct transactional IDs so
+// that no worker fences another.
+func benchTxnWorkers(b *testing.B, e *engine.Engine, n int) []benchTxnWorker {
+	b.Helper()
+	ws := make([]benchTxnWorker, n)
+	for i := range ws {
+		m, err := e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := e.NewProducer(engine.ProducerConfig{TransactionalID: fmt.Sprintf("copier-%d", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws[i] = benchTxnWorker{m, p}
+	}
+	return ws
+}
+
 // BenchmarkCTP is consume-transform-produce on one input and one output
 // partition: one worker polls `batch` records, produces one 1 KiB output per
 // input and acknowledges them per its mode. One iteration is one record.
@@ -353,22 +381,7 @@ func benchScaling(b *testing.B, shards string, payload int) {
 			benchFill(b, e, "in", p, n, payload)
 		}
 	}
-	type worker struct {
-		m *engine.ShareMember
-		p *engine.Producer
-	}
-	ws := make([]worker, members)
-	for i := range ws {
-		m, err := e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := e.NewProducer(engine.ProducerConfig{TransactionalID: fmt.Sprintf("copier-%d", i)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ws[i] = worker{m, p}
-	}
+	ws := benchTxnWorkers(b, e, members)
 	var done atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, members)

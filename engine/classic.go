@@ -326,13 +326,9 @@ func (m *ClassicMember) Leave() error {
 		return err
 	}
 	defer m.e.exit()
-	m.mu.Lock()
-	if m.mu.left {
-		m.mu.Unlock()
+	if !markLeft(&m.mu.Mutex, &m.mu.left) {
 		return nil
 	}
-	m.mu.left = true
-	m.mu.Unlock()
 	gs := m.e.groupShard(m.group)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()

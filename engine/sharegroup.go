@@ -481,14 +481,27 @@ func (m *ShareMember) Leave() error {
 		return err
 	}
 	defer m.e.exit()
-	m.mu.Lock()
-	if m.mu.left {
-		m.mu.Unlock()
+	if !markLeft(&m.mu.Mutex, &m.mu.left) {
 		return nil
 	}
-	m.mu.left = true
-	m.mu.Unlock()
 	return m.e.removeShareMember(m.group, m.id)
+}
+
+// markLeft sets a member handle's left flag under the handle's lock mu and
+// reports whether this call set it: Leave is idempotent, and only the first
+// call removes the member. It releases mu before returning, so Leave takes
+// the group shard lock without it. Share and classic Leave share only this:
+// classic then rebalances in memory under the group shard lock, while share
+// must drop that lock before releasing the member's records, which takes
+// data shard locks and waits for the journal (finish).
+func markLeft(mu *sync.Mutex, left *bool) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	if *left {
+		return false
+	}
+	*left = true
+	return true
 }
 
 func (e *Engine) removeShareMember(group, memberID string) error {

@@ -525,34 +525,28 @@ func (w *worker) begin() bool {
 }
 
 // commit commits the open transaction.
-func (w *worker) commit() bool {
-	s := w.s
-	t := w.open
-	err := s.endTxn(w, true)
-	s.say("commit: %s", errName(err))
-	if t != nil {
-		t.clientEnd(true, err)
-	}
-	w.open = nil
-	if err != nil {
-		w.failed("commit", err)
-		return false
-	}
-	return true
-}
+func (w *worker) commit() bool { return w.end(true) }
 
 // abort aborts the open transaction.
-func (w *worker) abort() bool {
+func (w *worker) abort() bool { return w.end(false) }
+
+// end commits or aborts the open transaction. The trace names the outcome
+// the worker asked for, whatever the engine answered.
+func (w *worker) end(commit bool) bool {
 	s := w.s
+	what := "abort"
+	if commit {
+		what = "commit"
+	}
 	t := w.open
-	err := s.endTxn(w, false)
-	s.say("abort: %s", errName(err))
+	err := s.endTxn(w, commit)
+	s.say("%s: %s", what, errName(err))
 	if t != nil {
-		t.clientEnd(false, err)
+		t.clientEnd(commit, err)
 	}
 	w.open = nil
 	if err != nil {
-		w.failed("abort", err)
+		w.failed(what, err)
 		return false
 	}
 	return true
@@ -721,23 +715,10 @@ func (w *worker) close() {
 
 // ackRanges turns records into acknowledgements of consecutive offsets.
 func ackRanges(recs []engine.Record, t engine.AckType) []engine.Acknowledgement {
-	sorted := append([]engine.Record(nil), recs...)
-	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].Partition != sorted[j].Partition {
-			return sorted[i].Partition < sorted[j].Partition
-		}
-		return sorted[i].Offset < sorted[j].Offset
-	})
-	var out []engine.Acknowledgement
-	for _, r := range sorted {
-		if n := len(out); n > 0 && out[n-1].Partition == r.Partition && out[n-1].Last+1 == r.Offset {
-			out[n-1].Last = r.Offset
-			continue
-		}
-		out = append(out, engine.Acknowledgement{Topic: r.Topic, Partition: r.Partition, First: r.Offset, Last: r.Offset, Type: t})
-	}
-	return out
+	return engine.AckRanges(recs, recordAt, t)
 }
+
+func recordAt(r engine.Record) (string, int32, int64) { return r.Topic, r.Partition, r.Offset }
 
 func fmtRecs(recs []engine.Record) string {
 	if len(recs) == 0 {

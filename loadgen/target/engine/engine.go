@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -361,22 +360,7 @@ func (w *worker) produceRaw(_ context.Context, recs []*target.Record) error {
 
 // acks turns records into per-partition ranges of consecutive offsets.
 func acks(recs []*target.Record, t eng.AckType) []eng.Acknowledgement {
-	sorted := append([]*target.Record(nil), recs...)
-	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].Partition != sorted[j].Partition {
-			return sorted[i].Partition < sorted[j].Partition
-		}
-		return sorted[i].Offset < sorted[j].Offset
-	})
-	var out []eng.Acknowledgement
-	for _, r := range sorted {
-		if n := len(out); n > 0 && out[n-1].Partition == r.Partition && out[n-1].Last+1 == r.Offset {
-			out[n-1].Last = r.Offset
-			continue
-		}
-		out = append(out, eng.Acknowledgement{Topic: r.Topic, Partition: r.Partition, First: r.Offset, Last: r.Offset, Type: t})
-	}
-	return out
+	return eng.AckRanges(recs, func(r *target.Record) (string, int32, int64) { return r.Topic, r.Partition, r.Offset }, t)
 }
 
 func ackType(t target.AckType) (eng.AckType, error) {

@@ -257,12 +257,8 @@ func (w *eosWorker) shutdown(crash bool, ctx context.Context) error {
 	var errs []error
 	w.once.Do(func() {
 		w.done.Store(true)
-		cl := w.sess.Client()
 		if crash {
-			w.d.kill()
-			dead, cancel := context.WithCancel(context.Background())
-			cancel()
-			cl.LeaveGroupContext(dead)
+			crashLeave(w.d, w.sess.Client())
 			w.sess.Close()
 			return
 		}
@@ -273,7 +269,7 @@ func (w *eosWorker) shutdown(crash bool, ctx context.Context) error {
 		}
 		// A transactional client never commits on revoke, so leaving
 		// commits nothing the transactions did not.
-		if err := cl.LeaveGroupContext(ctx); err != nil {
+		if err := w.sess.Client().LeaveGroupContext(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("kafka: leaving group %s: %w", w.cfg.Group, err))
 		}
 		w.sess.Close()

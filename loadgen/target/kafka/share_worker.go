@@ -441,12 +441,7 @@ func (w *shareWorker) shutdown(crash bool, ctx context.Context) error {
 	w.once.Do(func() {
 		w.done.Store(true)
 		if crash {
-			w.d.kill()
-			dead, cancel := context.WithCancel(context.Background())
-			cancel()
-			// With the dialer dead nothing reaches a broker; the
-			// canceled context makes the leave give up at once.
-			w.cons.LeaveGroupContext(dead)
+			crashLeave(w.d, w.cons)
 			w.cons.Close()
 			w.prod.Close()
 			return
@@ -469,4 +464,15 @@ func (w *shareWorker) shutdown(crash bool, ctx context.Context) error {
 		w.prod.Close()
 	})
 	return errors.Join(errs...)
+}
+
+// crashLeave is the part of Crash both workers share, before they close
+// their clients: the dialer dies, so nothing more reaches a broker, and the
+// group member (the share consumer, or the classic-eos session's client)
+// leaves with a canceled context, so the leave gives up at once.
+func crashLeave(d *dialer, member *kgo.Client) {
+	d.kill()
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	member.LeaveGroupContext(dead)
 }
