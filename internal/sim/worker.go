@@ -211,19 +211,10 @@ func (w *worker) workExplicit(r *rand.Rand) {
 }
 
 func (w *worker) workDeferred(r *rand.Rand) {
+	if w.pollThenProduce(r) {
+		return
+	}
 	switch w.phase {
-	case phIdle:
-		w.poll(r)
-	case phPolled:
-		if w.open == nil && !w.begin() {
-			return
-		}
-		w.decide(r, false)
-		if err := w.produce(w.acc); err != nil {
-			w.failed("produce", err)
-			return
-		}
-		w.phase = phProduced
 	case phProduced:
 		x := r.IntN(100)
 		switch {
@@ -246,20 +237,36 @@ func (w *worker) workDeferred(r *rand.Rand) {
 	}
 }
 
-func (w *worker) workTransactional(r *rand.Rand) {
+// pollThenProduce runs the first two phases of the modes whose outputs go
+// in a transaction (deferred, transactional): poll, then open the
+// transaction if none is open, decide the records' fates and write the
+// accepted ones' outputs. It reports whether the worker was in one of
+// those phases (and so has taken its step).
+func (w *worker) pollThenProduce(r *rand.Rand) bool {
 	switch w.phase {
 	case phIdle:
 		w.poll(r)
 	case phPolled:
 		if w.open == nil && !w.begin() {
-			return
+			return true
 		}
 		w.decide(r, false)
 		if err := w.produce(w.acc); err != nil {
 			w.failed("produce", err)
-			return
+			return true
 		}
 		w.phase = phProduced
+	default:
+		return false
+	}
+	return true
+}
+
+func (w *worker) workTransactional(r *rand.Rand) {
+	if w.pollThenProduce(r) {
+		return
+	}
+	switch w.phase {
 	case phProduced:
 		if !w.s.drain && r.IntN(30) == 0 {
 			w.stageRelease()
