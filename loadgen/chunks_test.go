@@ -37,8 +37,8 @@ func TestChunksGrowFillsAndKeeps(t *testing.T) {
 	c.append(7)
 	c.grow(chunkLen+2, -1)
 	c.grow(5, 9) // never shrinks or overwrites
-	if c.len() != chunkLen+2 || *c.at(0) != 7 || *c.at(1) != -1 || *c.at(chunkLen+1) != -1 {
-		t.Fatalf("len %d, at(0) %d, at(1) %d, last %d", c.len(), *c.at(0), *c.at(1), *c.at(chunkLen+1))
+	if c.len() != chunkLen+2 || *c.at(0) != 7 || *c.at(1) != -1 || *c.at(chunkLen + 1) != -1 {
+		t.Fatalf("len %d, at(0) %d, at(1) %d, last %d", c.len(), *c.at(0), *c.at(1), *c.at(chunkLen + 1))
 	}
 	*c.at(chunkLen) = 42
 	if *c.at(chunkLen) != 42 {
