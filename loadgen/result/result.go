@@ -94,6 +94,8 @@ type ModeResult struct {
 
 	DrainNs       int64 `json:"drain_ns"`
 	DrainTimedOut bool  `json:"drain_timed_out"`
+	// DrainNote says what was left when the drain timed out.
+	DrainNote string `json:"drain_note,omitempty"`
 	// SendLagWarning is set when the schedule was not met.
 	SendLagWarning string `json:"send_lag_warning,omitempty"`
 
