@@ -144,7 +144,7 @@ func TestLedgerMarkers(t *testing.T) {
 	l.addUncommitted(txnRec(3, 2, 2, 88))
 	l.addUncommitted(&target.Record{Partition: 0, Offset: 3, ProducerID: 88, ProducerEpoch: 1, Control: target.ControlAbort})
 	l.addUncommitted(&target.Record{Partition: 0, Offset: 4, ProducerID: 77, ProducerEpoch: 1, Control: target.ControlCommit})
-	l.addUncommitted(txnRec(4, 5, 3, 99)) // a producer that never ends its transaction
+	l.addUncommitted(txnRec(4, 5, 3, 99))                                             // a producer that never ends its transaction
 	l.addUncommitted(&target.Record{Partition: 0, Offset: 6, Value: []byte("short")}) // not an output: ignored
 	open := l.finishMarkers()
 	wantOpen := []verify.OpenTransaction{{Partition: 0, ProducerID: 99, FirstOffset: 5, Source: "markers"}}

@@ -75,8 +75,8 @@ type workerLoop struct {
 	// poll.
 	implicitTags []int64
 	tagBuf       []int64
-	sink     []outputRec // ack-only: outputs written elsewhere, made visible at commit
-	intended []int64     // ack-only: intended times of sink entries
+	sink         []outputRec // ack-only: outputs written elsewhere, made visible at commit
+	intended     []int64     // ack-only: intended times of sink entries
 
 	// Deferred: records held across the output transaction, acked after
 	// it commits (released after it aborts).

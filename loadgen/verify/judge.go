@@ -334,6 +334,9 @@ func (j *judge) visit(id uint64, r *rec) {
 				if o.txn != 0 {
 					w.Detail += fmt.Sprintf(" (transaction %q epoch %d seq %d)", j.names[o.txn], o.epoch, o.txnSeq)
 				}
+				if o.flags&^(outCommitted|outAborted|outUncommitted) != 0 {
+					w.Detail += ": " + abortedWhy(o)
+				}
 				j.add(w)
 			}
 		}
@@ -548,12 +551,65 @@ func (j *judge) refs(idx []uint32, keep func(*out) bool) []result.OutputRef {
 			Partition:       o.partition,
 			Offset:          o.offset,
 			TransactionalID: j.names[o.txn],
+			ProducerID:      o.pid,
 			Epoch:           o.epoch,
+			TxnSeq:          o.txnSeq,
 			Committed:       o.committed(),
+			Marker:          markerName(o.flags),
+			MarkerEpoch:     o.markerEpoch,
+			TxnOutcome:      outcomeName(o.flags),
 			VisibleNs:       o.visibleNs,
 		})
 	}
 	return refs
+}
+
+func markerName(flags uint16) string {
+	switch {
+	case flags&outMarkerCommit != 0:
+		return MarkerCommit
+	case flags&outMarkerAbort != 0:
+		return MarkerAbort
+	case flags&outMarkerOpen != 0:
+		return MarkerOpen
+	}
+	return ""
+}
+
+func outcomeName(flags uint16) string {
+	switch {
+	case flags&outClientCommitted != 0:
+		return OutcomeCommitted
+	case flags&outClientAborted != 0:
+		return OutcomeAborted
+	case flags&outClientUnknown != 0:
+		return OutcomeUnknown
+	}
+	return ""
+}
+
+// abortedWhy says how an output is known to be aborted, naming the stale
+// epoch pattern: records of an old epoch that a later epoch's commit
+// marker made visible although their own transaction never committed.
+func abortedWhy(o *out) string {
+	var why []string
+	if o.flags&outMarkerAbort != 0 {
+		why = append(why, "an abort marker followed it")
+	}
+	if o.flags&outAborted != 0 {
+		why = append(why, "the target flags it aborted")
+	}
+	if o.flags&outClientAborted != 0 {
+		why = append(why, "the client was told its transaction aborted")
+	}
+	if o.flags&outClientUnknown != 0 && o.flags&outCommitSent == 0 {
+		why = append(why, "the client never asked to commit its transaction")
+	}
+	s := strings.Join(why, ", ")
+	if o.flags&outMarkerCommit != 0 && o.markerEpoch > o.epoch+1 {
+		s += fmt.Sprintf("; stale epoch: a record written at epoch %d was committed by a commit marker of epoch %d, a later transaction of the same producer", o.epoch, o.markerEpoch)
+	}
+	return s
 }
 
 // verdict builds the Verification from the counts and witnesses.

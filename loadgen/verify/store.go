@@ -94,15 +94,19 @@ type rec struct {
 	observed uint16
 	flags    uint16
 	state    uint8
+	// counted is how many deliveries certainly counted toward the limit
+	// (saturating): those whose acknowledgement took effect, released the
+	// record, or was staged in a transaction that aborted. A delivery that
+	// ended with no acknowledgement may have been undone (a session close
+	// gives it back; a restart forgets an acquisition), so it is not.
+	counted uint8
 }
 
 // deliveryCount is the record's delivery count for the delivery limit: the
-// target's count where it reported one, else the deliveries observed.
+// highest count the target reported, or the deliveries that certainly
+// counted if more.
 func (r *rec) deliveryCount() uint16 {
-	if r.deliveries > 0 {
-		return r.deliveries
-	}
-	return r.observed
+	return max(r.deliveries, uint16(r.counted))
 }
 
 // Output flags.

@@ -162,6 +162,9 @@ func (v *Verifier) AddDelivery(d Delivery) {
 		r.observed++
 	}
 	r.deliveries = max(r.deliveries, uint16(min(max(d.DeliveryCount, 0), math.MaxUint16)))
+	if d.Ack != AckNone && (d.AckOutcome == AckCommitted || d.AckOutcome == AckAborted) && r.counted < math.MaxUint8 {
+		r.counted++
+	}
 	switch d.Ack {
 	case AckAccept:
 		r.flags |= flagAcceptSent

@@ -39,7 +39,8 @@ func txo(id uint64, tid string, seq int64, size int, offset int64, committed, ab
 
 func ref(o verify.Output) result.OutputRef {
 	return result.OutputRef{Partition: o.Partition, Offset: o.Offset, TransactionalID: o.TransactionalID,
-		Epoch: o.Epoch, Committed: o.Committed, VisibleNs: o.VisibleNs}
+		ProducerID: o.ProducerID, Epoch: o.Epoch, TxnSeq: o.TxnSeq, Committed: o.Committed,
+		Marker: o.Marker, MarkerEpoch: o.MarkerEpoch, TxnOutcome: o.TxnOutcome, VisibleNs: o.VisibleNs}
 }
 
 func run(mode string, opts verify.Options, ins []verify.Input, outs []verify.Output) *result.Verification {
@@ -259,10 +260,10 @@ func TestFindings(t *testing.T) {
 				Detail: "committed output for an id that is not in the input ledger"},
 		},
 		{
-			name: "repeated input id keeps the first",
-			ins:  []verify.Input{in(1, verify.StateAcknowledged, 1), in(1, verify.StateAvailable, 1)},
-			outs: []verify.Output{plain(1)},
-			want: map[string]int64{},
+			name:         "repeated input id keeps the first",
+			ins:          []verify.Input{in(1, verify.StateAcknowledged, 1), in(1, verify.StateAvailable, 1)},
+			outs:         []verify.Output{plain(1)},
+			want:         map[string]int64{},
 			note:         "verify: 1 input records repeat an id already in the input ledger (first: id 1); the first record of each id was kept",
 			inconclusive: true,
 		},

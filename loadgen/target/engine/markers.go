@@ -69,4 +69,3 @@ func (w *worker) ProducerID() int64 {
 	}
 	return w.txn.ProducerID()
 }
-
