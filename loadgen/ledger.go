@@ -409,6 +409,25 @@ func (l *ledger) endTxn(i int32, outcome uint8) {
 	l.txns.at(int(i)).outcome = outcome
 }
 
+// nameOpen fills in the transactional id (and the worker's last
+// transaction's outcome) of open transactions whose producer id a worker
+// used.
+func (l *ledger) nameOpen(mr *modeRun, open []verify.OpenTransaction) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	byPID := map[int64]*txnRec{}
+	l.txns.each(func(_ int, t *txnRec) {
+		if t.pid != 0 {
+			byPID[t.pid] = t
+		}
+	})
+	for i := range open {
+		if t := byPID[open[i].ProducerID]; t != nil && open[i].TransactionalID == "" {
+			open[i].TransactionalID = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(t.worker))
+		}
+	}
+}
+
 // rejectStaged settles the inputs of rejects staged with tags (their
 // transaction committed).
 func (l *ledger) rejectStaged(tags []int64) {

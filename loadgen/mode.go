@@ -333,6 +333,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if markers {
 		open = mergeOpen(open, byMarkers)
 	}
+	mr.ledger.nameOpen(mr, open)
 	state, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
 	if err != nil && !errors.Is(err, target.ErrUnsupported) {
 		return fmt.Errorf("inspecting the final share state: %w", err)
@@ -391,9 +392,13 @@ func (mr *modeRun) secondOf(t time.Time) int { return int(t.Sub(mr.start) / time
 
 // settleGrace bounds the wait for transactions still open on the output
 // topic after the drain: markers may still be on their way (they are
-// asynchronous), or a crashed worker's transaction may wait for its
-// fencing. What is still open after it hangs.
-const settleGrace = 3 * time.Second
+// asynchronous), and a transaction a crashed worker left behind is
+// aborted only by the coordinator's timeout sweep (Kafka's runs every
+// 10s, as the engine's does). What is still open after it hangs.
+func (mr *modeRun) settleGrace() time.Duration {
+	const sweep, margin, most = 10 * time.Second, time.Second, 30 * time.Second
+	return min(mr.spec.TransactionTimeout+sweep+margin, most)
+}
 
 // settleTransactions waits (at most settleGrace) until no transaction is
 // open on the output topic, and returns those still open, with a note when
@@ -403,7 +408,7 @@ func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransac
 	if !ok || !mr.mode.Transactional() {
 		return nil, ""
 	}
-	deadline := time.Now().Add(settleGrace)
+	deadline := time.Now().Add(mr.settleGrace())
 	for {
 		open, err := ti.OpenTransactions(ctx, mr.tcfg, mr.tcfg.OutputTopic)
 		if err != nil {

@@ -197,7 +197,11 @@ func TestVerifierCatchesMutants(t *testing.T) {
 	var b strings.Builder
 	caught, observable := 0, 0
 	fmt.Fprintf(&b, "\n%-30s  %-8s  %s\n", "mutant", "verdict", "what the verifier found (mode: forbidden kinds)")
+	only := os.Getenv("SHAREBENCH_MUTANTS_ONLY") // a comma-separated list, for a repro
 	for _, id := range ids {
+		if only != "" && !slices.Contains(strings.Split(only, ","), id) {
+			continue
+		}
 		t0 := time.Now()
 		verdicts := mutantRun(t, id)
 		var found []string
@@ -207,6 +211,11 @@ func TestVerifierCatchesMutants(t *testing.T) {
 			if v.Verdict == verify.VerdictFail {
 				failed = true
 				found = append(found, fmt.Sprintf("%s: %s", mode, strings.Join(v.Forbidden, ",")))
+				for _, k := range v.Forbidden {
+					if ws := v.Witnesses[k]; len(ws) > 0 {
+						t.Logf("%s, %s, first %s witness: id %d p%d@%d %s", id, mode, k, ws[0].InputID, ws[0].Partition, ws[0].Offset, ws[0].Detail)
+					}
+				}
 			} else if v.Verdict == verify.VerdictInconclusive {
 				found = append(found, fmt.Sprintf("%s: inconclusive (%d unjudged)", mode, v.Unjudged))
 			}

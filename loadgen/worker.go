@@ -176,9 +176,27 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	if crash {
 		mr.crashes.Add(1)
 	}
-	if crash || mr.mode != target.ClassicEOS {
+	stopping := false
+	select {
+	case <-mr.stopWorkers:
+		stopping = true
+	default:
+	}
+	switch {
+	case stopping && !crash:
+		// No successor will fence this worker's producer, so its open
+		// transaction (a fenced member leaves its producer's transaction
+		// open) would hang until its timeout: close it, which aborts.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = wl.w.Close(cctx)
+		cancel()
+		if wl.open {
+			mr.ledger.endTxn(wl.txnIdx, outcomeUnknown)
+		}
+		return errExit
+	case crash || mr.mode != target.ClassicEOS:
 		wl.w.Crash()
-	} else {
+	default:
 		// Fix (issue 7, found against Kafka 4.4.0): a classic-eos worker
 		// replaced after a fencing or rebalance error closes its clients,
 		// as an application does after a ProducerFencedException. Dropped
