@@ -284,7 +284,7 @@ func (l *ledger) addUncommitted(r *target.Record) {
 	}
 	o.uncommitted = true
 	o.aborted = o.aborted || r.Aborted
-	if r.ProducerID != 0 {
+	if r.Transactional {
 		o.pid = r.ProducerID
 	}
 	if r.Transactional {
@@ -409,6 +409,20 @@ func (l *ledger) endTxn(i int32, outcome uint8) {
 	l.txns.at(int(i)).outcome = outcome
 }
 
+// inputEnds returns, per input partition, the offset after the last input
+// produced there.
+func (l *ledger) inputEnds() map[int32]int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ends := map[int32]int64{}
+	l.inputs.each(func(_ int, in *inputRec) {
+		if in.partition >= 0 && in.offset+1 > ends[in.partition] {
+			ends[in.partition] = in.offset + 1
+		}
+	})
+	return ends
+}
+
 // nameOpen fills in the transactional id (and the worker's last
 // transaction's outcome) of open transactions whose producer id a worker
 // used.
@@ -477,8 +491,6 @@ func (l *ledger) each(mr *modeRun, state *target.ShareState, input func(verify.I
 				v.Rejected = st.Rejected
 			} else if spso, ok := state.SPSO[in.partition]; ok && in.offset < spso {
 				v.BelowSPSO = true
-			} else if ok && in.offset == spso {
-				v.AtSPSO = true
 			}
 		}
 		input(v)

@@ -101,7 +101,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 		{ID: 2, Partition: 0, Offset: 1, IntendedNs: 200, FinalState: verify.StateArchived, DeliveryCount: 2, Rejected: true},
 		// id 3 was never written.
 		{ID: 4, Partition: 1, Offset: 0, IntendedNs: 400, FinalState: verify.StateUnknown, BelowSPSO: true}, // below SPSO 5
-		{ID: 5, Partition: 2, Offset: 3, IntendedNs: 500, FinalState: verify.StateUnknown, AtSPSO: true},    // at SPSO 3: not terminal
+		{ID: 5, Partition: 2, Offset: 3, IntendedNs: 500, FinalState: verify.StateUnknown},                  // at SPSO 3: unknown
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("inputs with share state:\n got %+v\nwant %+v", got, want)
@@ -109,7 +109,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 	// Without share state every state is unknown.
 	got = collect(testLedger(), mr, nil).ins
 	for i := range want {
-		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO, want[i].AtSPSO, want[i].Rejected = verify.StateUnknown, 0, false, false, false
+		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO, want[i].Rejected = verify.StateUnknown, 0, false, false
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("inputs without share state:\n got %+v\nwant %+v", got, want)

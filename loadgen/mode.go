@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -334,8 +335,8 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		open = mergeOpen(open, byMarkers)
 	}
 	mr.ledger.nameOpen(mr, open)
-	state, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
-	if err != nil && !errors.Is(err, target.ErrUnsupported) {
+	state, err := mr.inspectSettled(ctx)
+	if err != nil {
 		return fmt.Errorf("inspecting the final share state: %w", err)
 	}
 	info := mr.cfg.Target.Info()
@@ -424,6 +425,52 @@ func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransac
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// spsoSettle bounds how long the final share state is read again while a
+// target that reports only share-partition start offsets (Kafka, whose
+// persisted start offset trails the acknowledgements) is still moving
+// them; spsoQuiet is how long they must stand still to be final.
+const (
+	spsoSettle = 10 * time.Second
+	spsoQuiet  = 2 * time.Second
+)
+
+// inspectSettled reads the final share state. When the target reports only
+// start offsets, it reads again until every input partition's start offset
+// has passed its last input, or they stop moving: records above a start
+// offset are then judged from what it says, not from a snapshot taken
+// while it was still catching up.
+func (mr *modeRun) inspectSettled(ctx context.Context) (*target.ShareState, error) {
+	state, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
+	if errors.Is(err, target.ErrUnsupported) {
+		return nil, nil
+	}
+	if err != nil || len(state.Records) > 0 {
+		return state, err
+	}
+	ends := mr.ledger.inputEnds()
+	done := func(st *target.ShareState) bool {
+		for p, end := range ends {
+			if st.SPSO[p] < end {
+				return false
+			}
+		}
+		return true
+	}
+	deadline, still := time.Now().Add(spsoSettle), time.Now()
+	for !done(state) && time.Now().Before(deadline) && time.Since(still) < spsoQuiet && ctx.Err() == nil {
+		time.Sleep(200 * time.Millisecond)
+		next, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
+		if err != nil {
+			return state, nil // keep what was read
+		}
+		if !maps.Equal(next.SPSO, state.SPSO) {
+			still = time.Now()
+		}
+		state = next
+	}
+	return state, nil
 }
 
 // mergeOpen adds the transactions found open by the markers that the

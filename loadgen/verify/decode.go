@@ -56,8 +56,6 @@ func fastInput(line []byte, in *Input) bool {
 			in.Rejected, ok = kindBool(kind)
 		case "below_spso":
 			in.BelowSPSO, ok = kindBool(kind)
-		case "at_spso":
-			in.AtSPSO, ok = kindBool(kind)
 		}
 		return ok
 	})

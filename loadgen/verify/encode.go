@@ -148,9 +148,6 @@ func AppendInput(b []byte, in Input) []byte {
 	if in.BelowSPSO {
 		b = append(b, `,"below_spso":true`...)
 	}
-	if in.AtSPSO {
-		b = append(b, `,"at_spso":true`...)
-	}
 	return append(b, '}')
 }
 

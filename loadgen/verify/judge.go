@@ -400,18 +400,11 @@ func (j *judge) visit(id uint64, r *rec) {
 		j.lostDetail(&w, pending, aborted)
 		j.add(w)
 	case codeUnknown:
-		if r.flags&flagAtSPSO != 0 {
-			// The share-partition start offset stops at the first record
-			// that is not terminal.
-			if j.find(KindUnresolved) {
-				w := j.inputWitness(KindUnresolved, id, r)
-				w.Outputs = j.refs(j.buf, nil)
-				w.Detail = "at the share-partition start offset after the drain: not terminal (the target does not report the state)"
-				j.add(w)
-			}
-			return
-		}
-		if r.flags&flagBelowSPSO == 0 {
+		// A record the broker acknowledged a worker's accept or reject for
+		// is terminal whatever the start offset says (Kafka's reported
+		// start offset trails its acknowledgements).
+		ackedTerminal := j.v.mu.deliveries > 0 && r.flags&(flagAcceptCommitted|flagRejectCommitted) != 0
+		if r.flags&flagBelowSPSO == 0 && !ackedTerminal {
 			// Nothing says whether it is terminal: it cannot be judged
 			// lost or unresolved.
 			w := j.inputWitness(KindUnjudged, id, r)
@@ -420,7 +413,7 @@ func (j *judge) visit(id uint64, r *rec) {
 			j.leaveWith(UnjudgedNoState, id, w)
 			return
 		}
-		// Terminal (below SPSO), exact state not reported.
+		// Terminal (below SPSO, or acknowledged), exact state not reported.
 		if committed > 0 || rejected {
 			return
 		}

@@ -47,9 +47,6 @@ type Input struct {
 	// BelowSPSO is true when the target reported the record below the
 	// share-partition start offset (terminal, exact state unknown).
 	BelowSPSO bool `json:"below_spso,omitempty"`
-	// AtSPSO is true when the record sits at the share-partition start
-	// offset after the drain: the first record that is not terminal.
-	AtSPSO bool `json:"at_spso,omitempty"`
 }
 
 // Client outcomes of a transaction: what the client was told.

@@ -49,7 +49,7 @@ func (e *LedgerError) Is(target error) bool { return target == ErrCorruptLedger 
 // Field sets of each ledger file: every key a line may have, and the keys
 // it must have, per schema version.
 var (
-	inputKeys    = []string{"id", "partition", "offset", "intended_ns", "final_state", "delivery_count", "rejected", "below_spso", "at_spso"}
+	inputKeys    = []string{"id", "partition", "offset", "intended_ns", "final_state", "delivery_count", "rejected", "below_spso"}
 	inputNeedV1  = []string{"id", "partition", "offset"}
 	inputNeedV2  = []string{"id", "partition", "offset", "intended_ns", "final_state", "delivery_count"}
 	outputKeys   = []string{"id", "partition", "offset", "transactional_id", "producer_id", "epoch", "txn_seq", "txn_size", "txn_outcome", "commit_sent", "committed", "read_uncommitted", "marker", "marker_epoch", "aborted", "visible_ns"}
@@ -173,9 +173,6 @@ func ReadLedgers(dir string, v *Verifier) error {
 		}
 		if reason := checkKeys(line, outputKeys, outNeed); reason != "" {
 			return reason, nil
-		}
-		if o.InputID == 0 {
-			return "output id is 0 (ids start at 1)", nil
 		}
 		if reason := oneOf("txn_outcome", o.TxnOutcome, "", OutcomeCommitted, OutcomeAborted, OutcomeUnknown); reason != "" {
 			return reason, nil

@@ -32,7 +32,6 @@ const (
 	flagRejectCommitted             // a worker's reject took effect
 	flagAckUnknown                  // an accept or reject was sent and its fate never learned
 	flagAcceptSent                  // a worker sent an accept (whatever its fate)
-	flagAtSPSO                      // Input.AtSPSO
 )
 
 // State codes, packed into rec.state.

@@ -131,9 +131,6 @@ func (v *Verifier) addInput(in Input) bool {
 	if in.BelowSPSO {
 		r.flags |= flagBelowSPSO
 	}
-	if in.AtSPSO {
-		r.flags |= flagAtSPSO
-	}
 	r.partition = in.Partition
 	r.offset = in.Offset
 	r.state = stateCode(in.FinalState)
