@@ -52,6 +52,7 @@ var mutants = []struct{ id, breaks string }{
 	{"marker-ends-other-producer", "a commit marker also ends another producer's open transaction on the partition"},
 	{"lso-past-open-one-partition", "one partition log in four advances its LSO past open transactions"},
 	{"commit-redelivers", "a commit marker makes some accepted records AVAILABLE again"},
+	{"read-returns-foreign-record", "a read_committed fetch returns a record of somewhere else in place of one in 97"},
 }
 
 const (

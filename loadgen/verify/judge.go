@@ -486,6 +486,15 @@ func (j *judge) visit(id uint64, r *rec) {
 			j.add(w)
 		}
 	default: // AVAILABLE, ACQUIRED, TX_PENDING, or a state the verifier does not know
+		if j.v.opts.DrainTimedOut && r.state != codeInvalid {
+			// The run stopped waiting before the record could finish: not
+			// an anomaly of the system, but nothing is proved about it.
+			w := j.inputWitness(KindUnjudged, id, r)
+			w.Outputs = j.refs(j.buf, nil)
+			w.Detail = fmt.Sprintf("state %s when the drain timed out: it may yet finish", stateName(r.state))
+			j.leaveWith(UnjudgedNotFinished, id, w)
+			return
+		}
 		if j.find(KindUnresolved) {
 			w := j.inputWitness(KindUnresolved, id, r)
 			w.Outputs = j.refs(j.buf, nil)

@@ -85,4 +85,5 @@ const (
 	UnjudgedDuplicateID  = "the same input id twice in the ledger"
 	UnjudgedOverflow     = "outputs beyond the verifier's capacity"
 	UnjudgedDrainTimeout = "the drain timed out"
+	UnjudgedNotFinished  = "not terminal when the drain timed out"
 )
