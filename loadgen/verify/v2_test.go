@@ -28,7 +28,9 @@ func delivery(id uint64, count int, ack, outcome string) verify.Delivery {
 func TestV2Judgements(t *testing.T) {
 	t.Parallel()
 	const limit = 5
-	unknown := func(id uint64) verify.Input { return verify.Input{ID: id, Offset: int64(id), FinalState: verify.StateUnknown} }
+	unknown := func(id uint64) verify.Input {
+		return verify.Input{ID: id, Offset: int64(id), FinalState: verify.StateUnknown}
+	}
 	for _, tc := range []struct {
 		name    string
 		mode    string
