@@ -161,6 +161,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	mr.seconds = int((spec.Warmup()+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
 	mr.series = newSeries(mr.seconds)
 	mr.ledger = newLedger()
+	mr.ledger.assigned = &mr.nextID
 	mr.ivE2E, mr.ivLag = newIntervals(mr.start), newIntervals(mr.start)
 	mr.ivProduce, mr.ivCommit, mr.ivP2C = newIntervals(mr.start), newIntervals(mr.start), newIntervals(mr.start)
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {

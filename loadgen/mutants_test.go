@@ -196,6 +196,7 @@ func TestVerifierCatchesMutants(t *testing.T) {
 	}
 	var b strings.Builder
 	caught, observable := 0, 0
+	produced := map[string]bool{} // anomaly kinds some mutant's run produced
 	fmt.Fprintf(&b, "\n%-30s  %-8s  %s\n", "mutant", "verdict", "what the verifier found (mode: forbidden kinds)")
 	only := os.Getenv("SHAREBENCH_MUTANTS_ONLY") // a comma-separated list, for a repro
 	for _, id := range ids {
@@ -208,6 +209,9 @@ func TestVerifierCatchesMutants(t *testing.T) {
 		failed := false
 		for _, mode := range slices.Sorted(maps.Keys(verdicts)) {
 			v := verdicts[mode]
+			for _, k := range v.Forbidden {
+				produced[k] = true
+			}
 			if v.Verdict == verify.VerdictFail {
 				failed = true
 				found = append(found, fmt.Sprintf("%s: %s", mode, strings.Join(v.Forbidden, ",")))
@@ -241,4 +245,12 @@ func TestVerifierCatchesMutants(t *testing.T) {
 	fmt.Fprintf(&b, "caught by the verifier alone in real runs: %d of %d observable mutants (%d in the engine, %d not observable by any client)\n",
 		caught, observable, len(ids), len(unobservable))
 	t.Log(b.String())
+	if only == "" {
+		// Every anomaly kind is something a real run can produce.
+		for _, k := range verify.Anomalies() {
+			if !produced[k] {
+				t.Errorf("no mutant's real run produced %s", k)
+			}
+		}
+	}
 }
