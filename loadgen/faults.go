@@ -1,5 +1,5 @@
 // This file holds the fault scheduler: the workload's faults placed on the
-// mode's timeline (from the end of the warm-up) and applied when due, each
+// mode's timeline (from the opening of the measurement window) and applied when due, each
 // one logged with its time in the result and marked on the series.
 
 package loadgen
@@ -36,9 +36,17 @@ func (mr *modeRun) schedule() []scheduledFault {
 	return out
 }
 
-// faultLoop applies faults as they fall due, until done closes.
+// faultLoop applies faults as they fall due, until done closes. The
+// faults' times count from the opening of the measurement window.
 func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 	rng := mr.rng(7)
+	select {
+	case <-mr.windowOpen:
+	case <-done:
+		return
+	case <-ctx.Done():
+		return
+	}
 	for _, sf := range mr.schedule() {
 		t := time.NewTimer(time.Until(sf.at))
 		select {
