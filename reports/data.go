@@ -138,7 +138,7 @@ func (rp *repeatData) metric(m Metric) float64 {
 // holds a sample.
 func (rp *repeatData) quantileNs(name string, q float64) float64 {
 	if h := rp.hists[name]; h != nil && h.TotalCount() > 0 {
-		return float64(h.ValueAtQuantile(q * 100))
+		return float64(result.ValueAtPercentile(h, q*100))
 	}
 	s, ok := rp.m.Histograms[name]
 	if !ok || s.Count <= 0 {
