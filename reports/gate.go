@@ -8,12 +8,15 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sharebench/sharebench/reports/stats"
 )
 
 // Exit codes of a gate (GateResult.ExitCode).
 const (
 	ExitOK         = 0 // no regression, no forbidden anomaly
 	ExitNoData     = 2 // nothing could be compared: no mode measured on both sides
+	ExitTooFew     = 2 // too few repeats to reach the significance level (without ThresholdOnly)
 	ExitForbidden  = 3 // the candidate shows an exactly-once anomaly its mode forbids
 	ExitRegression = 4 // a gated metric regressed (or a mode stopped producing results)
 )
@@ -37,20 +40,22 @@ type GateOptions struct {
 	Alpha float64
 	// ThresholdOnly gates on the thresholds alone when the repeats are too
 	// few for significance (one per side, or so few that no p-value can
-	// fall below Alpha). The default, false, requires significance: such a
-	// metric passes, labelled "not enough repeats".
+	// fall below Alpha). The default, false, requires significance: a gate
+	// whose repeats cannot reach it fails (ExitTooFew), saying how many
+	// repeats a side are needed.
 	ThresholdOnly bool
 }
 
 // CheckStatus is the outcome of one gated metric.
 type CheckStatus string
 
-// Check outcomes. Only CheckRegression fails the gate.
+// Check outcomes. CheckRegression fails the gate, and so does
+// CheckNotEnoughRepeats (with ExitTooFew).
 const (
 	CheckOK               CheckStatus = "ok"                 // within the threshold
 	CheckImproved         CheckStatus = "improved"           // better beyond the threshold, significantly
 	CheckWithinNoise      CheckStatus = "within noise"       // worse than the threshold but not significant
-	CheckNotEnoughRepeats CheckStatus = "not enough repeats" // worse than the threshold, significance impossible
+	CheckNotEnoughRepeats CheckStatus = "not enough repeats" // significance impossible with these repeats: fails without ThresholdOnly
 	CheckRegression       CheckStatus = "REGRESSION"
 	CheckNoData           CheckStatus = "no data"
 	CheckNotGated         CheckStatus = "not gated" // reported by compare, no threshold
@@ -170,20 +175,20 @@ func (o GateOptions) check(mode string, m MetricComparison) Check {
 	significant := m.P < o.Alpha
 	cannot := m.MinP >= o.Alpha
 	switch {
+	case cannot && !o.ThresholdOnly:
+		ch.Status = CheckNotEnoughRepeats
+		ch.Why = fmt.Sprintf("%s, but %d/%d repeats cannot reach p < %v (smallest possible p %s): run at least %d repeats a side (sharebench run --repeat %d), or pass --threshold-only",
+			change, len(m.Baseline), len(m.Candidate), o.Alpha, formatP(m.MinP), RepeatsNeeded(o.Alpha), RepeatsNeeded(o.Alpha))
+	case cannot && worse:
+		ch.Status = CheckRegression
+		ch.Why = fmt.Sprintf("%s, beyond the %s; gated on the threshold alone (--threshold-only): %d/%d repeats cannot reach p < %v",
+			change, threshold, len(m.Baseline), len(m.Candidate), o.Alpha)
 	case !worse && better && significant:
 		ch.Status = CheckImproved
 		ch.Why = fmt.Sprintf("%s, p = %s", change, formatP(m.P))
 	case !worse:
 		ch.Status = CheckOK
 		ch.Why = fmt.Sprintf("%s, within the %s", change, threshold)
-	case cannot && o.ThresholdOnly:
-		ch.Status = CheckRegression
-		ch.Why = fmt.Sprintf("%s, beyond the %s; gated on the threshold alone: %d/%d repeats cannot reach p < %v",
-			change, threshold, len(m.Baseline), len(m.Candidate), o.Alpha)
-	case cannot:
-		ch.Status = CheckNotEnoughRepeats
-		ch.Why = fmt.Sprintf("%s, beyond the %s, but %d/%d repeats cannot reach p < %v (smallest possible p %s); passing — run at least 4 repeats a side, or set ThresholdOnly",
-			change, threshold, len(m.Baseline), len(m.Candidate), o.Alpha, formatP(m.MinP))
 	case significant:
 		ch.Status = CheckRegression
 		ch.Why = fmt.Sprintf("%s, beyond the %s, p = %s < %v", change, threshold, formatP(m.P), o.Alpha)
@@ -192,6 +197,16 @@ func (o GateOptions) check(mode string, m MetricComparison) Check {
 		ch.Why = fmt.Sprintf("%s, beyond the %s, but not significant (p = %s ≥ %v)", change, threshold, formatP(m.P), o.Alpha)
 	}
 	return ch
+}
+
+// RepeatsNeeded is the smallest number of repeats a side whose two-sided
+// Mann–Whitney test can reach p < alpha (4 for alpha 0.05).
+func RepeatsNeeded(alpha float64) int {
+	n := 1
+	for stats.MinPValue(n, n) >= alpha && n < 1000 {
+		n++
+	}
+	return n
 }
 
 // describeChange says "throughput fell 20.0%" or "e2e p99 rose 3.1%".
@@ -224,16 +239,30 @@ func (g GateResult) Regressions() []Check {
 	return out
 }
 
+// tooFew reports whether a gated metric lacked the repeats for
+// significance.
+func (g GateResult) tooFew() bool {
+	for _, c := range g.Checks {
+		if c.Status == CheckNotEnoughRepeats {
+			return true
+		}
+	}
+	return false
+}
+
 // ExitCode is the process exit code for the verdict: ExitForbidden when
 // the candidate has a forbidden anomaly (it outranks a regression),
-// ExitRegression for a regression, ExitNoData when there was nothing to
-// compare, else ExitOK.
+// ExitRegression for a regression, ExitTooFew when the repeats cannot
+// reach significance, ExitNoData when there was nothing to compare, else
+// ExitOK.
 func (g GateResult) ExitCode() int {
 	switch {
 	case len(g.Forbidden) > 0:
 		return ExitForbidden
 	case len(g.Regressions()) > 0:
 		return ExitRegression
+	case g.tooFew():
+		return ExitTooFew
 	}
 	for _, c := range g.Checks {
 		if c.Status != CheckNoData {
@@ -253,10 +282,15 @@ func (g GateResult) WriteText(w io.Writer) error {
 		ExitForbidden:  "FAIL (exit 3): forbidden exactly-once anomaly in the candidate",
 		ExitRegression: "FAIL (exit 4): regression",
 	}[code]
+	if code == ExitTooFew && g.tooFew() {
+		n := RepeatsNeeded(g.Options.Alpha)
+		verdict = fmt.Sprintf("FAIL (exit 2): too few repeats to reach p < %v — at least %d repeats a side are needed (sharebench run --repeat %d), or pass --threshold-only to gate on the thresholds alone",
+			g.Options.Alpha, n, n)
+	}
 	fmt.Fprintf(&b, "gate: %s\n", verdict)
 	sig := "required (p < alpha)"
 	if g.Options.ThresholdOnly {
-		sig = "required when the repeats allow it, else thresholds alone"
+		sig = "required when the repeats allow it, else thresholds alone (--threshold-only)"
 	}
 	fmt.Fprintf(&b, "limits: throughput drop %.1f%%, e2e/commit p99 rise %.1f%%; significance %s, alpha %v\n",
 		g.Options.MaxThroughputDrop*100, g.Options.MaxP99Rise*100, sig, g.Options.Alpha)
