@@ -287,7 +287,7 @@ func (p *memProducer) Close() error { return nil }
 type memWorker struct {
 	m       *memTarget
 	joined  time.Time // polls before it return nothing
-	polls   int // Poll calls so far
+	polls   int       // Poll calls so far
 	in, out *memTopic
 	inTopic string
 	mode    target.Mode
