@@ -71,7 +71,7 @@ func CheckComparable(baseline, candidate []*Run) error {
 			{"modes", a.modes, b.modes},
 		} {
 			if d[1] != d[2] {
-				diffs = append(diffs, fmt.Sprintf("%s: %s in %s, %s in %s", d[0], d[1], labelOf(ref), d[2], labelOf(r)))
+				diffs = append(diffs, fmt.Sprintf("%s %s in %s, %s in %s", d[0], d[1], labelOf(ref), d[2], labelOf(r)))
 			}
 		}
 	}

@@ -269,11 +269,11 @@ func TestCheckComparableRefusesMismatch(t *testing.T) {
 		change func(r *result.Result)
 		want   string
 	}{
-		{"workload", func(r *result.Result) { r.Workload, r.Spec = "omb-1kb", []byte(`{"name":"omb-1kb"}`) }, "workload: "},
-		{"rate", func(r *result.Result) { r.Rate = 50000 }, "rate: "},
+		{"workload", func(r *result.Result) { r.Workload, r.Spec = "omb-1kb", []byte(`{"name":"omb-1kb"}`) }, "workload read-process-write"},
+		{"rate", func(r *result.Result) { r.Rate = 50000 }, "rate 2000 records/s"},
 		{"closed-loop", func(r *result.Result) { r.OpenLoop, r.Rate = false, 0 }, "closed loop"},
-		{"target", func(r *result.Result) { r.Env.Target = "kafka" }, "target: "},
-		{"modes", func(r *result.Result) { r.Modes = r.Modes[:1] }, "modes: "},
+		{"target", func(r *result.Result) { r.Env.Target = "kafka" }, "target engine"},
+		{"modes", func(r *result.Result) { r.Modes = r.Modes[:1] }, "modes explicit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cand := side(t, "cand", 2, 1, 1, 0.01)

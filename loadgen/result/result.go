@@ -46,7 +46,10 @@ type Result struct {
 	Duration time.Duration `json:"duration_ns"`
 	Warmup   time.Duration `json:"warmup_ns"`
 	Repeats  int           `json:"repeats"`
-	Modes    []ModeResult  `json:"modes"`
+	// Interrupted is set when a SIGINT or SIGTERM stopped the run: Modes
+	// holds the completed modes and the interrupted one (marked).
+	Interrupted bool         `json:"interrupted,omitempty"`
+	Modes       []ModeResult `json:"modes"`
 }
 
 // Env says where a run happened.
