@@ -32,10 +32,13 @@ type kafkaFlags struct {
 	tlsKey           string
 	tlsInsecure      bool
 	brokerControl    string
+	commandConfig    string
 }
 
 func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&k.brokers, "brokers", "", "kafka target: comma-separated seed brokers host:port (default: start an embedded kfake cluster)")
+	fs.StringVar(&k.brokers, "bootstrap-server", "", "kafka target: the same as --brokers, as Kafka's tools spell it")
+	fs.StringVar(&k.commandConfig, "command-config", "", "kafka target: Kafka client properties FILE (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location, ssl.keystore.location with PEM types), as Kafka's tools take it")
 	fs.StringVar(&k.saslMechanism, "sasl-mechanism", "", "kafka target: SASL mechanism: plain, scram-sha-256 or scram-sha-512")
 	fs.StringVar(&k.saslUser, "sasl-user", "", "kafka target: SASL user")
 	fs.StringVar(&k.saslPasswordFile, "sasl-password-file", "", "kafka target: file holding the SASL password (or set SHAREBENCH_SASL_PASSWORD)")
@@ -58,6 +61,9 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 	case "engine":
 		if f.kafka.brokers != "" {
 			return nil, nil, usageErr("--brokers applies to --target kafka; drop it or add --target kafka")
+		}
+		if f.kafka.commandConfig != "" {
+			return nil, nil, usageErr("--command-config applies to --target kafka; drop it or add --target kafka")
 		}
 		knobs, err := parseKnobs(f.knobs)
 		if err != nil {
@@ -100,7 +106,23 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 				}
 			}
 		}
-		if opts.SASLMechanism != "" {
+		if f.kafka.commandConfig != "" {
+			if opts.SASLMechanism != "" || opts.SASLUser != "" || opts.TLS || opts.TLSCAFile != "" || opts.TLSCertFile != "" || opts.TLSKeyFile != "" {
+				return nil, nil, usageErr("--command-config sets security itself: drop --sasl-* and --tls* flags, or drop --command-config")
+			}
+			cc, err := loadCommandConfig(f.kafka.commandConfig)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(opts.Brokers) == 0 {
+				opts.Brokers = cc.brokers
+			}
+			insecure := opts.TLSInsecureSkipVerify
+			opts = kafkatarget.Options{Brokers: opts.Brokers,
+				SASLMechanism: cc.opts.SASLMechanism, SASLUser: cc.opts.SASLUser, SASLPassword: cc.opts.SASLPassword,
+				TLS: cc.opts.TLS, TLSCAFile: cc.opts.TLSCAFile, TLSCertFile: cc.opts.TLSCertFile, TLSKeyFile: cc.opts.TLSKeyFile,
+				TLSInsecureSkipVerify: insecure}
+		} else if opts.SASLMechanism != "" {
 			pw := env.Getenv("SHAREBENCH_SASL_PASSWORD")
 			if f.kafka.saslPasswordFile != "" {
 				b, err := os.ReadFile(f.kafka.saslPasswordFile)
