@@ -610,11 +610,13 @@ func (mr *modeRun) addFaultAt(now time.Time, kind, detail string) {
 }
 
 // progressLoop prints one line a second until done closes: the mode, the
-// time since it started over the time planned (warm-up and window), the
 // phase (warm-up; forming: waiting for every worker to receive records;
-// load; drain, with the inputs still without an output), the input and
-// output rates of the last second and the window's end-to-end p99 of the
-// last whole bucket. Lines stay under 80 columns for the usual mode names.
+// load; drain), the time since the mode started over the time planned
+// (warm-up and window), the input rate of the last second (in the drain:
+// the inputs still without an output), the output rate, the window's
+// end-to-end p99 of the last whole bucket, and redeliveries and aborts when
+// there are any. Lines stay under 80 columns for the usual mode names; a
+// terminal cuts longer ones to its width.
 func (mr *modeRun) progressLoop(done chan struct{}) {
 	w := mr.cfg.Progress
 	if w == nil {
@@ -634,6 +636,7 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 			total := planned
 			phase := "load"
 			p99 := int64(0)
+			inPart := fmt.Sprintf("in %6d/s", in-lastIn)
 			switch {
 			case now.Before(mr.start.Add(mr.spec.Warmup())):
 				phase = "warm-up"
@@ -647,12 +650,19 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 					p99 = mr.ivE2E.p99(k)
 				}
 				if mr.sinceStart(now) >= we {
-					phase = fmt.Sprintf("drain, %d pending", max(in-mr.ledger.settled(), 0))
+					phase = "drain"
+					inPart = fmt.Sprintf("pending %d", max(in-mr.ledger.settled(), 0))
 				}
 			}
-			fmt.Fprintf(w, "%-13s %5.1f/%.0fs  in %6d/s  out %6d/s  p99 %7s  redel %d  abort %d  %s\n",
-				mr.name, now.Sub(mr.start).Seconds(), total.Seconds(), in-lastIn, outN-lastOut,
-				fmtNs(p99), mr.redelivered.Load(), mr.aborts.Load(), phase)
+			line := fmt.Sprintf("%-13s %-7s %5.1f/%.0fs  %s  out %6d/s  p99 %s",
+				mr.name, phase, now.Sub(mr.start).Seconds(), total.Seconds(), inPart, outN-lastOut, fmtNs(p99))
+			if n := mr.redelivered.Load(); n > 0 {
+				line += fmt.Sprintf("  redel %d", n)
+			}
+			if n := mr.aborts.Load(); n > 0 {
+				line += fmt.Sprintf("  abort %d", n)
+			}
+			fmt.Fprintln(w, line)
 			lastIn, lastOut = in, outN
 		}
 	}

@@ -95,7 +95,7 @@ func runCmd(env *Env, args []string) error {
 	}
 	formatter, err := loadgen.NewFormatter(f.format)
 	if err != nil {
-		return usageErr("--format %q: valid formats are text, json and bench", f.format)
+		return usageErr("--format: unknown format %q (valid: text, json, bench)", f.format)
 	}
 	if !fs.Changed("seed") {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
@@ -145,7 +145,7 @@ func runCmd(env *Env, args []string) error {
 	if !f.quiet {
 		cfg.Progress = env.Stderr
 		if isTerminal(env.Stderr) {
-			tty = &ttyProgress{w: env.Stderr}
+			tty = &ttyProgress{w: env.Stderr, width: terminalWidth(env.Stderr, env.Getenv)}
 			cfg.Progress = tty
 		}
 	}
