@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -104,7 +105,9 @@ func Main(args []string, env *Env) int {
 			if errors.Is(err, pflag.ErrHelp) {
 				return ExitOK
 			}
-			fmt.Fprintf(env.Stderr, "sharebench %s: %s\n", c.name, userMessage(err))
+			for _, line := range strings.Split(userMessage(err), "\n") {
+				fmt.Fprintf(env.Stderr, "sharebench %s: %s\n", c.name, line)
+			}
 			var ee *exitError
 			if errors.As(err, &ee) {
 				return ee.code
@@ -164,16 +167,21 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 // never its internal packages.
 var pkgPrefix = regexp.MustCompile(`(^|: |; |\()(loadgen: bad configuration|loadgen|workloads|target|result|reports|engine target|kafka target|engine|verify|stats): `)
 
-// userMessage is err's text without library package prefixes.
+// userMessage is err's text without library package prefixes, on every
+// line of it (a workload file's problems are one a line).
 func userMessage(err error) string {
-	msg := err.Error()
-	for {
-		next := pkgPrefix.ReplaceAllString(msg, "$1")
-		if next == msg {
-			return msg
+	lines := strings.Split(err.Error(), "\n")
+	for i, msg := range lines {
+		for {
+			next := pkgPrefix.ReplaceAllString(msg, "$1")
+			if next == msg {
+				break
+			}
+			msg = next
 		}
-		msg = next
+		lines[i] = msg
 	}
+	return strings.Join(lines, "\n")
 }
 
 // MainWithSignals is Main with SIGINT and SIGTERM stopping a run early

@@ -79,9 +79,16 @@ func runCmd(env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	spec, err := loadWorkload(f.workload)
+	spec, notes, err := workloads.LoadWithNotes(f.workload)
 	if err != nil {
-		return err
+		return withCode(ExitUsage, err)
+	}
+	for _, n := range notes {
+		kind := "note"
+		if strings.HasPrefix(n, "ignored") {
+			kind = "warning"
+		}
+		fmt.Fprintf(env.Stderr, "sharebench run: %s: %s: %s\n", kind, f.workload, n)
 	}
 	if err := applyOverrides(fs, &f, spec); err != nil {
 		return err
@@ -216,8 +223,15 @@ func runTime(spec *workloads.Spec, modes []target.Mode, repeats int) string {
 	}
 	per := spec.Warmup() + spec.TestDuration()
 	total := time.Duration(n*repeats) * per
-	return fmt.Sprintf("%d modes × %d repeats × (%v warm-up + %v measured): about %v in all, plus each mode's set-up, drain (up to %v) and verification",
-		n, repeats, spec.Warmup(), spec.TestDuration(), total.Round(time.Second), spec.DrainTimeout)
+	return fmt.Sprintf("%s × %s × (%v warm-up + %v measured): about %v in all, plus each mode's set-up, drain (up to %v) and verification",
+		plural(n, "mode"), plural(repeats, "repeat"), spec.Warmup(), spec.TestDuration(), total.Round(time.Second), spec.DrainTimeout)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // reportHook renders a run directory's report (set by report.go).
@@ -268,14 +282,6 @@ func flagValues(fs *pflag.FlagSet) map[string]string {
 		m[fl.Name] = fl.Value.String()
 	})
 	return m
-}
-
-func loadWorkload(ref string) (*workloads.Spec, error) {
-	spec, err := workloads.Load(ref)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	return spec, nil
 }
 
 // applyOverrides applies --duration, --warmup and --rate to the workload
