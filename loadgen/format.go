@@ -167,6 +167,9 @@ func (BenchFormatter) Format(w io.Writer, r *result.Result) error {
 		if commit := m.Histograms[result.HistCommit]; commit.Count > 0 {
 			fmt.Fprintf(&b, "\t%d commit-p99-ns", commit.P99)
 		}
+		if m.CPUNs > 0 && m.OutputsVisible > 0 {
+			fmt.Fprintf(&b, "\t%.0f cpu-ns/record", float64(m.CPUNs)/float64(m.OutputsVisible))
+		}
 		fmt.Fprintln(w, b.String())
 	}
 	return nil

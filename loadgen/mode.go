@@ -46,14 +46,15 @@ type modeRun struct {
 	// opens (window, read after windowOpen is closed or the producers
 	// have stopped); winStartNs and winEndNs hold the same bounds in ns
 	// since start for the goroutines that run while it opens.
-	warmEnd, loadEnd     time.Time
-	windowOpen           chan struct{}
-	winOpen              atomic.Bool
-	winStartNs, winEndNs atomic.Int64
-	windowNote           string
-	received             []atomic.Bool // worker id has received records
-	receivedN            atomic.Int32
-	seconds              int
+	warmEnd, loadEnd      time.Time
+	windowOpen            chan struct{}
+	winOpen               atomic.Bool
+	winStartNs, winEndNs  atomic.Int64
+	windowNote            string
+	cpuAtOpen, cpuAtClose int64         // processCPUNs when the window opened and closed
+	received              []atomic.Bool // worker id has received records
+	receivedN             atomic.Int32
+	seconds               int
 
 	nextID   atomic.Uint64
 	produced atomic.Int64 // inputs produced (all phases)
@@ -216,6 +217,7 @@ func (mr *modeRun) openWindowLoop(ctx context.Context) {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
+	mr.cpuAtOpen = processCPUNs()
 	ws := mr.sinceStart(time.Now())
 	we := ws + int64(mr.spec.TestDuration())
 	for _, iv := range []*intervals{mr.ivE2E, mr.ivLag, mr.ivProduce, mr.ivCommit, mr.ivP2C} {
@@ -321,6 +323,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	// an interrupt: then the window may never have opened.
 	winCancel()
 	<-windowExited
+	mr.cpuAtClose = processCPUNs()
 
 	// Drain: wait until every input has an output (or was rejected), or
 	// the drain timeout passes.
@@ -405,6 +408,9 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		out.OutputsVisible = mr.ledger.visibleBetween(ws, we)
 		out.Throughput = float64(out.OutputsVisible) / measured.Seconds()
 		out.InputRate = float64(out.InputsProduced) / measured.Seconds()
+		if mr.cpuAtOpen >= 0 && mr.cpuAtClose >= mr.cpuAtOpen {
+			out.CPUNs = mr.cpuAtClose - mr.cpuAtOpen
+		}
 	}
 	if mr.windowNote != "" {
 		out.Notes = append(out.Notes, mr.windowNote)

@@ -215,8 +215,11 @@ func formatMetric(m Metric, v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	if m == MetricThroughput {
+	switch m {
+	case MetricThroughput:
 		return formatNumber(v) + " /s"
+	case MetricCPUPerRecord:
+		return formatNumber(v/1e3) + " µs"
 	}
 	return formatNumber(v/1e6) + " ms"
 }

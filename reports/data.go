@@ -126,6 +126,12 @@ func (rp *repeatData) metric(m Metric) float64 {
 		}
 		return math.NaN()
 	}
+	if m == MetricCPUPerRecord {
+		if rp.m.CPUNs <= 0 || rp.m.OutputsVisible <= 0 {
+			return math.NaN()
+		}
+		return float64(rp.m.CPUNs) / float64(rp.m.OutputsVisible)
+	}
 	name, q, ok := m.histQuantile()
 	if !ok {
 		return math.NaN()

@@ -54,6 +54,10 @@ func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 // in builds that install a hook (slowdemo.go, -tags slowdemo).
 var engineOptions []eng.Option
 
+// targetWrap, when set, wraps the engine target: nil, except in the
+// cpudemo build (cpudemo.go, -tags cpudemo).
+var targetWrap func(target.Target) target.Target
+
 // openTarget opens the target named by the flags and, where it can apply
 // target-side faults, the fault runner.
 func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode, spec *workloads.Spec) (target.Target, loadgen.FaultRunner, error) {
@@ -83,10 +87,14 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 			}
 			return nil, nil, usageErr("%v", err)
 		}
-		if fr := t.FaultRunner(); fr != nil {
-			return t, fr, nil
+		var tgt target.Target = t
+		if targetWrap != nil {
+			tgt = targetWrap(t)
 		}
-		return t, nil, nil
+		if fr := t.FaultRunner(); fr != nil {
+			return tgt, fr, nil
+		}
+		return tgt, nil, nil
 	case "kafka":
 		if f.knobs != "safe" || f.shards != 0 {
 			return nil, nil, usageErr("--knobs and --shards apply to --target engine")

@@ -99,6 +99,10 @@ type ModeResult struct {
 	WindowCommits  int64   `json:"window_commits"`
 	Throughput     float64 `json:"throughput"` // outputs visible per second
 	InputRate      float64 `json:"input_rate"` // inputs produced per second
+	// CPUNs is the CPU time (user and system) the sharebench process used
+	// inside the window: load generator and, with the engine target, the
+	// engine. 0 where the OS does not say.
+	CPUNs int64 `json:"cpu_ns,omitempty"`
 	// Counts over the whole run.
 	TotalInputs   int64 `json:"total_inputs"`
 	TotalOutputs  int64 `json:"total_outputs"`
