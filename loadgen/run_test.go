@@ -589,3 +589,28 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchFormatOmitsMissingMetrics: a mode without a commit call
+// (implicit) prints no commit-p99-ns, never a 0.
+func TestBenchFormatOmitsMissingMetrics(t *testing.T) {
+	t.Parallel()
+	spec := quickSpec(t, "implicit", "explicit")
+	spec.TestLength = 300 * time.Millisecond
+	spec.WarmupLength = 0
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: newMemTarget(), Seed: testSeed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := (BenchFormatter{}).Format(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.Contains(line, "mode=implicit") && strings.Contains(line, "commit-p99-ns"):
+			t.Errorf("implicit has a commit metric: %q", line)
+		case strings.Contains(line, "mode=explicit") && !strings.Contains(line, "commit-p99-ns"):
+			t.Errorf("explicit lacks its commit metric: %q", line)
+		}
+	}
+}
