@@ -159,3 +159,19 @@ func TestOMBFileRunsUnmodified(t *testing.T) {
 		t.Errorf("the free-text name is not used: %v", o)
 	}
 }
+
+// TestEveryWorkloadErrorInOneRun: each problem of a file on its own line,
+// naming the file and line, in one run.
+func TestEveryWorkloadErrorInOneRun(t *testing.T) {
+	t.Parallel()
+	o := sharebench(t, "run", "--workload", "testdata/two-errors.yaml")
+	ls := lines(o.stderr)
+	if o.code != cli.ExitUsage || len(ls) != 2 {
+		t.Fatalf("want exit 2 and two lines: %v", o)
+	}
+	for i, want := range []string{"testdata/two-errors.yaml:2:", "testdata/two-errors.yaml:3:"} {
+		if !strings.HasPrefix(ls[i], "sharebench run: "+want) {
+			t.Errorf("line %d %q, want it to start with the command and %s", i, ls[i], want)
+		}
+	}
+}
