@@ -31,7 +31,9 @@ const (
 // GateOptions are the gate's thresholds. A zero field takes its default.
 type GateOptions struct {
 	// MaxThroughputDrop is the largest tolerated fall of the median
-	// throughput, as a fraction (0.05: 5%). Default 0.05.
+	// throughput, as a fraction (0.05: 5%), in records/s and in records
+	// per CPU-second (the CPU per record may rise by 1/(1-drop)).
+	// Default 0.05.
 	MaxThroughputDrop float64
 	// MaxP99Rise is the largest tolerated rise of the median end-to-end p99
 	// and commit p99, as a fraction (0.10: 10%). Default 0.10.
@@ -90,6 +92,11 @@ func (o GateOptions) gatedLimit(m Metric) (float64, bool) {
 		return 1 - o.MaxThroughputDrop, true
 	case MetricE2EP99, MetricCommitP99:
 		return 1 + o.MaxP99Rise, true
+	case MetricCPUPerRecord:
+		// The throughput one CPU-second buys: a closed loop's records/s
+		// follows whatever CPU the neighbours leave, the CPU each record
+		// costs much less so.
+		return 1 / (1 - o.MaxThroughputDrop), true
 	}
 	return math.NaN(), false
 }
@@ -114,7 +121,8 @@ func (o GateOptions) withDefaults() (GateOptions, []string) {
 }
 
 // Gate judges a comparison. A metric regresses when it is worse than its
-// threshold and the difference is significant (p < Alpha); throughput,
+// threshold and the difference is significant (p < Alpha); throughput (in
+// records/s, and in records per CPU-second through the CPU per record),
 // end-to-end p99 and commit p99 are gated, p50 and p99.9 are reported only.
 // Any forbidden exactly-once anomaly in the candidate fails the gate
 // (exit 3), and so does a mode the baseline measured but the candidate did
@@ -222,8 +230,11 @@ func describeChange(m Metric, ratio float64) string {
 }
 
 func describeLimit(m Metric, o GateOptions) string {
-	if m == MetricThroughput {
+	switch m {
+	case MetricThroughput:
 		return fmt.Sprintf("%.1f%% drop", o.MaxThroughputDrop*100)
+	case MetricCPUPerRecord:
+		return fmt.Sprintf("%.1f%% drop of records per CPU-second", o.MaxThroughputDrop*100)
 	}
 	return fmt.Sprintf("%.1f%% rise", o.MaxP99Rise*100)
 }

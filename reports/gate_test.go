@@ -285,3 +285,25 @@ func TestCheckComparableRefusesMismatch(t *testing.T) {
 		})
 	}
 }
+
+// TestGateCPUPerRecordIsThroughput: a candidate whose records cost 15%
+// more CPU fails on the throughput one CPU-second buys, even when its
+// records/s (here identical) hides it.
+func TestGateCPUPerRecordIsThroughput(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 5, 1, 0.01)
+	cand := side(t, "cand", 1, 5, 1, 0.01)
+	for i := range base.Result.Modes {
+		b, c := &base.Result.Modes[i], &cand.Result.Modes[i]
+		b.CPUNs = int64(float64(b.OutputsVisible) * 4000 * (1 + 0.01*float64(i)))
+		c.CPUNs = int64(float64(c.OutputsVisible) * 4600 * (1 + 0.01*float64(i)))
+	}
+	g := reports.Gate(reports.Compare([]*reports.Run{base}, []*reports.Run{cand}), defaultGate)
+	c := check(t, g, "explicit", reports.MetricCPUPerRecord)
+	if g.ExitCode() != reports.ExitRegression || c.Status != reports.CheckRegression || !strings.Contains(c.Why, "records per CPU-second") {
+		t.Fatalf("+15%% CPU per record: exit %d, %+v\n%s", g.ExitCode(), c, gateText(t, g))
+	}
+	if c := check(t, g, "explicit", reports.MetricThroughput); c.Status != reports.CheckOK {
+		t.Errorf("records/s is identical, yet %+v", c)
+	}
+}

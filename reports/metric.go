@@ -15,8 +15,9 @@ const (
 	MetricE2EP999    Metric = "e2e_p999"   // end-to-end latency p99.9, ns
 	MetricCommitP99  Metric = "commit_p99" // commit (or ack) call latency p99, ns
 	// MetricCPUPerRecord is the process's CPU time in the window per
-	// output visible in it, ns (reported, not gated: with the engine
-	// target it counts the engine and the load generator together).
+	// output visible in it, ns: the inverse of the throughput one
+	// CPU-second buys (with the engine target it counts the engine and the
+	// load generator together). Gated with the throughput's limit.
 	MetricCPUPerRecord Metric = "cpu_per_record"
 )
 

@@ -122,7 +122,7 @@ func gateCmd(env *Env, args []string) error {
 	fset := newFlags(env, "gate", "--baseline DIR --candidate DIR [thresholds]", gateExamples)
 	base := fset.StringArray("baseline", nil, "baseline run directory (repeatable)")
 	cand := fset.StringArray("candidate", nil, "candidate run directory (repeatable)")
-	drop := fset.String("max-throughput-drop", "5%", "largest tolerated throughput drop")
+	drop := fset.String("max-throughput-drop", "5%", "largest tolerated throughput drop, in records/s and in records per CPU-second (CPU per record)")
 	rise := fset.String("max-p99-rise", "10%", "largest tolerated rise of end-to-end p99 and commit p99")
 	alpha := fset.Float64("alpha", 0.05, "significance level of the Mann–Whitney U test")
 	thresholdOnly := fset.Bool("threshold-only", false, "gate on thresholds alone when the repeats are too few for significance (without it such a gate fails, exit 2)")
