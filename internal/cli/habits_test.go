@@ -175,3 +175,49 @@ func TestEveryWorkloadErrorInOneRun(t *testing.T) {
 		}
 	}
 }
+
+// writeRun writes a minimal run directory: one explicit repeat of a
+// workload at a rate.
+func writeRun(t *testing.T, workload string, rate float64, throughput float64) string {
+	t.Helper()
+	dir := t.TempDir()
+	r := &result.Result{Workload: workload, Spec: []byte(`{"name":"` + workload + `"}`), OpenLoop: rate > 0, Rate: rate,
+		Env: result.Env{Target: "engine"}, Repeats: 1,
+		Modes: []result.ModeResult{{Mode: "explicit", Throughput: throughput, OutputsVisible: 1000, MeasuredNs: 1e9,
+			Verify: &result.Verification{Pass: true}}}}
+	if err := result.Write(filepath.Join(dir, result.FileName), r); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestCompareAndGateRefuseMismatch(t *testing.T) {
+	t.Parallel()
+	quick := writeRun(t, "quick", 2000, 2000)
+	omb := writeRun(t, "omb-16", 50000, 50000)
+	for _, cmd := range []string{"compare", "gate"} {
+		o := sharebench(t, cmd, "--baseline", quick, "--candidate", omb)
+		if o.code != cli.ExitUsage || !strings.Contains(o.stderr, "workload quick in") || !strings.Contains(o.stderr, "rate 2000 records/s in") ||
+			!strings.Contains(o.stderr, "--allow-mismatch") {
+			t.Errorf("%s of another workload and rate: want exit 2 naming both differences and the flag: %v", cmd, o)
+		}
+	}
+	o := sharebench(t, "compare", "--baseline", quick, "--candidate", omb, "--allow-mismatch")
+	if o.code != cli.ExitOK || !strings.Contains(o.stderr, "warning") {
+		t.Errorf("compare --allow-mismatch: want exit 0 and a warning: %v", o)
+	}
+}
+
+func TestGateTooFewRepeats(t *testing.T) {
+	t.Parallel()
+	base, cand := writeRun(t, "quick", 2000, 2000), writeRun(t, "quick", 2000, 1000)
+	o := sharebench(t, "gate", "--baseline", base, "--candidate", cand)
+	if o.code != cli.ExitUsage || !strings.Contains(o.stdout, "too few repeats") || !strings.Contains(o.stdout, "at least 4 repeats a side") ||
+		!strings.Contains(o.stdout, "--threshold-only") {
+		t.Errorf("gate with one repeat a side: want exit 2 saying 4 are needed and naming --threshold-only: %v", o)
+	}
+	o = sharebench(t, "gate", "--baseline", base, "--candidate", cand, "--threshold-only")
+	if o.code != cli.ExitRegression {
+		t.Errorf("gate --threshold-only, throughput halved: want exit 4: %v", o)
+	}
+}
