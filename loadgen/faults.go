@@ -132,8 +132,8 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		if err != nil {
 			desc = "failed: " + err.Error()
 		}
-		// Fix (issue 7): record the fault when it began, not when a slow
-		// runner (a broker restart) returned, and say how long it took.
+		// The fault is recorded when it began, not when a slow runner (a
+		// broker restart) returned, with how long it took.
 		mr.addFaultAt(now, f.Kind, fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
 	}
 }

@@ -308,11 +308,10 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	progressDone := make(chan struct{})
 	go mr.progressLoop(progressDone)
 	faultsDone := make(chan struct{})
-	// Fix (issue 7, found with a broker restart through --broker-control):
-	// a target-side fault can take longer than the load (a broker restart
-	// takes 15-30s), and the fault loop was never waited for, so finish
-	// read the faults before the running one was recorded, and a zombie
-	// fault could start a worker after the workers were stopped.
+	// The fault loop is waited for: a target-side fault can take longer
+	// than the load (a broker restart takes 15-30s), and finish must read
+	// the faults after the running one is recorded, and no fault may start
+	// a worker after the workers were stopped.
 	faultsExited := make(chan struct{})
 	go func() {
 		defer close(faultsExited)

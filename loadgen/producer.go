@@ -68,8 +68,7 @@ func (s *Schedule) Closed() bool { return s.interval == 0 }
 // past the end.
 func (s *Schedule) Peek() (time.Time, bool) {
 	if s.Closed() {
-		// Fix (issue 4 tests): a closed loop returned its start time
-		// forever, not the current time NewSchedule documents.
+		// A closed loop's intended time is the current time.
 		now := time.Now()
 		return now, now.Before(s.end)
 	}

@@ -142,9 +142,8 @@ func runCmd(env *Env, args []string) error {
 	cfg := loadgen.Config{
 		Workload: spec, WorkloadRef: f.workload, Target: tgt, Modes: modes, Seed: f.seed,
 		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers,
-		// Fix (issue 4 tests): record the arguments Main was given, not
-		// os.Args, which differ when Main is called from a test or an
-		// embedding program.
+		// The arguments Main was given, not os.Args, which differ when
+		// Main is called from a test or an embedding program.
 		Args: append([]string{"sharebench", "run"}, args...), Flags: flagValues(fs), Commit: commit(),
 		FaultRunner: faultRunner,
 	}
