@@ -303,7 +303,7 @@ func (g GateResult) WriteText(w io.Writer) error {
 	if g.Options.ThresholdOnly {
 		sig = "required when the repeats allow it, else thresholds alone (--threshold-only)"
 	}
-	fmt.Fprintf(&b, "limits: throughput drop %.1f%%, e2e/commit p99 rise %.1f%%; significance %s, alpha %v\n",
+	fmt.Fprintf(&b, "limits: throughput drop %.1f%% (records/s and records per CPU-second), e2e/commit p99 rise %.1f%%; significance %s, alpha %v\n",
 		g.Options.MaxThroughputDrop*100, g.Options.MaxP99Rise*100, sig, g.Options.Alpha)
 	if len(g.Forbidden) == 0 {
 		b.WriteString("exactly-once: no forbidden anomaly in the candidate\n")
