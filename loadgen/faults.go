@@ -1,5 +1,5 @@
 // This file holds the fault scheduler: the workload's faults placed on the
-// mode's timeline (from the end of the warm-up) and applied when due, each
+// mode's timeline (from the opening of the measurement window) and applied when due, each
 // one logged with its time in the result and marked on the series.
 
 package loadgen
@@ -36,9 +36,17 @@ func (mr *modeRun) schedule() []scheduledFault {
 	return out
 }
 
-// faultLoop applies faults as they fall due, until done closes.
+// faultLoop applies faults as they fall due, until done closes. The
+// faults' times count from the opening of the measurement window.
 func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 	rng := mr.rng(7)
+	select {
+	case <-mr.windowOpen:
+	case <-done:
+		return
+	case <-ctx.Done():
+		return
+	}
 	for _, sf := range mr.schedule() {
 		t := time.NewTimer(time.Until(sf.at))
 		select {
@@ -124,8 +132,8 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		if err != nil {
 			desc = "failed: " + err.Error()
 		}
-		// Fix (issue 7): record the fault when it began, not when a slow
-		// runner (a broker restart) returned, and say how long it took.
+		// The fault is recorded when it began, not when a slow runner (a
+		// broker restart) returned, with how long it took.
 		mr.addFaultAt(now, f.Kind, fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
 	}
 }
