@@ -234,6 +234,17 @@ func diffErrClass(err error) string {
 	if err == nil {
 		return "ok"
 	}
+	if errors.Is(err, engine.ErrAbortableTransaction) {
+		// The cause is what the error wraps besides the sentinel.
+		if u, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, c := range u.Unwrap() {
+				if c != engine.ErrAbortableTransaction {
+					return "ABORTABLE/" + diffErrClass(c)
+				}
+			}
+		}
+		return "ABORTABLE"
+	}
 	var ae *engine.AckError
 	if errors.As(err, &ae) {
 		failed := map[engine.TopicPartition]string{}

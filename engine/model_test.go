@@ -132,6 +132,9 @@ type modelShareKey struct {
 type modelProducer struct {
 	txn   string
 	epoch int16
+	// abortable is the class of the staging failure that made the open
+	// transaction abortable ("" if none).
+	abortable string
 }
 
 type diffModel struct {
@@ -703,6 +706,9 @@ func (m *diffModel) txnProduce(i, h int, topic string, part int32, n int) string
 	if e != "" {
 		return e
 	}
+	if a := m.producers[h].abortable; a != "" {
+		return "ABORTABLE/" + a
+	}
 	if t.state != engine.TxnOngoing {
 		return "TXN_STATE"
 	}
@@ -734,10 +740,24 @@ func modelContainsTP(tps []engine.TopicPartition, tp engine.TopicPartition) bool
 }
 
 func (m *diffModel) stage(h int, acks []engine.Acknowledgement, group, memberName string, memberEpoch int32, failWrite bool) string {
-	t, e := m.fenced(m.producers[h])
+	p := m.producers[h]
+	t, e := m.fenced(p)
 	if e != "" {
 		return e
 	}
+	if p.abortable != "" {
+		return "ABORTABLE/" + p.abortable
+	}
+	// A failed staging leaves the transaction abortable (DESIGN §3.3).
+	r := m.stageOngoing(t, acks, group, memberName, memberEpoch, failWrite)
+	if r != "ok" && r != "TXN_STATE" {
+		p.abortable = r
+		return "ABORTABLE/" + r
+	}
+	return r
+}
+
+func (m *diffModel) stageOngoing(t *modelTxn, acks []engine.Acknowledgement, group, memberName string, memberEpoch int32, failWrite bool) string {
 	if t.state != engine.TxnOngoing {
 		return "TXN_STATE"
 	}
@@ -805,6 +825,10 @@ func (m *diffModel) end(h int, commit bool) string {
 	if e != "" {
 		return e
 	}
+	if commit && p.abortable != "" {
+		return "ABORTABLE/" + p.abortable
+	}
+	p.abortable = ""
 	if t.state != engine.TxnOngoing {
 		if commit {
 			return "TXN_STATE"

@@ -148,7 +148,41 @@ type Producer struct {
 		// inc is the engine incarnation (restarts) the sequences belong
 		// to: an idempotent producer bumps its epoch after a restart.
 		inc int64
+		// abortable is the cause that put the open transaction in the
+		// abortable state (a failed staging call), nil otherwise. While
+		// set, Produce, staging and Commit fail; Abort clears it.
+		abortable error
 	}
+}
+
+// abortableLocked returns the abortable-transaction error of the open
+// transaction, or nil. The producer's lock is held.
+func (p *Producer) abortableLocked() error {
+	if p.mu.abortable == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrAbortableTransaction, p.mu.abortable)
+}
+
+// failStaging puts the open transaction in the abortable state after a
+// staging call failed with err (DESIGN §3.3: a transaction in which a
+// staging call failed can only abort, as Kafka's producer after a failed
+// TxnOffsetCommit). A crash or a fenced producer is not abortable: the
+// producer must be replaced, and the coordinator aborts on its own. It
+// returns the error the caller sees.
+func (p *Producer) failStaging(err error) error {
+	if err == nil || errors.Is(err, ErrCrashed) || errors.Is(err, ErrProducerFenced) || errors.Is(err, ErrAbortableTransaction) {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mu.txn == 0 {
+		return err // no open transaction: nothing to make abortable
+	}
+	if p.mu.abortable == nil {
+		p.mu.abortable = err
+	}
+	return fmt.Errorf("%w: %w", ErrAbortableTransaction, err)
 }
 
 // NewProducer returns a producer. A transactional producer is initialised
@@ -331,6 +365,7 @@ func (p *Producer) adoptCompleted(commit bool) bool {
 		return false
 	}
 	p.mu.epoch, p.mu.txn = t.epoch, 0
+	p.mu.abortable = nil
 	clear(p.mu.seqs)
 	return true
 }
@@ -392,6 +427,9 @@ func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRe
 	}
 	if p.cfg.TransactionalID != "" {
 		err = p.withTxn(&op, func(t *txnState, now time.Duration) error {
+			if err := p.abortableLocked(); err != nil {
+				return err
+			}
 			if t.state != TxnOngoing {
 				return fmt.Errorf("%w: produce outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 			}
@@ -443,7 +481,10 @@ func mapLogErr(err error) error {
 func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta GroupMetadata) error {
 	e := p.e
 	var op syncPoint
-	return coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
+	return p.failStaging(coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
+		if err := p.abortableLocked(); err != nil {
+			return err
+		}
 		if t.state != TxnOngoing {
 			return fmt.Errorf("%w: staging acknowledgements outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 		}
@@ -505,7 +546,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 			return &AckError{Partitions: failed}
 		}
 		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
-	}))
+	})))
 }
 
 // checkShareMember fences staging by a member that left or whose epoch is
@@ -536,7 +577,10 @@ func (e *Engine) checkShareMember(meta GroupMetadata, now time.Duration) (sharep
 func (p *Producer) SendOffsetsToTransaction(offsets map[TopicPartition]int64, meta ClassicGroupMetadata) error {
 	e := p.e
 	var op syncPoint
-	return coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
+	return p.failStaging(coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
+		if err := p.abortableLocked(); err != nil {
+			return err
+		}
 		if t.state != TxnOngoing {
 			return fmt.Errorf("%w: sending offsets outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 		}
@@ -549,7 +593,7 @@ func (p *Producer) SendOffsetsToTransaction(offsets map[TopicPartition]int64, me
 		}
 		e.jPendingOffsets(&op, meta.GroupID, t.pid, offsets)
 		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
-	}))
+	})))
 }
 
 // Commit commits the open transaction: PREPARE_COMMIT, a commit marker to
@@ -567,8 +611,14 @@ func (p *Producer) end(commit bool) error {
 	}
 	var op syncPoint
 	err := p.withTxn(&op, func(t *txnState, now time.Duration) error {
+		if commit && !mutant.On("commit-after-failed-staging") {
+			if err := p.abortableLocked(); err != nil {
+				return err
+			}
+		}
 		if t.state != TxnOngoing {
 			if !commit {
+				p.mu.abortable = nil
 				return nil
 			}
 			return fmt.Errorf("%w: commit in state %v", ErrInvalidTxnState, t.state)
@@ -577,6 +627,7 @@ func (p *Producer) end(commit bool) error {
 			return err
 		}
 		p.mu.pid, p.mu.epoch, p.mu.txn = t.pid, t.epoch, 0
+		p.mu.abortable = nil
 		clear(p.mu.seqs)
 		return nil
 	})

@@ -61,6 +61,7 @@ type modeRun struct {
 	redelivered atomic.Int64
 	commits     atomic.Int64
 	aborts      atomic.Int64
+	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
 	crashes     atomic.Int64
 	ackErrors   atomic.Int64
 
@@ -294,6 +295,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	out.Redeliveries = mr.redelivered.Load()
 	out.Commits = mr.commits.Load()
 	out.Aborts = mr.aborts.Load()
+	out.FencedAborts = mr.fencedAbort.Load()
 	out.WorkerCrashes = mr.crashes.Load()
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart

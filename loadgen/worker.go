@@ -528,6 +528,9 @@ func (wl *workerLoop) abortTxn(ctx context.Context, cause error) error {
 	if err := wl.w.Abort(ctx); err != nil {
 		return wl.failed(ctx, err)
 	}
+	if errors.Is(cause, target.ErrStaleMemberEpoch) {
+		mr.fencedAbort.Add(1)
+	}
 	mr.aborts.Add(1)
 	mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
 	if len(wl.held) > 0 {

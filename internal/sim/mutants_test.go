@@ -46,6 +46,7 @@ var mutants = []struct{ id, breaks string }{
 	{"sweep-skips-timed-out", "the timeout sweep never aborts a transaction"},
 	{"fence-keeps-open-txn", "fencing a producer leaves its open transaction behind"},
 	{"window-unbounded", "acquisition ignores share.partition.max.record.locks"},
+	{"commit-after-failed-staging", "a commit succeeds after a staging call of its transaction failed"},
 }
 
 const (

@@ -611,6 +611,7 @@ func errName(err error) string {
 		name string
 	}{
 		{errStageWrite, "stage-write-failed"},
+		{engine.ErrAbortableTransaction, "abortable"},
 		{engine.ErrTransactionTimedOut, "timed-out"},
 		{engine.ErrProducerFenced, "fenced"},
 		{engine.ErrUnknownMember, "unknown-member"},

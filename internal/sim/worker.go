@@ -268,8 +268,8 @@ func (w *worker) workTransactional(r *rand.Rand) {
 	}
 	switch w.phase {
 	case phProduced:
-		if !w.s.drain && r.IntN(30) == 0 {
-			w.stageRelease()
+		if !w.s.drain && r.IntN(30) == 0 && !w.stageRelease() {
+			return
 		}
 		if !w.stage() {
 			return
@@ -625,6 +625,9 @@ func (w *worker) stage() bool {
 	if err != nil {
 		// A partition failed: the transaction cannot commit what it
 		// wrote for those records, so it aborts (as loadgen's worker does).
+		if valid {
+			w.probeAbortable("stage", err)
+		}
 		if w.abort() {
 			w.settle()
 		}
@@ -633,14 +636,46 @@ func (w *worker) stage() bool {
 	return true
 }
 
+// probeAbortable checks invariant 13 after a staging call failed with
+// cause: the transaction is abortable, so a Produce and a Commit must both
+// fail with ErrAbortableTransaction wrapping the cause (a client that
+// ignores the failure must not make its outputs visible).
+func (w *worker) probeAbortable(what string, cause error) {
+	s := w.s
+	if w.open == nil || errors.Is(cause, engine.ErrProducerFenced) || s.fenced(w.txn, w.sl.tid) {
+		return
+	}
+	for _, p := range []struct {
+		name string
+		call func() error
+	}{
+		{"produce", func() error {
+			tp := s.outs[w.sl.mode][0].tp
+			_, err := w.txn.Produce(tp.Topic, tp.Partition, []engine.ProduceRecord{{Value: []byte("probe")}})
+			return err
+		}},
+		{"commit", w.txn.Commit},
+	} {
+		err := p.call()
+		s.say("probe %s after failed %s: %s", p.name, what, errName(err))
+		if !errors.Is(err, engine.ErrAbortableTransaction) {
+			s.fail("I13 abortable", "%s's %s after a failed %s (%v) returned %v, want ErrAbortableTransaction", w.name, p.name, what, cause, err)
+			return
+		}
+	}
+}
+
 // stageRelease tries to stage RELEASE, which KIP-1289 forbids: the engine
-// must refuse it and change nothing.
-func (w *worker) stageRelease() {
+// must refuse it and change nothing but the transaction, which the refusal
+// leaves abortable, so the worker aborts it. It reports whether the
+// transaction is still open.
+func (w *worker) stageRelease() bool {
 	s := w.s
 	acks := ackRanges(w.held, engine.AckRelease)
 	if len(acks) == 0 || w.open == nil {
-		return
+		return true
 	}
+	valid := !s.fenced(w.txn, w.sl.tid)
 	meta := w.share.Metadata()
 	err := s.producerCall(w.txn, w.sl.tid, "stage-release", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
 	s.say("stage-release: %s", errName(err))
@@ -650,6 +685,16 @@ func (w *worker) stageRelease() {
 	if errors.As(err, new(*engine.AckError)) {
 		s.touch(w.share.ID())
 	}
+	if err == nil {
+		return true
+	}
+	if valid {
+		w.probeAbortable("stage-release", err)
+	}
+	if w.abort() {
+		w.settle()
+	}
+	return false
 }
 
 // sendOffsets adds the classic member's next offsets to the open
@@ -669,6 +714,7 @@ func (w *worker) sendOffsets() bool {
 	if errors.Is(err, engine.ErrIllegalGeneration) && !w.zombie {
 		// A rebalance since the poll: abort and start over from the
 		// committed offsets.
+		w.probeAbortable("send-offsets", err)
 		if w.abort() {
 			w.rewind()
 		}

@@ -445,8 +445,14 @@ func (w *worker) abortRaw(context.Context) error {
 
 // classify marks the engine errors after which a worker must be replaced
 // (a fenced or timed-out producer, a member no longer in its group) as
-// target.ErrFenced.
+// target.ErrFenced, and a share-group staging failure that left the
+// transaction abortable (the worker aborts and goes on; a stale member
+// epoch is learned on the next poll) as target.ErrAbortable.
 func classify(err error) error {
+	if errors.Is(err, eng.ErrAbortableTransaction) && !errors.Is(err, eng.ErrProducerFenced) &&
+		!errors.Is(err, eng.ErrUnknownMember) && !errors.Is(err, eng.ErrIllegalGeneration) {
+		return target.Abortable(err, errors.Is(err, eng.ErrFencedMemberEpoch))
+	}
 	if eng.ErrorIsFenced(err) || errors.Is(err, eng.ErrTransactionTimedOut) {
 		return target.Fenced(err)
 	}
