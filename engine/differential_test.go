@@ -545,7 +545,7 @@ func (m *diffModel) apply(i int, o *diffOp) string {
 		if o.metaGroup != "" {
 			group = o.metaGroup
 		}
-		return m.stage(o.handle, o.acks, group, mm.name, 1+o.metaEpoch, o.failWrite)
+		return m.stage(o.handle, o.acks, group, mm.name, mm.learned+o.metaEpoch, o.failWrite)
 	case dCommit:
 		return m.end(o.handle, true)
 	case dAbort:

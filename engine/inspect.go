@@ -286,3 +286,32 @@ func (e *Engine) CheckInvariants() error {
 	}
 	return nil
 }
+
+// ShareMemberInfo describes one member of a share group.
+type ShareMemberInfo struct {
+	ID string
+	// Epoch is the member's current epoch in the group coordinator
+	// (DESIGN §3.9); the member's own handle learns it on its next poll.
+	Epoch int32
+}
+
+// ShareMembers returns group's current members, sorted by id.
+func (e *Engine) ShareMembers(group string) ([]ShareMemberInfo, error) {
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.share[group]
+	if g == nil {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownGroup, group)
+	}
+	out := make([]ShareMemberInfo, 0, len(g.members))
+	for _, st := range g.members {
+		out = append(out, ShareMemberInfo{ID: st.id, Epoch: st.epoch})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}

@@ -339,6 +339,7 @@ func TestInvariant7TxPending(t *testing.T) {
 	// Session close.
 	wantErr(t, "leave", m.Leave(), nil)
 	pending("leave")
+	r.poll(other, 0) // a heartbeat: other learns the epoch the leave bumped
 
 	// Acknowledgement outside the transaction, by anyone.
 	for _, typ := range []engine.AckType{engine.AckAccept, engine.AckRelease, engine.AckReject, engine.AckRenew} {
@@ -690,6 +691,11 @@ func randomWalk(t *testing.T, seed uint64, steps int) {
 			var err error
 			if commit {
 				err = producers[pi].Commit()
+				if errors.Is(err, engine.ErrAbortableTransaction) {
+					// A staging of this transaction failed (a stale
+					// member epoch, an expired lock): it can only abort.
+					err = producers[pi].Abort()
+				}
 			} else {
 				err = producers[pi].Abort()
 			}

@@ -111,6 +111,17 @@ type modelMember struct {
 	lastSeen time.Duration
 	rotate   int
 	lastPoll []engine.Acknowledgement
+	// epoch is the member epoch in the group (bumped on every join and
+	// leave, DESIGN §3.9); learned is the one its handle knows (its last
+	// poll's).
+	epoch, learned int32
+}
+
+// assignmentChanged bumps every member's epoch of g (a join or a leave).
+func (g *modelGroup) assignmentChanged() {
+	for _, mm := range g.members {
+		mm.epoch++
+	}
 }
 
 type modelTxn struct {
@@ -558,7 +569,8 @@ func (m *diffModel) join(name, group string, topics []string, mode engine.AckMod
 		}
 	}
 	g := m.groups[group]
-	mm := &modelMember{name: name, g: g, topics: topics, mode: mode, inGroup: true, lastSeen: m.now, rotate: g.joins}
+	g.assignmentChanged()
+	mm := &modelMember{name: name, g: g, topics: topics, mode: mode, inGroup: true, lastSeen: m.now, rotate: g.joins, epoch: 1, learned: 1}
 	g.joins++
 	g.members[name] = mm
 	m.members = append(m.members, mm)
@@ -593,6 +605,7 @@ func (m *diffModel) poll(idx, max int) string {
 		return diffRenderPoll(nil, "UNKNOWN_MEMBER")
 	}
 	mm.lastSeen = m.now
+	mm.learned = mm.epoch
 	if mm.mode == engine.AckImplicit && len(mm.lastPoll) > 0 {
 		m.acknowledgeAll(mm, mm.lastPoll)
 		mm.lastPoll = nil
@@ -634,6 +647,7 @@ func (m *diffModel) ack(idx int, acks []engine.Acknowledgement) string {
 func (m *diffModel) removeMember(mm *modelMember) {
 	mm.inGroup = false
 	delete(mm.g.members, mm.name)
+	mm.g.assignmentChanged()
 	for _, tp := range m.partitionsOf(mm.topics) {
 		if sp := mm.g.sps[tp]; sp != nil {
 			sp.releaseOwner(m.now, mm)
@@ -769,7 +783,7 @@ func (m *diffModel) stageOngoing(t *modelTxn, acks []engine.Acknowledgement, gro
 	if mm == nil {
 		return "UNKNOWN_MEMBER"
 	}
-	if memberEpoch != 1 {
+	if memberEpoch != mm.epoch {
 		return "MEMBER_EPOCH"
 	}
 	mm.lastSeen = m.now

@@ -67,9 +67,23 @@ type shareGroup struct {
 type shareMemberState struct {
 	id       string
 	owner    sharepart.Owner
-	epoch    int32
+	epoch    int32 // member epoch (DESIGN §3.9): starts at 1, bumped on every assignment change
 	topics   []string
 	lastSeen time.Duration
+}
+
+// assignmentChangedLocked bumps the group epoch and the member epoch of
+// every member, as the group coordinator does when the membership changes
+// (KIP-848, KIP-932): every member of a share group is assigned every
+// partition of its topics, so a join or a leave changes every member's
+// assignment. Members learn their new epoch on their next poll; staging
+// with the old one fails as fenced member epoch. The group shard lock is
+// held.
+func (g *shareGroup) assignmentChangedLocked() {
+	g.epoch++
+	for _, st := range g.members {
+		st.epoch++
+	}
 }
 
 // shareGroupLocked returns the share group id, creating it with the engine's
@@ -200,7 +214,7 @@ func (e *Engine) JoinShareGroup(group string, topics []string, mode AckMode) (*S
 		return nil, err
 	}
 	g.nextOwner++
-	g.epoch++
+	g.assignmentChangedLocked()
 	st := &shareMemberState{
 		id:       fmt.Sprintf("%s-member-%d", group, e.nextMember.Add(1)),
 		owner:    g.nextOwner,
@@ -230,29 +244,31 @@ func (m *ShareMember) ID() string { return m.id }
 func (m *ShareMember) Group() string { return m.group }
 
 // Metadata returns the member's group metadata for
-// Producer.SendShareAcksToTransaction.
+// Producer.SendShareAcksToTransaction, with the member epoch the member
+// learned on its last poll (or its join).
 func (m *ShareMember) Metadata() GroupMetadata {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return GroupMetadata{GroupID: m.group, MemberID: m.id, MemberEpoch: m.mu.epoch}
 }
 
-// touch checks the member is still in its group, records that it is alive,
-// and returns the group's configuration.
-func (e *Engine) touchShareMember(group, memberID string, now time.Duration) (GroupConfig, *shareMemberState, error) {
+// touchShareMember checks the member is still in its group, records that
+// it is alive, and returns the group's configuration and the member's
+// current epoch.
+func (e *Engine) touchShareMember(group, memberID string, now time.Duration) (GroupConfig, int32, error) {
 	gs := e.groupShard(group)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
 	g := gs.mu.share[group]
 	if g == nil {
-		return GroupConfig{}, nil, fmt.Errorf("%w: %q", ErrUnknownGroup, group)
+		return GroupConfig{}, 0, fmt.Errorf("%w: %q", ErrUnknownGroup, group)
 	}
 	st := g.members[memberID]
 	if st == nil {
-		return GroupConfig{}, nil, fmt.Errorf("%w: %q in group %q", ErrUnknownMember, memberID, group)
+		return GroupConfig{}, 0, fmt.Errorf("%w: %q in group %q", ErrUnknownMember, memberID, group)
 	}
 	st.lastSeen = now
-	return g.cfg, st, nil
+	return g.cfg, st.epoch, nil
 }
 
 // partitionsOf lists the partitions of topics in a stable order.
@@ -309,7 +325,7 @@ func (m *ShareMember) Poll(max int) ([]Record, error) {
 	}
 	defer e.exit()
 	now := e.clock.Now()
-	cfg, _, err := e.touchShareMember(m.group, m.id, now)
+	cfg, epoch, err := e.touchShareMember(m.group, m.id, now)
 	if err != nil {
 		return nil, err
 	}
@@ -318,6 +334,8 @@ func (m *ShareMember) Poll(max int) ([]Record, error) {
 	if m.mu.left {
 		return nil, fmt.Errorf("%w: %s left the group", ErrUnknownMember, m.id)
 	}
+	// The poll's heartbeat tells the member its current epoch.
+	m.mu.epoch = epoch
 	// Acquisitions are not durable; what a poll journals (an implicit
 	// acknowledgement, expired locks, archived gaps, a new share
 	// partition) is durable before it returns.
@@ -517,7 +535,7 @@ func (e *Engine) removeShareMember(group, memberID string) error {
 		return fmt.Errorf("%w: %q in group %q", ErrUnknownMember, memberID, group)
 	}
 	delete(g.members, memberID)
-	g.epoch++
+	g.assignmentChangedLocked()
 	gs.mu.Unlock()
 	e.stats.sessionsEnd.Add(1)
 	e.releaseOwner(group, st.owner, st.topics)
@@ -562,7 +580,7 @@ func (e *Engine) expireSessions(now time.Duration) {
 			for id, st := range g.members {
 				if now-st.lastSeen >= e.cfg.sessionTimeout {
 					delete(g.members, id)
-					g.epoch++
+					g.assignmentChangedLocked()
 					out = append(out, gone{g.id, st.owner, st.topics})
 				}
 			}

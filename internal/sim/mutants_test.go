@@ -47,6 +47,7 @@ var mutants = []struct{ id, breaks string }{
 	{"fence-keeps-open-txn", "fencing a producer leaves its open transaction behind"},
 	{"window-unbounded", "acquisition ignores share.partition.max.record.locks"},
 	{"commit-after-failed-staging", "a commit succeeds after a staging call of its transaction failed"},
+	{"stale-member-epoch-accepted", "staging with a stale member epoch is accepted"},
 }
 
 const (

@@ -162,6 +162,7 @@ type sim struct {
 	before    map[string]engine.TxnInfo
 	ended     map[pidEpoch]*txnTrack
 	failStage bool
+	churned   [len(modes) - 1]*engine.ShareMember // KindChurn's extra member per share group
 	lastSweep time.Duration
 	fired     bool // this step fired timers
 
@@ -443,6 +444,8 @@ func (s *sim) exec(st Step) {
 		s.say("leave %s at %s", sl.cur.name, sl.cur.phaseName())
 		sl.cur.close()
 		sl.replace(false)
+	case KindChurn:
+		s.churn(sl.mode % (len(modes) - 1))
 	case KindFailStage:
 		s.failStage = true
 		s.say("fail-stage: the next staging write fails")
@@ -572,6 +575,43 @@ func (s *sim) fenced(p *engine.Producer, tid string) bool {
 	return !ok || info.ProducerID != p.ProducerID() || info.Epoch != p.Epoch()
 }
 
+// churn joins an extra member to share group g, or makes the one that
+// joined leave (KindChurn). The extra member never polls; if it is not
+// made to leave its session expires, which changes the membership too.
+func (s *sim) churn(g int) {
+	if m := s.churned[g]; m != nil {
+		s.churned[g] = nil
+		if mi := s.members[m.ID()]; mi != nil {
+			mi.left, mi.leftStep = true, s.stepNo
+		}
+		s.say("churn: %s leaves %s: %s", m.ID(), s.groups[g], errName(m.Leave()))
+		return
+	}
+	m, err := s.e.JoinShareGroup(s.groups[g], []string{inTopic}, engine.AckExplicit)
+	if err != nil {
+		s.say("churn: join %s: %s", s.groups[g], errName(err))
+		return
+	}
+	s.members[m.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
+	s.churned[g] = m
+	s.say("churn: %s joins %s", m.ID(), s.groups[g])
+}
+
+// memberEpoch returns a share member's current epoch in group g's
+// coordinator, and whether it is still a member.
+func (s *sim) memberEpoch(g int, id string) (int32, bool) {
+	ms, err := s.e.ShareMembers(s.groups[g])
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range ms {
+		if m.ID == id {
+			return m.Epoch, true
+		}
+	}
+	return 0, false
+}
+
 // touch records that a member was seen by the engine now.
 func (s *sim) touch(id string) {
 	if m := s.members[id]; m != nil {
@@ -592,6 +632,15 @@ func fmtDur(d time.Duration) string {
 func errName(err error) string {
 	if err == nil {
 		return "ok"
+	}
+	if errors.Is(err, engine.ErrAbortableTransaction) {
+		if u, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, c := range u.Unwrap() {
+				if c != engine.ErrAbortableTransaction {
+					return "abortable(" + errName(c) + ")"
+				}
+			}
+		}
 	}
 	var ae *engine.AckError
 	if errors.As(err, &ae) {

@@ -579,14 +579,36 @@ func (w *worker) stage() bool {
 	valid := t != nil && !s.fenced(w.txn, w.sl.tid)
 	pred := s.predict(g, w.share.ID(), w.held, true)
 	meta := w.share.Metadata()
+	current, inGroup := s.memberEpoch(g, meta.MemberID)
+	stale := inGroup && current != meta.MemberEpoch
 	err := s.producerCall(w.txn, w.sl.tid, "stage", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
 	s.say("stage a%d r%d: %s", len(w.acc), len(w.rej), errName(err))
 	failed, whole := partitionErrors(err)
 	if !whole {
 		s.touch(w.share.ID())
 	}
-	if valid {
+	if valid && stale && !errors.Is(err, engine.ErrFencedMemberEpoch) {
+		s.fail("I10 member-epoch", "%s: stage by %s with member epoch %d, the group has %d, returned %v, want fenced member epoch",
+			w.name, meta.MemberID, meta.MemberEpoch, current, err)
+		return false
+	}
+	if valid && inGroup && !stale && errors.Is(err, engine.ErrFencedMemberEpoch) {
+		s.fail("I10 member-epoch", "%s: stage by %s with its current member epoch %d was fenced: %v", w.name, meta.MemberID, current, err)
+		return false
+	}
+	if valid && !stale {
 		s.checkPrediction(w, g, "stage", w.held, pred, failed, whole)
+	}
+	if errors.Is(err, engine.ErrFencedMemberEpoch) && !w.zombie {
+		// A rebalance between the poll and the staging: abort, and the
+		// next poll learns the new epoch (DESIGN §3.9).
+		if valid {
+			w.probeAbortable("stage", err)
+		}
+		if w.abort() {
+			w.settle()
+		}
+		return false
 	}
 	if whole {
 		w.failed("stage", err)
