@@ -267,10 +267,10 @@ func diffErrClass(err error) string {
 		{"MEMBER_EPOCH", engine.ErrFencedMemberEpoch},
 		{"NOT_OWNER", engine.ErrNotOwner},
 		{"RECORD_STATE", engine.ErrInvalidRecordState},
+		{"LOG_RANGE", engine.ErrLogOffsetOutOfRange}, // a fetch error matches OUT_OF_RANGE too
 		{"OUT_OF_RANGE", engine.ErrOffsetOutOfRange},
 		{"ACK_TYPE", engine.ErrInvalidAckType},
 		{"INVALID_REQUEST", engine.ErrInvalidRequest},
-		{"LOG_RANGE", engine.ErrLogOffsetOutOfRange},
 		{"WRITE_FAILED", errDiffWrite},
 	} {
 		if errors.Is(err, c.err) {

@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"sort"
@@ -216,9 +217,10 @@ func New(opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-// Close stops the timer goroutine. The engine's state stays readable.
-// With a data directory it flushes the journal (fsynced) and closes it:
-// later changes fail with ErrClosed.
+// Close stops the timer goroutine. The engine's state stays readable
+// (Fetch, Offsets, introspection); later changes (Produce, Poll,
+// Acknowledge, joins, transactions, new topics) fail with ErrClosed. With
+// a data directory it also flushes the journal (fsynced) and closes it.
 func (e *Engine) Close() error {
 	e.closed.Store(true)
 	e.stopOnce.Do(func() { close(e.stop) })
@@ -276,7 +278,7 @@ func (e *Engine) CreateTopic(name string, partitions int32) error {
 	if name == "" || partitions < 1 || partitions > 1<<20 {
 		return fmt.Errorf("%w: topic %q with %d partitions", ErrInvalidConfig, name, partitions)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
@@ -426,7 +428,7 @@ type ProduceRecord struct {
 // Produce appends plain (non-idempotent, non-transactional) records to one
 // partition and returns the offset of the first.
 func (e *Engine) Produce(topicName string, partitionID int32, recs []ProduceRecord) (int64, error) {
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return 0, err
 	}
 	defer e.exit()
@@ -491,6 +493,10 @@ func (e *Engine) Fetch(tp TopicPartition, offset int64, max int, iso IsolationLe
 	err := e.withPartition(tp, func(p *partition) error {
 		recs, n, err := p.log.FetchBelow(offset, max, iso == ReadCommitted, e.hwLocked(p), nil)
 		if err != nil {
+			if errors.Is(err, plog.ErrOffsetOutOfRange) {
+				// Both sentinels name a fetch outside the log.
+				return fmt.Errorf("%w: %w", ErrOffsetOutOfRange, err)
+			}
 			return err
 		}
 		next = n
@@ -527,7 +533,7 @@ func (e *Engine) Offsets(tp TopicPartition) (start, hw, lso int64, err error) {
 // DeleteRecords moves a partition's log start offset (delete-records);
 // share groups archive the AVAILABLE records it passes.
 func (e *Engine) DeleteRecords(tp TopicPartition, offset int64) error {
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()

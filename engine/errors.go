@@ -19,7 +19,7 @@ var (
 	// ErrNotOwner: the record is acquired by another member.
 	ErrNotOwner = sharepart.ErrNotOwner
 	// ErrOffsetOutOfRange: an ack beyond what was ever acquired, or a fetch
-	// outside the log.
+	// outside the log (a fetch error matches ErrLogOffsetOutOfRange too).
 	ErrOffsetOutOfRange = sharepart.ErrOutOfRange
 	// ErrInvalidAckType: an unknown acknowledgement type.
 	ErrInvalidAckType = sharepart.ErrInvalidAckType

@@ -51,7 +51,9 @@ type RecordInfo struct {
 	Staged   AckType
 	Reason   ArchiveReason
 	// Known is false for a record below SPSO when the engine keeps no
-	// history (WithHistory): it is terminal, outcome unknown.
+	// history (WithHistory): it is terminal, outcome unknown; and for an
+	// offset at or past the partition's high watermark, which holds no
+	// record yet.
 	Known bool
 }
 
@@ -68,6 +70,10 @@ func (e *Engine) ShareRecord(group string, tp TopicPartition, offset int64) (Rec
 			return fmt.Errorf("%w: group %q has no share partition %s", ErrUnknownGroup, group, tp)
 		}
 		ri = sp.Record(offset)
+		if offset >= sp.End() && offset >= e.hwLocked(p) {
+			// Past the log end there is no record to have a state.
+			ri = sharepart.RecordInfo{Offset: offset, State: sharepart.Available}
+		}
 		return nil
 	})
 	if err != nil {

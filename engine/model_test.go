@@ -85,6 +85,7 @@ type modelRec struct {
 // history), so state below SPSO needs no separate bookkeeping.
 type modelSP struct {
 	m        *diffModel
+	tp       engine.TopicPartition
 	g        *modelGroup
 	start    int64 // where the window started; nothing is known below
 	spso     int64
@@ -503,6 +504,8 @@ func (sp *modelSP) inFlight() int {
 // describe renders offset o as the engine runner renders ShareRecord.
 func (sp *modelSP) describe(o int64) string {
 	switch {
+	case o >= sp.end && o >= sp.m.log(sp.tp).hw():
+		return "?" // past the log end: no record (ShareRecord's Known false)
 	case o >= sp.end:
 		return "AVAILABLE c0"
 	case o < sp.start:
@@ -528,7 +531,7 @@ func (m *diffModel) sp(g *modelGroup, tp engine.TopicPartition) *modelSP {
 	if g.cfg.AutoOffsetReset == engine.ResetEarliest {
 		start = l.start
 	}
-	sp := &modelSP{m: m, g: g, start: start, spso: start, end: start, recs: map[int64]*modelRec{}}
+	sp := &modelSP{m: m, tp: tp, g: g, start: start, spso: start, end: start, recs: map[int64]*modelRec{}}
 	g.sps[tp] = sp
 	return sp
 }

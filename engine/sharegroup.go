@@ -109,7 +109,7 @@ func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
@@ -195,7 +195,7 @@ func (e *Engine) JoinShareGroup(group string, topics []string, mode AckMode) (*S
 	if mode < AckImplicit || mode > AckTransactional {
 		return nil, fmt.Errorf("%w: acknowledgement mode %d", ErrInvalidConfig, mode)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return nil, err
 	}
 	defer e.exit()
@@ -320,7 +320,7 @@ func (g gapLog) IsGap(o int64) bool { return g.l.IsGap(o, g.rc) }
 // mode it first accepts every record of the previous poll still held.
 func (m *ShareMember) Poll(max int) ([]Record, error) {
 	e := m.e
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return nil, err
 	}
 	defer e.exit()
@@ -432,7 +432,7 @@ func (e *AckError) Unwrap() []error {
 // commitSync). Each partition's acknowledgements apply all or nothing;
 // failures are reported per partition in an *AckError.
 func (m *ShareMember) Acknowledge(acks []Acknowledgement) error {
-	if err := m.e.enter(); err != nil {
+	if err := m.e.enterWrite(); err != nil {
 		return err
 	}
 	defer m.e.exit()

@@ -195,7 +195,7 @@ func (e *Engine) NewProducer(cfg ProducerConfig) (*Producer, error) {
 	if cfg.TransactionTimeout < 0 || cfg.TransactionTimeout > e.cfg.txnMaxTimeout {
 		return nil, fmt.Errorf("%w: transaction.timeout.ms %v exceeds transaction.max.timeout.ms %v", ErrInvalidConfig, cfg.TransactionTimeout, e.cfg.txnMaxTimeout)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return nil, err
 	}
 	defer e.exit()
@@ -314,7 +314,7 @@ func (p *Producer) withTxn(op *syncPoint, f func(t *txnState, now time.Duration)
 		return fmt.Errorf("%w: producer is not transactional", ErrInvalidTxnState)
 	}
 	e := p.e
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
@@ -402,7 +402,7 @@ func (p *Producer) Begin() error {
 // otherwise. It returns the first record's offset.
 func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRecord) (int64, error) {
 	e := p.e
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return 0, err
 	}
 	defer e.exit()

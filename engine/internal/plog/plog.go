@@ -17,10 +17,10 @@ import (
 
 // Errors.
 var (
-	ErrOffsetOutOfRange   = errors.New("plog: offset out of range")
-	ErrProducerFenced     = errors.New("plog: producer epoch is older than the partition's")
-	ErrOutOfOrderSequence = errors.New("plog: out of order sequence number")
-	ErrInvalidRecord      = errors.New("plog: invalid record")
+	ErrOffsetOutOfRange   = errors.New("engine: offset out of range")
+	ErrProducerFenced     = errors.New("engine: producer epoch is older than the partition's")
+	ErrOutOfOrderSequence = errors.New("engine: out of order sequence number")
+	ErrInvalidRecord      = errors.New("engine: invalid record")
 )
 
 // NoProducer is the producer id of a plain (non-idempotent) record.

@@ -117,11 +117,11 @@ func (r Reason) String() string {
 
 // Errors. Each fails the whole request for the partition (all-or-nothing).
 var (
-	ErrInvalidRecordState = errors.New("sharepart: invalid record state")
-	ErrNotOwner           = errors.New("sharepart: record is acquired by another member")
-	ErrOutOfRange         = errors.New("sharepart: offset out of range")
-	ErrInvalidAckType     = errors.New("sharepart: invalid acknowledgement type")
-	ErrInvalidRequest     = errors.New("sharepart: invalid request")
+	ErrInvalidRecordState = errors.New("engine: invalid record state")
+	ErrNotOwner           = errors.New("engine: record is acquired by another member")
+	ErrOutOfRange         = errors.New("engine: offset out of range")
+	ErrInvalidAckType     = errors.New("engine: invalid acknowledgement type")
+	ErrInvalidRequest     = errors.New("engine: invalid request")
 )
 
 // NoDeadline is the lock deadline of a record held without a lock.
@@ -166,11 +166,11 @@ type Config struct {
 func (c Config) Validate() error {
 	switch {
 	case c.LockDuration <= 0:
-		return fmt.Errorf("sharepart: lock duration %v must be positive", c.LockDuration)
+		return fmt.Errorf("engine: lock duration %v must be positive", c.LockDuration)
 	case c.DeliveryLimit < 1 || c.DeliveryLimit > math.MaxUint16-1:
-		return fmt.Errorf("sharepart: delivery limit %d out of range", c.DeliveryLimit)
+		return fmt.Errorf("engine: delivery limit %d out of range", c.DeliveryLimit)
 	case c.MaxRecordLocks < 1:
-		return fmt.Errorf("sharepart: max record locks %d must be positive", c.MaxRecordLocks)
+		return fmt.Errorf("engine: max record locks %d must be positive", c.MaxRecordLocks)
 	}
 	return nil
 }
@@ -1050,26 +1050,26 @@ func (sp *SharePartition) Check() error {
 	for i := sp.head; i < len(sp.runs); i++ {
 		r := &sp.runs[i]
 		if r.first != next || r.last < r.first {
-			return fmt.Errorf("sharepart: run %d [%d,%d] does not continue at %d", i, r.first, r.last, next)
+			return fmt.Errorf("engine: run %d [%d,%d] does not continue at %d", i, r.first, r.last, next)
 		}
 		if (r.state == Acquired) != (r.owner != 0) {
-			return fmt.Errorf("sharepart: run [%d,%d] state %v owner %d", r.first, r.last, r.state, r.owner)
+			return fmt.Errorf("engine: run [%d,%d] state %v owner %d", r.first, r.last, r.state, r.owner)
 		}
 		if r.state == TxPending && r.pid == 0 {
-			return fmt.Errorf("sharepart: run [%d,%d] TX_PENDING without producer", r.first, r.last)
+			return fmt.Errorf("engine: run [%d,%d] TX_PENDING without producer", r.first, r.last)
 		}
 		next = r.last + 1
 	}
 	if next != sp.end {
-		return fmt.Errorf("sharepart: runs end at %d, window end %d", next, sp.end)
+		return fmt.Errorf("engine: runs end at %d, window end %d", next, sp.end)
 	}
 	if sp.head < len(sp.runs) && sp.runs[sp.head].state.Terminal() {
-		return fmt.Errorf("sharepart: SPSO %d sits on a terminal record", sp.spso)
+		return fmt.Errorf("engine: SPSO %d sits on a terminal record", sp.spso)
 	}
 	for i := sp.head; i < len(sp.runs); i++ {
 		r := &sp.runs[i]
 		if !r.state.Terminal() && r.state != Available && r.last >= sp.spso+int64(sp.cfg.MaxRecordLocks) {
-			return fmt.Errorf("sharepart: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, sp.cfg.MaxRecordLocks)
+			return fmt.Errorf("engine: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, sp.cfg.MaxRecordLocks)
 		}
 	}
 	return nil
