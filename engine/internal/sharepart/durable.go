@@ -320,13 +320,21 @@ func (sp *SharePartition) dropBelow(offset int64) {
 	sp.spso = offset
 }
 
-// putHistory records the final states of records below spso.
+// putHistory records the final states of records below spso. A run at or
+// past spso is cut off there: the history log is written when records
+// leave the window, so after a torn tail of the share-state log (which
+// holds the window) the history log can be ahead of the recovered window,
+// and the window is the authority for what it holds.
 func (sp *SharePartition) putHistory(runs []DurableRun, spso int64) error {
 	for i := range runs {
-		r := &runs[i]
+		r := runs[i]
 		if err := r.validate(); err != nil {
 			return err
 		}
+		if r.First >= spso {
+			continue
+		}
+		r.Last = min(r.Last, spso-1)
 		if !r.State.Terminal() || r.First < sp.hist.base || r.Last >= spso || r.Last-r.First >= maxHistoryRun ||
 			r.Last-sp.hist.base >= int64(len(sp.hist.recs))+maxHistoryRun {
 			return fmt.Errorf("engine: history run [%d,%d] %v outside [%d, %d)", r.First, r.Last, r.State, sp.hist.base, spso)
@@ -343,4 +351,37 @@ func (sp *SharePartition) PutHistory(runs []DurableRun) error {
 		return nil
 	}
 	return sp.putHistory(runs, sp.spso)
+}
+
+// TruncateTo drops what the window holds at or past end, the partition
+// log's end: after a torn tail was cut off the partition log, records the
+// share-state log still describes are gone. SPSO moves back to end if it
+// was past it (those offsets hold no record now; the next records appended
+// there are new). The caller makes the result durable with a snapshot,
+// since a delta cannot move SPSO back. It reports whether anything changed.
+func (sp *SharePartition) TruncateTo(end int64) bool {
+	if end >= sp.end {
+		return false
+	}
+	if end <= sp.spso {
+		clear(sp.runs)
+		sp.runs, sp.head = sp.runs[:0], 0
+		sp.spso, sp.end, sp.jspso = end, end, end
+		if sp.hist.base > end {
+			sp.hist.base = end
+		}
+	} else {
+		i := sp.splitAt(end)
+		clear(sp.runs[i:])
+		sp.runs = sp.runs[:i]
+		sp.end = end
+	}
+	sp.dirty = false
+	sp.nextD = NoDeadline
+	for i := sp.head; i < len(sp.runs); i++ {
+		if r := &sp.runs[i]; r.state == Acquired && r.deadline < sp.nextD {
+			sp.nextD = r.deadline
+		}
+	}
+	return true
 }
