@@ -297,6 +297,7 @@ func newDiffEngine(t *testing.T, shards int, knobs engine.Knobs) *diffEngine {
 	r := &diffEngine{clock: engine.NewManualClock(), names: map[string]string{}, pids: map[int64]string{}}
 	e, err := engine.New(
 		engine.WithShards(shards), engine.WithClock(r.clock), engine.WithKnobs(knobs), engine.WithHistory(true),
+		engine.WithMarkerDelivery(engine.MarkersInline), // the model applies markers in Commit
 		engine.WithRetentionBytes(0), engine.WithAbortSweepInterval(diffSweepInterval),
 		engine.WithSessionTimeout(diffSessionTimeout),
 		engine.WithHook(func(pt engine.HookPoint, _ engine.HookInfo) error {

@@ -44,16 +44,18 @@ type Engine struct {
 
 	nextPID    atomic.Int64
 	nextMember atomic.Int64
+	markers    markerQueue // decided transactions' markers (markers.go)
 	stats      engineStats
 	sweep      sweepClock
 	// dur is the durability state (durability.go); nil without a data
 	// directory.
 	dur *durable
 
-	closed   atomic.Bool
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+	closed      atomic.Bool
+	stopOnce    sync.Once
+	stop        chan struct{}
+	done        chan struct{} // closed when the timer goroutine exits
+	markersDone chan struct{} // closed when the marker goroutine exits
 }
 
 type topic struct {
@@ -188,7 +190,10 @@ func New(opts ...Option) (*Engine, error) {
 		txns:   make([]txnShard, cfg.shards),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
+
+		markersDone: make(chan struct{}),
 	}
+	e.markers.init()
 	if e.clock == nil {
 		e.clock = realClock{start: time.Now()}
 	}
@@ -211,8 +216,10 @@ func New(opts ...Option) (*Engine, error) {
 	}
 	if cfg.manual {
 		close(e.done)
+		close(e.markersDone)
 	} else {
 		go e.timerLoop()
+		go e.markerLoop()
 	}
 	return e, nil
 }
@@ -222,9 +229,13 @@ func New(opts ...Option) (*Engine, error) {
 // Acknowledge, joins, transactions, new topics) fail with ErrClosed. With
 // a data directory it also flushes the journal (fsynced) and closes it.
 func (e *Engine) Close() error {
+	if !e.closed.Load() {
+		e.DeliverMarkers() // decided transactions complete where they can
+	}
 	e.closed.Store(true)
 	e.stopOnce.Do(func() { close(e.stop) })
 	<-e.done
+	<-e.markersDone
 	if e.dur == nil {
 		return nil
 	}
@@ -572,8 +583,9 @@ func (e *Engine) timerLoop() {
 }
 
 // FireTimers fires every due timer at the clock's current time: expired
-// acquisition locks, member sessions that timed out, and (once per abort
-// sweep interval) transactions that outlived their timeout. With a manual
+// acquisition locks, member sessions that timed out, (once per abort
+// sweep interval) transactions that outlived their timeout, and the
+// marker channels (DeliverMarkers). With a manual
 // clock the caller calls it; otherwise the timer goroutine does.
 func (e *Engine) FireTimers() {
 	if e.enter() != nil {
@@ -584,6 +596,7 @@ func (e *Engine) FireTimers() {
 	e.expireSessions(now)
 	e.expireLocks(now)
 	e.sweepTransactions(now)
+	e.DeliverMarkers()
 }
 
 func (e *Engine) expireLocks(now time.Duration) {

@@ -163,6 +163,13 @@ type TxnInfo struct {
 	Partitions      []TopicPartition
 	SharePartitions []string // "group/topic-partition"
 	Groups          []string
+	// MarkersPending counts the participants of a decided transaction
+	// (PREPARE_*) that have not applied its marker yet; NextProducerID
+	// and NextEpoch are the producer id and epoch the transactional id
+	// has once they have (its producer already uses them).
+	MarkersPending int
+	NextProducerID int64
+	NextEpoch      int16
 }
 
 // Transaction returns the coordinator state of a transactional id.
@@ -183,6 +190,10 @@ func (e *Engine) Transaction(id string) (TxnInfo, bool) {
 		Groups: append([]string(nil), t.groups...)}
 	for _, k := range t.shares {
 		info.SharePartitions = append(info.SharePartitions, k.group+"/"+k.tp.String())
+	}
+	info.NextProducerID, info.NextEpoch = t.pid, t.epoch
+	if t.job != nil {
+		info.MarkersPending, info.NextProducerID, info.NextEpoch = t.job.pending(), t.job.nextPID, t.job.nextEpoch
 	}
 	return info, true
 }

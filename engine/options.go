@@ -98,7 +98,28 @@ type config struct {
 	flush              FlushPolicy
 	snapshotEvery      int
 	segmentBytes       int64
+	markers            MarkerDelivery
 }
+
+// MarkerDelivery says when a decided transaction's markers reach its
+// participants (DESIGN §3.5).
+type MarkerDelivery int8
+
+// Marker deliveries.
+const (
+	// MarkersAsync: Commit and Abort return once PREPARE_* is durable, as
+	// Kafka's EndTxn does; the markers follow through the coordinator's
+	// marker channels, sent by a goroutine with real timers, or by
+	// FireTimers and DeliverMarkers with a manual clock (so a
+	// single-goroutine driver interleaves them with everything else). The
+	// producer's next transaction waits for them.
+	MarkersAsync MarkerDelivery = iota
+	// MarkersInline: Commit and Abort send the markers and log COMPLETE_*
+	// before they return (a participant cut off by PartitionMarkers still
+	// waits): a test on a manual clock sees a committed transaction's
+	// effects as soon as Commit returns.
+	MarkersInline
+)
 
 // defaultShards picks the shard count from GOMAXPROCS: partitions, share
 // partitions and transactional ids hash onto shards, and with four shards
@@ -143,6 +164,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: session timeout must be positive", ErrInvalidConfig)
 	case c.snapshotEvery < 1:
 		return fmt.Errorf("%w: share-state snapshot interval %d deltas must be at least 1", ErrInvalidConfig, c.snapshotEvery)
+	case c.markers != MarkersAsync && c.markers != MarkersInline:
+		return fmt.Errorf("%w: marker delivery %d", ErrInvalidConfig, c.markers)
 	case c.segmentBytes < 4<<10:
 		return fmt.Errorf("%w: segment size %d bytes is below 4 KiB", ErrInvalidConfig, c.segmentBytes)
 	}
@@ -229,6 +252,10 @@ func WithShareSnapshotEvery(n int) Option { return func(c *config) { c.snapshotE
 // a new segment file; older segments are deleted once retention or a
 // snapshot covers them. Default 64 MiB.
 func WithSegmentBytes(n int64) Option { return func(c *config) { c.segmentBytes = n } }
+
+// WithMarkerDelivery sets when markers reach the participants. Default
+// MarkersAsync.
+func WithMarkerDelivery(d MarkerDelivery) Option { return func(c *config) { c.markers = d } }
 
 // WithSessionTimeout sets how long a share or classic group member may stay
 // silent before it is removed and its acquired records released

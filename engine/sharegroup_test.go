@@ -34,7 +34,10 @@ var rigGroup = engine.GroupConfig{
 func newRig(t testing.TB, opts ...engine.Option) *rig {
 	t.Helper()
 	clk := engine.NewManualClock()
-	all := append([]engine.Option{engine.WithClock(clk), engine.WithGroupDefaults(rigGroup), engine.WithHistory(true)}, opts...)
+	// Markers inline: a committed transaction's effects are visible when
+	// Commit returns (the asynchronous delivery has tests of its own).
+	all := append([]engine.Option{engine.WithClock(clk), engine.WithGroupDefaults(rigGroup), engine.WithHistory(true),
+		engine.WithMarkerDelivery(engine.MarkersInline)}, opts...)
 	e, err := engine.New(all...)
 	if err != nil {
 		t.Fatalf("engine.New: %v", err)

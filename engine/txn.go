@@ -85,6 +85,9 @@ type txnState struct {
 	// timedOutEpoch is the epoch whose transaction the sweep aborted, so
 	// that producer's next call can say why it is fenced.
 	timedOutEpoch int16
+	// job is the decided transaction's markers on their way (PREPARE_*),
+	// nil otherwise (markers.go).
+	job *markerJob
 }
 
 // addPart, addShare and addGroup add a participant and report whether it
@@ -249,6 +252,19 @@ func (e *Engine) initTransactionalOp(op *syncPoint, id string, timeout time.Dura
 			return 0, 0, err
 		}
 	}
+	if t.job != nil {
+		// A decided transaction (the fenced producer's, or the last one's)
+		// completes before the new producer starts: its markers go out
+		// now; a participant that cannot be reached makes the caller
+		// retry, as Kafka answers InitProducerId with
+		// CONCURRENT_TRANSACTIONS.
+		if err := e.deliverLocked(op, ts, t, now); err != nil {
+			return 0, 0, err
+		}
+		if t = ts.mu.txns[id]; t.job != nil {
+			return 0, 0, fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, id)
+		}
+	}
 	e.bumpEpochLocked(t)
 	t.state = TxnEmpty
 	t.timeout = timeout
@@ -295,7 +311,12 @@ func (p *Producer) TxnSeq() int64 {
 // checkLocked validates the producer against its transactional id's state.
 // Both the producer's lock and the transaction's shard lock are held.
 func (p *Producer) checkLocked(t *txnState) error {
-	if (t == nil || t.pid != p.mu.pid || t.epoch != p.mu.epoch) && !(t != nil && mutant.On("fenced-producer-accepted")) {
+	// A transaction decided while the producer still holds its epoch was
+	// ended by the coordinator (timeout sweep, fencing), not by this
+	// producer, whose own end moves it to the epoch after the markers:
+	// the epoch is as good as bumped.
+	decided := t != nil && t.job != nil && t.pid == p.mu.pid && t.epoch == p.mu.epoch
+	if (t == nil || t.pid != p.mu.pid || t.epoch != p.mu.epoch || decided) && !(t != nil && mutant.On("fenced-producer-accepted")) {
 		p.e.stats.fenced.Add(1)
 		if t != nil && t.pid == p.mu.pid && t.timedOutEpoch == p.mu.epoch {
 			return fmt.Errorf("%w: %w: transactional id %q epoch %d", ErrProducerFenced, ErrTransactionTimedOut, p.cfg.TransactionalID, p.mu.epoch)
@@ -318,11 +339,18 @@ func (p *Producer) withTxn(op *syncPoint, f func(t *txnState, now time.Duration)
 		return err
 	}
 	defer e.exit()
+	if err := p.awaitPrevious(op); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	ts := e.txnShard(p.cfg.TransactionalID)
 	ts.mu.Lock()
 	err := func() error {
 		t := ts.mu.txns[p.cfg.TransactionalID]
+		if t != nil && t.job != nil && t.job.nextPID == p.mu.pid && t.job.nextEpoch == p.mu.epoch {
+			// Still completing (awaitPrevious gave up, or a crash).
+			return fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, p.cfg.TransactionalID)
+		}
 		if err := p.checkLocked(t); err != nil {
 			return err
 		}
@@ -338,6 +366,59 @@ func (p *Producer) withTxn(op *syncPoint, f func(t *txnState, now time.Duration)
 	ts.mu.Unlock()
 	p.mu.Unlock()
 	return e.finish(op, err)
+}
+
+// awaitPrevious lets the producer's previous transaction complete before
+// its next call (Kafka's CONCURRENT_TRANSACTIONS, retried by the client):
+// the pending markers are sent now where they can be; if a participant is
+// cut off, the call waits for the markers, up to the transaction timeout,
+// with real timers, and returns ErrConcurrentTransactions at once with a
+// manual clock (the driver fires timers and retries).
+func (p *Producer) awaitPrevious(op *syncPoint) error {
+	e := p.e
+	var deadline time.Time
+	for {
+		p.mu.Lock()
+		ts := e.txnShard(p.cfg.TransactionalID)
+		ts.mu.Lock()
+		t := ts.mu.txns[p.cfg.TransactionalID]
+		if t == nil || t.job == nil || t.job.nextPID != p.mu.pid || t.job.nextEpoch != p.mu.epoch {
+			ts.mu.Unlock()
+			p.mu.Unlock()
+			return nil
+		}
+		err := e.deliverLocked(op, ts, t, e.clock.Now())
+		var done chan struct{}
+		if t = ts.mu.txns[p.cfg.TransactionalID]; t != nil && t.job != nil {
+			done = t.job.done
+		}
+		ts.mu.Unlock()
+		p.mu.Unlock()
+		switch {
+		case err != nil:
+			return err
+		case done == nil:
+			return nil
+		case e.cfg.manual:
+			return fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, p.cfg.TransactionalID)
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(p.cfg.TransactionTimeout)
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, p.cfg.TransactionalID)
+		}
+		timer := time.NewTimer(min(wait, e.cfg.timerInterval))
+		select {
+		case <-done:
+		case <-timer.C:
+		}
+		timer.Stop()
+		if e.Crashed() {
+			return ErrCrashed
+		}
+	}
 }
 
 // adoptCompleted answers a Commit (or Abort) retried after a crash cut the
@@ -626,7 +707,15 @@ func (p *Producer) end(commit bool) error {
 		if err := e.endTxnLocked(&op, t, commit, now); err != nil {
 			return err
 		}
-		p.mu.pid, p.mu.epoch, p.mu.txn = t.pid, t.epoch, 0
+		// The decision is durable; the markers follow (markers.go). The
+		// producer takes the epoch its transactional id has once they
+		// are applied.
+		if t.job != nil {
+			p.mu.pid, p.mu.epoch = t.job.nextPID, t.job.nextEpoch
+		} else {
+			p.mu.pid, p.mu.epoch = t.pid, t.epoch
+		}
+		p.mu.txn = 0
 		p.mu.abortable = nil
 		clear(p.mu.seqs)
 		return nil
@@ -642,12 +731,13 @@ func (p *Producer) end(commit bool) error {
 	return err
 }
 
-// endTxnLocked runs the two phases of ending a transaction: PREPARE_* is
-// logged and made durable before any marker (the decision), then the
-// markers and COMPLETE_* (finishTxnLocked). The transaction's shard lock
-// is held; partition and group shard locks are taken one at a time
-// (lockorder.go). An error (ErrCrashed: an injected crash or a journal
-// failure) leaves the transaction where the crash struck.
+// endTxnLocked decides a transaction: PREPARE_* is logged and made
+// durable before any marker, and the markers go to the participants
+// asynchronously (markers.go: DeliverMarkers sends them and logs
+// COMPLETE_*), so the caller returns once the decision is durable, as
+// Kafka's EndTxn does. The transaction's shard lock is held. An error
+// (ErrCrashed: an injected crash or a journal failure) leaves the
+// transaction where the crash struck.
 func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.Duration) error {
 	if commit {
 		t.state = TxnPrepareCommit
@@ -661,14 +751,7 @@ func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.
 	if t.epoch >= math.MaxInt16-1 {
 		markerEpoch = t.epoch
 	}
-	sort.Slice(t.parts, func(i, j int) bool { return tpLess(t.parts[i], t.parts[j]) })
-	sort.Slice(t.shares, func(i, j int) bool {
-		if t.shares[i].group != t.shares[j].group {
-			return t.shares[i].group < t.shares[j].group
-		}
-		return tpLess(t.shares[i].tp, t.shares[j].tp)
-	})
-	sort.Strings(t.groups)
+	sortParticipantsLocked(t)
 	e.jTxnLocked(op, t, oldPID, markerEpoch)
 	if err := e.waitLocked(op); err != nil {
 		return err
@@ -678,12 +761,16 @@ func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.
 	if err := e.callHook(HookTxnPrepared, *info); err != nil {
 		return err
 	}
-	// The markers and COMPLETE_* go into op too: the call returns once
-	// they are durable (after releasing the locks), so a read_committed
-	// reader sees the outputs when Commit returns (readers see durable
-	// records only). A crash before that completes the transaction again
-	// from PREPARE_*, with the same outcome and offsets.
-	return e.finishTxnLocked(op, t, commit, oldPID, markerEpoch, now, info)
+	// A crash from here on completes the transaction again from
+	// PREPARE_*, with the same outcome and offsets.
+	j := e.decideLocked(t, commit, oldPID, markerEpoch, *info)
+	if e.cfg.markers != MarkersInline {
+		return nil
+	}
+	if err := e.sendPendingLocked(op, t, j, now); err != nil || j.pending() > 0 {
+		return err
+	}
+	return e.completeLocked(op, t, j)
 }
 
 // finishTxnLocked sends the markers of a decided transaction (its
@@ -731,26 +818,14 @@ func (e *Engine) sendMarkersLocked(op *syncPoint, t *txnState, commit bool, pid 
 		if commit && mutant.On("commit-outputs-unmarked") {
 			continue
 		}
-		_ = e.withPartitionOp(tp, op, func(part *partition) error {
-			at := part.log.HighWatermark()
-			_, err := part.log.Marker(pid, epoch, commit, int64(now))
-			if err == nil {
-				e.jMarker(part, markerRecord{pid: pid, epoch: epoch, commit: commit, ts: int64(now)}, at)
-			}
-			return err
-		})
+		e.markPartition(op, tp, pid, epoch, commit, now)
 		changed = append(changed, tp.Topic)
 		if err := markerHook(); err != nil {
 			return changed, err
 		}
 	}
 	for _, k := range t.shares {
-		_ = e.withPartitionOp(k.tp, op, func(part *partition) error {
-			if sp := part.shares[k.group]; sp != nil {
-				sp.Marker(now, sharepart.ProducerID(pid), epoch, commit)
-			}
-			return nil
-		})
+		e.markShare(op, k, pid, epoch, commit, now)
 		changed = append(changed, k.tp.Topic)
 		if err := markerHook(); err != nil {
 			return changed, err

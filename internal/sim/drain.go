@@ -80,7 +80,7 @@ func (s *sim) drained() bool {
 		return false
 	}
 	for _, id := range s.txnIDs {
-		if t := s.tracks[id]; t != nil && t.state == txnOpen {
+		if t := s.tracks[id]; t != nil && (t.state == txnOpen || t.completing) {
 			return false
 		}
 	}

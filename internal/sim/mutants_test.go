@@ -48,6 +48,7 @@ var mutants = []struct{ id, breaks string }{
 	{"window-unbounded", "acquisition ignores share.partition.max.record.locks"},
 	{"commit-after-failed-staging", "a commit succeeds after a staging call of its transaction failed"},
 	{"stale-member-epoch-accepted", "staging with a stale member epoch is accepted"},
+	{"marker-dropped-without-retry", "a marker to a participant cut off from the coordinator is dropped instead of retried"},
 }
 
 const (

@@ -152,12 +152,15 @@ type sim struct {
 	dir          string // data directory of a durable seed
 	crashArm     *crashArm
 	crashFired   string // the armed crash struck (where)
+	delivering   bool   // the timers are delivering markers (advance)
 	ending       bool   // a client's commit or abort is running
 	restarted    bool   // this step restarted the engine
 	coordCrashed bool   // this step reloaded the coordinator
 	failover     map[[2]int]bool
 
 	tracks    map[string]*txnTrack // open transaction per transactional id
+	retired   []*txnTrack          // ended transactions replaced in tracks before they were judged
+	decisions int                  // transactions decided so far (txnTrack.decided)
 	txnIDs    []string             // every transactional id, sorted
 	before    map[string]engine.TxnInfo
 	ended     map[pidEpoch]*txnTrack
@@ -446,6 +449,8 @@ func (s *sim) exec(st Step) {
 		sl.replace(false)
 	case KindChurn:
 		s.churn(sl.mode % (len(modes) - 1))
+	case KindPartition:
+		s.partition(r)
 	case KindFailStage:
 		s.failStage = true
 		s.say("fail-stage: the next staging write fails")
@@ -462,8 +467,18 @@ func (s *sim) advance(d time.Duration) {
 		s.lastSweep = now
 	}
 	s.fired = true
+	s.delivering = true
 	s.e.FireTimers()
+	s.delivering = false
 	s.say("advance %s", fmtDur(d))
+	if s.crashFired != "" {
+		// An armed crash struck while the timers delivered markers: the
+		// client's end had returned once PREPARE_* was durable, and
+		// recovery completes the transaction with that decision.
+		where := s.crashFired
+		s.crashFired = ""
+		s.restart("crash " + where + ", restart")
+	}
 }
 
 // produceInputs appends input records, plainly or in the input
@@ -528,6 +543,12 @@ func (s *sim) produceInputs(r *rand.Rand) {
 // transaction timed out).
 func (s *sim) renewInputProducer() {
 	p, err := s.e.NewProducer(engine.ProducerConfig{TransactionalID: inTxnID, TransactionTimeout: s.p.txnTimeout})
+	if errors.Is(err, engine.ErrConcurrentTransactions) {
+		// The fenced producer's last transaction waits for a marker: the
+		// old handle stays, fenced, and the next input step renews again.
+		s.say("new input producer waits: %s", errName(err))
+		return
+	}
 	if err != nil {
 		s.fail("sim", "new input producer: %v", err)
 		return
@@ -572,7 +593,32 @@ func (s *sim) producerCall(p *engine.Producer, tid, what string, f func() error)
 // producer.
 func (s *sim) fenced(p *engine.Producer, tid string) bool {
 	info, ok := s.e.Transaction(tid)
-	return !ok || info.ProducerID != p.ProducerID() || info.Epoch != p.Epoch()
+	// While its last transaction's markers are on their way, the producer
+	// already holds the epoch the id gets once they are applied.
+	return !ok || info.NextProducerID != p.ProducerID() || info.NextEpoch != p.Epoch()
+}
+
+// partition cuts the transaction coordinator off from one input or output
+// partition's leader for a while (KindPartition): markers for it wait, the
+// transactions they belong to stay PREPARE_*, and their producers' next
+// transactions wait too, until the clock passes the end.
+func (s *sim) partition(r *rand.Rand) {
+	var tps []engine.TopicPartition
+	for _, ip := range s.in {
+		tps = append(tps, ip.tp)
+	}
+	for m := range s.outs {
+		for _, op := range s.outs[m] {
+			tps = append(tps, op.tp)
+		}
+	}
+	tp := tps[r.IntN(len(tps))]
+	d := s.p.lock/2 + time.Duration(r.IntN(4))*s.p.lock/2
+	if err := s.e.PartitionMarkers(tp, d); err != nil {
+		s.fail("sim", "network partition of %s: %v", tp, err)
+		return
+	}
+	s.say("partition: coordinator cut off from %s for %s", tp, fmtDur(d))
 }
 
 // churn joins an extra member to share group g, or makes the one that
@@ -661,6 +707,7 @@ func errName(err error) string {
 	}{
 		{errStageWrite, "stage-write-failed"},
 		{engine.ErrAbortableTransaction, "abortable"},
+		{engine.ErrConcurrentTransactions, "concurrent-transactions"},
 		{engine.ErrTransactionTimedOut, "timed-out"},
 		{engine.ErrProducerFenced, "fenced"},
 		{engine.ErrUnknownMember, "unknown-member"},

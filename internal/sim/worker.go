@@ -107,6 +107,13 @@ func (sl *slot) replace(keepAsZombie bool) {
 		sl.cur.abandon()
 	}
 	w, err := sl.newWorker()
+	if errors.Is(err, engine.ErrConcurrentTransactions) {
+		// Its predecessor's last transaction still waits for a marker:
+		// the slot retries at its next step (work).
+		sl.s.say("replacement of %s waits: %s", sl.cur.name, errName(err))
+		sl.cur.gone = true
+		return
+	}
 	if err != nil {
 		sl.s.fail("sim", "starting %s's replacement: %v", sl.cur.name, err)
 		return
@@ -156,6 +163,9 @@ func (w *worker) work(r *rand.Rand) {
 	s := w.s
 	if w.gone {
 		s.say("(gone)")
+		if w == w.sl.cur {
+			w.sl.replace(false)
+		}
 		return
 	}
 	if now := s.clk.Now(); now < w.stallUntil && !s.drain {
@@ -521,6 +531,12 @@ func partitionErrors(err error) (map[int32]error, bool) {
 func (w *worker) begin() bool {
 	s := w.s
 	err := s.producerCall(w.txn, w.sl.tid, "begin", w.txn.Begin)
+	if errors.Is(err, engine.ErrConcurrentTransactions) {
+		// The previous transaction's markers wait for a participant cut
+		// off from the coordinator: retried at the worker's next step.
+		s.say("begin: %s", errName(err))
+		return false
+	}
 	if err != nil {
 		w.failed("begin", err)
 		return false
