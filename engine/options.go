@@ -16,6 +16,22 @@ import (
 // draft so benchmarks and the verifier can show the difference.
 type Knobs = sharepart.Knobs
 
+// AcquireMode is share.acquire.mode (KIP-1206): how a poll bounds what it
+// acquires. In Kafka it is the consumer's setting; the engine takes it per
+// group, since a benchmark's members all use one.
+type AcquireMode = sharepart.AcquireMode
+
+// Acquire modes.
+const (
+	// AcquireRecordLimit acquires exactly: at most the poll's max records,
+	// never past the in-flight window. The zero value.
+	AcquireRecordLimit = sharepart.RecordLimit
+	// AcquireBatchOptimized is Kafka's default: the window is checked
+	// before the fetch, which then acquires whole produced batches and can
+	// overshoot the window and the poll's max by up to one fetch.
+	AcquireBatchOptimized = sharepart.BatchOptimized
+)
+
 // AutoOffsetReset is share.auto.offset.reset.
 type AutoOffsetReset int8
 
@@ -57,6 +73,9 @@ type GroupConfig struct {
 	MaxRecordLocks  int             // share.partition.max.record.locks, default 2000
 	AutoOffsetReset AutoOffsetReset // share.auto.offset.reset, default latest
 	Isolation       IsolationLevel  // share.isolation.level, default read_uncommitted
+	// AcquireMode is share.acquire.mode: DefaultGroupConfig has Kafka's
+	// batch_optimized; the zero value is record_limit.
+	AcquireMode AcquireMode
 }
 
 // DefaultGroupConfig returns Kafka's defaults.
@@ -65,6 +84,7 @@ func DefaultGroupConfig() GroupConfig {
 		LockDuration:   30 * time.Second,
 		DeliveryLimit:  5,
 		MaxRecordLocks: 2000,
+		AcquireMode:    AcquireBatchOptimized,
 	}
 }
 
@@ -76,6 +96,8 @@ func (g GroupConfig) validate() error {
 		return fmt.Errorf("%w: share.delivery.count.limit %d must be at least 1", ErrInvalidConfig, g.DeliveryLimit)
 	case g.MaxRecordLocks < 1:
 		return fmt.Errorf("%w: share.partition.max.record.locks %d must be at least 1", ErrInvalidConfig, g.MaxRecordLocks)
+	case g.AcquireMode > AcquireBatchOptimized:
+		return fmt.Errorf("%w: share.acquire.mode %d (valid: record_limit, batch_optimized)", ErrInvalidConfig, g.AcquireMode)
 	}
 	return nil
 }

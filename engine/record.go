@@ -231,12 +231,17 @@ func encodeShareGroup(e *enc, group string, c GroupConfig) {
 	e.uvar(uint64(c.MaxRecordLocks))
 	e.u8(byte(c.AutoOffsetReset))
 	e.u8(byte(c.Isolation))
+	e.u8(byte(c.AcquireMode))
 }
 
 func decodeShareGroup(d *dec) (string, GroupConfig) {
 	g := d.str()
 	c := GroupConfig{LockDuration: time.Duration(d.svar()), DeliveryLimit: int(min(d.uvar(), 1<<30)),
 		MaxRecordLocks: int(min(d.uvar(), 1<<30)), AutoOffsetReset: AutoOffsetReset(d.u8()), Isolation: IsolationLevel(d.u8())}
+	if d.err == nil && len(d.b) > 0 {
+		// Written since share.acquire.mode; older records mean record_limit.
+		c.AcquireMode = AcquireMode(d.u8())
+	}
 	if d.err == nil {
 		if err := c.validate(); err != nil || c.AutoOffsetReset > ResetEarliest || c.Isolation > ReadCommitted || g == "" {
 			d.fail("share group %q config %+v", g, c)

@@ -160,7 +160,7 @@ func (e *Engine) ShareGroupConfig(group string) (GroupConfig, error) {
 func (e *Engine) spConfig(g GroupConfig) sharepart.Config {
 	return sharepart.Config{
 		LockDuration: g.LockDuration, DeliveryLimit: g.DeliveryLimit, MaxRecordLocks: g.MaxRecordLocks,
-		Knobs: e.cfg.knobs, KeepHistory: e.cfg.history,
+		AcquireMode: g.AcquireMode, Knobs: e.cfg.knobs, KeepHistory: e.cfg.history,
 	}
 }
 
@@ -313,6 +313,8 @@ type gapLog struct {
 }
 
 func (g gapLog) IsGap(o int64) bool { return g.l.IsGap(o, g.rc) }
+
+func (g gapLog) BatchEnd(o int64, limit int) int64 { return g.l.BatchEnd(o, limit) }
 
 // Poll acquires up to max records across the member's partitions, starting
 // at a partition that rotates from poll to poll so no partition starves. It

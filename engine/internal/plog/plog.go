@@ -63,6 +63,7 @@ const (
 	flagControl
 	flagCommit
 	flagAborted
+	flagBatchEnd // the last record of a produced batch (a marker is a batch of its own)
 )
 
 type segment struct {
@@ -203,7 +204,11 @@ func (l *Log) Append(b *Batch) (base int64, dup bool, err error) {
 		if b.Keys != nil {
 			k = b.Keys[i]
 		}
-		l.appendEntry(entry{key: k, value: v, ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: flags})
+		f := flags
+		if i == len(b.Values)-1 {
+			f |= flagBatchEnd
+		}
+		l.appendEntry(entry{key: k, value: v, ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: f})
 	}
 	return base, false, nil
 }
@@ -279,13 +284,29 @@ func (l *Log) Marker(pid int64, epoch int16, commit bool, ts int64) (int64, erro
 			}
 		}
 	}
-	flags := flagControl | flagTxn
+	flags := flagControl | flagTxn | flagBatchEnd
 	if commit {
 		flags |= flagCommit
 	}
 	off := l.next
 	l.appendEntry(entry{pid: pid, epoch: epoch, ts: ts, flags: flags, seq: -1})
 	return off, nil
+}
+
+// BatchEnd returns the last offset of the produced batch that holds
+// offset, looking at most limit records ahead (a fetch in Kafka's
+// batch_optimized acquire mode acquires whole batches). Offsets outside
+// the log return offset.
+func (l *Log) BatchEnd(offset int64, limit int) int64 {
+	if offset < l.start || offset >= l.next {
+		return offset
+	}
+	for o := offset; o < l.next && o-offset < int64(limit); o++ {
+		if l.at(o).flags&flagBatchEnd != 0 {
+			return o
+		}
+	}
+	return offset
 }
 
 // FenceProducer raises the partition's epoch for pid without a marker, so

@@ -124,6 +124,9 @@ var (
 	ErrInvalidRequest     = errors.New("engine: invalid request")
 )
 
+// batchScan bounds how far BatchEnd looks for the end of a produced batch.
+const batchScan = 1 << 16
+
 // NoDeadline is the lock deadline of a record held without a lock.
 const NoDeadline = time.Duration(math.MaxInt64)
 
@@ -148,6 +151,38 @@ type Knobs struct {
 	// FailedStageNoLock returns the records of a staging write that failed
 	// to ACQUIRED without a lock (draft). Safe: ACQUIRED with a live lock.
 	FailedStageNoLock bool
+	// TxPendingLimit 0 counts TX_PENDING records toward
+	// share.partition.max.record.locks, as the draft does (the default).
+	// n > 0 is the what-if a KIP reviewer asks about: they do not count,
+	// and a separate limit holds at most n of them in the window, so long
+	// transactions no longer cap how many records can be acquired.
+	TxPendingLimit int
+}
+
+// AcquireMode is share.acquire.mode (KIP-1206).
+type AcquireMode uint8
+
+// Acquire modes.
+const (
+	// RecordLimit acquires exactly: at most the poll's max records, never
+	// past SPSO + share.partition.max.record.locks - 1.
+	RecordLimit AcquireMode = iota
+	// BatchOptimized is Kafka's default: the window is checked before the
+	// fetch (released records to redeliver, or a window not yet full),
+	// and the fetch then acquires up to the poll's max records rounded up
+	// to whole produced batches, past the window end if need be, so the
+	// window can overshoot by up to one fetch.
+	BatchOptimized
+)
+
+func (m AcquireMode) String() string {
+	switch m {
+	case RecordLimit:
+		return "record_limit"
+	case BatchOptimized:
+		return "batch_optimized"
+	}
+	return fmt.Sprintf("AcquireMode(%d)", uint8(m))
 }
 
 // Config is one share partition's group configuration (DESIGN §3.7).
@@ -155,6 +190,7 @@ type Config struct {
 	LockDuration   time.Duration // share.record.lock.duration.ms
 	DeliveryLimit  int           // share.delivery.count.limit
 	MaxRecordLocks int           // share.partition.max.record.locks
+	AcquireMode    AcquireMode   // share.acquire.mode
 	Knobs          Knobs
 	// KeepHistory keeps the final state of every record that leaves the
 	// window (2 bytes a record), so State can answer below SPSO. The load
@@ -171,6 +207,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine: delivery limit %d out of range", c.DeliveryLimit)
 	case c.MaxRecordLocks < 1:
 		return fmt.Errorf("engine: max record locks %d must be positive", c.MaxRecordLocks)
+	case c.AcquireMode > BatchOptimized:
+		return fmt.Errorf("engine: share.acquire.mode %d", c.AcquireMode)
+	case c.Knobs.TxPendingLimit < 0:
+		return fmt.Errorf("engine: TX_PENDING limit %d is negative", c.Knobs.TxPendingLimit)
 	}
 	return nil
 }
@@ -376,6 +416,32 @@ type Log interface {
 	// marker, or a record of an aborted transaction for a read_committed
 	// share group).
 	IsGap(offset int64) bool
+	// BatchEnd returns the last offset of the produced batch holding
+	// offset, looking at most limit records ahead (batch_optimized).
+	BatchEnd(offset int64, limit int) int64
+}
+
+// windowLimit returns the first offset past the in-flight window: SPSO +
+// share.partition.max.record.locks, moved on by the TX_PENDING records in
+// it when the TxPendingLimit knob keeps them out of the count (up to that
+// limit).
+func (sp *SharePartition) windowLimit() int64 {
+	limit := sp.spso + int64(sp.cfg.MaxRecordLocks)
+	if n := sp.cfg.Knobs.TxPendingLimit; n > 0 {
+		limit += min(sp.pending(), int64(n))
+	}
+	return limit
+}
+
+// pending counts the TX_PENDING records of the window.
+func (sp *SharePartition) pending() int64 {
+	var n int64
+	for i := sp.head; i < len(sp.runs); i++ {
+		if sp.runs[i].state == TxPending {
+			n += sp.runs[i].n()
+		}
+	}
+	return n
 }
 
 // Acquire acquires up to max AVAILABLE records for owner, lowest offsets
@@ -387,13 +453,22 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		return dst
 	}
 	sp.expireDue(now)
-	limit := sp.spso + int64(sp.cfg.MaxRecordLocks) // first offset beyond the window
+	limit := sp.windowLimit() // first offset beyond the window
 	if mutant.On("window-unbounded") {
 		limit = math.MaxInt64
+	}
+	// newLimit bounds new records: the window in record_limit; in
+	// batch_optimized only the check before the fetch (is there room at
+	// all?), after which the fetch may run past the window end.
+	newLimit := limit
+	batches := sp.cfg.AcquireMode == BatchOptimized && log != nil
+	if batches && sp.end < limit {
+		newLimit = math.MaxInt64
 	}
 	if fetchEnd < limit {
 		limit = fetchEnd
 	}
+	newLimit = min(newLimit, fetchEnd)
 	deadline := now + sp.cfg.LockDuration
 	left := int64(max)
 	// Released records inside the window come first.
@@ -429,11 +504,11 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		dst = append(dst, Range{First: r.first, Last: r.last, DeliveryCount: int(r.count)})
 	}
 	// Then new records at the end of the window, skipping gaps.
-	for left > 0 && sp.end < limit {
+	for left > 0 && sp.end < newLimit {
 		first := sp.end
 		if log != nil && log.IsGap(first) {
 			gapLast := first
-			for gapLast+1 < limit && log.IsGap(gapLast+1) {
+			for gapLast+1 < newLimit && log.IsGap(gapLast+1) {
 				gapLast++
 			}
 			sp.appendRun(run{first: first, last: gapLast, state: Archived, reason: ReasonGap, deadline: NoDeadline})
@@ -441,8 +516,14 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 			continue
 		}
 		last := first + left - 1
-		if last >= limit {
-			last = limit - 1
+		if batches {
+			// The whole produced batch the fetch ends in.
+			if end := log.BatchEnd(last, batchScan); end > last {
+				last = end
+			}
+		}
+		if last >= newLimit {
+			last = newLimit - 1
 		}
 		if log != nil {
 			for o := first + 1; o <= last; o++ {
@@ -455,7 +536,7 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		sp.appendRun(run{first: first, last: last, state: Acquired, owner: owner, deadline: deadline, count: 1})
 		n := last - first + 1
 		sp.ctr.Acquired += n
-		left -= n
+		left -= min(n, left)
 		dst = append(dst, Range{First: first, Last: last, DeliveryCount: 1})
 	}
 	if deadline < sp.nextD && left < int64(max) {
@@ -1066,11 +1147,19 @@ func (sp *SharePartition) Check() error {
 	if sp.head < len(sp.runs) && sp.runs[sp.head].state.Terminal() {
 		return fmt.Errorf("engine: SPSO %d sits on a terminal record", sp.spso)
 	}
-	for i := sp.head; i < len(sp.runs); i++ {
-		r := &sp.runs[i]
-		if !r.state.Terminal() && r.state != Available && r.last >= sp.spso+int64(sp.cfg.MaxRecordLocks) {
-			return fmt.Errorf("engine: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, sp.cfg.MaxRecordLocks)
+	// In batch_optimized a fetch may run past the window end (the check
+	// comes before it), so only record_limit bounds the window exactly.
+	if sp.cfg.AcquireMode == RecordLimit {
+		limit := sp.windowLimit()
+		for i := sp.head; i < len(sp.runs); i++ {
+			r := &sp.runs[i]
+			if !r.state.Terminal() && r.state != Available && r.last >= limit {
+				return fmt.Errorf("engine: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, limit-sp.spso)
+			}
 		}
+	}
+	if n := sp.cfg.Knobs.TxPendingLimit; n > 0 && sp.pending() > int64(n)+int64(sp.cfg.MaxRecordLocks) {
+		return fmt.Errorf("engine: %d TX_PENDING records, limit %d", sp.pending(), n)
 	}
 	return nil
 }
