@@ -68,7 +68,7 @@ func chaosRunner(tgt *enginetarget.Target) loadgen.FaultRunner {
 func clientSide(kind string) bool {
 	switch kind {
 	case workloads.FaultWorkerCrash, workloads.FaultAbortRatio, workloads.FaultStallWorker,
-		workloads.FaultSlowProcessing, workloads.FaultZombieProducer:
+		workloads.FaultSlowProcessing, workloads.FaultZombieProducer, workloads.FaultMembershipChurn:
 		return true
 	}
 	return false

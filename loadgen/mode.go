@@ -62,6 +62,7 @@ type modeRun struct {
 	commits     atomic.Int64
 	aborts      atomic.Int64
 	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
+	churns      atomic.Int64 // members added by membership-churn faults
 	crashes     atomic.Int64
 	ackErrors   atomic.Int64
 
@@ -111,7 +112,7 @@ func newModeRun(cfg *Config, m target.Mode, rep int) (*modeRun, error) {
 		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
 	}
 	for _, f := range spec.Faults {
-		if !clientFault(f.Kind) {
+		if !clientFault(f.Kind) && !clientPartition(f) {
 			if cfg.FaultRunner == nil {
 				return nil, fmt.Errorf("loadgen: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", f.Kind, cfg.Target.Info().Target)
 			}
@@ -534,7 +535,7 @@ func FormatDuration(d time.Duration) string {
 // generator's own clients (works on every target).
 func clientFault(kind string) bool {
 	switch kind {
-	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer":
+	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer", "membership-churn":
 		return true
 	}
 	return false
