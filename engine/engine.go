@@ -120,6 +120,9 @@ type partition struct {
 	// end each reaches. Guarded by the shard lock.
 	hw   int64
 	pend []pendingEnd
+	// dlq: a share group of this partition has a dead-letter topic.
+	// Guarded by the shard lock.
+	dlq bool
 }
 
 type pendingEnd struct {
@@ -169,6 +172,8 @@ type engineStats struct {
 	fenced      atomic.Int64
 	stageFailed atomic.Int64
 	sessionsEnd atomic.Int64
+	dlqWritten  atomic.Int64
+	dlqDropped  atomic.Int64
 }
 
 // New returns a running engine.
@@ -395,18 +400,27 @@ func (e *Engine) withPartition(tp TopicPartition, f func(*partition) error) erro
 func (e *Engine) withPartitionOp(tp TopicPartition, op *syncPoint, f func(*partition) error) error {
 	ds := e.dataShard(tp)
 	ds.mu.Lock()
-	defer ds.mu.Unlock()
 	p := ds.mu.parts[tp]
 	if p == nil {
+		ds.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrUnknownTopicOrPartition, tp)
-	}
-	if e.dur == nil {
-		return f(p)
 	}
 	p.op = op
 	err := f(p)
-	e.journalSharesLocked(p)
+	if e.dur != nil {
+		e.journalSharesLocked(p)
+	}
 	p.op = nil
+	var dls []deadLetters
+	if p.dlq {
+		dls = e.takeDeadLettersLocked(p, nil)
+	}
+	ds.mu.Unlock()
+	if len(dls) > 0 {
+		// Written once the partition's lock is released: the DLQ
+		// partition is another data shard's (lockorder.go).
+		e.writeDeadLetters(op, dls)
+	}
 	return err
 }
 
@@ -434,7 +448,11 @@ func (e *Engine) appendLocked(p *partition, b *plog.Batch) (int64, error) {
 // ProduceRecord is one record to produce.
 type ProduceRecord struct {
 	Key, Value []byte
+	Headers    []Header
 }
+
+// Header is a record header.
+type Header = plog.Header
 
 // Produce appends plain (non-idempotent, non-transactional) records to one
 // partition and returns the offset of the first.
@@ -470,6 +488,12 @@ func batchOf(recs []ProduceRecord, pid int64, epoch int16, seq int32, txn bool, 
 			b.Keys[i] = r.Key
 		}
 		b.Values[i] = r.Value
+		if r.Headers != nil {
+			if b.Headers == nil {
+				b.Headers = make([][]Header, len(recs))
+			}
+			b.Headers[i] = r.Headers
+		}
 	}
 	return b
 }
@@ -490,6 +514,7 @@ type Record struct {
 	Aborted bool
 	// DeliveryCount is set on records acquired by a share-group poll.
 	DeliveryCount int
+	Headers       []Header
 }
 
 // Fetch reads up to max records of one partition from offset at the given
@@ -524,6 +549,7 @@ func toRecord(tp TopicPartition, r *plog.Record) Record {
 	return Record{
 		Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value,
 		Timestamp: time.Duration(r.Timestamp), ProducerID: r.ProducerID, Epoch: r.Epoch, Transactional: r.Transactional, Aborted: r.Aborted,
+		Headers: r.Headers,
 	}
 }
 
@@ -602,6 +628,7 @@ func (e *Engine) FireTimers() {
 func (e *Engine) expireLocks(now time.Duration) {
 	var changed []string
 	var op syncPoint
+	var dls []deadLetters
 	for i := range e.data {
 		ds := &e.data[i]
 		ds.mu.Lock()
@@ -619,8 +646,15 @@ func (e *Engine) expireLocks(now time.Duration) {
 				e.journalSharesLocked(p)
 				p.op = nil
 			}
+			if expired && p.dlq {
+				dls = e.takeDeadLettersLocked(p, dls)
+			}
 		}
 		ds.mu.Unlock()
+		if len(dls) > 0 {
+			e.writeDeadLetters(&op, dls) // records archived at the delivery limit
+			dls = dls[:0]
+		}
 	}
 	_ = e.finish(&op, nil)
 	e.notifyTopics(changed)

@@ -206,6 +206,8 @@ type Stats struct {
 	TimedOut      int64 // transactions aborted by the timeout sweep
 	Fenced        int64 // producer fencings (re-inits and rejected calls)
 	StageFailed   int64 // staging writes that failed
+	DLQWritten    int64 // dead-letter copies written (KIP-1191)
+	DLQDropped    int64 // dead-letter copies not written: the DLQ topic does not exist
 	SessionsEnded int64 // members removed (leave or session timeout)
 	// Share sums the share partitions' counters (those of partitions a
 	// Restart or failover rebuilt included: the counters themselves are
@@ -221,6 +223,7 @@ func (e *Engine) Stats() Stats {
 		Produced: e.stats.produced.Load(), Committed: e.stats.committed.Load(), Aborted: e.stats.aborted.Load(),
 		TimedOut: e.stats.timedOut.Load(), Fenced: e.stats.fenced.Load(), StageFailed: e.stats.stageFailed.Load(),
 		SessionsEnded: e.stats.sessionsEnd.Load(), Journal: e.journalStats(),
+		DLQWritten: e.stats.dlqWritten.Load(), DLQDropped: e.stats.dlqDropped.Load(),
 	}
 	if e.dur != nil {
 		e.dur.statsMu.Lock()

@@ -76,6 +76,15 @@ type GroupConfig struct {
 	// AcquireMode is share.acquire.mode: DefaultGroupConfig has Kafka's
 	// batch_optimized; the zero value is record_limit.
 	AcquireMode AcquireMode
+	// DLQTopic is errors.deadletterqueue.topic.name (KIP-1191): every
+	// record archived by a reject or at the delivery limit is copied to
+	// that topic once, with its provenance in headers. "" (the default):
+	// no dead-letter queue. The topic must exist when a copy is written;
+	// copies to a missing topic are counted in Stats.DLQDropped.
+	DLQTopic string
+	// DLQCopyRecord is errors.deadletterqueue.copy.record.enable: the copy
+	// carries the record's key and value. Default false (headers only).
+	DLQCopyRecord bool
 }
 
 // DefaultGroupConfig returns Kafka's defaults.

@@ -229,7 +229,7 @@ func (rs *replayState) applyPartition(p *partition) func(uint64, *dec) error {
 			if err := d.end(); err != nil {
 				return err
 			}
-			b := &plog.Batch{Keys: r.keys, Values: r.values, ProducerID: r.pid, Epoch: r.epoch, BaseSequence: r.baseSeq, Transactional: r.transactional, Timestamp: r.ts}
+			b := &plog.Batch{Keys: r.keys, Values: r.values, Headers: r.headers, ProducerID: r.pid, Epoch: r.epoch, BaseSequence: r.baseSeq, Transactional: r.transactional, Timestamp: r.ts}
 			_, dup, err := p.log.Append(b)
 			if err == nil && dup {
 				err = errors.New("a duplicate of an earlier batch")
@@ -475,6 +475,7 @@ func (e *Engine) recover() (RecoveryReport, error) {
 		p := rs.parts[k.tp]
 		p.shares[k.group] = sp
 		p.groups = append(p.groups, k.group)
+		p.dlq = p.dlq || sp.Config().DeadLetterTopic != ""
 		p.sj[k.group] = rs.sj[k]
 	}
 	rep.Topics, rep.SharePartitions, rep.Transactions, rep.Records = len(rs.topics), len(rs.shares), len(rs.txns), rs.records

@@ -134,6 +134,7 @@ func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
 					ds.mu.Unlock()
 					return err
 				}
+				p.dlq = p.dlq || cfg.DLQTopic != ""
 			}
 		}
 		ds.mu.Unlock()
@@ -161,6 +162,7 @@ func (e *Engine) spConfig(g GroupConfig) sharepart.Config {
 	return sharepart.Config{
 		LockDuration: g.LockDuration, DeliveryLimit: g.DeliveryLimit, MaxRecordLocks: g.MaxRecordLocks,
 		AcquireMode: g.AcquireMode, Knobs: e.cfg.knobs, KeepHistory: e.cfg.history,
+		DeadLetterTopic: g.DLQTopic, CopyRecord: g.DLQCopyRecord,
 	}
 }
 
@@ -304,6 +306,7 @@ func (e *Engine) sharePartitionLocked(p *partition, group string, cfg GroupConfi
 	p.shares[group] = sp
 	p.groups = append(p.groups, group)
 	sort.Strings(p.groups)
+	p.dlq = p.dlq || cfg.DLQTopic != ""
 	return sp, nil
 }
 

@@ -575,6 +575,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 		}
 		order, batches := byPartition(acks)
 		var failed map[TopicPartition]error
+		var copies []deadLetters // dead-letter copies of staged REJECTs, written in the transaction
 		for _, tp := range order {
 			if t.addShare(shareKey{meta.GroupID, tp}) {
 				e.jTxnLocked(&op, t, -1, 0)
@@ -611,6 +612,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 						return fmt.Errorf("engine: staging write failed: %w", err)
 					}
 				}
+				copies = e.stagedRejectCopiesLocked(part, meta.GroupID, sp, bs, copies)
 				return nil
 			})
 			if errors.Is(err, ErrCrashed) {
@@ -623,11 +625,40 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 				failed[tp] = err
 			}
 		}
+		for _, dl := range copies {
+			if err := p.produceCopiesLocked(&op, t, dl, now); err != nil {
+				return err
+			}
+		}
 		if failed != nil {
 			return &AckError{Partitions: failed}
 		}
 		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
 	})))
+}
+
+// produceCopiesLocked writes dead-letter copies in the open transaction t,
+// whose participant their DLQ partition becomes, so they are committed or
+// aborted with it (the safe DLQ knob). The producer's and the
+// transaction's locks are held.
+func (p *Producer) produceCopiesLocked(op *syncPoint, t *txnState, dl deadLetters, now time.Duration) error {
+	e := p.e
+	if t.addPart(dl.tp) {
+		e.jTxnLocked(op, t, -1, 0)
+	}
+	err := e.withPartitionOp(dl.tp, op, func(part *partition) error {
+		seq := p.mu.seqs[dl.tp]
+		if _, err := e.appendLocked(part, batchOf(dl.recs, p.mu.pid, p.mu.epoch, seq, true, int64(now))); err != nil {
+			return mapLogErr(err)
+		}
+		p.mu.seqs[dl.tp] = seq + int32(len(dl.recs))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e.stats.dlqWritten.Add(int64(len(dl.recs)))
+	return nil
 }
 
 // checkShareMember fences staging by a member that left or whose epoch is

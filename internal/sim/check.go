@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ func (s *sim) checkAll() {
 	}
 	if s.viol == nil {
 		s.checkClassicOffsets()
+	}
+	if s.viol == nil {
+		s.checkDLQ(false)
 	}
 	if s.viol == nil && s.fired {
 		s.checkSweep()
@@ -776,6 +780,67 @@ func (s *sim) checkClassicOffsets() {
 		if !landed {
 			s.fail("I8 commit-atomic", "classic group %s %s: committed offset %d, want %d (from the last committed transaction)", s.groups[g], tp, off, s.classicWant[p])
 			return
+		}
+	}
+}
+
+// checkDLQ checks invariant 14: a record archived by a reject or at the
+// delivery limit has one dead-letter copy under read_committed, and
+// nothing else has one. A copy may show before the record's own marker
+// lands (a staged REJECT's copy commits with the DLQ partition's marker);
+// at the end (final) every such record must have its copy.
+func (s *sim) checkDLQ(final bool) {
+	for g := range s.share {
+		d := &s.dlq[g]
+		if d.copies == nil {
+			d.copies = map[[2]int64]int{}
+		}
+		topic := "dlq-" + modes[g]
+		recs, next, err := s.e.Fetch(engine.TopicPartition{Topic: topic}, d.next, 1<<20, engine.ReadCommitted)
+		if err != nil {
+			s.fail("sim", "read_committed fetch of %s: %v", topic, err)
+			return
+		}
+		d.next = next
+		for _, r := range recs {
+			var part, off int64 = -1, -1
+			for _, h := range r.Headers {
+				switch h.Key {
+				case engine.HeaderDLQPartition:
+					part, _ = strconv.ParseInt(string(h.Value), 10, 32)
+				case engine.HeaderDLQOffset:
+					off, _ = strconv.ParseInt(string(h.Value), 10, 64)
+				}
+			}
+			if part < 0 || part >= int64(len(s.share[g])) || off < 0 {
+				s.fail("I14 dlq", "%s@%d: a dead-letter copy without its provenance", topic, r.Offset)
+				return
+			}
+			k := [2]int64{part, off}
+			d.copies[k]++
+			if n := d.copies[k]; n > 1 {
+				s.fail("I14 dlq", "%s: in-%d@%d has %d dead-letter copies, want one", topic, part, off, n)
+				return
+			}
+			src := s.share[g][part].get(off)
+			archived := src.state == engine.StateArchived && (src.reason == engine.ReasonRejected || src.reason == engine.ReasonLimit)
+			staged := src.state == engine.StateTxPending && src.staged == engine.AckReject
+			if !archived && !staged {
+				s.fail("I14 dlq", "%s: in-%d@%d has a dead-letter copy but is %s", topic, part, off, src)
+				return
+			}
+		}
+		if !final {
+			continue
+		}
+		for p, m := range s.share[g] {
+			for off := int64(0); off < int64(len(m.recs)); off++ {
+				r := m.recs[off]
+				if r.state == engine.StateArchived && (r.reason == engine.ReasonRejected || r.reason == engine.ReasonLimit) && d.copies[[2]int64{int64(p), off}] != 1 {
+					s.fail("I14 dlq", "%s: in-%d@%d is %s but has %d dead-letter copies, want one", topic, p, off, r, d.copies[[2]int64{int64(p), off}])
+					return
+				}
+			}
 		}
 	}
 }

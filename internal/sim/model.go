@@ -198,6 +198,13 @@ func recOf(ri engine.RecordInfo) rec {
 	return r
 }
 
+// dlqModel counts a share group's dead-letter copies seen under
+// read_committed, by source partition and offset.
+type dlqModel struct {
+	next   int64
+	copies map[[2]int64]int
+}
+
 // spModel is the last observed state of one share partition.
 type spModel struct {
 	g          int

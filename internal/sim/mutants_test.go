@@ -49,6 +49,7 @@ var mutants = []struct{ id, breaks string }{
 	{"commit-after-failed-staging", "a commit succeeds after a staging call of its transaction failed"},
 	{"stale-member-epoch-accepted", "staging with a stale member epoch is accepted"},
 	{"marker-dropped-without-retry", "a marker to a participant cut off from the coordinator is dropped instead of retried"},
+	{"dlq-written-twice", "a record archived by a reject or at the delivery limit is copied to the dead-letter queue twice"},
 }
 
 const (

@@ -166,6 +166,7 @@ type sim struct {
 	ended     map[pidEpoch]*txnTrack
 	failStage bool
 	churned   [len(modes) - 1]*engine.ShareMember // KindChurn's extra member per share group
+	dlq       [len(modes) - 1]dlqModel            // dead-letter copies per share group
 	lastSweep time.Duration
 	fired     bool // this step fired timers
 
@@ -293,7 +294,14 @@ func (s *sim) setup() error {
 		if name == "classic-eos" {
 			continue
 		}
-		if err := e.SetShareGroupConfig(s.groups[m], gc); err != nil {
+		// Every share group has a dead-letter queue (KIP-1191, invariant 14).
+		dlq := "dlq-" + name
+		if err := e.CreateTopic(dlq, 1); err != nil {
+			return err
+		}
+		gcm := gc
+		gcm.DLQTopic = dlq
+		if err := e.SetShareGroupConfig(s.groups[m], gcm); err != nil {
 			return err
 		}
 		for q := int32(0); q < p.inParts; q++ {

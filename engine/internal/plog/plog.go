@@ -47,10 +47,18 @@ type Record struct {
 	Control       bool // a transaction marker, never returned by Fetch
 	Commit        bool // for a control record: commit (true) or abort
 	Aborted       bool // a transactional record whose transaction aborted
+	Headers       []Header
+}
+
+// Header is a record header.
+type Header struct {
+	Key   string
+	Value []byte
 }
 
 type entry struct {
 	key, value []byte
+	headers    []Header
 	ts         int64
 	pid        int64
 	seq        int32
@@ -137,8 +145,9 @@ func (l *Log) OpenTransactions() int { return len(l.ongoing) }
 
 // Batch is one produce request's records for this partition.
 type Batch struct {
-	Keys   [][]byte // nil, or one per value
-	Values [][]byte
+	Keys    [][]byte // nil, or one per value
+	Values  [][]byte
+	Headers [][]Header // nil, or one list per value
 	// ProducerID is NoProducer for plain records; else the idempotent or
 	// transactional producer with its epoch and the sequence of the first
 	// record.
@@ -208,7 +217,11 @@ func (l *Log) Append(b *Batch) (base int64, dup bool, err error) {
 		if i == len(b.Values)-1 {
 			f |= flagBatchEnd
 		}
-		l.appendEntry(entry{key: k, value: v, ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: f})
+		var h []Header
+		if b.Headers != nil {
+			h = b.Headers[i]
+		}
+		l.appendEntry(entry{key: k, value: v, headers: h, ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: f})
 	}
 	return base, false, nil
 }
@@ -239,6 +252,16 @@ func (l *Log) appendEntry(e entry) {
 	if e.value != nil {
 		s.arena = append(s.arena, e.value...)
 		e.value = s.arena[len(s.arena)-len(e.value) : len(s.arena) : len(s.arena)]
+	}
+	if e.headers != nil {
+		// Headers are few and small: copied, so the caller may reuse its
+		// buffers as it may a record's key and value.
+		hs := make([]Header, len(e.headers))
+		for i, h := range e.headers {
+			hs[i] = Header{Key: h.Key, Value: append([]byte(nil), h.Value...)}
+			n += len(h.Key) + len(h.Value)
+		}
+		e.headers = hs
 	}
 	s.entries = append(s.entries, e)
 	s.bytes += int64(n)
@@ -382,7 +405,7 @@ func (l *Log) record(o int64, e *entry) Record {
 	return Record{
 		Offset: o, Key: e.key, Value: e.value, Timestamp: e.ts, ProducerID: e.pid, Epoch: e.epoch,
 		Sequence: e.seq, Transactional: e.flags&flagTxn != 0, Control: e.flags&flagControl != 0,
-		Commit: e.flags&flagCommit != 0, Aborted: e.flags&flagAborted != 0,
+		Commit: e.flags&flagCommit != 0, Aborted: e.flags&flagAborted != 0, Headers: e.headers,
 	}
 }
 

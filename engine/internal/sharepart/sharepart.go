@@ -151,6 +151,11 @@ type Knobs struct {
 	// FailedStageNoLock returns the records of a staging write that failed
 	// to ACQUIRED without a lock (draft). Safe: ACQUIRED with a live lock.
 	FailedStageNoLock bool
+	// DLQAfterMarker writes the dead-letter copy of a record archived by
+	// a transactional REJECT after the commit marker archives it (at
+	// least once). Safe (the default): in the transaction that staged the
+	// reject, committed or aborted with it (exactly once).
+	DLQAfterMarker bool
 	// TxPendingLimit 0 counts TX_PENDING records toward
 	// share.partition.max.record.locks, as the draft does (the default).
 	// n > 0 is the what-if a KIP reviewer asks about: they do not count,
@@ -196,6 +201,24 @@ type Config struct {
 	// window (2 bytes a record), so State can answer below SPSO. The load
 	// generator turns it on for the verifier; benchmarks leave it off.
 	KeepHistory bool
+	// DeadLetterTopic, when set, makes the partition report every record
+	// archived by a reject or at the delivery limit (TakeDeadLetters) for
+	// that dead-letter topic (KIP-1191); CopyRecord says whether the copy
+	// carries the record's value. The engine writes the copies.
+	DeadLetterTopic string
+	CopyRecord      bool
+}
+
+// DeadLetter is a range of records archived by a reject or at the
+// delivery limit, in one step.
+type DeadLetter struct {
+	First, Last int64
+	Count       int    // delivery count
+	Reason      Reason // ReasonRejected or ReasonLimit
+	// Staged: archived by the commit marker of a transaction that staged
+	// the reject (its dead-letter copy may have been written in the
+	// transaction).
+	Staged bool
 }
 
 // Validate checks a configuration.
@@ -276,6 +299,8 @@ type SharePartition struct {
 	// its start offset on release); before this field existed such records
 	// were acquired again and the engine's Poll failed reading them.
 	logStart int64
+	// dead holds the dead letters not yet taken (Config.DeadLetters).
+	dead []DeadLetter
 	// Durable tracking (durable.go): the offsets whose durable state
 	// changed since the last TakeDelta, and the SPSO it last reported.
 	dirty    bool
@@ -660,6 +685,7 @@ func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []
 					r.reason = ReasonGap
 				} else {
 					sp.ctr.Rejected += r.n()
+					sp.deadLetter(r, false)
 				}
 				sp.ctr.Archived += r.n()
 			case Release:
@@ -754,10 +780,35 @@ func (sp *SharePartition) makeAvailable(r *run) {
 	if int(r.count) >= sp.cfg.DeliveryLimit && !mutant.On("ignore-delivery-limit") {
 		r.state, r.reason = Archived, ReasonLimit
 		sp.ctr.Archived += r.n()
+		sp.deadLetter(r, false)
 		return
 	}
 	r.state = Available
 }
+
+// deadLetter reports r, just archived by a reject or at the delivery
+// limit, when the partition keeps dead letters.
+func (sp *SharePartition) deadLetter(r *run, staged bool) {
+	if sp.cfg.DeadLetterTopic == "" {
+		return
+	}
+	dl := DeadLetter{First: r.first, Last: r.last, Count: int(r.count), Reason: r.reason, Staged: staged}
+	sp.dead = append(sp.dead, dl)
+	if mutant.On("dlq-written-twice") {
+		sp.dead = append(sp.dead, dl)
+	}
+}
+
+// TakeDeadLetters appends the dead letters reported since the last call to
+// dst and forgets them.
+func (sp *SharePartition) TakeDeadLetters(dst []DeadLetter) []DeadLetter {
+	dst = append(dst, sp.dead...)
+	sp.dead = sp.dead[:0]
+	return dst
+}
+
+// HasDeadLetters reports whether dead letters wait to be taken.
+func (sp *SharePartition) HasDeadLetters() bool { return len(sp.dead) > 0 }
 
 // Stage moves the owner's ACQUIRED records to TX_PENDING for producer
 // (pid, epoch) with the staged outcome of each batch (KIP-1289). The lock is
@@ -920,6 +971,7 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 				r.reason = ReasonGap
 			} else {
 				sp.ctr.Rejected += r.n()
+				sp.deadLetter(r, true)
 			}
 			sp.ctr.Archived += r.n()
 		default:
@@ -931,6 +983,7 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 			if int(r.count) >= sp.cfg.DeliveryLimit && !sp.cfg.Knobs.AbortToAvailableAtLimit {
 				r.state, r.reason = Archived, ReasonLimit
 				sp.ctr.Archived += r.n()
+				sp.deadLetter(r, false)
 			} else {
 				r.state = Available
 			}
