@@ -57,19 +57,31 @@ func (e *Engine) takeDeadLettersLocked(p *partition, dst []deadLetters) []deadLe
 // deadLetterRecords builds the copies of offsets [first, last] of p for
 // group's DLQ (those in set, when set is not nil).
 func (e *Engine) deadLetterRecords(p *partition, group string, cfg sharepart.Config, first, last int64, count func(int64) int, reason sharepart.Reason, set func(int64) bool) []ProduceRecord {
-	var out []ProduceRecord
+	// The headers are built in two shared buffers (the log copies them).
+	topic, part := []byte(p.tp.Topic), strconv.AppendInt(nil, int64(p.tp.Partition), 10)
+	why, grp := []byte(reason.String()), []byte(group)
+	n := int(last - first + 1)
+	hs := make([]Header, 0, 6*n)
+	num := make([]byte, 0, 24*n)
+	out := make([]ProduceRecord, 0, n)
 	for o := first; o <= last; o++ {
 		if set != nil && !set(o) {
 			continue
 		}
-		r := ProduceRecord{Headers: []Header{
-			{Key: HeaderDLQTopic, Value: []byte(p.tp.Topic)},
-			{Key: HeaderDLQPartition, Value: []byte(strconv.Itoa(int(p.tp.Partition)))},
-			{Key: HeaderDLQOffset, Value: []byte(strconv.FormatInt(o, 10))},
-			{Key: HeaderDLQDeliveryCount, Value: []byte(strconv.Itoa(count(o)))},
-			{Key: HeaderDLQReason, Value: []byte(reason.String())},
-			{Key: HeaderDLQGroup, Value: []byte(group)},
-		}}
+		at := len(num)
+		num = strconv.AppendInt(num, o, 10)
+		mid := len(num)
+		num = strconv.AppendInt(num, int64(count(o)), 10)
+		h := len(hs)
+		hs = append(hs,
+			Header{Key: HeaderDLQTopic, Value: topic},
+			Header{Key: HeaderDLQPartition, Value: part},
+			Header{Key: HeaderDLQOffset, Value: num[at:mid:mid]},
+			Header{Key: HeaderDLQDeliveryCount, Value: num[mid:len(num):len(num)]},
+			Header{Key: HeaderDLQReason, Value: why},
+			Header{Key: HeaderDLQGroup, Value: grp},
+		)
+		r := ProduceRecord{Headers: hs[h:len(hs):len(hs)]}
 		if cfg.CopyRecord {
 			if rec, err := p.log.Read(o); err == nil {
 				r.Key, r.Value = rec.Key, rec.Value

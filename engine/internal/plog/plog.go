@@ -230,6 +230,9 @@ func (l *Log) Append(b *Batch) (base int64, dup bool, err error) {
 func (l *Log) appendEntry(e entry) {
 	s := l.tail()
 	n := len(e.key) + len(e.value)
+	for _, h := range e.headers {
+		n += len(h.Value)
+	}
 	if cap(s.arena)-len(s.arena) < n {
 		// Grow the arena geometrically; old arenas stay alive while
 		// earlier entries alias them. Capped at maxArenaBytes: uncapped, a
@@ -254,12 +257,12 @@ func (l *Log) appendEntry(e entry) {
 		e.value = s.arena[len(s.arena)-len(e.value) : len(s.arena) : len(s.arena)]
 	}
 	if e.headers != nil {
-		// Headers are few and small: copied, so the caller may reuse its
-		// buffers as it may a record's key and value.
+		// Copied like the key and value (values into the arena), so the
+		// caller may reuse its buffers.
 		hs := make([]Header, len(e.headers))
 		for i, h := range e.headers {
-			hs[i] = Header{Key: h.Key, Value: append([]byte(nil), h.Value...)}
-			n += len(h.Key) + len(h.Value)
+			s.arena = append(s.arena, h.Value...)
+			hs[i] = Header{Key: h.Key, Value: s.arena[len(s.arena)-len(h.Value) : len(s.arena) : len(s.arena)]}
 		}
 		e.headers = hs
 	}
