@@ -828,3 +828,54 @@ func TestReadersSeeOnlyDurableRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestTornTailLosesWholeRecords cuts each log of a data directory, one at
+// a time, at every record boundary and 7 bytes into every record, so
+// whole records are lost from its tail while the other logs keep what
+// depended on them (share state of a partition record torn away, history
+// ahead of the window, a topic's creation torn away): the directory still
+// opens, the engine's invariants hold, and it opens again the same way
+// after what the first recovery wrote.
+func TestTornTailLosesWholeRecords(t *testing.T) {
+	t.Parallel()
+	step := 1
+	if testing.Short() || raceEnabled {
+		step = 5
+	}
+	for _, source := range []struct {
+		name string
+		dir  func(*testing.T) string
+	}{{"durability", tornSource}, {"acks", tornAckSource}} {
+		t.Run(source.name, func(t *testing.T) {
+			t.Parallel()
+			src := source.dir(t)
+			for _, seg := range lastSegments(t, src) {
+				b, err := os.ReadFile(seg)
+				durOK(t, err)
+				rel, _ := filepath.Rel(src, seg)
+				frames := walFrames(t, b)
+				for i := 0; i < len(frames); i += step {
+					for _, d := range []int{0, 7} {
+						cut := frames[i] + d
+						if cut >= len(b) {
+							continue
+						}
+						cp := copyTree(t, src)
+						path := filepath.Join(cp, rel)
+						durOK(t, os.WriteFile(path, b[:cut], 0o644))
+						for open := 1; open <= 2; open++ {
+							e, err := engine.New(durableOpts(cp, engine.NewManualClock())...)
+							if err != nil {
+								t.Fatalf("%s cut at %d (record %d of %d), open %d: %v", rel, cut, i, len(frames), open, err)
+							}
+							if err := e.CheckInvariants(); err != nil {
+								t.Fatalf("%s cut at %d, open %d: %v", rel, cut, open, err)
+							}
+							durOK(t, e.Close())
+						}
+					}
+				}
+			}
+		})
+	}
+}
