@@ -113,6 +113,16 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		mr.ctl[w].slowDelay.Store(int64(f.Duration("delay")))
 		mr.ctl[w].slowUntil.Store(now.Add(f.Duration("for")).UnixNano())
 		mr.addFault(f.Kind, fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for")))
+	case "network-partition":
+		if !clientPartition(f) {
+			mr.applyTargetFault(now, f)
+			return
+		}
+		w := mr.pickWorker(f, rng)
+		mr.ctl[w].cutUntil.Store(now.Add(f.Duration("for")).UnixNano())
+		mr.addFault(f.Kind, fmt.Sprintf("worker %d cut off from the target for %v", w, f.Duration("for")))
+	case "membership-churn":
+		mr.churn(ctx, f.Duration("for"))
 	case "zombie-producer":
 		if !mr.mode.Transactional() {
 			return
@@ -128,12 +138,48 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		mr.startWorker(ctx, w, nw)
 		mr.addFault(f.Kind, fmt.Sprintf("worker %d replaced while the old one runs on as a zombie", w))
 	default:
-		desc, err := mr.cfg.FaultRunner.Apply(f.Kind, f.Params)
-		if err != nil {
-			desc = "failed: " + err.Error()
-		}
-		// The fault is recorded when it began, not when a slow runner (a
-		// broker restart) returned, with how long it took.
-		mr.addFaultAt(now, f.Kind, fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
+		mr.applyTargetFault(now, f)
 	}
+}
+
+// applyTargetFault applies a fault through the target's fault runner.
+func (mr *modeRun) applyTargetFault(now time.Time, f workloads.Fault) {
+	desc, err := mr.cfg.FaultRunner.Apply(f.Kind, f.Params)
+	if err != nil {
+		desc = "failed: " + err.Error()
+	}
+	// Recorded when the fault began, not when a slow runner (a broker
+	// restart) returned, with how long it took.
+	mr.addFaultAt(now, f.Kind, fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
+}
+
+// clientPartition reports whether f is a network partition between one
+// worker and the target, which the load generator applies itself.
+func clientPartition(f workloads.Fault) bool {
+	return f.Kind == "network-partition" && f.Params["between"] != "coordinator-participant"
+}
+
+// churn adds a member to the mode's group (a worker of its own, which
+// never polls) and removes it after d: two assignment changes. The
+// aborts they cost are counted as fenced aborts by the workers.
+func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
+	id := len(mr.ctl) + int(mr.churns.Add(1)) // ids past the workers': no transactional id is shared
+	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
+	if err != nil {
+		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))
+		return
+	}
+	mr.addFault("membership-churn", fmt.Sprintf("member %d joined for %v", id, d))
+	go func() {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = w.Close(cctx)
+		mr.addFault("membership-churn", fmt.Sprintf("member %d left", id))
+	}()
 }

@@ -73,6 +73,8 @@ type modeRun struct {
 	redelivered atomic.Int64
 	commits     atomic.Int64
 	aborts      atomic.Int64
+	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
+	churns      atomic.Int64 // members added by membership-churn faults
 	crashes     atomic.Int64
 	ackErrors   atomic.Int64
 
@@ -122,7 +124,7 @@ func newModeRun(cfg *Config, m target.Mode, rep int) (*modeRun, error) {
 		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
 	}
 	for _, f := range spec.Faults {
-		if !clientFault(f.Kind) {
+		if !clientFault(f.Kind) && !clientPartition(f) {
 			if cfg.FaultRunner == nil {
 				return nil, fmt.Errorf("loadgen: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", f.Kind, cfg.Target.Info().Target)
 			}
@@ -424,6 +426,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	out.Redeliveries = mr.redelivered.Load()
 	out.Commits = mr.commits.Load()
 	out.Aborts = mr.aborts.Load()
+	out.FencedAborts = mr.fencedAbort.Load()
 	out.WorkerCrashes = mr.crashes.Load()
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart
@@ -884,7 +887,7 @@ func FormatDuration(d time.Duration) string {
 // generator's own clients (works on every target).
 func clientFault(kind string) bool {
 	switch kind {
-	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer":
+	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer", "membership-churn":
 		return true
 	}
 	return false

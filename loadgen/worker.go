@@ -32,6 +32,7 @@ type workerCtl struct {
 	stallUntil  atomic.Int64 // unix ns
 	slowUntil   atomic.Int64 // unix ns
 	slowDelay   atomic.Int64 // ns added to each poll's processing
+	cutUntil    atomic.Int64 // unix ns: cut off from the target (network partition) until then
 }
 
 // startWorker starts a new incarnation of worker id.
@@ -100,6 +101,13 @@ func (wl *workerLoop) loop(ctx context.Context) {
 			wl.shutdown(ctx)
 			return
 		default:
+		}
+		// Cut off from the target: its requests wait until the partition
+		// heals, as a disconnected client's do (locks may expire and the
+		// session time out meanwhile).
+		if until := mr.ctl[wl.id].cutUntil.Load(); time.Now().UnixNano() < until {
+			sleepCtx(ctx, time.Duration(until-time.Now().UnixNano()))
+			continue
 		}
 		wait := 100 * time.Millisecond
 		if wl.open {
@@ -598,6 +606,9 @@ func (wl *workerLoop) abortTxn(ctx context.Context, cause error) error {
 		return wl.failed(ctx, err)
 	}
 	mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
+	if errors.Is(cause, target.ErrStaleMemberEpoch) {
+		mr.fencedAbort.Add(1)
+	}
 	mr.aborts.Add(1)
 	mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
 	if len(wl.held) > 0 {

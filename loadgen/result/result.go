@@ -104,12 +104,15 @@ type ModeResult struct {
 	// engine. 0 where the OS does not say.
 	CPUNs int64 `json:"cpu_ns,omitempty"`
 	// Counts over the whole run.
-	TotalInputs   int64 `json:"total_inputs"`
-	TotalOutputs  int64 `json:"total_outputs"`
-	Processed     int64 `json:"processed"`
-	Redeliveries  int64 `json:"redeliveries"`
-	Commits       int64 `json:"commits"`
-	Aborts        int64 `json:"aborts"`
+	TotalInputs  int64 `json:"total_inputs"`
+	TotalOutputs int64 `json:"total_outputs"`
+	Processed    int64 `json:"processed"`
+	Redeliveries int64 `json:"redeliveries"`
+	Commits      int64 `json:"commits"`
+	Aborts       int64 `json:"aborts"`
+	// FencedAborts counts the aborts whose cause was a staging fenced by
+	// a stale member epoch (a rebalance between poll and staging).
+	FencedAborts  int64 `json:"fenced_aborts,omitempty"`
 	LockExpiries  int64 `json:"lock_expiries"`
 	WorkerCrashes int64 `json:"worker_crashes"`
 
