@@ -120,7 +120,7 @@
 // Records live in fixed-size chunks indexed by id, so the dense ids the load
 // generator assigns cost no per-entry overhead; ids too sparse for chunks
 // fall back to a map (about 100 bytes per id). Ten million inputs with ten
-// million outputs hold about 770 MiB (80 bytes per input), whatever the
+// million outputs hold about 840 MiB (88 bytes per input), whatever the
 // transaction sizes; Finish adds 4 bytes per transactional output to sort
 // them into transactions. BenchmarkVerify and BenchmarkVerify10M measure it.
 // The long-lived records hold no pointers, so the garbage collector does not
