@@ -54,7 +54,7 @@ func (s *Server) handleFetch(c *conn, kreq kmsg.Request) (kmsg.Response, error) 
 		if n >= int(max(req.MinBytes, 1)) || deadline.IsZero() || !time.Now().Before(deadline) {
 			return resp, nil
 		}
-		if !waitAny(waits, deadline, c.done) {
+		if !waitAny(waits, deadline, c.gone) {
 			return resp, nil
 		}
 	}

@@ -74,7 +74,7 @@ func (s *Server) handleJoinGroup(c *conn, kreq kmsg.Request) (kmsg.Response, err
 
 	select {
 	case <-done:
-	case <-c.done:
+	case <-c.gone:
 		return nil, errConnClosed
 	case <-s.closing:
 		return nil, errConnClosed

@@ -49,7 +49,7 @@ func (s *Server) handleSyncGroup(c *conn, kreq kmsg.Request) (kmsg.Response, err
 	g.mu.Unlock()
 	select {
 	case <-done:
-	case <-c.done:
+	case <-c.gone:
 		return nil, errConnClosed
 	case <-s.closing:
 		return nil, errConnClosed

@@ -40,7 +40,7 @@ func (s *Server) handleIncrementalAlterConfigs(_ *conn, kreq kmsg.Request) (kmsg
 			err = setGroupConfig(&cfg, c.Name, c.Value, c.Op)
 		}
 		if err == nil && !req.ValidateOnly {
-			err = s.e.SetShareGroupConfig(r.ResourceName, cfg)
+			err = s.setShareGroupConfig(r.ResourceName, cfg)
 		}
 		if err != nil {
 			rr.ErrorCode, rr.ErrorMessage = errCode(err), msg(err)

@@ -237,9 +237,9 @@ func (s *Server) pollShare(c *conn, m *member, em *engine.ShareMember, max int, 
 			return recs, err
 		}
 		wait := min(time.Until(deadline), sharePollTick)
-		waitAny(waits, time.Now().Add(wait), c.done)
+		waitAny(waits, time.Now().Add(wait), c.gone)
 		select {
-		case <-c.done:
+		case <-c.gone:
 			return nil, nil
 		default:
 		}

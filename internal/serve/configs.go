@@ -136,5 +136,35 @@ func (s *Server) shareGroupConfig(group string) engine.GroupConfig {
 	if c, err := s.e.ShareGroupConfig(group); err == nil {
 		return c
 	}
+	s.state.mu.Lock()
+	defer s.state.mu.Unlock()
+	if c, ok := s.state.mu.groupCfgs[group]; ok {
+		return c
+	}
 	return engine.DefaultGroupConfig()
+}
+
+// setShareGroupConfig applies c to the engine's share group, or keeps it
+// for the group's first member when the engine has no such group yet.
+func (s *Server) setShareGroupConfig(group string, c engine.GroupConfig) error {
+	if _, err := s.e.ShareGroupConfig(group); err == nil {
+		return s.e.SetShareGroupConfig(group, c)
+	}
+	s.state.mu.Lock()
+	s.state.mu.groupCfgs[group] = c
+	s.state.mu.Unlock()
+	return nil
+}
+
+// applyPendingConfig gives a share group its kept configuration as its
+// first member joins.
+func (s *Server) applyPendingConfig(group string) error {
+	s.state.mu.Lock()
+	c, ok := s.state.mu.groupCfgs[group]
+	delete(s.state.mu.groupCfgs, group)
+	s.state.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return s.e.SetShareGroupConfig(group, c)
 }

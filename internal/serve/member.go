@@ -123,6 +123,9 @@ func (s *Server) rejoinLocked(m *member, topics []string, sig int64) error {
 		_ = m.em.Leave()
 		m.em = nil
 	}
+	if err := s.applyPendingConfig(m.group); err != nil {
+		return err
+	}
 	em, err := s.e.JoinShareGroup(m.group, topics, engine.AckExplicit)
 	if err != nil {
 		return err

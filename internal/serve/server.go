@@ -169,7 +169,10 @@ type conn struct {
 	nc       net.Conn
 	id       int64
 	clientID string
-	done     chan struct{}
+	// gone is closed when the client's side is gone (read failed); done
+	// when the connection's goroutine has exited.
+	gone chan struct{}
+	done chan struct{}
 }
 
 // errConnClosed ends a request whose connection or server closed while it
@@ -181,25 +184,18 @@ var timeNow = time.Now
 // errFrame is wrapped by errors that close a connection for a bad frame.
 var errFrame = errors.New("serve: bad request frame")
 
+// readAhead is how many request frames a connection reads ahead of the
+// one being served. Reading ahead lets a handler that waits (a join round,
+// a long poll) notice at once that its client went away.
+const readAhead = 2
+
 func (s *Server) serveConn(c *conn) {
 	defer s.connClosed(c)
-	br := bufio.NewReaderSize(c.nc, 64<<10)
+	frames := make(chan []byte, readAhead)
+	go s.readFrames(c, frames)
 	bw := bufio.NewWriterSize(c.nc, 64<<10)
-	var sizeBuf [4]byte
 	var out []byte
-	for {
-		if _, err := io.ReadFull(br, sizeBuf[:]); err != nil {
-			return
-		}
-		size := int32(binary.BigEndian.Uint32(sizeBuf[:]))
-		if size < 8 || size > s.cfg.maxRequestBytes {
-			s.logf("closing %s: request frame of %d bytes (valid: 8 to %d)", c.nc.RemoteAddr(), size, s.cfg.maxRequestBytes)
-			return
-		}
-		frame := make([]byte, size)
-		if _, err := io.ReadFull(br, frame); err != nil {
-			return // disconnected mid-request: nothing was applied
-		}
+	for frame := range frames {
 		var err error
 		var send bool
 		out, send, err = s.handleFrame(c, frame, out[:0])
@@ -213,10 +209,42 @@ func (s *Server) serveConn(c *conn) {
 		if _, err := bw.Write(out); err != nil {
 			return
 		}
-		if br.Buffered() == 0 {
+		if len(frames) == 0 {
 			if err := bw.Flush(); err != nil {
 				return
 			}
+		}
+		if cap(out) > 1<<20 {
+			out = nil // do not keep a large response's buffer
+		}
+	}
+}
+
+// readFrames reads request frames into frames until the connection fails
+// or a frame is malformed; then it closes c.gone and frames.
+func (s *Server) readFrames(c *conn, frames chan<- []byte) {
+	defer close(frames)
+	defer close(c.gone)
+	br := bufio.NewReaderSize(c.nc, 64<<10)
+	var sizeBuf [4]byte
+	for {
+		if _, err := io.ReadFull(br, sizeBuf[:]); err != nil {
+			return
+		}
+		size := int32(binary.BigEndian.Uint32(sizeBuf[:]))
+		if size < 8 || size > s.cfg.maxRequestBytes {
+			s.logf("closing %s: request frame of %d bytes (valid: 8 to %d)", c.nc.RemoteAddr(), size, s.cfg.maxRequestBytes)
+			c.nc.Close()
+			return
+		}
+		frame := make([]byte, size)
+		if _, err := io.ReadFull(br, frame); err != nil {
+			return // disconnected mid-request: nothing was applied
+		}
+		select {
+		case frames <- frame:
+		case <-s.closing:
+			return
 		}
 	}
 }

@@ -26,6 +26,11 @@ type state struct {
 		txnIDs    map[string]int64    // transactional id -> producer id
 		share     map[string]map[string]*member
 		classic   map[string]*group
+		// groupCfgs holds share.* settings of groups the engine does
+		// not hold as share groups yet: a group id becomes a share group
+		// when its first member joins (Kafka lets configs be set on any
+		// group id).
+		groupCfgs map[string]engine.GroupConfig
 	}
 }
 
@@ -36,13 +41,14 @@ func (s *Server) initState() {
 	s.state.mu.txnIDs = map[string]int64{}
 	s.state.mu.share = map[string]map[string]*member{}
 	s.state.mu.classic = map[string]*group{}
+	s.state.mu.groupCfgs = map[string]engine.GroupConfig{}
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
 	s.state.mu.Lock()
 	defer s.state.mu.Unlock()
 	s.state.mu.nextConn++
-	c := &conn{srv: s, nc: nc, id: s.state.mu.nextConn, done: make(chan struct{})}
+	c := &conn{srv: s, nc: nc, id: s.state.mu.nextConn, gone: make(chan struct{}), done: make(chan struct{})}
 	s.state.mu.conns[c.id] = c
 	return c
 }
