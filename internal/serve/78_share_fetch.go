@@ -4,7 +4,7 @@
 // closes it after the acknowledgements, any other epoch must be the next
 // one), the piggybacked acknowledgements (each partition all or nothing;
 // errors in AcknowledgeErrorCode), then, unless the session closes or the
-// request only renews (IsRenewAck, v2), a poll of the engine member for up
+// request carries lock renewals (IsRenewAck, v2: the acknowledgements are applied and nothing is fetched), a poll of the engine member for up
 // to MaxRecords records, waiting up to MaxWaitMillis for records to become
 // available. The engine acquires at most MaxRecords, which both acquire
 // modes (batch_optimized and record_limit, v2) allow. Acquired records come
@@ -113,17 +113,6 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 				get(k).AcknowledgeErrorCode = kerr.InvalidRequest.Code
 				continue
 			}
-			if req.Version >= 2 && req.IsRenewAck {
-				for i := range a {
-					if !renewOnly(a[i]) {
-						ok = false
-					}
-				}
-				if !ok {
-					get(k).AcknowledgeErrorCode = kerr.InvalidRequest.Code
-					continue
-				}
-			}
 			acks = append(acks, a...)
 			ackTP[tp] = k
 			get(k)
@@ -205,18 +194,6 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 		resp.Topics[i].Partitions = append(resp.Topics[i].Partitions, *parts[k])
 	}
 	return resp, nil
-}
-
-func renewOnly(a engine.Acknowledgement) bool {
-	if a.Types == nil {
-		return a.Type == engine.AckRenew
-	}
-	for _, t := range a.Types {
-		if t != engine.AckRenew && t != engine.AckGap {
-			return false
-		}
-	}
-	return true
 }
 
 // pollShare polls em, waiting up to maxWait for records.

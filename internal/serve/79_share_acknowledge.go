@@ -2,7 +2,7 @@
 //
 // Acknowledgements outside a fetch. The share session epoch must be the
 // next one (0 is invalid here); -1 applies the acknowledgements and then
-// closes the session. IsRenewAck (v2) allows only RENEW (and gaps). Each
+// closes the session. IsRenewAck (v2) marks requests that carry RENEW. Each
 // partition applies all or nothing; its error is in its ErrorCode.
 
 package serve
@@ -71,11 +71,6 @@ func (s *Server) handleShareAcknowledge(c *conn, kreq kmsg.Request) (kmsg.Respon
 				first[j], last[j], types[j] = b.FirstOffset, b.LastOffset, b.AcknowledgeTypes
 			}
 			a, ok := acksOf(tp, first, last, types)
-			if ok && req.Version >= 2 && req.IsRenewAck {
-				for _, x := range a {
-					ok = ok && renewOnly(x)
-				}
-			}
 			if !ok {
 				r.code = kerr.InvalidRequest.Code
 			} else {
