@@ -112,3 +112,7 @@ func serveKey(k string) serve.Option {
 	}
 	return serve.WithTxnShareAck(95)
 }
+
+func engineTP(topic string) engine.TopicPartition {
+	return engine.TopicPartition{Topic: topic, Partition: 0}
+}
