@@ -7,6 +7,7 @@ package engine
 
 import (
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -141,4 +142,24 @@ func (m *ShareMember) Heartbeat() (GroupMetadata, error) {
 		return GroupMetadata{}, err
 	}
 	return m.Metadata(), nil
+}
+
+// TransactionalIDs returns every transactional id the coordinator holds,
+// sorted (ListTransactions).
+func (e *Engine) TransactionalIDs() []string {
+	if e.enter() != nil {
+		return nil
+	}
+	defer e.exit()
+	var out []string
+	for i := range e.txns {
+		ts := &e.txns[i]
+		ts.mu.Lock()
+		for id := range ts.mu.txns {
+			out = append(out, id)
+		}
+		ts.mu.Unlock()
+	}
+	sort.Strings(out)
+	return out
 }

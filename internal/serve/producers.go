@@ -5,6 +5,7 @@ package serve
 
 import (
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -24,6 +25,9 @@ type producer struct {
 	inTxn     bool
 	addedTPs  map[engine.TopicPartition]bool
 	addedGrps map[string]bool
+	// txnStart is the first offset the open transaction wrote per
+	// partition (DescribeProducers).
+	txnStart map[engine.TopicPartition]int64
 }
 
 // recentBatches is how many batches per partition a producer may have in
@@ -37,7 +41,8 @@ type seqState struct {
 		seq, count int32
 		base       int64
 	}
-	n int
+	n      int
+	lastMs int64 // Unix milliseconds of the last append
 }
 
 // check classifies a batch: dup is the first offset of an identical batch
@@ -59,6 +64,7 @@ func (st *seqState) appended(seq, count int32, base int64) {
 	}{seq, count, base}
 	st.n++
 	st.next = seq + count
+	st.lastMs = time.Now().UnixMilli()
 }
 
 // lookupProducer returns the producer with id pid, checking the epoch the
@@ -94,5 +100,6 @@ func (p *producer) beginLocked() error {
 	p.lastEnd = 0
 	clear(p.addedTPs)
 	clear(p.addedGrps)
+	clear(p.txnStart)
 	return nil
 }

@@ -116,3 +116,9 @@ func serveKey(k string) serve.Option {
 func engineTP(topic string) engine.TopicPartition {
 	return engine.TopicPartition{Topic: topic, Partition: 0}
 }
+
+func shortCtx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
