@@ -3,7 +3,8 @@
 // Epoch 0 joins (the client chooses its member id; an empty one gets a
 // server id), -1 leaves (the engine member leaves: what it held goes back
 // to the group without counting a delivery), any other epoch must be the
-// member's current one (else FENCED_MEMBER_EPOCH). Every member is assigned
+// member's current one, or the one the last response gave the client (else
+// FENCED_MEMBER_EPOCH). Every member is assigned
 // every partition of its subscribed topics that exist; when that set
 // changes the engine member is replaced and the epoch moves on.
 
@@ -95,7 +96,7 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 	if m.gone {
 		return fail(kerr.UnknownMemberID.Code, nil)
 	}
-	if req.MemberEpoch != m.epochLocked() {
+	if req.MemberEpoch != m.epochLocked() && req.MemberEpoch != m.reported {
 		return fail(kerr.FencedMemberEpoch.Code, nil)
 	}
 	m.lastSeen = time.Now()
@@ -120,6 +121,7 @@ func (s *Server) heartbeatResponseLocked(resp *kmsg.ShareGroupHeartbeatResponse,
 	id := m.id
 	resp.MemberID = &id
 	resp.MemberEpoch = m.epochLocked()
+	m.reported = resp.MemberEpoch
 	a := kmsg.NewShareGroupHeartbeatResponseAssignment()
 	for _, t := range sortedKeys(s.assignmentLocked(m)) {
 		tp := kmsg.NewShareGroupHeartbeatResponseAssignmentTopicPartition()

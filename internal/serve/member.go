@@ -35,8 +35,12 @@ type member struct {
 	session    *shareSession
 	clientID   string
 	host       string
-	lastSeen   time.Time
-	gone       bool
+	// reported is the epoch the last heartbeat response gave the client:
+	// a heartbeat may carry it after the engine moved the epoch on (the
+	// client learns the new one from that heartbeat's response).
+	reported int32
+	lastSeen time.Time
+	gone     bool
 }
 
 // shareSession is a member's share session: its next epoch, the
