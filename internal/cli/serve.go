@@ -36,6 +36,7 @@ func serveCmd(env *Env, args []string) error {
 	maxReq := fs.Int32("max-request-bytes", 100<<20, "cap on one request frame (socket.request.max.bytes)")
 	partitions := fs.Int32("partitions", 1, "partitions of auto-created topics (num.partitions)")
 	autoCreate := fs.Bool("auto-create-topics", true, "create topics that Metadata names (auto.create.topics.enable)")
+	retention := fs.Int64("retention-bytes", 0, "bound on each partition's retained record bytes (default: the engine's, 256 MiB)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -52,6 +53,12 @@ func serveCmd(env *Env, args []string) error {
 	var opts []engine.Option
 	if *shards > 0 {
 		opts = append(opts, engine.WithShards(*shards))
+	}
+	if *retention < 0 {
+		return usageErr("--retention-bytes %d must not be negative", *retention)
+	}
+	if *retention > 0 {
+		opts = append(opts, engine.WithRetentionBytes(*retention))
 	}
 	if *dataDir != "" {
 		p, err := engine.ParseFlushPolicy(*flush)

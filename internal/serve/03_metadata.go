@@ -14,7 +14,12 @@ import (
 
 func init() { register(int16(kmsg.Metadata), 0, 12, (*Server).handleMetadata) }
 
-const clusterID = "sharebench-serve"
+// ClusterID is the cluster id the server reports (Metadata,
+// DescribeCluster), by which a client can tell it is talking to
+// sharebench serve.
+const ClusterID = "sharebench-serve"
+
+const clusterID = ClusterID
 
 func (s *Server) handleMetadata(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*kmsg.MetadataRequest)

@@ -96,6 +96,11 @@ func (g *group) startRoundLocked() {
 	if g.state == groupPreparing {
 		return
 	}
+	if g.state == groupCompleting {
+		// Followers waiting for a leader that will not sync (it left or
+		// timed out) return and find the round moved on.
+		close(g.syncDone)
+	}
 	g.state = groupPreparing
 	g.joinDone = make(chan struct{})
 	var timeout time.Duration
@@ -199,6 +204,9 @@ func (g *group) removeLocked(id string) {
 		if g.state == groupPreparing {
 			g.completeRoundLocked()
 			return
+		}
+		if g.state == groupCompleting {
+			close(g.syncDone)
 		}
 		g.state, g.leader, g.protocol = groupEmpty, "", ""
 		g.generation++
