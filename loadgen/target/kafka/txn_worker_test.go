@@ -185,4 +185,3 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
-
