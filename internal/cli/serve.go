@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/sharebench/sharebench/engine"
@@ -36,6 +37,7 @@ func serveCmd(env *Env, args []string) error {
 	maxReq := fs.Int32("max-request-bytes", 100<<20, "cap on one request frame (socket.request.max.bytes)")
 	partitions := fs.Int32("partitions", 1, "partitions of auto-created topics (num.partitions)")
 	autoCreate := fs.Bool("auto-create-topics", true, "create topics that Metadata names (auto.create.topics.enable)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server to this file until it stops")
 	retention := fs.Int64("retention-bytes", 0, "bound on each partition's retained record bytes (default: the engine's, 256 MiB)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -88,6 +90,17 @@ func serveCmd(env *Env, args []string) error {
 			return usageErr("%v", err)
 		}
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return usageErr("--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	fmt.Fprintf(env.Stdout, "sharebench serve: listening on %s (TxnShareAcknowledge: %s; engine: %s)\n", s.Addr(), *txnAck, engineKind(*dataDir))
 	errc := make(chan error, 1)

@@ -173,6 +173,9 @@ func (s *Server) readPartition(w *batchWriter, tp engine.TopicPartition, offset 
 		return nil
 	}
 	w.reset(nil, s.tsBase)
+	// Encoding stops once past limit, so past limit only the last record
+	// and the batch headers need room.
+	w.grow(min(encodedSize(recs), limit+64<<10))
 	last := offset - 1
 	for i := range recs {
 		if i > 0 && len(w.dst) >= limit {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"runtime"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kbin"
@@ -49,6 +50,32 @@ func produceFrame(topic string, n, size int) []byte {
 	return frame(req, 9)
 }
 
+// allocCounter sums heap allocations over the timed sections of a
+// benchmark, so allocations per record can be reported with decimals
+// (allocs/op rounds to an integer).
+type allocCounter struct {
+	ms          runtime.MemStats
+	start       uint64
+	mallocs     uint64
+	bytes, from uint64
+}
+
+func (a *allocCounter) resume() {
+	runtime.ReadMemStats(&a.ms)
+	a.start, a.from = a.ms.Mallocs, a.ms.TotalAlloc
+}
+
+func (a *allocCounter) pause() {
+	runtime.ReadMemStats(&a.ms)
+	a.mallocs += a.ms.Mallocs - a.start
+	a.bytes += a.ms.TotalAlloc - a.from
+}
+
+func (a *allocCounter) report(b *testing.B) {
+	b.ReportMetric(float64(a.mallocs)/float64(b.N), "allocs/record")
+	b.ReportMetric(float64(a.bytes)/float64(b.N), "B/record")
+}
+
 // BenchmarkProduce: one op is one produced record, sent in batches of
 // batch through the Produce handler (frame decode, batch decode, engine
 // append, response encode). B/op and allocs/op are per record.
@@ -63,9 +90,11 @@ func BenchmarkProduce(b *testing.B) {
 			defer done()
 			f := produceFrame("t", batch, 100)
 			var out []byte
+			var ac allocCounter
 			b.ReportAllocs()
 			b.SetBytes(100)
 			b.ResetTimer()
+			ac.resume()
 			for i := 0; i < b.N; i += batch {
 				req := append([]byte(nil), f...) // the server reads each frame into a new buffer
 				var err error
@@ -73,6 +102,9 @@ func BenchmarkProduce(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.StopTimer()
+			ac.pause()
+			ac.report(b)
 		})
 	}
 }
@@ -102,6 +134,7 @@ func BenchmarkShareFetch(b *testing.B) {
 			epoch := int32(0)
 			var prev [2]int64
 			var out []byte
+			var ac allocCounter
 			b.ReportAllocs()
 			b.SetBytes(100)
 			b.ResetTimer()
@@ -124,12 +157,14 @@ func BenchmarkShareFetch(b *testing.B) {
 				rt.Partitions = append(rt.Partitions, rp)
 				req.Topics = append(req.Topics, rt)
 				f := frame(req, 1)
+				ac.resume()
 				b.StartTimer()
 				var err error
 				if out, _, err = s.Handle(c, f, out[:0]); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
+				ac.pause()
 				resp := kmsg.NewPtrShareFetchResponse()
 				resp.Version = 1
 				if err := resp.ReadFrom(out[4+4+1:]); err != nil {
@@ -143,6 +178,8 @@ func BenchmarkShareFetch(b *testing.B) {
 				epoch++
 				b.StartTimer()
 			}
+			b.StopTimer()
+			ac.report(b)
 		})
 	}
 }

@@ -237,6 +237,26 @@ func (w *batchWriter) reset(dst []byte, tsBase int64) {
 	*w = batchWriter{dst: dst, start: -1, tsBase: tsBase}
 }
 
+// encodedSize bounds what add writes for recs in one batch, plus room for
+// a few batch headers: callers size the buffer once instead of growing it
+// record by record.
+func encodedSize(recs []engine.Record) int {
+	n := 4 * batchHeaderBytes
+	for i := range recs {
+		n += len(recs[i].Key) + len(recs[i].Value) + 24
+	}
+	return n
+}
+
+// grow makes room for n more bytes.
+func (w *batchWriter) grow(n int) {
+	if cap(w.dst)-len(w.dst) < n {
+		b := make([]byte, len(w.dst), len(w.dst)+n)
+		copy(b, w.dst)
+		w.dst = b
+	}
+}
+
 // add appends r, opening a new batch when r cannot join the open one.
 func (w *batchWriter) add(r *engine.Record) {
 	ts := w.tsBase + int64(r.Timestamp/1e6)
