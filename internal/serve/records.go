@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
@@ -157,11 +158,12 @@ func snappyBlock(dst, b []byte) ([]byte, error) {
 	if err != nil || n > maxDecompressedBytes || len(dst)+n > maxDecompressedBytes {
 		return nil, fmt.Errorf("%w: snappy: bad length", errCorrupt)
 	}
-	d, err := snappy.Decode(nil, b)
-	if err != nil {
+	start := len(dst)
+	dst = slices.Grow(dst, n)[:start+n]
+	if _, err := snappy.Decode(dst[start:], b); err != nil {
 		return nil, fmt.Errorf("%w: snappy: %v", errCorrupt, err)
 	}
-	return append(dst, d...), nil
+	return dst, nil
 }
 
 // decodeRecords decodes n records. Headers are read and dropped: the

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -214,7 +215,7 @@ func (s *Server) serveConn(c *conn) {
 				return
 			}
 		}
-		if cap(out) > 1<<20 {
+		if cap(out) > 4<<20 {
 			out = nil // do not keep a large response's buffer
 		}
 	}
@@ -305,6 +306,7 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 		return dst, false, nil
 	}
 	resp.SetVersion(version)
+	dst = slices.Grow(dst, sizeHint(resp))
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	dst = kbin.AppendInt32(dst, corr)
@@ -314,6 +316,30 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 	dst = resp.AppendTo(dst)
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst, true, nil
+}
+
+// sizeHint is about the encoded size of a response that carries records,
+// so the response buffer is sized once (0 for others).
+func sizeHint(resp kmsg.Response) int {
+	n := 0
+	switch r := resp.(type) {
+	case *kmsg.FetchResponse:
+		for i := range r.Topics {
+			for j := range r.Topics[i].Partitions {
+				n += len(r.Topics[i].Partitions[j].RecordBatches) + 128
+			}
+		}
+	case *kmsg.ShareFetchResponse:
+		for i := range r.Topics {
+			for j := range r.Topics[i].Partitions {
+				p := &r.Topics[i].Partitions[j]
+				n += len(p.Records) + 20*len(p.AcquiredRecords) + 128
+			}
+		}
+	default:
+		return 0
+	}
+	return n + 1024
 }
 
 func apiName(key int16) string {
