@@ -172,10 +172,9 @@ func (s *Server) readPartition(w *batchWriter, tp engine.TopicPartition, offset 
 	if err != nil || (len(recs) == 0 && next <= offset) {
 		return nil
 	}
-	w.reset(nil, s.tsBase)
 	// Encoding stops once past limit, so past limit only the last record
 	// and the batch headers need room.
-	w.grow(min(encodedSize(recs), limit+64<<10))
+	w.reset(getBuf(min(encodedSize(recs), limit+64<<10)), s.tsBase)
 	last := offset - 1
 	for i := range recs {
 		if i > 0 && len(w.dst) >= limit {

@@ -165,7 +165,11 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 			}
 			rp := get(partKey{topicID(recs[0].Topic), recs[0].Partition})
 			w.reset(rp.Records, s.tsBase)
-			w.grow(encodedSize(recs[:j]))
+			if rp.Records == nil {
+				w.reset(getBuf(encodedSize(recs[:j])), s.tsBase)
+			} else {
+				w.grow(encodedSize(recs[:j]))
+			}
 			for i := range recs[:j] {
 				r := &recs[i]
 				w.add(r)

@@ -12,7 +12,6 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -196,6 +195,7 @@ func (s *Server) serveConn(c *conn) {
 	go s.readFrames(c, frames)
 	bw := bufio.NewWriterSize(c.nc, 64<<10)
 	var out []byte
+	defer func() { putBuf(out) }()
 	for frame := range frames {
 		var err error
 		var send bool
@@ -215,8 +215,11 @@ func (s *Server) serveConn(c *conn) {
 				return
 			}
 		}
-		if cap(out) > 4<<20 {
-			out = nil // do not keep a large response's buffer
+		if cap(out) > 1<<20 {
+			// A large response's buffer goes back to the pool rather
+			// than stay with an idle connection.
+			putBuf(out)
+			out = nil
 		}
 	}
 }
@@ -258,7 +261,7 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error serving a request: %v\n%s", r, debug.Stack())
-			out, send = dst, false
+			out, send = nil, false
 		}
 	}()
 	r := kbin.Reader{Src: frame}
@@ -306,7 +309,10 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 		return dst, false, nil
 	}
 	resp.SetVersion(version)
-	dst = slices.Grow(dst, sizeHint(resp))
+	if hint := sizeHint(resp); cap(dst)-len(dst) < hint {
+		putBuf(dst)
+		dst = getBuf(hint)
+	}
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	dst = kbin.AppendInt32(dst, corr)
@@ -314,6 +320,7 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 		dst = append(dst, 0) // response header tags
 	}
 	dst = resp.AppendTo(dst)
+	releaseRecordBuffers(resp)
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst, true, nil
 }
