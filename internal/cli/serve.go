@@ -37,6 +37,7 @@ func serveCmd(env *Env, args []string) error {
 	maxReq := fs.Int32("max-request-bytes", 100<<20, "cap on one request frame (socket.request.max.bytes)")
 	partitions := fs.Int32("partitions", 1, "partitions of auto-created topics (num.partitions)")
 	autoCreate := fs.Bool("auto-create-topics", true, "create topics that Metadata names (auto.create.topics.enable)")
+	logRequests := fs.Bool("log-requests", false, "log every request (API, version, client) to stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server to this file until it stops")
 	retention := fs.Int64("retention-bytes", 0, "bound on each partition's retained record bytes (default: the engine's, 256 MiB)")
 	if err := parseFlags(fs, args); err != nil {
@@ -83,7 +84,7 @@ func serveCmd(env *Env, args []string) error {
 		serve.WithListen(*listen), serve.WithAllowRemote(*allowRemote), serve.WithTxnShareAck(key),
 		serve.WithMaxConns(*maxConns), serve.WithMaxRequestBytes(*maxReq),
 		serve.WithDefaultPartitions(*partitions), serve.WithAutoCreateTopics(*autoCreate),
-		serve.WithLogger(env.Stderr),
+		serve.WithLogger(env.Stderr), serve.WithRequestLog(*logRequests),
 	)
 	if err != nil {
 		if errors.Is(err, serve.ErrRemote) {

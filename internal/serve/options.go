@@ -18,6 +18,7 @@ type config struct {
 	autoCreate      bool
 	partitions      int32
 	logger          io.Writer
+	trace           bool
 }
 
 func defaultConfig() config {
@@ -100,3 +101,7 @@ func WithDefaultPartitions(n int32) Option { return func(c *config) { c.partitio
 // WithLogger writes one line per closed-on-error connection and per
 // handler failure (default: nothing).
 func WithLogger(w io.Writer) Option { return func(c *config) { c.logger = w } }
+
+// WithRequestLog logs every request (API, version, client id) to the
+// logger (default false).
+func WithRequestLog(on bool) Option { return func(c *config) { c.trace = on } }

@@ -301,6 +301,9 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 	if err := req.ReadFrom(r.Src); err != nil {
 		return dst, false, fmt.Errorf("%w: %s v%d: %v", errFrame, apiName(key), version, err)
 	}
+	if s.cfg.trace {
+		s.logf("%s v%d from %s (%s)", apiName(key), version, c.nc.RemoteAddr(), c.clientID)
+	}
 	resp, err := a.fn(s, c, req)
 	if err != nil {
 		return dst, false, err
