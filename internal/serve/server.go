@@ -302,7 +302,7 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 		return dst, false, fmt.Errorf("%w: %s v%d: %v", errFrame, apiName(key), version, err)
 	}
 	if s.cfg.trace {
-		s.logf("%s v%d from %s (%s)", apiName(key), version, c.nc.RemoteAddr(), c.clientID)
+		s.logf("%s %s v%d from %s (%s)", time.Now().Format("15:04:05.000000"), apiName(key), version, c.nc.RemoteAddr(), c.clientID)
 	}
 	resp, err := a.fn(s, c, req)
 	if err != nil {
