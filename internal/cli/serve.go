@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 
 	"github.com/sharebench/sharebench/engine"
@@ -37,6 +38,7 @@ func serveCmd(env *Env, args []string) error {
 	maxReq := fs.Int32("max-request-bytes", 100<<20, "cap on one request frame (socket.request.max.bytes)")
 	partitions := fs.Int32("partitions", 1, "partitions of auto-created topics (num.partitions)")
 	autoCreate := fs.Bool("auto-create-topics", true, "create topics that Metadata names (auto.create.topics.enable)")
+	pidFile := fs.String("pid-file", "", "write the server's process id to this file (for signals: SIGHUP restarts the engine from --data-dir, SIGUSR1 crashes and reloads its transaction coordinator)")
 	logRequests := fs.Bool("log-requests", false, "log every request (API, version, client) to stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server to this file until it stops")
 	retention := fs.Int64("retention-bytes", 0, "bound on each partition's retained record bytes (default: the engine's, 256 MiB)")
@@ -104,18 +106,56 @@ func serveCmd(env *Env, args []string) error {
 		defer pprof.StopCPUProfile()
 	}
 	fmt.Fprintf(env.Stdout, "sharebench serve: listening on %s (TxnShareAcknowledge: %s; engine: %s)\n", s.Addr(), *txnAck, engineKind(*dataDir))
+	if *pidFile != "" {
+		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			return usageErr("--pid-file: %v", err)
+		}
+		defer os.Remove(*pidFile)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve() }()
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
 	defer signal.Stop(term)
-	select {
-	case err = <-errc:
-	case <-env.Interrupt:
-	case <-term:
+	faults := make(chan os.Signal, 1)
+	signal.Notify(faults, syscall.SIGHUP, syscall.SIGUSR1)
+	defer signal.Stop(faults)
+	for {
+		select {
+		case err = <-errc:
+		case <-env.Interrupt:
+		case <-term:
+		case sig := <-faults:
+			engineFault(env, e, sig)
+			continue
+		}
+		break
 	}
 	s.Close()
 	return err
+}
+
+// engineFault applies the engine-side fault a signal asks for: SIGHUP
+// crashes the engine and restarts it from its data directory (what a broker
+// restart does to its state: acquisitions, locks and sessions are lost,
+// everything durable is recovered), SIGUSR1 crashes the transaction
+// coordinator alone and reloads it from the transaction log. The listener
+// stays up; clients see retriable errors while it happens.
+func engineFault(env *Env, e *engine.Engine, sig os.Signal) {
+	var rep engine.RecoveryReport
+	var err error
+	what := "engine restart"
+	if sig == syscall.SIGUSR1 {
+		what = "coordinator crash"
+		rep, err = e.CrashCoordinator()
+	} else if err = e.Crash(); err == nil {
+		rep, err = e.Restart()
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "sharebench serve: %s (%v): %v\n", what, sig, err)
+		return
+	}
+	fmt.Fprintf(env.Stderr, "sharebench serve: %s (%v): %s\n", what, sig, rep)
 }
 
 func engineKind(dir string) string {

@@ -42,7 +42,7 @@ func (s *Server) handleProduce(_ *conn, kreq kmsg.Request) (kmsg.Response, error
 			} else {
 				tp := engine.TopicPartition{Topic: name, Partition: pt.Partition}
 				base, err := s.producePartition(tp, req.TransactionID, pt.Records)
-				rp.ErrorCode = errCode(err)
+				rp.ErrorCode = partErrCode(err)
 				if err == nil {
 					rp.BaseOffset = base
 					rp.LogStartOffset, _, _, _ = s.e.Offsets(tp)

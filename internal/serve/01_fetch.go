@@ -142,7 +142,7 @@ func (s *Server) fetchOnce(req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
 			tp := engine.TopicPartition{Topic: name, Partition: p.Partition}
 			start, hw, lso, err := s.e.Offsets(tp)
 			if err != nil {
-				rp.ErrorCode = errCode(err)
+				rp.ErrorCode = partErrCode(err)
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}

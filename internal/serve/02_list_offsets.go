@@ -29,7 +29,7 @@ func (s *Server) handleListOffsets(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 			start, hw, lso, err := s.e.Offsets(engine.TopicPartition{Topic: t.Topic, Partition: p.Partition})
 			switch {
 			case err != nil:
-				rp.ErrorCode = errCode(err)
+				rp.ErrorCode = partErrCode(err)
 			case p.Timestamp == -2 || p.Timestamp == -4:
 				rp.Offset = start
 			case p.Timestamp == -1:

@@ -49,7 +49,7 @@ func errCode(err error) int16 {
 		return kerr.InvalidConfig.Code
 	case errors.Is(err, engine.ErrCrashed), errors.Is(err, engine.ErrClosed):
 		// Retriable: a client retries until the engine is back.
-		return kerr.NotCoordinator.Code
+		return kerr.CoordinatorLoadInProgress.Code
 	}
 	if abortable(err) {
 		return kerr.TransactionAbortable.Code
@@ -74,4 +74,15 @@ func msg(err error) *string {
 	}
 	s := err.Error()
 	return &s
+}
+
+// partErrCode is errCode for the partition APIs (Produce, Fetch,
+// ListOffsets): while the engine restarts they answer NOT_LEADER_OR_FOLLOWER,
+// the error clients retry after a metadata refresh, as after a leader
+// change.
+func partErrCode(err error) int16 {
+	if errors.Is(err, engine.ErrCrashed) || errors.Is(err, engine.ErrClosed) {
+		return kerr.NotLeaderForPartition.Code
+	}
+	return errCode(err)
 }
