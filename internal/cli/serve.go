@@ -89,7 +89,7 @@ func serveCmd(env *Env, args []string) error {
 		serve.WithLogger(env.Stderr), serve.WithRequestLog(*logRequests),
 	)
 	if err != nil {
-		if errors.Is(err, serve.ErrRemote) {
+		if errors.Is(err, serve.ErrConfig) {
 			return usageErr("%v", err)
 		}
 		return err

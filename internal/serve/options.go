@@ -32,14 +32,17 @@ func defaultConfig() config {
 	}
 }
 
+// ErrConfig is wrapped by every error New returns for a bad option.
+var ErrConfig = errors.New("serve: bad configuration")
+
 // ErrRemote is returned by New for a non-loopback listen address without
 // WithAllowRemote.
-var ErrRemote = errors.New("serve: refusing a non-loopback listen address (the server has no authentication); pass --allow-remote to listen on it anyway")
+var ErrRemote = fmt.Errorf("%w: refusing a non-loopback listen address (the server has no authentication); pass --allow-remote to listen on it anyway", ErrConfig)
 
 func (c *config) validate() error {
 	host, _, err := net.SplitHostPort(c.listen)
 	if err != nil {
-		return fmt.Errorf("serve: listen address %q: %w (want host:port, for example 127.0.0.1:9092)", c.listen, err)
+		return fmt.Errorf("%w: listen address %q: %v (want host:port, for example 127.0.0.1:9092)", ErrConfig, c.listen, err)
 	}
 	if !c.allowRemote && !loopback(host) {
 		return fmt.Errorf("%w: %q", ErrRemote, c.listen)
@@ -47,16 +50,16 @@ func (c *config) validate() error {
 	switch c.txnShareAck {
 	case 0, 93, 95:
 	default:
-		return fmt.Errorf("serve: TxnShareAcknowledge key %d (valid: off, 93, 95)", c.txnShareAck)
+		return fmt.Errorf("%w: TxnShareAcknowledge key %d (valid: off, 93, 95)", ErrConfig, c.txnShareAck)
 	}
 	if c.maxConns < 1 {
-		return fmt.Errorf("serve: max connections %d must be at least 1", c.maxConns)
+		return fmt.Errorf("%w: max connections %d must be at least 1", ErrConfig, c.maxConns)
 	}
 	if c.maxRequestBytes < 1024 {
-		return fmt.Errorf("serve: max request bytes %d must be at least 1024", c.maxRequestBytes)
+		return fmt.Errorf("%w: max request bytes %d must be at least 1024", ErrConfig, c.maxRequestBytes)
 	}
 	if c.partitions < 1 {
-		return fmt.Errorf("serve: default partitions %d must be at least 1", c.partitions)
+		return fmt.Errorf("%w: default partitions %d must be at least 1", ErrConfig, c.partitions)
 	}
 	return nil
 }
