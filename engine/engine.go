@@ -477,6 +477,9 @@ type Record struct {
 	Aborted bool
 	// DeliveryCount is set on records acquired by a share-group poll.
 	DeliveryCount int
+	// Control is set on a transaction marker (only FetchWithMarkers
+	// returns them); Commit says whether it commits or aborts.
+	Control, Commit bool
 }
 
 // Fetch reads up to max records of one partition from offset at the given

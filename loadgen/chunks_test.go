@@ -45,22 +45,3 @@ func TestChunksGrowFillsAndKeeps(t *testing.T) {
 		t.Errorf("at does not address the entry it names")
 	}
 }
-
-func TestBitset(t *testing.T) {
-	var b bitset
-	set := []int64{0, 63, 64, 65, 1000, 4095}
-	for _, off := range set {
-		b.set(off)
-	}
-	for _, tc := range []struct {
-		off  int64
-		want bool
-	}{
-		{0, true}, {1, false}, {62, false}, {63, true}, {64, true}, {65, true}, {66, false},
-		{999, false}, {1000, true}, {4095, true}, {4096, false}, {1 << 40, false}, {-1, false}, {-64, false},
-	} {
-		if got := b.has(tc.off); got != tc.want {
-			t.Errorf("has(%d) = %v, want %v", tc.off, got, tc.want)
-		}
-	}
-}

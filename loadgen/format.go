@@ -105,12 +105,24 @@ func lat(ns, count int64) string {
 	return FormatDuration(time.Duration(ns))
 }
 
-// verdict is the exactly-once column: PASS, or FAIL with the forbidden
-// anomalies; allowed anomalies are shown in brackets.
+// verdict is the exactly-once column: PASS, FAIL with the forbidden
+// anomalies, or INCONCLUSIVE with how many inputs were left unjudged (and
+// "drain" when the drain timed out); allowed anomalies are shown in
+// brackets.
 func verdict(m result.ModeResult) string {
 	v := m.Verify
 	if v == nil {
 		return "-"
+	}
+	if v.Inconclusive() {
+		var why []string
+		if v.Unjudged > 0 {
+			why = append(why, fmt.Sprintf("%d unjudged", v.Unjudged))
+		}
+		if m.DrainTimedOut {
+			why = append(why, "drain timed out")
+		}
+		return "INCONCLUSIVE: " + strings.Join(why, ", ")
 	}
 	var allowed []string
 	for _, k := range v.Allowed {

@@ -19,16 +19,82 @@ type inputRec struct {
 	intended  int64
 }
 
+// Marker codes of outputRec.marker.
+const (
+	markerNone   uint8 = iota // not transactional, or not seen by a marker reader
+	markerCommit              // a commit marker of its producer followed it
+	markerAbort               // an abort marker followed it
+	markerOpen                // no marker followed it by the end of the run
+)
+
 type outputRec struct {
-	id        uint64
-	partition int32
-	offset    int64
-	visible   int64
-	txnSeq    int64
-	epoch     int16
-	worker    uint16
-	committed bool
-	aborted   bool
+	id          uint64
+	partition   int32
+	offset      int64
+	visible     int64
+	txnSeq      int64
+	pid         int64
+	epoch       int16
+	markerEpoch int16
+	worker      uint16
+	committed   bool // seen by a read_committed reader
+	uncommitted bool // seen by the read_uncommitted pass
+	aborted     bool // the target flags it aborted
+	marker      uint8
+}
+
+// Acknowledgement codes of deliveryRec.ack.
+const (
+	ackNone uint8 = iota
+	ackAccept
+	ackReject
+	ackRelease
+)
+
+// Fates of deliveryRec.fate.
+const (
+	fateNone      uint8 = iota // no acknowledgement sent
+	fateCommitted              // took effect
+	fateAborted                // its transaction aborted
+	fateFailed                 // refused
+	fateUnknown                // sent, never learned
+	fateTxn                    // staged: the fate of transaction txn
+)
+
+// deliveryRec is one delivery a worker observed and what became of the
+// acknowledgement it sent.
+type deliveryRec struct {
+	id     uint64
+	at     int64
+	txn    int32 // index in txns of the transaction a staged ack joined
+	worker uint16
+	count  uint16 // the broker's delivery count
+	ack    uint8
+	fate   uint8
+}
+
+// Client outcomes of txnRec.outcome.
+const (
+	outcomeUnknown uint8 = iota
+	outcomeCommitted
+	outcomeAborted
+)
+
+// txnRec is one worker transaction as its client saw it.
+type txnRec struct {
+	seq        int64 // incarnation<<32 | the incarnation's transaction number
+	pid        int64
+	outputs    int32 // outputs produced in it
+	worker     uint16
+	epoch      int16
+	outcome    uint8
+	commitSent bool
+}
+
+// txnKey finds a transaction from an output's header.
+type txnKey struct {
+	worker uint16
+	seq    int64
 }
 
 // The ledger grows by millions of entries a run. Its tables are chunked
@@ -36,21 +102,33 @@ type outputRec struct {
 // garbage collector never scans them (one slice grown by doubling cost the
 // load generator a fifth of its time in copies and clears).
 type ledger struct {
-	mu      sync.Mutex
-	inputs  chunks[inputRec] // by id-1
-	outputs chunks[outputRec]
-	seen    chunks[uint8] // committed outputs per id (saturating), by id-1
-	// committedAt marks, per output partition, the offsets the committed
-	// reader saw, so the read_uncommitted pass can skip them.
-	committedAt []bitset // by partition
-	rejected    map[uint64]bool
-	distinct    atomic.Int64 // ids with a committed output
-	nRej        atomic.Int64
-	nOut        atomic.Int64
+	mu         sync.Mutex
+	inputs     chunks[inputRec] // by id-1
+	outputs    chunks[outputRec]
+	deliveries chunks[deliveryRec]
+	txns       chunks[txnRec]
+	txnIndex   map[txnKey]int32
+	seen       chunks[uint8] // committed outputs per id (saturating), by id-1
+	// at indexes, per output partition, the output at each offset (its
+	// index in outputs plus one; 0 for none), so the readers' passes add
+	// to one record per position.
+	at       []chunks[uint32] // by partition
+	rejected map[uint64]bool  // ids whose reject took effect
+	// pending holds, per (partition, producer id), the transactional
+	// outputs the marker pass has seen no marker for yet.
+	pending  map[pidKey][]uint32
+	distinct atomic.Int64 // ids with a committed output
+	nRej     atomic.Int64
+	nOut     atomic.Int64
+}
+
+type pidKey struct {
+	partition int32
+	pid       int64
 }
 
 func newLedger() *ledger {
-	return &ledger{rejected: map[uint64]bool{}}
+	return &ledger{rejected: map[uint64]bool{}, txnIndex: map[txnKey]int32{}, pending: map[pidKey][]uint32{}}
 }
 
 // chunkLen is the number of entries in one ledger chunk.
@@ -93,20 +171,31 @@ func (c *chunks[T]) each(fn func(i int, v *T)) {
 	}
 }
 
-// bitset is a growable set of non-negative offsets.
-type bitset []uint64
-
-func (b *bitset) set(off int64) {
-	w := int(off / 64)
-	for len(*b) <= w {
-		*b = append(*b, 0)
+// outputAtLocked returns the output recorded at (p, off), or nil. l.mu
+// must be held.
+func (l *ledger) outputAtLocked(p int32, off int64) *outputRec {
+	if p < 0 || off < 0 || int(p) >= len(l.at) || int(off) >= l.at[p].len() {
+		return nil
 	}
-	(*b)[w] |= 1 << (off % 64)
+	i := *l.at[p].at(int(off))
+	if i == 0 {
+		return nil
+	}
+	return l.outputs.at(int(i - 1))
 }
 
-func (b bitset) has(off int64) bool {
-	w := int(off / 64)
-	return off >= 0 && w < len(b) && b[w]&(1<<(off%64)) != 0
+// appendOutputLocked appends o and indexes its position. l.mu must be held.
+func (l *ledger) appendOutputLocked(o outputRec) (*outputRec, uint32) {
+	l.outputs.append(o)
+	i := uint32(l.outputs.len())
+	if o.partition >= 0 && o.offset >= 0 {
+		for len(l.at) <= int(o.partition) {
+			l.at = append(l.at, chunks[uint32]{})
+		}
+		l.at[o.partition].grow(int(o.offset)+1, 0)
+		*l.at[o.partition].at(int(o.offset)) = i
+	}
+	return l.outputs.at(int(i - 1)), i
 }
 
 // addInputs records a produced batch under one lock.
@@ -124,23 +213,31 @@ func (l *ledger) addInputs(ids []uint64, recs []inputRec) {
 func (l *ledger) addCommitted(o outputRec) { l.addCommittedBatch([]outputRec{o}) }
 
 // addCommittedBatch records outputs made visible together, under one lock.
+// An output already recorded at its position (by an earlier pass) is
+// marked visible, keeping its first visible time.
 func (l *ledger) addCommittedBatch(os []outputRec) {
 	l.mu.Lock()
+	n := int64(0)
 	for _, o := range os {
-		l.addCommittedLocked(o)
+		if l.addCommittedLocked(o) {
+			n++
+		}
 	}
 	l.mu.Unlock()
-	l.nOut.Add(int64(len(os)))
+	l.nOut.Add(n)
 }
 
-func (l *ledger) addCommittedLocked(o outputRec) {
-	o.committed = true
-	l.outputs.append(o)
-	if o.partition >= 0 && o.offset >= 0 {
-		for len(l.committedAt) <= int(o.partition) {
-			l.committedAt = append(l.committedAt, nil)
+// addCommittedLocked records one visible output; it reports whether the
+// output is new to the read_committed view.
+func (l *ledger) addCommittedLocked(o outputRec) bool {
+	if prev := l.outputAtLocked(o.partition, o.offset); prev != nil {
+		if prev.committed {
+			return false
 		}
-		l.committedAt[o.partition].set(o.offset)
+		prev.committed, prev.visible = true, o.visible
+	} else {
+		o.committed = true
+		l.appendOutputLocked(o)
 	}
 	if o.id >= 1 {
 		l.seen.grow(int(o.id), 0)
@@ -152,29 +249,209 @@ func (l *ledger) addCommittedLocked(o outputRec) {
 			*seen++
 		}
 	}
+	return true
 }
 
-// addUncommitted records an output seen only by the read_uncommitted pass.
+// addUncommitted records a record the read_uncommitted pass saw: an output
+// (new, or one the committed reader saw already), or a transaction marker,
+// which resolves its producer's outputs on that partition seen so far.
 func (l *ledger) addUncommitted(r *target.Record) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r.Control != target.ControlNone {
+		k := pidKey{r.Partition, r.ProducerID}
+		m := markerCommit
+		if r.Control == target.ControlAbort {
+			m = markerAbort
+		}
+		for _, i := range l.pending[k] {
+			o := l.outputs.at(int(i - 1))
+			o.marker, o.markerEpoch = m, r.ProducerEpoch
+		}
+		delete(l.pending, k)
+		return
+	}
 	h, err := readOutput(r.Value)
 	if err != nil {
 		return
 	}
+	o := l.outputAtLocked(r.Partition, r.Offset)
+	var i uint32
+	if o == nil {
+		o, i = l.appendOutputLocked(outputRec{id: h.InputID, partition: r.Partition, offset: r.Offset, txnSeq: h.TxnSeq, epoch: h.Epoch, worker: h.Worker})
+	} else {
+		i = *l.at[r.Partition].at(int(r.Offset))
+	}
+	o.uncommitted = true
+	o.aborted = o.aborted || r.Aborted
+	if r.Transactional {
+		o.pid = r.ProducerID
+	}
+	if r.Transactional {
+		k := pidKey{r.Partition, r.ProducerID}
+		l.pending[k] = append(l.pending[k], i)
+	}
+}
+
+// finishMarkers ends the marker pass: outputs no marker followed are open,
+// and each producer's open outputs that no read_committed reader saw are
+// an open transaction on that partition.
+func (l *ledger) finishMarkers() []verify.OpenTransaction {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if r.Partition >= 0 && int(r.Partition) < len(l.committedAt) && l.committedAt[r.Partition].has(r.Offset) {
-		return
+	var open []verify.OpenTransaction
+	for k, idx := range l.pending {
+		first := int64(-1)
+		var epoch int16
+		for _, i := range idx {
+			o := l.outputs.at(int(i - 1))
+			o.marker = markerOpen
+			if !o.committed && (first < 0 || o.offset < first) {
+				first, epoch = o.offset, o.epoch
+			}
+		}
+		if first >= 0 {
+			open = append(open, verify.OpenTransaction{Partition: k.partition, ProducerID: k.pid, Epoch: epoch, FirstOffset: first, Source: "markers"})
+		}
 	}
-	l.outputs.append(outputRec{id: h.InputID, partition: r.Partition, offset: r.Offset, txnSeq: h.TxnSeq, epoch: h.Epoch, worker: h.Worker, aborted: r.Aborted})
+	l.pending = map[pidKey][]uint32{}
+	return open
 }
 
 func (l *ledger) reject(id uint64) {
 	l.mu.Lock()
+	l.rejectLocked(id)
+	l.mu.Unlock()
+}
+
+func (l *ledger) rejectLocked(id uint64) {
 	if !l.rejected[id] {
 		l.rejected[id] = true
 		l.nRej.Add(1)
 	}
+}
+
+// addDeliveries records a poll's records as deliveries to worker, tagging
+// each record with its delivery's index (plus one) for its later ack.
+func (l *ledger) addDeliveries(worker int, recs []*target.Record, at int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range recs {
+		h, err := readInput(r.Value)
+		if err != nil {
+			continue
+		}
+		l.deliveries.append(deliveryRec{id: h.ID, at: at, worker: uint16(worker), count: uint16(min(max(r.DeliveryCount, 0), 65535)), txn: -1})
+		r.Tag = int64(l.deliveries.len())
+	}
+}
+
+// setAck records the acknowledgement sent for the deliveries tagged tags
+// and its fate; a reject that took effect settles its input.
+func (l *ledger) setAck(tags []int64, ack, fate uint8) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range tags {
+		if t <= 0 || int(t) > l.deliveries.len() {
+			continue
+		}
+		d := l.deliveries.at(int(t - 1))
+		d.ack, d.fate = ack, fate
+		if ack == ackReject && fate == fateCommitted {
+			l.rejectLocked(d.id)
+		}
+	}
+}
+
+// stageAcks records acknowledgements staged in transaction txn: their
+// fate is the transaction's (resolved when the ledger is read).
+func (l *ledger) stageAcks(tags []int64, ack uint8, txn int32) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range tags {
+		if t <= 0 || int(t) > l.deliveries.len() {
+			continue
+		}
+		d := l.deliveries.at(int(t - 1))
+		d.ack, d.fate, d.txn = ack, fateTxn, txn
+	}
+}
+
+// beginTxn records a transaction a worker opened and returns its index.
+func (l *ledger) beginTxn(worker int, seq, pid int64, epoch int16) int32 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.txns.append(txnRec{seq: seq, pid: pid, worker: uint16(worker), epoch: epoch})
+	i := int32(l.txns.len() - 1)
+	l.txnIndex[txnKey{uint16(worker), seq}] = i
+	return i
+}
+
+// txnOutputs adds n outputs produced in transaction i.
+func (l *ledger) txnOutputs(i int32, n int) {
+	l.mu.Lock()
+	l.txns.at(int(i)).outputs += int32(n)
 	l.mu.Unlock()
+}
+
+// commitSent records that the client asked to commit transaction i.
+func (l *ledger) commitSent(i int32) {
+	l.mu.Lock()
+	l.txns.at(int(i)).commitSent = true
+	l.mu.Unlock()
+}
+
+// endTxn records what the client was told of transaction i; a committed
+// transaction settles the inputs its rejects were staged for.
+func (l *ledger) endTxn(i int32, outcome uint8) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.txns.at(int(i)).outcome = outcome
+}
+
+// inputEnds returns, per input partition, the offset after the last input
+// produced there.
+func (l *ledger) inputEnds() map[int32]int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ends := map[int32]int64{}
+	l.inputs.each(func(_ int, in *inputRec) {
+		if in.partition >= 0 && in.offset+1 > ends[in.partition] {
+			ends[in.partition] = in.offset + 1
+		}
+	})
+	return ends
+}
+
+// nameOpen fills in the transactional id (and the worker's last
+// transaction's outcome) of open transactions whose producer id a worker
+// used.
+func (l *ledger) nameOpen(mr *modeRun, open []verify.OpenTransaction) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	byPID := map[int64]*txnRec{}
+	l.txns.each(func(_ int, t *txnRec) {
+		if t.pid != 0 {
+			byPID[t.pid] = t
+		}
+	})
+	for i := range open {
+		if t := byPID[open[i].ProducerID]; t != nil && open[i].TransactionalID == "" {
+			open[i].TransactionalID = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(t.worker))
+		}
+	}
+}
+
+// rejectStaged settles the inputs of rejects staged with tags (their
+// transaction committed).
+func (l *ledger) rejectStaged(tags []int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range tags {
+		if t > 0 && int(t) <= l.deliveries.len() {
+			l.rejectLocked(l.deliveries.at(int(t - 1)).id)
+		}
+	}
 }
 
 // settled counts inputs that need nothing more: a committed output or a
@@ -196,9 +473,9 @@ func (l *ledger) visibleBetween(from, to int64) int64 {
 }
 
 // each streams the ledger, joined with the target's final share state, as
-// the verifier's inputs and outputs, so a run of millions of records never
-// holds them all twice.
-func (l *ledger) each(mr *modeRun, state *target.ShareState, input func(verify.Input), output func(verify.Output)) {
+// the verifier's inputs, outputs and deliveries, so a run of millions of
+// records never holds them all twice.
+func (l *ledger) each(mr *modeRun, state *target.ShareState, input func(verify.Input), output func(verify.Output), delivery func(verify.Delivery)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	states := indexStates(state)
@@ -207,39 +484,109 @@ func (l *ledger) each(mr *modeRun, state *target.ShareState, input func(verify.I
 			return // produce failed: never written
 		}
 		id := uint64(i + 1)
-		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, Rejected: l.rejected[id]}
+		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, FinalState: verify.StateUnknown}
 		if state != nil {
 			if st := states.get(in.partition, in.offset); st != nil {
 				v.FinalState, v.DeliveryCount = st.State, st.DeliveryCount
-				v.Rejected = v.Rejected || st.Rejected
+				v.Rejected = st.Rejected
 			} else if spso, ok := state.SPSO[in.partition]; ok && in.offset < spso {
 				v.BelowSPSO = true
 			}
 		}
 		input(v)
 	})
-	reportsAborted := mr.cfg.Target.Info().ReportsAborted
 	tids := map[uint16]string{}
+	tid := func(w uint16) string {
+		t, ok := tids[w]
+		if !ok {
+			t = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(w))
+			tids[w] = t
+		}
+		return t
+	}
 	l.outputs.each(func(_ int, o *outputRec) {
 		v := verify.Output{InputID: o.id, Partition: o.partition, Offset: o.offset, Epoch: o.epoch,
-			TxnSeq: o.txnSeq, Committed: o.committed, VisibleNs: o.visible}
-		if mr.mode.Transactional() {
-			tid, ok := tids[o.worker]
-			if !ok {
-				tid = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(o.worker))
-				tids[o.worker] = tid
-			}
-			v.TransactionalID = tid
-			// A target that flags aborted records says which uncommitted
-			// outputs were aborted, so the rest show torn transactions.
-			// Otherwise: after the drain every transaction has ended, and
-			// an output a read_committed reader never saw was aborted.
-			v.Aborted = o.aborted || (!o.committed && !reportsAborted)
-		} else {
+			TxnSeq: o.txnSeq, Committed: o.committed, Uncommitted: o.uncommitted, Aborted: o.aborted || o.marker == markerAbort,
+			VisibleNs: o.visible}
+		if !mr.mode.Transactional() {
 			v.Epoch = -1
+			output(v)
+			return
+		}
+		v.TransactionalID = tid(o.worker)
+		v.ProducerID = o.pid
+		v.MarkerEpoch = o.markerEpoch
+		switch o.marker {
+		case markerCommit:
+			v.Marker = verify.MarkerCommit
+		case markerAbort:
+			v.Marker = verify.MarkerAbort
+		case markerOpen:
+			v.Marker = verify.MarkerOpen
+		}
+		if i, ok := l.txnIndex[txnKey{o.worker, o.txnSeq}]; ok {
+			t := l.txns.at(int(i))
+			v.TxnSize, v.CommitSent = int(t.outputs), t.commitSent
+			v.TxnOutcome = outcomeName(t.outcome)
+			if v.ProducerID == 0 {
+				v.ProducerID = t.pid
+			}
 		}
 		output(v)
 	})
+	if delivery == nil {
+		return
+	}
+	l.deliveries.each(func(_ int, d *deliveryRec) {
+		v := verify.Delivery{InputID: d.id, Worker: int(d.worker), AtNs: d.at, DeliveryCount: int(d.count),
+			Ack: ackName(d.ack), AckOutcome: verify.AckNotSent}
+		fate := d.fate
+		if fate == fateTxn {
+			t := l.txns.at(int(d.txn))
+			v.TransactionalID, v.TxnSeq = tid(t.worker), t.seq
+			switch {
+			case t.outcome == outcomeCommitted:
+				fate = fateCommitted
+			case t.outcome == outcomeAborted, !t.commitSent:
+				fate = fateAborted // a transaction nobody commits can only abort
+			default:
+				fate = fateUnknown
+			}
+		}
+		switch fate {
+		case fateCommitted:
+			v.AckOutcome = verify.AckCommitted
+		case fateAborted:
+			v.AckOutcome = verify.AckAborted
+		case fateFailed:
+			v.AckOutcome = verify.AckFailed
+		case fateUnknown:
+			v.AckOutcome = verify.AckUnknown
+		}
+		delivery(v)
+	})
+}
+
+func outcomeName(o uint8) string {
+	switch o {
+	case outcomeCommitted:
+		return verify.OutcomeCommitted
+	case outcomeAborted:
+		return verify.OutcomeAborted
+	}
+	return verify.OutcomeUnknown
+}
+
+func ackName(a uint8) string {
+	switch a {
+	case ackAccept:
+		return verify.AckAccept
+	case ackReject:
+		return verify.AckReject
+	case ackRelease:
+		return verify.AckRelease
+	}
+	return verify.AckNone
 }
 
 // stateIndex finds a record's final state by partition and offset: targets

@@ -1,6 +1,6 @@
 // This file tests the ledger: its counters, and how each joins inputs with
-// the target's final share state and turns outputs into the verifier's
-// records in every mode.
+// the target's final share state, outputs with the readers' passes and the
+// client's transactions, and deliveries with the fate of their acks.
 
 package loadgen
 
@@ -12,52 +12,51 @@ import (
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 
-// abortReporter is a target whose readers flag aborted records.
-type abortReporter struct{ *memTarget }
-
-func (a abortReporter) Info() target.Info {
-	i := a.memTarget.Info()
-	i.ReportsAborted = true
-	return i
-}
-
 func outputRecord(p int32, off int64, h outputHeader, aborted bool) *target.Record {
 	v := make([]byte, HeaderBytes)
 	putOutput(v, h)
 	return &target.Record{Partition: p, Offset: off, Value: v, Aborted: aborted}
 }
 
-func collect(l *ledger, mr *modeRun, st *target.ShareState) ([]verify.Input, []verify.Output) {
-	var ins []verify.Input
-	var outs []verify.Output
-	l.each(mr, st, func(in verify.Input) { ins = append(ins, in) }, func(o verify.Output) { outs = append(outs, o) })
-	return ins, outs
+func inputRecord(id uint64, count int) *target.Record {
+	v := make([]byte, HeaderBytes)
+	putInput(v, inputHeader{ID: id})
+	return &target.Record{Value: v, DeliveryCount: count}
+}
+
+type collected struct {
+	ins  []verify.Input
+	outs []verify.Output
+	dels []verify.Delivery
+}
+
+func collect(l *ledger, mr *modeRun, st *target.ShareState) collected {
+	var c collected
+	l.each(mr, st, func(in verify.Input) { c.ins = append(c.ins, in) },
+		func(o verify.Output) { c.outs = append(c.outs, o) },
+		func(d verify.Delivery) { c.dels = append(c.dels, d) })
+	return c
 }
 
 // testLedger holds five input ids; id 3 was never written (its produce
 // failed), ids 1 and 2 have committed outputs (1 twice), id 4 one seen only
-// read_uncommitted, id 2 was rejected on purpose.
+// read_uncommitted.
 func testLedger() *ledger {
 	l := newLedger()
 	l.addInputs([]uint64{1}, []inputRec{{partition: 0, offset: 0, intended: 100}})
 	l.addInputs([]uint64{2}, []inputRec{{partition: 0, offset: 1, intended: 200}})
 	l.addInputs([]uint64{5}, []inputRec{{partition: 2, offset: 3, intended: 500}}) // id 3 never added: a gap
 	l.addInputs([]uint64{4}, []inputRec{{partition: 1, offset: 0, intended: 400}})
-	l.reject(2)
-	l.reject(2) // counted once
 	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 1000, txnSeq: 1<<32 | 7, epoch: 3, worker: 2})
 	l.addCommitted(outputRec{id: 1, partition: 1, offset: 0, visible: 3000, txnSeq: 2<<32 | 1, epoch: 4, worker: 2})
-	// The read_uncommitted pass sees the committed output again (skipped)
-	// and one the committed reader never saw.
-	l.addUncommitted(outputRecord(0, 0, outputHeader{InputID: 1, TxnSeq: 1<<32 | 7, Epoch: 3, Worker: 2}, false))
-	l.addUncommitted(outputRecord(0, 1, outputHeader{InputID: 4, TxnSeq: 1<<32 | 8, Epoch: 3, Worker: 1}, true))
-	l.addUncommitted(&target.Record{Partition: 0, Offset: 2, Value: []byte("short")}) // not an output: ignored
 	return l
 }
 
 func TestLedgerCounters(t *testing.T) {
 	t.Parallel()
 	l := testLedger()
+	l.reject(2)
+	l.reject(2) // counted once
 	// Settled: id 1 (has an output) and id 2 (rejected).
 	if got := l.settled(); got != 2 {
 		t.Errorf("settled() = %d, want 2", got)
@@ -65,11 +64,16 @@ func TestLedgerCounters(t *testing.T) {
 	if got := l.committedOutputs(); got != 2 {
 		t.Errorf("committedOutputs() = %d, want 2", got)
 	}
+	// The same position seen again by a read_committed pass is one output.
+	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 9000})
+	if got := l.committedOutputs(); got != 2 {
+		t.Errorf("committedOutputs() after a second pass = %d, want 2", got)
+	}
 	for _, tc := range []struct{ from, to, want int64 }{
 		{0, 1000, 0}, {0, 1001, 1}, {1000, 3001, 2}, {1001, 3000, 0}, {0, 1 << 62, 2},
 	} {
 		if got := l.visibleBetween(tc.from, tc.to); got != tc.want {
-			t.Errorf("visibleBetween(%d, %d) = %d, want %d (uncommitted outputs never count)", tc.from, tc.to, got, tc.want)
+			t.Errorf("visibleBetween(%d, %d) = %d, want %d", tc.from, tc.to, got, tc.want)
 		}
 	}
 	// An ack-only output (no topic position) counts like any other.
@@ -89,99 +93,132 @@ func TestLedgerEachFinalStates(t *testing.T) {
 			{Partition: 0, Offset: 1, State: verify.StateArchived, DeliveryCount: 2, Rejected: true},
 			{Partition: 9, Offset: 9, State: verify.StateAvailable}, // not an input: ignored
 		},
-		SPSO: map[int32]int64{0: 2, 1: 5},
+		SPSO: map[int32]int64{0: 2, 1: 5, 2: 3},
 	}
-	ins, _ := collect(testLedger(), mr, st)
+	got := collect(testLedger(), mr, st).ins
 	want := []verify.Input{
 		{ID: 1, Partition: 0, Offset: 0, IntendedNs: 100, FinalState: verify.StateAcknowledged, DeliveryCount: 1},
 		{ID: 2, Partition: 0, Offset: 1, IntendedNs: 200, FinalState: verify.StateArchived, DeliveryCount: 2, Rejected: true},
 		// id 3 was never written.
-		{ID: 4, Partition: 1, Offset: 0, IntendedNs: 400, BelowSPSO: true}, // no record, below SPSO 5
-		{ID: 5, Partition: 2, Offset: 3, IntendedNs: 500},                  // no record, no SPSO: unknown
+		{ID: 4, Partition: 1, Offset: 0, IntendedNs: 400, FinalState: verify.StateUnknown, BelowSPSO: true}, // below SPSO 5
+		{ID: 5, Partition: 2, Offset: 3, IntendedNs: 500, FinalState: verify.StateUnknown},                  // at SPSO 3: unknown
 	}
-	if !reflect.DeepEqual(ins, want) {
-		t.Fatalf("inputs with share state:\n got %+v\nwant %+v", ins, want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("inputs with share state:\n got %+v\nwant %+v", got, want)
 	}
-
-	// Without share state every state is unknown; a reject the worker
-	// noted still shows.
-	ins, _ = collect(testLedger(), mr, nil)
+	// Without share state every state is unknown.
+	got = collect(testLedger(), mr, nil).ins
 	for i := range want {
-		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO = "", 0, false
+		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO, want[i].Rejected = verify.StateUnknown, 0, false, false
 	}
-	if !reflect.DeepEqual(ins, want) {
-		t.Fatalf("inputs without share state:\n got %+v\nwant %+v", ins, want)
-	}
-
-	// The target's reject flag counts even when the worker did not note it.
-	l := newLedger()
-	l.addInputs([]uint64{1}, []inputRec{{partition: 0, offset: 0, intended: 0}})
-	ins, _ = collect(l, mr, &target.ShareState{Records: []target.RecordState{{Partition: 0, Offset: 0, State: verify.StateArchived, Rejected: true}}})
-	if len(ins) != 1 || !ins[0].Rejected {
-		t.Fatalf("input archived by a reject: %+v, want Rejected", ins)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("inputs without share state:\n got %+v\nwant %+v", got, want)
 	}
 }
 
-func TestLedgerEachOutputs(t *testing.T) {
+// TestLedgerMarkers: the read_uncommitted pass joins the outputs the tail
+// reader saw, adds the ones it did not, and the markers that follow a
+// producer's records decide their fate; records no marker followed are an
+// open transaction.
+func TestLedgerMarkers(t *testing.T) {
 	t.Parallel()
-	committed := []verify.Output{
-		{InputID: 1, Partition: 0, Offset: 0, TransactionalID: "run-worker-2", Epoch: 3, TxnSeq: 1<<32 | 7, Committed: true, VisibleNs: 1000},
-		{InputID: 1, Partition: 1, Offset: 0, TransactionalID: "run-worker-2", Epoch: 4, TxnSeq: 2<<32 | 1, Committed: true, VisibleNs: 3000},
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: target.Transactional, tcfg: target.Config{TransactionalIDPrefix: "w-"}}
+	l := newLedger()
+	l.addInputs([]uint64{1, 2, 3, 4}, []inputRec{{0, 0, 0}, {0, 1, 0}, {0, 2, 0}, {0, 3, 0}})
+	committed := l.beginTxn(1, 1<<32|1, 77, 0)
+	l.txnOutputs(committed, 2)
+	l.commitSent(committed)
+	l.endTxn(committed, outcomeCommitted)
+	aborted := l.beginTxn(2, 1<<32|1, 88, 0)
+	l.txnOutputs(aborted, 1)
+	l.endTxn(aborted, outcomeAborted)
+	// The tail reader saw output 1 only.
+	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 10, txnSeq: 1<<32 | 1, worker: 1})
+	txnRec := func(id uint64, off int64, worker uint16, pid int64) *target.Record {
+		r := outputRecord(0, off, outputHeader{InputID: id, TxnSeq: 1<<32 | 1, Worker: worker}, false)
+		r.ProducerID, r.Transactional = pid, true
+		return r
 	}
-	uncommitted := verify.Output{InputID: 4, Partition: 0, Offset: 1, TransactionalID: "run-worker-1", Epoch: 3, TxnSeq: 1<<32 | 8}
-	for _, tc := range []struct {
-		name    string
-		mode    target.Mode
-		tgt     target.Target
-		aborted bool // what the uncommitted output is judged
-	}{
-		// Transactional modes: the target flags aborted records, so the
-		// flag is taken as given.
-		{"transactional/reports-aborted", target.Transactional, abortReporter{newMemTarget()}, true},
-		{"deferred/reports-aborted", target.Deferred, abortReporter{newMemTarget()}, true},
-		// A target that cannot flag them: after the drain, an output no
-		// read_committed reader saw was aborted.
-		{"classic-eos/no-flags", target.ClassicEOS, newMemTarget(), true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			mr := &modeRun{cfg: &Config{Target: tc.tgt}, mode: tc.mode, tcfg: target.Config{TransactionalIDPrefix: "run-worker-"}}
-			_, outs := collect(testLedger(), mr, nil)
-			u := uncommitted
-			u.Aborted = tc.aborted
-			want := append(append([]verify.Output(nil), committed...), u)
-			if !reflect.DeepEqual(outs, want) {
-				t.Fatalf("outputs:\n got %+v\nwant %+v", outs, want)
-			}
-		})
+	l.addUncommitted(txnRec(1, 0, 1, 77))
+	l.addUncommitted(txnRec(2, 1, 1, 77))
+	l.addUncommitted(txnRec(3, 2, 2, 88))
+	l.addUncommitted(&target.Record{Partition: 0, Offset: 3, ProducerID: 88, ProducerEpoch: 1, Control: target.ControlAbort})
+	l.addUncommitted(&target.Record{Partition: 0, Offset: 4, ProducerID: 77, ProducerEpoch: 1, Control: target.ControlCommit})
+	l.addUncommitted(txnRec(4, 5, 3, 99))                                             // a producer that never ends its transaction
+	l.addUncommitted(&target.Record{Partition: 0, Offset: 6, Value: []byte("short")}) // not an output: ignored
+	open := l.finishMarkers()
+	wantOpen := []verify.OpenTransaction{{Partition: 0, ProducerID: 99, FirstOffset: 5, Source: "markers"}}
+	if !reflect.DeepEqual(open, wantOpen) {
+		t.Errorf("open transactions = %+v, want %+v", open, wantOpen)
 	}
-
-	t.Run("transactional/torn", func(t *testing.T) {
-		// A target that flags aborted records and did not flag this one:
-		// uncommitted and not aborted, the verifier's torn transaction.
-		mr := &modeRun{cfg: &Config{Target: abortReporter{newMemTarget()}}, mode: target.Transactional, tcfg: target.Config{TransactionalIDPrefix: "p-"}}
-		l := newLedger()
-		l.addInputs([]uint64{1}, []inputRec{{partition: 0, offset: 0, intended: 0}})
-		l.addUncommitted(outputRecord(0, 0, outputHeader{InputID: 1, TxnSeq: 1, Epoch: 0, Worker: 5}, false))
-		_, outs := collect(l, mr, nil)
-		want := []verify.Output{{InputID: 1, Partition: 0, Offset: 0, TransactionalID: "p-5", Epoch: 0, TxnSeq: 1}}
-		if !reflect.DeepEqual(outs, want) {
-			t.Fatalf("outputs:\n got %+v\nwant %+v", outs, want)
+	got := collect(l, mr, nil).outs
+	want := []verify.Output{
+		{InputID: 1, Partition: 0, Offset: 0, TransactionalID: "w-1", ProducerID: 77, TxnSeq: 1<<32 | 1, TxnSize: 2, TxnOutcome: verify.OutcomeCommitted, CommitSent: true,
+			Committed: true, Uncommitted: true, Marker: verify.MarkerCommit, MarkerEpoch: 1, VisibleNs: 10},
+		{InputID: 2, Partition: 0, Offset: 1, TransactionalID: "w-1", ProducerID: 77, TxnSeq: 1<<32 | 1, TxnSize: 2, TxnOutcome: verify.OutcomeCommitted, CommitSent: true,
+			Uncommitted: true, Marker: verify.MarkerCommit, MarkerEpoch: 1},
+		{InputID: 3, Partition: 0, Offset: 2, TransactionalID: "w-2", ProducerID: 88, TxnSeq: 1<<32 | 1, TxnSize: 1, TxnOutcome: verify.OutcomeAborted,
+			Uncommitted: true, Marker: verify.MarkerAbort, MarkerEpoch: 1, Aborted: true},
+		{InputID: 4, Partition: 0, Offset: 5, TransactionalID: "w-3", ProducerID: 99, TxnSeq: 1<<32 | 1,
+			Uncommitted: true, Marker: verify.MarkerOpen},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("outputs:\n got %+v\nwant %+v", got, want)
+	}
+	// Non-transactional modes carry no producer identity.
+	mr.mode = target.Explicit
+	for _, o := range collect(l, mr, nil).outs {
+		if o.TransactionalID != "" || o.Epoch != -1 || o.TxnOutcome != "" {
+			t.Errorf("explicit output %+v carries a transaction", o)
 		}
-	})
+	}
+}
 
-	for _, mode := range []target.Mode{target.Implicit, target.Explicit} {
-		t.Run(string(mode), func(t *testing.T) {
-			// Non-transactional outputs carry no producer identity.
-			mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: mode, tcfg: target.Config{TransactionalIDPrefix: "run-worker-"}}
-			_, outs := collect(testLedger(), mr, nil)
-			var want []verify.Output
-			for _, o := range append(append([]verify.Output(nil), committed...), uncommitted) {
-				o.TransactionalID, o.Epoch = "", -1
-				want = append(want, o)
-			}
-			if !reflect.DeepEqual(outs, want) {
-				t.Fatalf("outputs:\n got %+v\nwant %+v", outs, want)
-			}
-		})
+// TestLedgerDeliveries: each delivery keeps the broker's count and the fate
+// of its ack; staged acks take their transaction's fate, and only a reject
+// that took effect settles its input.
+func TestLedgerDeliveries(t *testing.T) {
+	t.Parallel()
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: target.Transactional, tcfg: target.Config{TransactionalIDPrefix: "w-"}}
+	l := newLedger()
+	recs := []*target.Record{inputRecord(1, 1), inputRecord(2, 1), inputRecord(3, 2), inputRecord(4, 1), inputRecord(5, 3), inputRecord(6, 1)}
+	l.addDeliveries(0, recs, 42)
+	for i, r := range recs {
+		if r.Tag != int64(i+1) {
+			t.Fatalf("record %d tagged %d, want %d", i, r.Tag, i+1)
+		}
+	}
+	l.setAck([]int64{recs[0].Tag}, ackAccept, fateCommitted)
+	l.setAck([]int64{recs[1].Tag}, ackAccept, fateFailed)
+	committed := l.beginTxn(0, 1, 7, 0)
+	l.stageAcks([]int64{recs[2].Tag}, ackReject, committed)
+	l.commitSent(committed)
+	l.endTxn(committed, outcomeCommitted)
+	l.rejectStaged([]int64{recs[2].Tag})
+	crashed := l.beginTxn(0, 2, 7, 0) // never asked to commit: can only abort
+	l.stageAcks([]int64{recs[3].Tag}, ackReject, crashed)
+	lost := l.beginTxn(0, 3, 7, 0) // asked to commit, never answered
+	l.stageAcks([]int64{recs[4].Tag}, ackAccept, lost)
+	l.commitSent(lost)
+	got := collect(l, mr, nil).dels
+	d := func(id uint64, count int, ack, fate string) verify.Delivery {
+		return verify.Delivery{InputID: id, AtNs: 42, DeliveryCount: count, Ack: ack, AckOutcome: fate}
+	}
+	want := []verify.Delivery{
+		d(1, 1, verify.AckAccept, verify.AckCommitted),
+		d(2, 1, verify.AckAccept, verify.AckFailed),
+		d(3, 2, verify.AckReject, verify.AckCommitted),
+		d(4, 1, verify.AckReject, verify.AckAborted),
+		d(5, 3, verify.AckAccept, verify.AckUnknown),
+		d(6, 1, verify.AckNone, verify.AckNotSent),
+	}
+	for i, tx := range []int64{1, 2, 3} {
+		want[2+i].TransactionalID, want[2+i].TxnSeq = "w-0", tx
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("deliveries:\n got %+v\nwant %+v", got, want)
+	}
+	if l.settled() != 1 || !l.rejected[3] || l.rejected[4] {
+		t.Errorf("settled %d, rejected %v: want only input 3 (its reject committed)", l.settled(), l.rejected)
 	}
 }

@@ -86,6 +86,9 @@ type memTopic struct {
 	// worker to find at most one batch, and on two cores that herd, not
 	// the load generator, set the benchmark's pace.
 	ready chan struct{}
+	// limit is an input topic's delivery limit: a record released that
+	// many times is archived instead of requeued (0: none).
+	limit int32
 }
 
 func newMemTopic(parts int32) *memTopic {
@@ -147,6 +150,9 @@ func (t *memTopic) requeue(ins []memIn) error {
 		return err
 	}
 	for _, in := range ins {
+		if t.limit > 0 && in.delivery >= t.limit {
+			continue // archived at the delivery limit
+		}
 		in.delivery++
 		t.queue = append(t.queue, in)
 	}
@@ -227,6 +233,7 @@ func (m *memTarget) Setup(_ context.Context, cfg target.Config) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.topics[cfg.InputTopic] = newMemTopic(cfg.InputPartitions)
+	m.topics[cfg.InputTopic].limit = int32(cfg.DeliveryLimit)
 	m.topics[cfg.OutputTopic] = newMemTopic(cfg.OutputPartitions)
 	return nil
 }
@@ -255,8 +262,37 @@ func (m *memTarget) NewReader(_ context.Context, _ target.Config, topic string, 
 	return &memReader{t: t, topic: topic}, nil
 }
 
-func (m *memTarget) Inspect(context.Context, target.Config) (*target.ShareState, error) {
-	return nil, fmt.Errorf("memtarget: %w: no share state", target.ErrUnsupported)
+// Pending counts the input records waiting for a worker (the drain then
+// ends when nothing waits and no output arrives any more: a record
+// archived at the delivery limit never gets one).
+func (m *memTarget) Pending(_ context.Context, cfg target.Config) (int64, error) {
+	t, err := m.topic(cfg.InputTopic)
+	if err != nil {
+		return 0, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return int64(len(t.queue) - t.head), nil
+}
+
+// Inspect reports a share-partition start offset per input partition: a
+// record a worker took is done (this target redelivers nothing), so SPSO
+// is the first offset still queued, or the partition's end.
+func (m *memTarget) Inspect(_ context.Context, cfg target.Config) (*target.ShareState, error) {
+	t, err := m.topic(cfg.InputTopic)
+	if err != nil {
+		return nil, fmt.Errorf("memtarget: %w: no share state", target.ErrUnsupported)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := &target.ShareState{SPSO: map[int32]int64{}}
+	for p, next := range t.next {
+		st.SPSO[int32(p)] = next
+	}
+	for _, in := range t.queue[t.head:] {
+		st.SPSO[in.partition] = min(st.SPSO[in.partition], in.offset)
+	}
+	return st, nil
 }
 
 func (m *memTarget) Close() error { return nil }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -221,12 +222,16 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	<-faultsExited // a fault still being applied finishes first
 	close(mr.stopWorkers)
 	mr.workersWG.Wait()
-	// Let the reader catch the last commits, then stop it.
-	time.Sleep(50 * time.Millisecond)
+	// The final read_committed pass in finish catches what the tail
+	// reader had not seen yet.
 	close(readerStop)
 	readErr := <-readerDone
 	close(progressDone)
 	_ = rd.Close()
+	if !drained {
+		out.DrainNote = fmt.Sprintf("%d of %d inputs settled (a committed output or a reject that took effect) after %v",
+			mr.ledger.settled(), mr.produced.Load(), spec.DrainTimeout)
+	}
 
 	if err := mr.finish(ctx, &out); err != nil {
 		return out, err
@@ -314,18 +319,44 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	out.Faults = append([]result.FaultEvent(nil), mr.faults...)
 	mr.faultsMu.Unlock()
 
-	// Final share state and the read_uncommitted pass for the verifier.
-	state, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
-	if err != nil && !errors.Is(err, target.ErrUnsupported) {
-		return fmt.Errorf("inspecting the final share state: %w", err)
+	// What the verifier needs: the transactions settled, every output as
+	// read_committed and read_uncommitted readers (with the markers) see
+	// it, the transactions left open, the final share state.
+	open, openNote := mr.settleTransactions(ctx)
+	if err := mr.readAll(ctx, true); err != nil {
+		return fmt.Errorf("reading outputs read_committed: %w", err)
 	}
-	if err := mr.readUncommitted(ctx); err != nil {
+	markers, err := mr.readUncommitted(ctx)
+	if err != nil {
 		return fmt.Errorf("reading outputs read_uncommitted: %w", err)
 	}
-	v := verify.New(string(mr.mode), verify.Options{DeliveryLimit: spec.DeliveryLimit})
+	byMarkers := mr.ledger.finishMarkers()
+	if markers {
+		open = mergeOpen(open, byMarkers)
+	}
+	mr.ledger.nameOpen(mr, open)
+	state, err := mr.inspectSettled(ctx)
+	if err != nil {
+		return fmt.Errorf("inspecting the final share state: %w", err)
+	}
+	info := mr.cfg.Target.Info()
+	meta := verify.Meta{
+		Mode: string(mr.mode), Target: info.Target, Brokers: info.Brokers, OutputTopic: mr.tcfg.OutputTopic,
+		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
+		ShareState: state != nil && len(state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: markers,
+		OpenTransactions: open,
+	}
+	if openNote != "" {
+		meta.Notes = append(meta.Notes, openNote)
+	}
+	opts := verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote}
+	if !meta.Markers {
+		opts.Unobserved = append(opts.Unobserved, "transaction markers (the target's readers do not return them)")
+	}
+	v := verify.New(string(mr.mode), opts)
 	var dump *ledgerDump
 	if mr.cfg.OutDir != "" && mr.cfg.DumpLedgers {
-		if dump, err = newLedgerDump(filepath.Join(mr.cfg.OutDir, "ledgers", mr.name)); err != nil {
+		if dump, err = newLedgerDump(filepath.Join(mr.cfg.OutDir, "ledgers", mr.name), meta); err != nil {
 			return err
 		}
 	}
@@ -335,11 +366,18 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	}, func(o verify.Output) {
 		v.AddOutput(o)
 		dump.output(o)
+	}, func(d verify.Delivery) {
+		v.AddDelivery(d)
+		dump.delivery(d)
 	})
+	for _, t := range open {
+		v.AddOpenTransaction(t)
+	}
 	if err := dump.close(); err != nil {
 		return err
 	}
 	out.Verify = v.Finish()
+	out.Verify.Notes = append(out.Verify.Notes, meta.Notes...)
 	if state == nil {
 		out.Verify.Notes = append(out.Verify.Notes, "the target reports no per-record share state: terminality judged from outputs only")
 	}
@@ -353,16 +391,138 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 
 func (mr *modeRun) secondOf(t time.Time) int { return int(t.Sub(mr.start) / time.Second) }
 
-// readUncommitted reads the whole output topic with read_uncommitted and
-// adds every output the committed reader never saw (aborted or torn).
-func (mr *modeRun) readUncommitted(ctx context.Context) error {
-	rd, err := mr.cfg.Target.NewReader(ctx, mr.tcfg, mr.tcfg.OutputTopic, false)
+// settleGrace bounds the wait for transactions still open on the output
+// topic after the drain: markers may still be on their way (they are
+// asynchronous), and a transaction a crashed worker left behind is
+// aborted only by the coordinator's timeout sweep (Kafka's runs every
+// 10s, as the engine's does). What is still open after it hangs.
+func (mr *modeRun) settleGrace() time.Duration {
+	const sweep, margin, most = 10 * time.Second, time.Second, 30 * time.Second
+	return min(mr.spec.TransactionTimeout+sweep+margin, most)
+}
+
+// settleTransactions waits (at most settleGrace) until no transaction is
+// open on the output topic, and returns those still open, with a note when
+// the target cannot list them.
+func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransaction, string) {
+	ti, ok := mr.cfg.Target.(target.TransactionInspector)
+	if !ok || !mr.mode.Transactional() {
+		return nil, ""
+	}
+	deadline := time.Now().Add(mr.settleGrace())
+	for {
+		open, err := ti.OpenTransactions(ctx, mr.tcfg, mr.tcfg.OutputTopic)
+		if err != nil {
+			return nil, fmt.Sprintf("the target could not list open transactions (%v): hanging transactions judged from the markers only", err)
+		}
+		if len(open) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			out := make([]verify.OpenTransaction, 0, len(open))
+			for _, t := range open {
+				out = append(out, verify.OpenTransaction{Partition: t.Partition, ProducerID: t.ProducerID, Epoch: t.ProducerEpoch,
+					FirstOffset: t.FirstOffset, TransactionalID: t.TransactionalID, Source: "target"})
+			}
+			return out, ""
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// spsoSettle bounds how long the final share state is read again while a
+// target that reports only share-partition start offsets (Kafka, whose
+// persisted start offset trails the acknowledgements) is still moving
+// them; spsoQuiet is how long they must stand still to be final.
+const (
+	spsoSettle = 10 * time.Second
+	spsoQuiet  = 2 * time.Second
+)
+
+// inspectSettled reads the final share state. When the target reports only
+// start offsets, it reads again until every input partition's start offset
+// has passed its last input, or they stop moving: records above a start
+// offset are then judged from what it says, not from a snapshot taken
+// while it was still catching up.
+func (mr *modeRun) inspectSettled(ctx context.Context) (*target.ShareState, error) {
+	state, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
+	if errors.Is(err, target.ErrUnsupported) {
+		return nil, nil
+	}
+	if err != nil || len(state.Records) > 0 {
+		return state, err
+	}
+	ends := mr.ledger.inputEnds()
+	done := func(st *target.ShareState) bool {
+		for p, end := range ends {
+			if st.SPSO[p] < end {
+				return false
+			}
+		}
+		return true
+	}
+	deadline, still := time.Now().Add(spsoSettle), time.Now()
+	for !done(state) && time.Now().Before(deadline) && time.Since(still) < spsoQuiet && ctx.Err() == nil {
+		time.Sleep(200 * time.Millisecond)
+		next, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
+		if err != nil {
+			return state, nil // keep what was read
+		}
+		if !maps.Equal(next.SPSO, state.SPSO) {
+			still = time.Now()
+		}
+		state = next
+	}
+	return state, nil
+}
+
+// mergeOpen adds the transactions found open by the markers that the
+// target did not list.
+func mergeOpen(fromTarget, fromMarkers []verify.OpenTransaction) []verify.OpenTransaction {
+	type key struct {
+		p   int32
+		pid int64
+	}
+	seen := map[key]bool{}
+	for _, t := range fromTarget {
+		seen[key{t.Partition, t.ProducerID}] = true
+	}
+	out := fromTarget
+	for _, t := range fromMarkers {
+		if !seen[key{t.Partition, t.ProducerID}] {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Partition != out[j].Partition {
+			return out[i].Partition < out[j].Partition
+		}
+		return out[i].FirstOffset < out[j].FirstOffset
+	})
+	return out
+}
+
+// readAll reads the whole output topic once at the given isolation level
+// and adds what it sees to the ledger: with read_committed, the outputs
+// the tail reader had not seen yet.
+func (mr *modeRun) readAll(ctx context.Context, readCommitted bool) error {
+	rd, err := mr.cfg.Target.NewReader(ctx, mr.tcfg, mr.tcfg.OutputTopic, readCommitted)
 	if err != nil {
 		return err
 	}
 	defer rd.Close()
-	empty := 0
-	for empty < 3 {
+	return drainReader(ctx, rd, func(r *target.Record) {
+		if !readCommitted {
+			mr.ledger.addUncommitted(r)
+			return
+		}
+		if oh, err := readOutput(r.Value); err == nil {
+			mr.ledger.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
+				visible: mr.sinceStart(time.Now()), txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
+		}
+	})
+}
+
+// drainReader polls rd until three polls in a row return nothing.
+func drainReader(ctx context.Context, rd target.Reader, add func(*target.Record)) error {
+	for empty := 0; empty < 3; {
 		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		recs, err := rd.Poll(pctx)
 		cancel()
@@ -375,10 +535,27 @@ func (mr *modeRun) readUncommitted(ctx context.Context) error {
 		}
 		empty = 0
 		for _, r := range recs {
-			mr.ledger.addUncommitted(r)
+			add(r)
 		}
 	}
 	return nil
+}
+
+// readUncommitted reads the whole output topic with read_uncommitted and
+// adds every output to the ledger, with the transaction marker that
+// followed it where the target's reader returns markers (it reports
+// whether it did).
+func (mr *modeRun) readUncommitted(ctx context.Context) (markers bool, err error) {
+	mrd, ok := mr.cfg.Target.(target.MarkerReader)
+	if !ok {
+		return false, mr.readAll(ctx, false)
+	}
+	rd, err := mrd.NewMarkerReader(ctx, mr.tcfg, mr.tcfg.OutputTopic)
+	if err != nil {
+		return false, err
+	}
+	defer rd.Close()
+	return true, drainReader(ctx, rd, mr.ledger.addUncommitted)
 }
 
 // writeHlogs writes one HdrHistogram interval log per histogram.
@@ -410,17 +587,20 @@ func (mr *modeRun) writeHlogs() error {
 // ledgerDump streams ledgers to inputs.jsonl and outputs.jsonl; a nil dump
 // does nothing. The first write error is kept and reported by close.
 type ledgerDump struct {
-	files [2]*os.File
-	encs  [2]*verify.Encoder // buffered
+	files [3]*os.File
+	encs  [3]*verify.Encoder // buffered
 	err   error
 }
 
-func newLedgerDump(dir string) (*ledgerDump, error) {
+func newLedgerDump(dir string, meta verify.Meta) (*ledgerDump, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("loadgen: %w", err)
 	}
+	if err := verify.WriteMeta(dir, meta); err != nil {
+		return nil, err
+	}
 	d := &ledgerDump{}
-	for i, name := range []string{verify.InputsFile, verify.OutputsFile} {
+	for i, name := range []string{verify.InputsFile, verify.OutputsFile, verify.DeliveriesFile} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			d.close()
@@ -441,6 +621,12 @@ func (d *ledgerDump) input(in verify.Input) {
 func (d *ledgerDump) output(o verify.Output) {
 	if d != nil && d.err == nil {
 		d.err = d.encs[1].EncodeOutput(o)
+	}
+}
+
+func (d *ledgerDump) delivery(v verify.Delivery) {
+	if d != nil && d.err == nil {
+		d.err = d.encs[2].EncodeDelivery(v)
 	}
 }
 

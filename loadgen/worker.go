@@ -67,8 +67,16 @@ type workerLoop struct {
 	txnCount int
 	txnSeq   int64
 	epoch    int16
-	sink     []outputRec // ack-only: outputs written elsewhere, made visible at commit
-	intended []int64     // ack-only: intended times of sink entries
+	txnIdx   int32 // the ledger's record of the open transaction
+	// Deliveries (ledger tags) whose acks are staged in the open
+	// transaction; rejects settle their inputs once it commits.
+	stagedRejects []int64
+	// Implicit mode: the previous poll's deliveries, accepted by the next
+	// poll.
+	implicitTags []int64
+	tagBuf       []int64
+	sink         []outputRec // ack-only: outputs written elsewhere, made visible at commit
+	intended     []int64     // ack-only: intended times of sink entries
 
 	// Deferred: records held across the output transaction, acked after
 	// it commits (released after it aborts).
@@ -107,6 +115,14 @@ func (wl *workerLoop) loop(ctx context.Context) {
 				return
 			}
 			continue
+		}
+		if len(wl.implicitTags) > 0 {
+			// The poll accepted the previous poll's records.
+			mr.ledger.setAck(wl.implicitTags, ackAccept, fateCommitted)
+			wl.implicitTags = wl.implicitTags[:0]
+		}
+		if len(recs) > 0 {
+			mr.ledger.addDeliveries(wl.id, recs, mr.sinceStart(time.Now()))
 		}
 		if len(recs) == 0 {
 			if wl.maybeCommit(ctx, false) != nil {
@@ -160,9 +176,27 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	if crash {
 		mr.crashes.Add(1)
 	}
-	if crash || mr.mode != target.ClassicEOS {
+	stopping := false
+	select {
+	case <-mr.stopWorkers:
+		stopping = true
+	default:
+	}
+	switch {
+	case stopping && !crash:
+		// No successor will fence this worker's producer, so its open
+		// transaction (a fenced member leaves its producer's transaction
+		// open) would hang until its timeout: close it, which aborts.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = wl.w.Close(cctx)
+		cancel()
+		if wl.open {
+			mr.ledger.endTxn(wl.txnIdx, outcomeUnknown)
+		}
+		return errExit
+	case crash || mr.mode != target.ClassicEOS:
 		wl.w.Crash()
-	} else {
+	default:
 		// Fix (issue 7, found against Kafka 4.4.0): a classic-eos worker
 		// replaced after a fencing or rebalance error closes its clients,
 		// as an application does after a ProducerFencedException. Dropped
@@ -259,6 +293,8 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 
 	switch mr.mode {
 	case target.Implicit:
+		// The next poll (or the close) accepts these records.
+		wl.implicitTags = appendTags(wl.implicitTags[:0], recs)
 		if err := wl.produce(ctx, accepted); err != nil {
 			return wl.failed(ctx, err)
 		}
@@ -316,15 +352,17 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 			return err
 		}
 		if err := wl.w.StageAcks(ctx, accepted, target.AckAccept); err != nil {
+			mr.ledger.setAck(wl.tags(accepted), ackAccept, fateFailed)
 			return wl.abortTxn(ctx, err)
 		}
+		mr.ledger.stageAcks(wl.tags(accepted), ackAccept, wl.txnIdx)
 		if len(rejected) > 0 {
 			if err := wl.w.StageAcks(ctx, rejected, target.AckReject); err != nil {
+				mr.ledger.setAck(wl.tags(rejected), ackReject, fateFailed)
 				return wl.abortTxn(ctx, err)
 			}
-			for _, r := range rejected {
-				wl.noteReject(r)
-			}
+			mr.ledger.stageAcks(wl.tags(rejected), ackReject, wl.txnIdx)
+			wl.stagedRejects = appendTags(wl.stagedRejects, rejected)
 		}
 		if err := wl.crashAt(ctx, PhaseAfterStage); err != nil {
 			return err
@@ -343,13 +381,39 @@ func (wl *workerLoop) beginTxn(at time.Time) {
 	wl.open, wl.txnStart, wl.txnCount = true, at, 0
 	wl.txnSeq++
 	_, wl.epoch = wl.w.TxnInfo()
+	var pid int64
+	if p, ok := wl.w.(target.ProducerIDer); ok {
+		pid = p.ProducerID()
+	}
+	wl.txnIdx = wl.mr.ledger.beginTxn(wl.id, wl.inc<<32|wl.txnSeq, pid, wl.epoch)
+	wl.stagedRejects = wl.stagedRejects[:0]
 	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
 }
 
-func (wl *workerLoop) noteReject(r *target.Record) {
-	if h, err := readInput(r.Value); err == nil {
-		wl.mr.ledger.reject(h.ID)
+// tags returns the ledger tags of recs, in a buffer reused until the next
+// call.
+func (wl *workerLoop) tags(recs []*target.Record) []int64 {
+	wl.tagBuf = appendTags(wl.tagBuf[:0], recs)
+	return wl.tagBuf
+}
+
+func appendTags(dst []int64, recs []*target.Record) []int64 {
+	for _, r := range recs {
+		dst = append(dst, r.Tag)
 	}
+	return dst
+}
+
+// ackFate is the fate of an acknowledgement whose call returned err: a
+// call cut short by the context may or may not have landed.
+func ackFate(err error) uint8 {
+	switch {
+	case err == nil:
+		return fateCommitted
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return fateUnknown
+	}
+	return fateFailed
 }
 
 // ack acknowledges (explicit and deferred) and records the commit latency.
@@ -357,13 +421,10 @@ func (wl *workerLoop) ack(ctx context.Context, pollAt time.Time, accepted, rejec
 	mr := wl.mr
 	t0 := time.Now()
 	err := wl.w.Ack(ctx, accepted, target.AckAccept)
+	mr.ledger.setAck(wl.tags(accepted), ackAccept, ackFate(err))
 	if err == nil && len(rejected) > 0 {
 		err = wl.w.Ack(ctx, rejected, target.AckReject)
-		if err == nil {
-			for _, r := range rejected {
-				wl.noteReject(r)
-			}
-		}
+		mr.ledger.setAck(wl.tags(rejected), ackReject, ackFate(err))
 	}
 	done := time.Now()
 	if err != nil {
@@ -408,6 +469,9 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*target.Record) error 
 			if mr.mode.Transactional() {
 				wl.sink = append(wl.sink, o)
 				wl.intended = append(wl.intended, h.IntendedNs)
+				if wl.open {
+					mr.ledger.txnOutputs(wl.txnIdx, 1)
+				}
 				continue
 			}
 			o.visible = mr.sinceStart(now)
@@ -447,7 +511,13 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*target.Record) error 
 		wl.outRecs[i] = target.Record{Topic: mr.tcfg.OutputTopic, Partition: r.Partition % nout, Value: v}
 		outs[i] = &wl.outRecs[i]
 	}
-	return wl.w.Produce(ctx, outs)
+	if err := wl.w.Produce(ctx, outs); err != nil {
+		return err
+	}
+	if wl.open {
+		mr.ledger.txnOutputs(wl.txnIdx, len(outs))
+	}
+	return nil
 }
 
 // abortChosen draws whether to abort this transaction on purpose.
@@ -479,9 +549,13 @@ func (wl *workerLoop) maybeCommit(ctx context.Context, force bool) error {
 		_ = wl.w.Renew(ctx, wl.held)
 	}
 	t0 := time.Now()
+	wl.mr.ledger.commitSent(wl.txnIdx)
 	if err := wl.w.Commit(ctx); err != nil {
 		return wl.abortTxn(ctx, err)
 	}
+	wl.mr.ledger.endTxn(wl.txnIdx, outcomeCommitted)
+	wl.mr.ledger.rejectStaged(wl.stagedRejects)
+	wl.stagedRejects = wl.stagedRejects[:0]
 	start := wl.txnStart
 	wl.committed(t0)
 	if wl.mr.mode == target.Deferred {
@@ -528,12 +602,14 @@ func (wl *workerLoop) abortTxn(ctx context.Context, cause error) error {
 	if err := wl.w.Abort(ctx); err != nil {
 		return wl.failed(ctx, err)
 	}
+	mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
 	mr.aborts.Add(1)
 	mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
 	if len(wl.held) > 0 {
 		// Deferred: release the records now so they are redelivered at
 		// once rather than at lock expiry.
-		_ = wl.w.Ack(ctx, wl.held, target.AckRelease)
+		err := wl.w.Ack(ctx, wl.held, target.AckRelease)
+		mr.ledger.setAck(wl.tags(wl.held), ackRelease, ackFate(err))
 	}
 	wl.held, wl.heldAccepted, wl.heldRejected = nil, nil, nil
 	return nil
@@ -549,6 +625,11 @@ func (wl *workerLoop) shutdown(ctx context.Context) {
 	wl.stopping = true
 	if wl.open {
 		_ = wl.maybeCommit(ctx, true)
+	}
+	if len(wl.implicitTags) > 0 {
+		// Closing accepts the last poll's records; whether it did, the
+		// close does not say.
+		wl.mr.ledger.setAck(wl.implicitTags, ackAccept, fateUnknown)
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()

@@ -204,7 +204,9 @@ func findings(rd *runData, mode string) []Finding {
 			out = append(out, Finding{Run: rd.label, Mode: mode, Repeat: rp.m.Repeat, Kind: k, Count: v.Counts[k]})
 		}
 		if !v.Pass && len(v.Forbidden) == 0 {
-			out = append(out, Finding{Run: rd.label, Mode: mode, Repeat: rp.m.Repeat})
+			// INCONCLUSIVE (or an incomplete verdict): no proof, so the
+			// candidate cannot pass.
+			out = append(out, Finding{Run: rd.label, Mode: mode, Repeat: rp.m.Repeat, Kind: strings.ToLower(v.VerdictName())})
 		}
 	}
 	return out

@@ -273,6 +273,8 @@ func isInformational(kind string) bool { return slices.Contains(informationalKin
 // verdict is a mode's verifier outcome summed over its repeats.
 type verdict struct {
 	verified, failed int // repeats with a verification; of those, failed
+	inconclusive     int // repeats whose verdict is INCONCLUSIVE
+	unjudged         int64
 	repeats          int
 	counts           map[string]int64
 	forbidden        []string // kinds forbidden and found, sorted
@@ -291,8 +293,12 @@ func verdictOf(md *modeData) verdict {
 			continue
 		}
 		v.verified++
-		if !vr.Pass || len(vr.Forbidden) > 0 {
+		switch {
+		case len(vr.Forbidden) > 0 || !vr.Pass && !vr.Inconclusive():
 			v.failed++
+		case vr.Inconclusive():
+			v.inconclusive++
+			v.unjudged += vr.Unjudged
 		}
 		for k, n := range vr.Counts {
 			v.counts[k] += n

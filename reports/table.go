@@ -147,6 +147,13 @@ func verdictText(v verdict) (text, class string) {
 		}
 		return text, "fail"
 	}
+	if v.inconclusive > 0 {
+		text = fmt.Sprintf("INCONCLUSIVE: %d unjudged", v.unjudged)
+		if v.repeats > 1 {
+			text += fmt.Sprintf(" (%d of %d repeats)", v.inconclusive, v.verified)
+		}
+		return text, "fail"
+	}
 	text = "PASS"
 	var allowed []string
 	for _, k := range anomalyKinds {

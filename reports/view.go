@@ -285,13 +285,16 @@ func witnessRowOf(w result.Witness) witnessRow {
 
 // overallVerdict sums up the verifier over every run and mode.
 func overallVerdict(runs []*runData) (text, class string) {
-	var failed []string
+	var failed, unjudged []string
 	verified := false
 	for _, rd := range runs {
 		for _, md := range rd.modes {
 			v := verdictOf(md)
 			if v.verified > 0 {
 				verified = true
+			}
+			if v.failed == 0 && v.inconclusive > 0 {
+				unjudged = append(unjudged, md.mode)
 			}
 			if v.failed > 0 {
 				s := md.mode
@@ -308,6 +311,8 @@ func overallVerdict(runs []*runData) (text, class string) {
 	switch {
 	case len(failed) > 0:
 		return "Exactly-once verifier: FAIL — " + strings.Join(failed, "; "), "fail"
+	case len(unjudged) > 0:
+		return "Exactly-once verifier: INCONCLUSIVE — the verifier could not judge " + strings.Join(unjudged, ", ") + " (the drain timed out, or inputs it could not judge)", "fail"
 	case verified:
 		return "Exactly-once verifier: PASS — no mode shows an anomaly it does not allow", "pass"
 	}

@@ -24,6 +24,9 @@ const (
 	ExitUsage      = 2 // bad flags, bad workload, bad input file
 	ExitAnomaly    = 3 // a forbidden exactly-once anomaly was found
 	ExitRegression = 4 // the gate found a significant regression
+	// ExitInconclusive: no forbidden anomaly, but the verifier could not
+	// judge the run (a drain that timed out, inputs it could not judge).
+	ExitInconclusive = 5
 )
 
 // exitError carries an exit code with its message.
@@ -118,7 +121,14 @@ func mainUsage(w io.Writer, all []command) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nExamples:\n  sharebench run                         # every mode, built-in 'quick' workload, embedded engine\n  sharebench run --workload chaos --modes transactional,explicit\n  sharebench run --target kafka --brokers 127.0.0.1:9092\n\nRun 'sharebench COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "\n"+exitCodesHelp)
 }
+
+// exitCodesHelp is the exit-code table every --help prints.
+const exitCodesHelp = `Exit codes: 0 ok · 1 runtime error · 2 bad usage or input (flag, workload, ledger) ·
+  3 a forbidden exactly-once anomaly · 4 the gate found a regression ·
+  5 inconclusive: no forbidden anomaly, but the verifier could not judge the run
+    (the drain timed out, or inputs it could not judge; the notes say which)`
 
 // newFlags returns a flag set whose usage prints the command's examples.
 func newFlags(env *Env, name, usage, examples string) *pflag.FlagSet {
@@ -133,6 +143,7 @@ func newFlags(env *Env, name, usage, examples string) *pflag.FlagSet {
 		if examples != "" {
 			fmt.Fprintf(env.Stdout, "\nExamples:\n%s\n", examples)
 		}
+		fmt.Fprintf(env.Stdout, "\n%s\n", exitCodesHelp)
 	}
 	return fs
 }

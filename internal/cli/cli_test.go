@@ -390,3 +390,58 @@ func TestVersionAndHelp(t *testing.T) {
 		t.Errorf("run --help: %v", o)
 	}
 }
+
+// TestRunInconclusive: a drain too short to finish leaves inputs unjudged;
+// the run says INCONCLUSIVE in the table and exits 5, and verify on its
+// dumped ledgers agrees.
+func TestRunInconclusive(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	o := sharebench(t, "run", "--workload", "testdata/backlog.yaml", "--out", out, "--quiet", "--no-report", "--seed", "3", "--dump-ledgers")
+	if o.code != cli.ExitInconclusive {
+		t.Fatalf("run: exit %d, want %d (inconclusive)\n%v", o.code, cli.ExitInconclusive, o)
+	}
+	if !strings.Contains(o.stdout, "INCONCLUSIVE") || !strings.Contains(o.stderr, "inconclusive") {
+		t.Errorf("the table or the error line does not say inconclusive:\n%v", o)
+	}
+	r, err := result.Read(filepath.Join(out, result.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Modes[0]; !m.DrainTimedOut || m.Verify == nil || m.Verify.Verdict != "INCONCLUSIVE" || m.Verify.Pass {
+		t.Fatalf("mode %s: drain timed out %v, verdict %+v", m.Mode, m.DrainTimedOut, m.Verify)
+	}
+	if v := sharebench(t, "verify", "--in", out); v.code != cli.ExitInconclusive || !strings.Contains(v.stdout, "INCONCLUSIVE") {
+		t.Errorf("verify: %v", v)
+	}
+}
+
+// TestVerifyJudgesEachModeOnItsOwn: a corrupt ledger in one mode's
+// directory is reported with its file and line, the other modes are still
+// judged, and the exit code is 2.
+func TestVerifyJudgesEachModeOnItsOwn(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	if o := sharebench(t, "run", "--workload", tinyWorkload, "--out", out, "--quiet", "--no-report", "--seed", "5", "--dump-ledgers"); o.code != cli.ExitOK {
+		t.Fatalf("run: %v", o)
+	}
+	bad := filepath.Join(out, "ledgers", "explicit", "inputs.jsonl")
+	b, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"ACKNOWLEDGED"`), []byte(`"BOGUS"`), 1)
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := sharebench(t, "verify", "--in", out)
+	if v.code != cli.ExitUsage {
+		t.Fatalf("verify: exit %d, want %d\n%v", v.code, cli.ExitUsage, v)
+	}
+	if !strings.Contains(v.stdout, "verify explicit: not judged") || !strings.Contains(v.stdout, "inputs.jsonl:1: final_state \"BOGUS\"") {
+		t.Errorf("the broken mode is not reported with its file and line:\n%v", v)
+	}
+	if !strings.Contains(v.stdout, "verify transactional: PASS") {
+		t.Errorf("the intact mode was not judged:\n%v", v)
+	}
+}

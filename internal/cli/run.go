@@ -168,9 +168,13 @@ var reportHook func(runDir, outDir string) error
 // runVerdict maps the result to the exit code: 3 for a forbidden
 // exactly-once anomaly, 1 for a mode that failed to run.
 func runVerdict(res *result.Result, f runFlags) error {
-	var failed, errs []string
+	var failed, unjudged, errs []string
 	for _, m := range res.Modes {
-		if m.Verify != nil && !m.Verify.Pass {
+		switch {
+		case m.Verify == nil:
+		case m.Verify.Inconclusive():
+			unjudged = append(unjudged, fmt.Sprintf("%s (%s)", m.Mode, inconclusiveWhy(m)))
+		case !m.Verify.Pass:
 			failed = append(failed, fmt.Sprintf("%s (%s)", m.Mode, strings.Join(m.Verify.Forbidden, ", ")))
 		}
 		if m.Error != "" {
@@ -184,7 +188,27 @@ func runVerdict(res *result.Result, f runFlags) error {
 	if len(errs) > 0 {
 		return withCode(ExitRuntime, fmt.Errorf("%s", strings.Join(errs, "; ")))
 	}
+	if len(unjudged) > 0 {
+		return withCode(ExitInconclusive, fmt.Errorf("inconclusive: the verifier could not judge %s; a longer --drain or a target that reports share state settles it (details in %s, reproduce with --seed %d)",
+			strings.Join(unjudged, "; "), filepath.Join(f.out, result.FileName), f.seed))
+	}
 	return nil
+}
+
+// inconclusiveWhy says why a mode's verdict is INCONCLUSIVE.
+func inconclusiveWhy(m result.ModeResult) string {
+	var why []string
+	if m.DrainTimedOut {
+		why = append(why, "drain timed out")
+	}
+	reasons := make([]string, 0, len(m.Verify.UnjudgedReasons))
+	for r, n := range m.Verify.UnjudgedReasons {
+		if n > 0 {
+			reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
+		}
+	}
+	sort.Strings(reasons)
+	return strings.Join(append(why, reasons...), "; ")
 }
 
 // reproFlags lists the flags that shape the run, for the repro line.
@@ -345,26 +369,34 @@ func verifyCmd(env *Env, args []string) error {
 	if len(names) == 0 {
 		return usageErr("no ledgers for mode %q under %s", *only, dir)
 	}
-	failed := false
+	// Each mode is judged on its own: a broken ledger is reported and the
+	// other modes are still verified. The exit code is the worst outcome:
+	// an anomaly (3), then a ledger that cannot be read (2), then an
+	// inconclusive verdict (5).
+	var failed, broken, unjudged []string
 	for _, name := range names {
-		mode := strings.SplitN(name, "-r", 2)[0]
-		if mode == "classic" {
-			mode = name
-		}
-		if _, err := verify.Allowed(modeOf(name)); err == nil {
-			mode = modeOf(name)
-		}
+		mode := modeOf(name)
 		v, err := verify.VerifyDir(mode, filepath.Join(dir, name), verify.Options{DeliveryLimit: dl})
 		if err != nil {
-			return usageErr("%v", err)
+			fmt.Fprintf(env.Stdout, "verify %s: not judged: %v\n", name, err)
+			broken = append(broken, name)
+			continue
 		}
 		verify.Format(env.Stdout, name, v)
-		if !v.Pass {
-			failed = true
+		switch {
+		case v.Inconclusive():
+			unjudged = append(unjudged, name)
+		case !v.Pass:
+			failed = append(failed, name)
 		}
 	}
-	if failed {
-		return withCode(ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies found"))
+	switch {
+	case len(failed) > 0:
+		return withCode(ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(failed, ", ")))
+	case len(broken) > 0:
+		return usageErr("ledgers of %s cannot be read (see above); re-run with --dump-ledgers", strings.Join(broken, ", "))
+	case len(unjudged) > 0:
+		return withCode(ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
 	}
 	return nil
 }

@@ -46,6 +46,13 @@ var mutants = []struct{ id, breaks string }{
 	{"sweep-skips-timed-out", "the timeout sweep never aborts a transaction"},
 	{"fence-keeps-open-txn", "fencing a producer leaves its open transaction behind"},
 	{"window-unbounded", "acquisition ignores share.partition.max.record.locks"},
+	{"commit-marker-dropped", "every tenth commit marker on a partition log never lands"},
+	{"reject-commits-as-accept", "a staged reject commits as an accept"},
+	{"abort-keeps-one-visible", "an abort marker leaves one record of the transaction visible"},
+	{"marker-ends-other-producer", "a commit marker also ends another producer's open transaction on the partition"},
+	{"lso-past-open-one-partition", "one partition log in four advances its LSO past open transactions"},
+	{"commit-redelivers", "a commit marker makes some accepted records AVAILABLE again"},
+	{"read-returns-foreign-record", "a read_committed fetch returns a record of somewhere else in place of one in 97"},
 }
 
 const (

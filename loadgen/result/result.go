@@ -94,6 +94,8 @@ type ModeResult struct {
 
 	DrainNs       int64 `json:"drain_ns"`
 	DrainTimedOut bool  `json:"drain_timed_out"`
+	// DrainNote says what was left when the drain timed out.
+	DrainNote string `json:"drain_note,omitempty"`
 	// SendLagWarning is set when the schedule was not met.
 	SendLagWarning string `json:"send_lag_warning,omitempty"`
 
@@ -150,7 +152,9 @@ type FaultEvent struct {
 
 // Verification is the verifier's verdict for one mode.
 type Verification struct {
-	Pass bool `json:"pass"`
+	// Verdict is PASS, FAIL or INCONCLUSIVE; Pass is true for PASS only.
+	Verdict string `json:"verdict"`
+	Pass    bool   `json:"pass"`
 	// Allowed lists the anomaly kinds this mode allows.
 	Allowed []string `json:"allowed"`
 	// Counts holds every anomaly and informational kind found.
@@ -159,15 +163,44 @@ type Verification struct {
 	Forbidden []string `json:"forbidden,omitempty"`
 	// Witnesses holds up to N findings per kind.
 	Witnesses map[string][]Witness `json:"witnesses,omitempty"`
-	// Inputs and Outputs counted by the verifier.
-	Inputs  int64    `json:"inputs"`
-	Outputs int64    `json:"outputs"`
-	Notes   []string `json:"notes,omitempty"`
+	// Unjudged counts the inputs the verifier could not judge, by reason;
+	// any makes the verdict INCONCLUSIVE unless it is FAIL.
+	Unjudged        int64            `json:"unjudged,omitempty"`
+	UnjudgedReasons map[string]int64 `json:"unjudged_reasons,omitempty"`
+	// Inputs, Outputs and Deliveries counted by the verifier.
+	Inputs     int64    `json:"inputs"`
+	Outputs    int64    `json:"outputs"`
+	Deliveries int64    `json:"deliveries,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+}
+
+// Inconclusive reports whether the verdict is INCONCLUSIVE (a file written
+// before verdicts existed has none: it is PASS or FAIL by Pass).
+func (v *Verification) Inconclusive() bool { return v != nil && v.Verdict == "INCONCLUSIVE" }
+
+// VerdictName returns the verdict, deriving it from Pass for a file that
+// predates verdicts.
+func (v *Verification) VerdictName() string {
+	switch {
+	case v == nil:
+		return ""
+	case v.Verdict != "":
+		return v.Verdict
+	case v.Pass:
+		return "PASS"
+	}
+	return "FAIL"
 }
 
 // Witness is evidence for one finding.
 type Witness struct {
-	Kind          string      `json:"kind"`
+	Kind            string `json:"kind"`
+	TransactionalID string `json:"transactional_id,omitempty"`
+	ProducerID      int64  `json:"producer_id,omitempty"`
+	Epoch           int16  `json:"epoch,omitempty"`
+	// Candidates names the kinds a finding could be when the evidence
+	// cannot tell them apart.
+	Candidates    []string    `json:"candidates,omitempty"`
 	InputID       uint64      `json:"id"`
 	Partition     int32       `json:"partition"`
 	Offset        int64       `json:"offset"`
@@ -182,9 +215,16 @@ type OutputRef struct {
 	Partition       int32  `json:"partition"`
 	Offset          int64  `json:"offset"`
 	TransactionalID string `json:"transactional_id,omitempty"`
+	ProducerID      int64  `json:"producer_id,omitempty"`
 	Epoch           int16  `json:"epoch"`
+	TxnSeq          int64  `json:"txn_seq,omitempty"`
 	Committed       bool   `json:"committed"`
-	VisibleNs       int64  `json:"visible_ns"`
+	// Marker and MarkerEpoch: the transaction marker that followed it.
+	Marker      string `json:"marker,omitempty"`
+	MarkerEpoch int16  `json:"marker_epoch,omitempty"`
+	// TxnOutcome: what the client was told of its transaction.
+	TxnOutcome string `json:"txn_outcome,omitempty"`
+	VisibleNs  int64  `json:"visible_ns"`
 }
 
 // ErrSchema is wrapped by errors for a file that is not a v1 result.

@@ -113,10 +113,31 @@ type Record struct {
 	// Aborted is set by readers of targets that know a record belongs to
 	// an aborted transaction (Info.ReportsAborted).
 	Aborted bool
+	// ProducerID, ProducerEpoch and Transactional describe the batch the
+	// record came in, where a reader knows them (0, -1, false otherwise).
+	ProducerID    int64
+	ProducerEpoch int16
+	Transactional bool
+	// Control is set on a transaction marker returned by a marker reader
+	// (MarkerReader); such a record has no key or value.
+	Control Control
+	// Tag is the caller's: loadgen's bookkeeping for a polled record.
+	// Targets never read it and leave it zero in records they return.
+	Tag int64
 	// Handle is target-private (for example the *kgo.Record a share ack
 	// needs). loadgen passes it back untouched.
 	Handle any
 }
+
+// Control says whether a record is a transaction marker, and which.
+type Control int8
+
+// Control values.
+const (
+	ControlNone   Control = iota // a data record
+	ControlCommit                // a commit marker
+	ControlAbort                 // an abort marker
+)
 
 // Config is what Setup creates and every later call uses.
 type Config struct {
@@ -236,6 +257,36 @@ type Reader interface {
 	// past the next Poll, so a target may reuse their memory.
 	Poll(ctx context.Context) ([]*Record, error)
 	Close() error
+}
+
+// MarkerReader is implemented by targets whose read_uncommitted readers can
+// also return transaction markers (Record.Control), as Kafka's fetch
+// returns control batches: with them a client can tell, record by record,
+// which transactions committed and which aborted or are still open.
+type MarkerReader interface {
+	NewMarkerReader(ctx context.Context, cfg Config, topic string) (Reader, error)
+}
+
+// OpenTransaction is a transaction open on a partition.
+type OpenTransaction struct {
+	Partition       int32
+	ProducerID      int64
+	ProducerEpoch   int16
+	FirstOffset     int64
+	TransactionalID string // when known
+}
+
+// TransactionInspector is implemented by targets that can list the
+// transactions open on a topic's partitions (the engine's introspection;
+// Kafka's DescribeProducers).
+type TransactionInspector interface {
+	OpenTransactions(ctx context.Context, cfg Config, topic string) ([]OpenTransaction, error)
+}
+
+// ProducerIDer is implemented by workers that know their transactional
+// producer's id.
+type ProducerIDer interface {
+	ProducerID() int64
 }
 
 // RecordState is the final share state of one source record.

@@ -61,6 +61,74 @@ func fastInput(line []byte, in *Input) bool {
 	})
 }
 
+// decodeDelivery decodes one deliveries.jsonl line into d.
+func decodeDelivery(line []byte, d *Delivery) error {
+	*d = Delivery{}
+	if fastDelivery(line, d) {
+		return nil
+	}
+	*d = Delivery{}
+	return json.Unmarshal(line, d)
+}
+
+func fastDelivery(line []byte, d *Delivery) bool {
+	return scanObject(line, func(key, val []byte, kind byte) bool {
+		var ok bool
+		var n int64
+		switch string(key) {
+		case "id":
+			d.InputID, ok = kindUint(kind, val)
+		case "worker":
+			n, ok = kindInt(kind, val, math.MinInt, math.MaxInt)
+			d.Worker = int(n)
+		case "at_ns":
+			d.AtNs, ok = kindInt(kind, val, math.MinInt64, math.MaxInt64)
+		case "delivery_count":
+			n, ok = kindInt(kind, val, math.MinInt, math.MaxInt)
+			d.DeliveryCount = int(n)
+		case "ack":
+			d.Ack, ok = enumString(val), kind == kindString
+		case "ack_outcome":
+			d.AckOutcome, ok = enumString(val), kind == kindString
+		case "transactional_id":
+			d.TransactionalID, ok = string(val), kind == kindString
+		case "txn_seq":
+			d.TxnSeq, ok = kindInt(kind, val, math.MinInt64, math.MaxInt64)
+		}
+		return ok
+	})
+}
+
+// enumString returns b as a string, without allocating for the ledger's
+// enumerated values.
+func enumString(b []byte) string {
+	switch string(b) {
+	case AckNone:
+		return AckNone
+	case AckAccept:
+		return AckAccept
+	case AckReject:
+		return AckReject
+	case AckRelease:
+		return AckRelease
+	case AckCommitted:
+		return AckCommitted
+	case AckAborted:
+		return AckAborted
+	case AckFailed:
+		return AckFailed
+	case AckUnknown:
+		return AckUnknown
+	case MarkerCommit:
+		return MarkerCommit
+	case MarkerAbort:
+		return MarkerAbort
+	case MarkerOpen:
+		return MarkerOpen
+	}
+	return string(b)
+}
+
 func fastOutput(line []byte, o *Output) bool {
 	return scanObject(line, func(key, val []byte, kind byte) bool {
 		var ok bool
@@ -83,6 +151,19 @@ func fastOutput(line []byte, o *Output) bool {
 		case "txn_size":
 			n, ok = kindInt(kind, val, math.MinInt, math.MaxInt)
 			o.TxnSize = int(n)
+		case "producer_id":
+			o.ProducerID, ok = kindInt(kind, val, math.MinInt64, math.MaxInt64)
+		case "txn_outcome":
+			o.TxnOutcome, ok = enumString(val), kind == kindString
+		case "commit_sent":
+			o.CommitSent, ok = kindBool(kind)
+		case "read_uncommitted":
+			o.Uncommitted, ok = kindBool(kind)
+		case "marker":
+			o.Marker, ok = enumString(val), kind == kindString
+		case "marker_epoch":
+			n, ok = kindInt(kind, val, math.MinInt16, math.MaxInt16)
+			o.MarkerEpoch = int16(n)
 		case "committed":
 			o.Committed, ok = kindBool(kind)
 		case "aborted":
@@ -109,6 +190,8 @@ func state(b []byte) string {
 		return StateTxPending
 	case StateUnknown:
 		return StateUnknown
+	case "":
+		return ""
 	}
 	return string(b)
 }

@@ -9,14 +9,17 @@
 //
 //	v := verify.New("transactional", verify.Options{DeliveryLimit: 5})
 //	for _, in := range inputs { v.AddInput(in) }
+//	for _, d := range deliveries { v.AddDelivery(d) }
 //	for _, out := range outputs { v.AddOutput(out) }
-//	res := v.Finish() // *result.Verification, res.Pass is the verdict
+//	res := v.Finish() // *result.Verification: res.Verdict is PASS, FAIL or INCONCLUSIVE
 //
 // VerifyDir does the same for the ledgers that --dump-ledgers writes
-// (inputs.jsonl and outputs.jsonl in one directory, one JSON object per
-// line; ids start at 1), ReadLedgers streams them into an existing Verifier,
-// Encoder and WriteInputs/WriteOutputs/WriteLedgers write them, and Format
-// prints a verdict for people.
+// (ledger.json, and inputs.jsonl, deliveries.jsonl and outputs.jsonl in one
+// directory, one JSON object per line; ids start at 1), refusing a ledger
+// it cannot trust with a *LedgerError naming the file and line;
+// ReadLedgers streams them into an existing Verifier, Encoder, WriteMeta
+// and WriteInputs/WriteOutputs/WriteLedgers write them, and Format prints a
+// verdict for people. docs/verifier.md describes the schema field by field.
 //
 // It is a leaf package: it imports nothing of sharebench but the result
 // schema, so the load generator, the reports and the simulator can all use it.
@@ -53,10 +56,20 @@
 // (the worker rejected the record on purpose).
 //
 // A record with no final state that is not below SPSO (a target that
-// cannot report share state) is judged neither lost nor unresolved: nothing
-// says whether it is terminal. The verdict notes how many there were; its
-// outputs are still checked for duplicates, aborted reads and torn
-// transactions.
+// cannot report share state) and whose acknowledgement never took effect
+// is judged neither lost nor unresolved: nothing says whether it is
+// terminal. It is left unjudged, and any unjudged input, or a drain that
+// timed out, makes the verdict INCONCLUSIVE (never PASS); its outputs are
+// still checked for duplicates, aborted reads and torn transactions. A
+// record a worker's accept or reject took effect on is terminal whatever
+// the start offset says.
+//
+// With deliveries recorded (the v2 ledger), a reject counts only when it
+// took effect, the delivery count for the limit is the highest the broker
+// reported or the deliveries that certainly counted, and an output is known
+// aborted when an abort marker followed it, the client was told so, or the
+// client never asked to commit its transaction. Transactions left open
+// after the drain (AddOpenTransaction) are hanging-transaction findings.
 //
 // Without a delivery limit (Options.DeliveryLimit 0) over-delivered is not
 // checked and every archived, unrejected record counts as archived-at-limit;
@@ -99,14 +112,15 @@
 //
 // # Memory
 //
-// The verifier keeps no Input or Output values. Per input id it keeps a
-// 24-byte record (partition, offset, state, delivery count, flags and the
-// head of a chain of its outputs); per output a 48-byte record (where it is,
-// its transaction, when it became visible, the next output of the same id).
+// The verifier keeps no Input, Output or Delivery values. Per input id it
+// keeps a 24-byte record (partition, offset, state, delivery counts, flags
+// and the head of a chain of its outputs), into which deliveries fold; per
+// output a 56-byte record (where it is, its transaction, its marker, when it
+// became visible, the next output of the same id).
 // Records live in fixed-size chunks indexed by id, so the dense ids the load
 // generator assigns cost no per-entry overhead; ids too sparse for chunks
 // fall back to a map (about 100 bytes per id). Ten million inputs with ten
-// million outputs hold about 690 MiB (72 bytes per input), whatever the
+// million outputs hold about 770 MiB (80 bytes per input), whatever the
 // transaction sizes; Finish adds 4 bytes per transactional output to sort
 // them into transactions. BenchmarkVerify and BenchmarkVerify10M measure it.
 // The long-lived records hold no pointers, so the garbage collector does not

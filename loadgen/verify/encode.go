@@ -19,8 +19,10 @@ import (
 // Ledger file names inside a ledger directory (ledgers/<mode>/ by the
 // load generator's --dump-ledgers).
 const (
-	InputsFile  = "inputs.jsonl"
-	OutputsFile = "outputs.jsonl"
+	InputsFile     = "inputs.jsonl"
+	OutputsFile    = "outputs.jsonl"
+	DeliveriesFile = "deliveries.jsonl"
+	MetaFile       = "ledger.json"
 )
 
 // Encoder writes ledger records as JSON lines, one record per line. It
@@ -40,6 +42,12 @@ func NewEncoder(w io.Writer) *Encoder {
 // EncodeInput writes one input record.
 func (e *Encoder) EncodeInput(in Input) error {
 	e.buf = append(AppendInput(e.buf[:0], in), '\n')
+	return e.write()
+}
+
+// EncodeDelivery writes one delivery record.
+func (e *Encoder) EncodeDelivery(d Delivery) error {
+	e.buf = append(AppendDelivery(e.buf[:0], d), '\n')
 	return e.write()
 }
 
@@ -143,6 +151,45 @@ func AppendInput(b []byte, in Input) []byte {
 	return append(b, '}')
 }
 
+// AppendDelivery appends d's JSON encoding (no newline) to b; the bytes
+// are what json.Marshal(d) returns.
+func AppendDelivery(b []byte, d Delivery) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendUint(b, d.InputID, 10)
+	b = append(b, `,"worker":`...)
+	b = strconv.AppendInt(b, int64(d.Worker), 10)
+	b = append(b, `,"at_ns":`...)
+	b = strconv.AppendInt(b, d.AtNs, 10)
+	b = append(b, `,"delivery_count":`...)
+	b = strconv.AppendInt(b, int64(d.DeliveryCount), 10)
+	b = append(b, `,"ack":`...)
+	b = appendString(b, d.Ack)
+	b = append(b, `,"ack_outcome":`...)
+	b = appendString(b, d.AckOutcome)
+	if d.TransactionalID != "" {
+		b = append(b, `,"transactional_id":`...)
+		b = appendString(b, d.TransactionalID)
+	}
+	if d.TxnSeq != 0 {
+		b = append(b, `,"txn_seq":`...)
+		b = strconv.AppendInt(b, d.TxnSeq, 10)
+	}
+	return append(b, '}')
+}
+
+// WriteMeta writes dir/ledger.json, setting its schema.
+func WriteMeta(dir string, m Meta) error {
+	m.Schema = LedgerSchema
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("verify: encoding %s: %w", MetaFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, MetaFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("verify: writing ledger: %w", err)
+	}
+	return nil
+}
+
 // AppendOutput appends o's JSON encoding (no newline) to b; the bytes are
 // what json.Marshal(o) returns.
 func AppendOutput(b []byte, o Output) []byte {
@@ -156,6 +203,10 @@ func AppendOutput(b []byte, o Output) []byte {
 		b = append(b, `,"transactional_id":`...)
 		b = appendString(b, o.TransactionalID)
 	}
+	if o.ProducerID != 0 {
+		b = append(b, `,"producer_id":`...)
+		b = strconv.AppendInt(b, o.ProducerID, 10)
+	}
 	b = append(b, `,"epoch":`...)
 	b = strconv.AppendInt(b, int64(o.Epoch), 10)
 	if o.TxnSeq != 0 {
@@ -166,8 +217,26 @@ func AppendOutput(b []byte, o Output) []byte {
 		b = append(b, `,"txn_size":`...)
 		b = strconv.AppendInt(b, int64(o.TxnSize), 10)
 	}
+	if o.TxnOutcome != "" {
+		b = append(b, `,"txn_outcome":`...)
+		b = appendString(b, o.TxnOutcome)
+	}
+	if o.CommitSent {
+		b = append(b, `,"commit_sent":true`...)
+	}
 	b = append(b, `,"committed":`...)
 	b = strconv.AppendBool(b, o.Committed)
+	if o.Uncommitted {
+		b = append(b, `,"read_uncommitted":true`...)
+	}
+	if o.Marker != "" {
+		b = append(b, `,"marker":`...)
+		b = appendString(b, o.Marker)
+	}
+	if o.MarkerEpoch != 0 {
+		b = append(b, `,"marker_epoch":`...)
+		b = strconv.AppendInt(b, int64(o.MarkerEpoch), 10)
+	}
 	if o.Aborted {
 		b = append(b, `,"aborted":true`...)
 	}

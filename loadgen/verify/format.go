@@ -36,13 +36,12 @@ func Format(w io.Writer, mode string, v *result.Verification) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	verdict := "PASS"
-	if !v.Pass {
-		verdict = "FAIL"
-	}
-	fmt.Fprintf(&b, "verify %s: %s (%d inputs, %d outputs", mode, verdict, v.Inputs, v.Outputs)
+	fmt.Fprintf(&b, "verify %s: %s (%d inputs, %d outputs", mode, v.VerdictName(), v.Inputs, v.Outputs)
 	if len(v.Forbidden) > 0 {
 		fmt.Fprintf(&b, "; forbidden: %s", strings.Join(v.Forbidden, ", "))
+	}
+	if v.Unjudged > 0 {
+		fmt.Fprintf(&b, "; %d unjudged", v.Unjudged)
 	}
 	b.WriteString(")\n")
 	allowed := "none"

@@ -30,9 +30,14 @@ type judge struct {
 	wanted map[uint32]uint64
 	buf    []uint32
 
-	// unjudged counts inputs with no final state that are not below SPSO.
-	unjudged      int64
-	unjudgedFirst uint64
+	// unjudged counts the inputs left unjudged, by reason, and the first
+	// id of each reason.
+	unjudged      map[string]int64
+	unjudgedFirst map[string]uint64
+	// observedCounts: with no count from the target, the deliveries
+	// workers observed stand for the delivery count (share groups only:
+	// a classic group refetches after every rebalance).
+	observedCounts bool
 }
 
 // tornFinding is a torn transaction waiting for its input id.
@@ -41,6 +46,10 @@ type tornFinding struct {
 	refs                        []uint32 // outputs the witness lists
 	outputs, committed, pending int64
 	aborted, size               int64
+	// markers: how many outputs a commit or an abort marker followed;
+	// clientCommitted: the client was told the transaction committed.
+	commitMarkers, abortMarkers int64
+	clientCommitted             bool
 }
 
 func newJudge(v *Verifier) *judge {
@@ -52,6 +61,27 @@ func newJudge(v *Verifier) *judge {
 		counts: make(map[string]int64),
 		wit:    make(map[string][]result.Witness),
 		wanted: make(map[uint32]uint64),
+
+		unjudged:      make(map[string]int64),
+		unjudgedFirst: make(map[string]uint64),
+
+		observedCounts: deliveryLimited(v.mode),
+	}
+}
+
+// leave records that id could not be judged, for reason.
+func (j *judge) leave(reason string, id uint64) {
+	if j.unjudged[reason] == 0 {
+		j.unjudgedFirst[reason] = id
+	}
+	j.unjudged[reason]++
+}
+
+// leaveWith is leave with a witness (kind unjudged) saying why.
+func (j *judge) leaveWith(reason string, id uint64, w result.Witness) {
+	j.leave(reason, id)
+	if len(j.wit[KindUnjudged]) < j.v.opts.MaxWitnesses {
+		j.add(w)
 	}
 }
 
@@ -59,6 +89,36 @@ func (j *judge) run() {
 	j.findTorn()
 	j.s.each(j.visit)
 	j.finishTorn()
+	j.hanging()
+}
+
+// hanging reports each transaction left open on an output partition,
+// once per (partition, producer id).
+func (j *judge) hanging() {
+	type key struct {
+		p   int32
+		pid int64
+	}
+	seen := map[key]bool{}
+	txns := slices.Clone(j.v.mu.openTxns)
+	slices.SortFunc(txns, func(a, b OpenTransaction) int {
+		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.FirstOffset, b.FirstOffset), cmp.Compare(a.ProducerID, b.ProducerID))
+	})
+	for _, t := range txns {
+		k := key{t.Partition, t.ProducerID}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if !j.find(KindHangingTransaction) {
+			continue
+		}
+		w := result.Witness{Kind: KindHangingTransaction, Partition: t.Partition, Offset: t.FirstOffset,
+			TransactionalID: t.TransactionalID, ProducerID: t.ProducerID, Epoch: t.Epoch}
+		w.Detail = fmt.Sprintf("after the drain a transaction of producer id %d epoch %d (transactional id %q) is open on output partition %d from offset %d (found by %s): it holds the last stable offset, so nothing after it becomes visible to read_committed; on Kafka, abort it with kafka-transactions.sh --bootstrap-server BROKER abort --topic TOPIC --partition %d --start-offset %d",
+			t.ProducerID, t.Epoch, t.TransactionalID, t.Partition, t.FirstOffset, t.Source, t.Partition, t.FirstOffset)
+		j.add(w)
+	}
 }
 
 // find counts one finding of kind and reports whether its witness is still
@@ -153,9 +213,27 @@ func (j *judge) txn(g []uint32) {
 		default:
 			f.aborted++
 		}
+		if o.flags&outMarkerCommit != 0 {
+			f.commitMarkers++
+		}
+		if o.flags&outMarkerAbort != 0 {
+			f.abortMarkers++
+		}
+		if o.flags&outClientCommitted != 0 {
+			f.clientCommitted = true
+		}
 		f.size = max(f.size, int64(o.txnSize))
 	}
-	if f.committed == 0 || (f.pending == 0 && (f.size == 0 || f.committed == f.size)) {
+	// A transaction is torn when it committed (a reader saw some of it, or
+	// the client was told so) and not all of it is visible: some outputs
+	// not visible, fewer visible than it wrote, or commit markers on some
+	// partitions and abort markers on others. A transaction nobody saw
+	// and the client did not commit is not torn (its inputs show up as
+	// lost or unresolved).
+	committedTxn := f.committed > 0 || f.clientCommitted || f.commitMarkers > 0
+	mixed := f.commitMarkers > 0 && f.abortMarkers > 0
+	incomplete := f.committed < f.outputs || (f.size > 0 && f.committed != f.size)
+	if !committedTxn || (!incomplete && !mixed) {
 		return
 	}
 	// The witnesses wait in j.torn until the id walk, so count them there.
@@ -211,6 +289,12 @@ func (j *judge) finishTorn() {
 		if f.size > 0 {
 			w.Detail += fmt.Sprintf("; it wrote %d", f.size)
 		}
+		if f.clientCommitted {
+			w.Detail += "; the client was told it committed"
+		}
+		if f.commitMarkers > 0 && f.abortMarkers > 0 {
+			w.Detail += fmt.Sprintf("; commit markers followed %d outputs and abort markers %d", f.commitMarkers, f.abortMarkers)
+		}
 		j.add(w)
 	}
 }
@@ -250,6 +334,9 @@ func (j *judge) visit(id uint64, r *rec) {
 				if o.txn != 0 {
 					w.Detail += fmt.Sprintf(" (transaction %q epoch %d seq %d)", j.names[o.txn], o.epoch, o.txnSeq)
 				}
+				if o.flags&^(outCommitted|outAborted|outUncommitted) != 0 {
+					w.Detail += ": " + abortedWhy(o)
+				}
 				j.add(w)
 			}
 		}
@@ -257,7 +344,11 @@ func (j *judge) visit(id uint64, r *rec) {
 	if r.flags&flagInput == 0 {
 		return
 	}
-	rejected := r.flags&flagRejected != 0
+	// A reject counts only when it took effect: the target archived the
+	// record by a reject, or the worker's reject was acknowledged or its
+	// transaction committed. A staged reject whose transaction aborted is
+	// nothing.
+	rejected := r.flags&(flagRejected|flagRejectCommitted) != 0
 	if rejected && j.find(KindRejected) {
 		w := j.inputWitness(KindRejected, id, r)
 		w.Detail = "rejected by the worker"
@@ -269,49 +360,117 @@ func (j *judge) visit(id uint64, r *rec) {
 		w.Detail = fmt.Sprintf("%d committed outputs for one input", committed)
 		j.add(w)
 	}
-	if j.limit > 0 && int(r.deliveries) > j.limit && j.find(KindOverDelivered) {
+	deliveries := int(r.deliveries)
+	if j.observedCounts {
+		deliveries = int(r.deliveryCount())
+	}
+	if j.limit > 0 && deliveries > j.limit && j.find(KindOverDelivered) {
 		w := j.inputWitness(KindOverDelivered, id, r)
 		w.Outputs = j.refs(j.buf, nil)
-		w.Detail = fmt.Sprintf("delivered %d times, limit %d", r.deliveries, j.limit)
+		w.Detail = fmt.Sprintf("delivered %d times, limit %d", deliveries, j.limit)
+		if r.observed > 0 {
+			w.Detail += fmt.Sprintf(" (%d deliveries observed by workers)", r.observed)
+		}
 		j.add(w)
 	}
+	accepted := r.flags&flagAcceptCommitted != 0
+	unknownAck := r.flags&flagAckUnknown != 0
+	if j.v.mu.deliveries == 0 {
+		// No deliveries recorded (a v1 ledger): a terminal record with no
+		// output is taken to have been accepted.
+		accepted = true
+	}
 	switch r.state {
-	case codeAcknowledged, codeUnknown:
-		if r.state == codeUnknown && r.flags&flagBelowSPSO == 0 {
-			// Nothing says whether it is terminal: judge neither lost nor
-			// unresolved, and say so in a note.
-			if j.unjudged == 0 {
-				j.unjudgedFirst = id
-			}
-			j.unjudged++
+	case codeAcknowledged:
+		if committed > 0 || j.v.mu.deliveries == 0 && rejected {
+			// Without deliveries (a v1 ledger) a worker's reject is taken
+			// at its word; with them, a reject that committed on a record
+			// the target acknowledged is the broker's error, and lost.
 			return
 		}
-		if rejected || committed > 0 || !j.find(KindLost) {
+		if !j.find(KindLost) {
 			return
 		}
 		w := j.inputWitness(KindLost, id, r)
 		w.Outputs = j.refs(j.buf, nil)
-		if r.state == codeAcknowledged {
-			w.Detail = "acknowledged but no committed output"
-		} else {
-			w.Detail = "below SPSO (terminal, state unknown) but no committed output"
+		w.Detail = "acknowledged but no committed output"
+		if r.flags&flagRejectCommitted != 0 {
+			w.Detail += "; the worker's reject committed, yet the record was acknowledged"
 		}
-		if pending > 0 {
-			w.Detail += fmt.Sprintf("; %d seen only uncommitted", pending)
-		}
-		if aborted > 0 {
-			w.Detail += fmt.Sprintf("; %d aborted", aborted)
-		}
+		j.lostDetail(&w, pending, aborted)
 		j.add(w)
+	case codeUnknown:
+		// A record the broker acknowledged a worker's accept or reject for
+		// is terminal whatever the start offset says (Kafka's reported
+		// start offset trails its acknowledgements).
+		ackedTerminal := j.v.mu.deliveries > 0 && r.flags&(flagAcceptCommitted|flagRejectCommitted) != 0
+		if r.flags&flagBelowSPSO == 0 && !ackedTerminal {
+			// Nothing says whether it is terminal: it cannot be judged
+			// lost or unresolved.
+			w := j.inputWitness(KindUnjudged, id, r)
+			w.Outputs = j.refs(j.buf, nil)
+			w.Detail = fmt.Sprintf("no final state and not below the share-partition start offset: terminal or not, nothing says (%d committed outputs)", committed)
+			j.leaveWith(UnjudgedNoState, id, w)
+			return
+		}
+		// Terminal (below SPSO, or acknowledged), exact state not reported.
+		if committed > 0 || rejected {
+			return
+		}
+		switch {
+		case accepted:
+			if j.find(KindLost) {
+				w := j.inputWitness(KindLost, id, r)
+				w.Outputs = j.refs(j.buf, nil)
+				w.Detail = "below SPSO (terminal, state unknown) but no committed output"
+				if j.v.mu.deliveries > 0 {
+					w.Detail = "below SPSO (terminal, state unknown), a worker's accept took effect, but no committed output"
+				}
+				j.lostDetail(&w, pending, aborted)
+				j.add(w)
+			}
+		case j.limit > 0 && deliveries >= j.limit && !unknownAck:
+			if j.find(KindArchivedAtLimit) {
+				w := j.inputWitness(KindArchivedAtLimit, id, r)
+				w.Outputs = j.refs(j.buf, nil)
+				w.Detail = fmt.Sprintf("below SPSO (terminal) after %d deliveries, limit %d, and no acknowledgement took effect: archived at the limit (the target does not report the state)", deliveries, j.limit)
+				j.add(w)
+			}
+		case unknownAck:
+			// The worker's accept may have landed (lost) or not (the broker
+			// archived it: at the limit, or not).
+			w := j.inputWitness(KindUnjudged, id, r)
+			w.Outputs = j.refs(j.buf, nil)
+			w.Candidates = []string{KindLost, KindArchivedAtLimit}
+			if j.limit > 0 && deliveries < j.limit {
+				w.Candidates = []string{KindLost, KindArchivedUnprocessed}
+			}
+			w.Detail = fmt.Sprintf("below SPSO (terminal), no committed output, and an acknowledgement was sent whose fate is unknown: %s or %s, which cannot be told apart without the record's state", w.Candidates[0], w.Candidates[1])
+			j.leaveWith(UnjudgedLostOrLimit, id, w)
+		case j.limit > 0:
+			if j.find(KindArchivedUnprocessed) {
+				w := j.inputWitness(KindArchivedUnprocessed, id, r)
+				w.Outputs = j.refs(j.buf, nil)
+				w.Detail = fmt.Sprintf("below SPSO (terminal) after %d of %d deliveries with no accept or reject taking effect: archived without being processed (the target does not report the state)", deliveries, j.limit)
+				j.add(w)
+			}
+		default:
+			if j.find(KindArchivedAtLimit) {
+				w := j.inputWitness(KindArchivedAtLimit, id, r)
+				w.Outputs = j.refs(j.buf, nil)
+				w.Detail = fmt.Sprintf("below SPSO (terminal) after %d deliveries with no acknowledgement taking effect; delivery limit unknown", deliveries)
+				j.add(w)
+			}
+		}
 	case codeArchived:
 		if rejected {
 			return
 		}
-		if j.limit > 0 && int(r.deliveries) < j.limit {
+		if j.limit > 0 && deliveries < j.limit {
 			if j.find(KindArchivedUnprocessed) {
 				w := j.inputWitness(KindArchivedUnprocessed, id, r)
 				w.Outputs = j.refs(j.buf, nil)
-				w.Detail = fmt.Sprintf("archived after %d of %d deliveries without a reject", r.deliveries, j.limit)
+				w.Detail = fmt.Sprintf("archived after %d of %d deliveries without a reject", deliveries, j.limit)
 				j.add(w)
 			}
 			return
@@ -320,13 +479,22 @@ func (j *judge) visit(id uint64, r *rec) {
 			w := j.inputWitness(KindArchivedAtLimit, id, r)
 			w.Outputs = j.refs(j.buf, nil)
 			if j.limit > 0 {
-				w.Detail = fmt.Sprintf("archived after %d deliveries, limit %d", r.deliveries, j.limit)
+				w.Detail = fmt.Sprintf("archived after %d deliveries, limit %d", deliveries, j.limit)
 			} else {
-				w.Detail = fmt.Sprintf("archived after %d deliveries without a reject; delivery limit unknown", r.deliveries)
+				w.Detail = fmt.Sprintf("archived after %d deliveries without a reject; delivery limit unknown", deliveries)
 			}
 			j.add(w)
 		}
 	default: // AVAILABLE, ACQUIRED, TX_PENDING, or a state the verifier does not know
+		if j.v.opts.DrainTimedOut && r.state != codeInvalid {
+			// The run stopped waiting before the record could finish: not
+			// an anomaly of the system, but nothing is proved about it.
+			w := j.inputWitness(KindUnjudged, id, r)
+			w.Outputs = j.refs(j.buf, nil)
+			w.Detail = fmt.Sprintf("state %s when the drain timed out: it may yet finish", stateName(r.state))
+			j.leaveWith(UnjudgedNotFinished, id, w)
+			return
+		}
 		if j.find(KindUnresolved) {
 			w := j.inputWitness(KindUnresolved, id, r)
 			w.Outputs = j.refs(j.buf, nil)
@@ -340,6 +508,16 @@ func (j *judge) visit(id uint64, r *rec) {
 	}
 }
 
+// lostDetail says what else was seen of a lost record's outputs.
+func (j *judge) lostDetail(w *result.Witness, pending, aborted int64) {
+	if pending > 0 {
+		w.Detail += fmt.Sprintf("; %d seen only uncommitted", pending)
+	}
+	if aborted > 0 {
+		w.Detail += fmt.Sprintf("; %d aborted", aborted)
+	}
+}
+
 // inputWitness starts a witness for id; r may be nil or have no input.
 func (j *judge) inputWitness(kind string, id uint64, r *rec) result.Witness {
 	w := result.Witness{Kind: kind, InputID: id}
@@ -348,6 +526,9 @@ func (j *judge) inputWitness(kind string, id uint64, r *rec) result.Witness {
 		w.Offset = r.offset
 		w.State = stateName(r.state)
 		w.DeliveryCount = int(r.deliveries)
+		if j.observedCounts {
+			w.DeliveryCount = int(r.deliveryCount())
+		}
 	}
 	return w
 }
@@ -372,12 +553,65 @@ func (j *judge) refs(idx []uint32, keep func(*out) bool) []result.OutputRef {
 			Partition:       o.partition,
 			Offset:          o.offset,
 			TransactionalID: j.names[o.txn],
+			ProducerID:      o.pid,
 			Epoch:           o.epoch,
+			TxnSeq:          o.txnSeq,
 			Committed:       o.committed(),
+			Marker:          markerName(o.flags),
+			MarkerEpoch:     o.markerEpoch,
+			TxnOutcome:      outcomeName(o.flags),
 			VisibleNs:       o.visibleNs,
 		})
 	}
 	return refs
+}
+
+func markerName(flags uint16) string {
+	switch {
+	case flags&outMarkerCommit != 0:
+		return MarkerCommit
+	case flags&outMarkerAbort != 0:
+		return MarkerAbort
+	case flags&outMarkerOpen != 0:
+		return MarkerOpen
+	}
+	return ""
+}
+
+func outcomeName(flags uint16) string {
+	switch {
+	case flags&outClientCommitted != 0:
+		return OutcomeCommitted
+	case flags&outClientAborted != 0:
+		return OutcomeAborted
+	case flags&outClientUnknown != 0:
+		return OutcomeUnknown
+	}
+	return ""
+}
+
+// abortedWhy says how an output is known to be aborted, naming the stale
+// epoch pattern: records of an old epoch that a later epoch's commit
+// marker made visible although their own transaction never committed.
+func abortedWhy(o *out) string {
+	var why []string
+	if o.flags&outMarkerAbort != 0 {
+		why = append(why, "an abort marker followed it")
+	}
+	if o.flags&outAborted != 0 {
+		why = append(why, "the target flags it aborted")
+	}
+	if o.flags&outClientAborted != 0 {
+		why = append(why, "the client was told its transaction aborted")
+	}
+	if o.flags&outClientUnknown != 0 && o.flags&outCommitSent == 0 {
+		why = append(why, "the client never asked to commit its transaction")
+	}
+	s := strings.Join(why, ", ")
+	if o.flags&outMarkerCommit != 0 && o.markerEpoch > o.epoch+1 {
+		s += fmt.Sprintf("; stale epoch: a record written at epoch %d was committed by a commit marker of epoch %d, a later transaction of the same producer", o.epoch, o.markerEpoch)
+	}
+	return s
 }
 
 // verdict builds the Verification from the counts and witnesses.
@@ -402,15 +636,55 @@ func (j *judge) verdict() *result.Verification {
 	if v.mu.dupInputs > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("verify: %d input records repeat an id already in the input ledger (first: id %d); the first record of each id was kept", v.mu.dupInputs, v.mu.dupFirst))
 	}
-	if j.unjudged > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("verify: %d inputs have no final state and are not below SPSO (first: id %d); lost and unresolved were not judged for them", j.unjudged, j.unjudgedFirst))
+	if v.mu.dupInputs > 0 {
+		j.unjudged[UnjudgedDuplicateID] += v.mu.dupInputs
 	}
 	if v.mu.invalid > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("verify: %d input records have a field the verifier cannot use (first: %s)", v.mu.invalid, v.mu.invalidMsg))
 	}
 	if v.mu.dropped > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("verify: %d outputs beyond the verifier's limit of %d were counted but not checked; the verdict is FAIL because it is incomplete", v.mu.dropped, j.s.limit()-1))
+		j.unjudged[UnjudgedOverflow] += v.mu.dropped
+		res.Notes = append(res.Notes, fmt.Sprintf("verify: %d outputs beyond the verifier's limit of %d were counted but not checked; the verdict is INCONCLUSIVE because it is incomplete", v.mu.dropped, j.s.limit()-1))
 	}
-	res.Pass = len(res.Forbidden) == 0 && v.mu.dropped == 0
+	reasons := make([]string, 0, len(j.unjudged))
+	for reason := range j.unjudged {
+		reasons = append(reasons, reason)
+	}
+	slices.Sort(reasons)
+	for _, reason := range reasons {
+		n := j.unjudged[reason]
+		res.Unjudged += n
+		if res.UnjudgedReasons == nil {
+			res.UnjudgedReasons = map[string]int64{}
+		}
+		res.UnjudgedReasons[reason] = n
+		msg := fmt.Sprintf("verify: %d left unjudged: %s", n, reason)
+		if id, ok := j.unjudgedFirst[reason]; ok {
+			msg += fmt.Sprintf(" (first: id %d)", id)
+		}
+		res.Notes = append(res.Notes, msg)
+	}
+	if v.opts.DrainTimedOut {
+		if res.UnjudgedReasons == nil {
+			res.UnjudgedReasons = map[string]int64{}
+		}
+		res.UnjudgedReasons[UnjudgedDrainTimeout] = 0
+		msg := "verify: the drain timed out: the run did not finish, so the evidence is incomplete"
+		if v.opts.DrainNote != "" {
+			msg += " (" + v.opts.DrainNote + ")"
+		}
+		res.Notes = append(res.Notes, msg)
+	}
+	res.Deliveries = v.mu.deliveries
+	switch {
+	case len(res.Forbidden) > 0:
+		res.Verdict = VerdictFail
+	case res.Unjudged > 0 || v.opts.DrainTimedOut:
+		// Incomplete evidence proves nothing either way.
+		res.Verdict = VerdictInconclusive
+	default:
+		res.Verdict = VerdictPass
+	}
+	res.Pass = res.Verdict == VerdictPass
 	return res
 }

@@ -16,6 +16,10 @@ const (
 	// KindPhantom is a committed output whose input id is not in the input
 	// ledger. No mode allows it.
 	KindPhantom = "phantom"
+	// KindHangingTransaction is a transaction still open on an output
+	// partition after the drain: it holds the partition's last stable
+	// offset, so nothing after it becomes visible to read_committed.
+	KindHangingTransaction = "hanging-transaction"
 )
 
 // Informational kinds: counted and witnessed, never a failure.
@@ -32,6 +36,7 @@ func Anomalies() []string {
 	return []string{
 		KindLost, KindDuplicate, KindAbortedRead, KindTornTransaction,
 		KindUnresolved, KindOverDelivered, KindArchivedUnprocessed, KindPhantom,
+		KindHangingTransaction,
 	}
 }
 
@@ -45,7 +50,8 @@ func Informational() []string {
 func IsAnomaly(kind string) bool {
 	switch kind {
 	case KindLost, KindDuplicate, KindAbortedRead, KindTornTransaction,
-		KindUnresolved, KindOverDelivered, KindArchivedUnprocessed, KindPhantom:
+		KindUnresolved, KindOverDelivered, KindArchivedUnprocessed, KindPhantom,
+		KindHangingTransaction:
 		return true
 	}
 	return false
@@ -53,5 +59,31 @@ func IsAnomaly(kind string) bool {
 
 // kindOrder is the report order of every kind, anomalies first.
 func kindOrder() []string {
-	return append(Anomalies(), Informational()...)
+	return append(append(Anomalies(), Informational()...), KindUnjudged)
 }
+
+// KindUnjudged labels the witnesses of inputs the verifier could not
+// judge; it is neither an anomaly nor counted in Counts (see
+// Verification.Unjudged).
+const KindUnjudged = "unjudged"
+
+// Verdicts.
+const (
+	VerdictPass = "PASS"
+	VerdictFail = "FAIL"
+	// VerdictInconclusive: no forbidden anomaly was found, but the evidence
+	// is incomplete (the drain timed out, or some inputs could not be
+	// judged), so the run proves nothing either way.
+	VerdictInconclusive = "INCONCLUSIVE"
+)
+
+// Reasons an input is left unjudged (Verification.Unjudged).
+const (
+	UnjudgedNoState      = "no final state and not below the share-partition start offset"
+	UnjudgedLostOrLimit  = "lost or archived-at-limit: terminal, no output, an acknowledgement's fate unknown"
+	UnjudgedInvalid      = "a field the verifier cannot use"
+	UnjudgedDuplicateID  = "the same input id twice in the ledger"
+	UnjudgedOverflow     = "outputs beyond the verifier's capacity"
+	UnjudgedDrainTimeout = "the drain timed out"
+	UnjudgedNotFinished  = "not terminal when the drain timed out"
+)

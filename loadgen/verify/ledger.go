@@ -1,8 +1,18 @@
 // This file holds the ledger types: the verifier's inputs. loadgen writes
-// them as JSON lines (ledgers/<mode>/inputs.jsonl, outputs.jsonl) with
-// --dump-ledgers; field names are part of the artifact schema.
+// them as JSON lines (ledgers/<mode>/inputs.jsonl, outputs.jsonl,
+// deliveries.jsonl) beside a ledger.json that names the schema version and
+// what the run could observe; field names are part of the artifact schema.
 
 package verify
+
+// LedgerSchema is the ledger.json schema this package writes. A ledger
+// directory without ledger.json is the older, unversioned schema
+// (LedgerSchemaV1): it has no deliveries, no client outcomes and no
+// transaction markers, and the verdict says what could not be judged.
+const (
+	LedgerSchema   = "sharebench/ledger/v2"
+	LedgerSchemaV1 = "sharebench/ledger/v1"
+)
 
 // Final states of a source record, as targets report them.
 const (
@@ -12,8 +22,9 @@ const (
 	StateArchived     = "ARCHIVED"
 	StateTxPending    = "TX_PENDING"
 	// StateUnknown: the target cannot report per-record state (a real
-	// cluster); the verifier then judges terminality from SPSO.
-	StateUnknown = ""
+	// cluster); the verifier then judges terminality from SPSO. Written
+	// as "UNKNOWN"; the empty string of the v1 schema means the same.
+	StateUnknown = "UNKNOWN"
 )
 
 // Input is one input record.
@@ -24,37 +35,147 @@ type Input struct {
 	// IntendedNs is the scheduled send time, ns since the run's start.
 	IntendedNs int64 `json:"intended_ns"`
 	// FinalState is one of the State constants.
-	FinalState    string `json:"final_state"`
-	DeliveryCount int    `json:"delivery_count"`
-	// Rejected is true when a worker rejected the record on purpose.
+	FinalState string `json:"final_state"`
+	// DeliveryCount is the final delivery count the target reports (0
+	// where it reports none); the deliveries workers observed are in the
+	// Delivery records.
+	DeliveryCount int `json:"delivery_count"`
+	// Rejected is true when the target reports the record archived by a
+	// reject (v1: also when a worker rejected it; v2 takes the workers'
+	// rejects from the deliveries, counting only those that committed).
 	Rejected bool `json:"rejected,omitempty"`
 	// BelowSPSO is true when the target reported the record below the
 	// share-partition start offset (terminal, exact state unknown).
 	BelowSPSO bool `json:"below_spso,omitempty"`
 }
 
-// Output is one output record read back from the output topic.
+// Client outcomes of a transaction: what the client was told.
+const (
+	OutcomeCommitted = "committed" // Commit returned success
+	OutcomeAborted   = "aborted"   // Abort returned success, or Commit said it aborted
+	// OutcomeUnknown: the client never learned the outcome (it crashed,
+	// was fenced, or Commit failed without saying how). CommitSent says
+	// whether it had asked to commit: if it had not, the transaction can
+	// only have aborted.
+	OutcomeUnknown = "unknown"
+)
+
+// Transaction markers a read_uncommitted reader saw after an output on its
+// partition, from the same producer.
+const (
+	MarkerCommit = "commit"
+	MarkerAbort  = "abort"
+	// MarkerOpen: no marker followed the output by the end of the run.
+	MarkerOpen = "open"
+)
+
+// Output is one output record: what the worker wrote and what the readers
+// saw of it.
 type Output struct {
 	// InputID is the id of the input record this output was made from.
 	InputID   uint64 `json:"id"`
 	Partition int32  `json:"partition"`
 	Offset    int64  `json:"offset"`
-	// TransactionalID and Epoch identify the producer (empty and -1 for a
-	// non-transactional output). TxnSeq numbers the producer's
-	// transactions, so outputs of one transaction share (TransactionalID,
-	// Epoch, TxnSeq); TxnSize is how many outputs that transaction wrote
-	// (0 when unknown).
+	// TransactionalID, ProducerID and Epoch identify the producer (empty,
+	// 0 and -1 for a non-transactional output). TxnSeq numbers the
+	// producer's transactions, so outputs of one transaction share
+	// (TransactionalID, TxnSeq); TxnSize is how many outputs the worker
+	// wrote in that transaction (0 when unknown).
 	TransactionalID string `json:"transactional_id,omitempty"`
+	ProducerID      int64  `json:"producer_id,omitempty"`
 	Epoch           int16  `json:"epoch"`
 	TxnSeq          int64  `json:"txn_seq,omitempty"`
 	TxnSize         int    `json:"txn_size,omitempty"`
-	// Committed is true when a read_committed reader saw the record;
-	// false for a record seen only by the read_uncommitted pass.
+	// TxnOutcome is what the client was told of the transaction (an
+	// Outcome constant; empty outside transactions or when not recorded),
+	// CommitSent whether it asked to commit it.
+	TxnOutcome string `json:"txn_outcome,omitempty"`
+	CommitSent bool   `json:"commit_sent,omitempty"`
+	// Committed is true when a read_committed reader saw the record.
 	Committed bool `json:"committed"`
+	// Uncommitted is true when the read_uncommitted pass saw the record
+	// (v2; every record in the log is there, visible or not).
+	Uncommitted bool `json:"read_uncommitted,omitempty"`
+	// Marker is the transaction marker that followed the record on its
+	// partition (a Marker constant; empty when not transactional or not
+	// observed), MarkerEpoch the epoch the marker carried.
+	Marker      string `json:"marker,omitempty"`
+	MarkerEpoch int16  `json:"marker_epoch,omitempty"`
 	// Aborted is true when the record is known to belong to an aborted
-	// transaction. A record that is both Committed and Aborted is an
-	// aborted-read.
+	// transaction (the target says so, or an abort marker followed it).
 	Aborted bool `json:"aborted,omitempty"`
-	// VisibleNs is when the reader first saw it, ns since the run's start.
+	// VisibleNs is when the read_committed reader first saw it, ns since
+	// the run's start.
 	VisibleNs int64 `json:"visible_ns"`
+}
+
+// Acknowledgement types a worker sent for a delivery.
+const (
+	AckNone    = "none" // nothing sent (crashed, or the lock expired first)
+	AckAccept  = "accept"
+	AckReject  = "reject"
+	AckRelease = "release"
+)
+
+// Fates of an acknowledgement: whether it took effect.
+const (
+	AckCommitted = "committed" // acknowledged, or its transaction committed
+	AckAborted   = "aborted"   // its transaction aborted
+	AckFailed    = "failed"    // the broker refused it
+	AckUnknown   = "unknown"   // sent, outcome never learned
+	AckNotSent   = "none"      // no acknowledgement was sent
+)
+
+// Delivery is one delivery of an input record that a worker observed.
+type Delivery struct {
+	InputID uint64 `json:"id"`
+	Worker  int    `json:"worker"`
+	AtNs    int64  `json:"at_ns"`
+	// DeliveryCount is the count the broker reported with the delivery (0
+	// when it reports none, as for a classic consumer group).
+	DeliveryCount int `json:"delivery_count"`
+	// Ack is the acknowledgement the worker sent for this delivery (an Ack
+	// constant), AckOutcome its fate. Transactional acks name their
+	// transaction.
+	Ack             string `json:"ack"`
+	AckOutcome      string `json:"ack_outcome"`
+	TransactionalID string `json:"transactional_id,omitempty"`
+	TxnSeq          int64  `json:"txn_seq,omitempty"`
+}
+
+// OpenTransaction is a transaction still open on an output partition after
+// the drain: it holds the partition's last stable offset back.
+type OpenTransaction struct {
+	Partition       int32  `json:"partition"`
+	ProducerID      int64  `json:"producer_id"`
+	Epoch           int16  `json:"epoch"`
+	FirstOffset     int64  `json:"first_offset"`
+	TransactionalID string `json:"transactional_id,omitempty"`
+	// Source says how it was found: "target" (the engine's introspection,
+	// Kafka's DescribeProducers) or "markers" (records with no marker
+	// after them in the read_uncommitted pass).
+	Source string `json:"source"`
+}
+
+// Meta is ledger.json: the schema, the run's identity and what the run
+// could observe, so that the verifier can say what it could not judge.
+type Meta struct {
+	Schema        string `json:"schema"`
+	Mode          string `json:"mode"`
+	Target        string `json:"target"`
+	Brokers       string `json:"brokers,omitempty"`
+	OutputTopic   string `json:"output_topic,omitempty"`
+	DeliveryLimit int    `json:"delivery_limit"`
+	// DrainTimedOut is set when the run stopped waiting before every input
+	// was settled; DrainNote says what was left.
+	DrainTimedOut bool   `json:"drain_timed_out"`
+	DrainNote     string `json:"drain_note,omitempty"`
+	// What the target reported.
+	ShareState     bool `json:"share_state"`     // per-record final states
+	DeliveryCounts bool `json:"delivery_counts"` // delivery counts with each delivery
+	Markers        bool `json:"markers"`         // transaction markers in the read_uncommitted pass
+	// OpenTransactions lists the transactions open after the drain.
+	OpenTransactions []OpenTransaction `json:"open_transactions,omitempty"`
+	// Notes from the run about its evidence.
+	Notes []string `json:"notes,omitempty"`
 }

@@ -25,6 +25,11 @@ var policies = map[string][]string{
 	"classic-eos":   {},
 }
 
+// deliveryLimited reports whether mode consumes through a share group,
+// whose delivery limit bounds deliveries; a classic consumer group
+// (classic-eos) refetches after every rebalance and has no limit.
+func deliveryLimited(mode string) bool { return mode != "classic-eos" }
+
 // Modes returns the modes with a policy, in report order.
 func Modes() []string {
 	return []string{"implicit", "explicit", "deferred", "transactional", "classic-eos"}

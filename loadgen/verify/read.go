@@ -1,37 +1,44 @@
 // This file holds the ledger readers: ReadLedgers streams a ledger directory
-// into a Verifier line by line, and VerifyDir verifies one directory. A
-// corrupt line is reported by file and line number.
+// into a Verifier line by line, refusing anything it cannot judge exactly
+// (a malformed line, an unknown or missing field, an unknown value, a
+// repeated input id), and VerifyDir verifies one directory. Every refusal
+// names the file and line.
 
 package verify
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/sharebench/sharebench/loadgen/result"
 )
 
-// maxLineBytes bounds one ledger line; real lines are about 150 bytes.
+// maxLineBytes bounds one ledger line; real lines are about 200 bytes.
 const maxLineBytes = 1 << 20
 
 // ErrCorruptLedger is matched (errors.Is) by the *LedgerError that reading a
-// malformed ledger line returns.
+// malformed ledger returns.
 var ErrCorruptLedger = errors.New("verify: corrupt ledger")
 
-// LedgerError is a ledger line the verifier cannot use.
+// LedgerError is a ledger line (or file) the verifier cannot use.
 type LedgerError struct {
 	Path   string // the ledger file
-	Line   int    // 1-based line number
+	Line   int    // 1-based line number; 0 for the file as a whole
 	Reason string // what is wrong with the line
 	Err    error  // the decoding error, if any
 }
 
 func (e *LedgerError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("verify: %s: %s; re-run with --dump-ledgers", e.Path, e.Reason)
+	}
 	return fmt.Sprintf("verify: %s:%d: %s; re-run with --dump-ledgers", e.Path, e.Line, e.Reason)
 }
 
@@ -39,44 +46,184 @@ func (e *LedgerError) Unwrap() error { return e.Err }
 
 func (e *LedgerError) Is(target error) bool { return target == ErrCorruptLedger }
 
-// ReadLedgers streams dir/inputs.jsonl and then dir/outputs.jsonl into v,
-// one line at a time (blank lines are skipped). It stops at the first
-// unreadable file or corrupt line, returning a *LedgerError naming the file
-// and line for the latter; v then holds what was read before it.
+// Field sets of each ledger file: every key a line may have, and the keys
+// it must have, per schema version.
+var (
+	inputKeys    = []string{"id", "partition", "offset", "intended_ns", "final_state", "delivery_count", "rejected", "below_spso"}
+	inputNeedV1  = []string{"id", "partition", "offset"}
+	inputNeedV2  = []string{"id", "partition", "offset", "intended_ns", "final_state", "delivery_count"}
+	outputKeys   = []string{"id", "partition", "offset", "transactional_id", "producer_id", "epoch", "txn_seq", "txn_size", "txn_outcome", "commit_sent", "committed", "read_uncommitted", "marker", "marker_epoch", "aborted", "visible_ns"}
+	outputNeedV1 = []string{"id", "partition", "offset", "committed"}
+	outputNeedV2 = []string{"id", "partition", "offset", "epoch", "committed", "visible_ns"}
+	deliveryKeys = []string{"id", "worker", "at_ns", "delivery_count", "ack", "ack_outcome", "transactional_id", "txn_seq"}
+	deliveryNeed = []string{"id", "worker", "at_ns", "delivery_count", "ack", "ack_outcome"}
+)
+
+// checkKeys returns why line's keys do not fit (an unknown key, a missing
+// one), or "". Keys match exactly: encoding/json would accept "ID" for
+// "id", a ledger may not.
+func checkKeys(line []byte, known, need []string) string {
+	var keys []string
+	if !scanObject(line, func(key, _ []byte, _ byte) bool {
+		keys = append(keys, string(key))
+		return true
+	}) {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			return fmt.Sprintf("invalid JSON (%v)", err)
+		}
+		keys = keys[:0]
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+	}
+	for _, k := range keys {
+		if !slices.Contains(known, k) {
+			return fmt.Sprintf("unknown field %q (known: %v)", k, known)
+		}
+	}
+	for _, k := range need {
+		if !slices.Contains(keys, k) {
+			return fmt.Sprintf("missing field %q", k)
+		}
+	}
+	return ""
+}
+
+// oneOf returns a reason when v is not one of vals.
+func oneOf(field, v string, vals ...string) string {
+	if slices.Contains(vals, v) {
+		return ""
+	}
+	return fmt.Sprintf("%s %q is not one of %q", field, v, vals)
+}
+
+// ReadMeta reads dir's ledger.json. A directory without one is the v1
+// schema: ReadMeta returns a Meta with Schema LedgerSchemaV1 and no error.
+func ReadMeta(dir string) (Meta, error) {
+	path := filepath.Join(dir, MetaFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Meta{Schema: LedgerSchemaV1}, nil
+	}
+	if err != nil {
+		return Meta{}, fmt.Errorf("verify: reading ledger: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var m Meta
+	if err := dec.Decode(&m); err != nil {
+		return Meta{}, &LedgerError{Path: path, Reason: fmt.Sprintf("invalid ledger.json (%v)", err), Err: err}
+	}
+	if m.Schema != LedgerSchema {
+		return Meta{}, &LedgerError{Path: path, Reason: fmt.Sprintf("schema %q is not %q", m.Schema, LedgerSchema)}
+	}
+	return m, nil
+}
+
+// ReadLedgers streams dir's ledgers into v: inputs.jsonl, outputs.jsonl,
+// and for the v2 schema (ledger.json present) deliveries.jsonl and the
+// open transactions ledger.json lists. It stops at the first unreadable
+// file or refused line, returning a *LedgerError naming the file and line
+// for the latter; v then holds what was read before it.
 func ReadLedgers(dir string, v *Verifier) error {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return err
+	}
+	v2 := meta.Schema == LedgerSchema
+	inNeed, outNeed := inputNeedV1, outputNeedV1
+	if v2 {
+		inNeed, outNeed = inputNeedV2, outputNeedV2
+	}
+	states := []string{StateAvailable, StateAcquired, StateAcknowledged, StateArchived, StateTxPending, StateUnknown, ""}
+	if v2 {
+		states = states[:len(states)-1] // v2 writes UNKNOWN, never ""
+	}
 	var in Input
-	err := readLines(filepath.Join(dir, InputsFile), func(line []byte) (string, error) {
+	err = readLines(filepath.Join(dir, InputsFile), func(line []byte) (string, error) {
 		if err := decodeInput(line, &in); err != nil {
 			return fmt.Sprintf("invalid JSON (%v)", err), err
 		}
-		if in.ID == 0 {
-			return "input id is 0 or missing (ids start at 1)", nil
+		if reason := checkKeys(line, inputKeys, inNeed); reason != "" {
+			return reason, nil
 		}
-		v.AddInput(in)
+		switch {
+		case in.ID == 0:
+			return "input id is 0 (ids start at 1)", nil
+		case in.DeliveryCount < 0:
+			return fmt.Sprintf("delivery_count %d is negative", in.DeliveryCount), nil
+		}
+		if reason := oneOf("final_state", in.FinalState, states...); reason != "" {
+			return reason, nil
+		}
+		if !v.addInput(in) {
+			return fmt.Sprintf("input id %d appears twice", in.ID), nil
+		}
 		return "", nil
 	})
 	if err != nil {
 		return err
 	}
 	var o Output
-	return readLines(filepath.Join(dir, OutputsFile), func(line []byte) (string, error) {
+	err = readLines(filepath.Join(dir, OutputsFile), func(line []byte) (string, error) {
 		if err := decodeOutput(line, &o); err != nil {
 			return fmt.Sprintf("invalid JSON (%v)", err), err
 		}
-		if o.InputID == 0 {
-			return "output id is 0 or missing (ids start at 1)", nil
+		if reason := checkKeys(line, outputKeys, outNeed); reason != "" {
+			return reason, nil
+		}
+		if reason := oneOf("txn_outcome", o.TxnOutcome, "", OutcomeCommitted, OutcomeAborted, OutcomeUnknown); reason != "" {
+			return reason, nil
+		}
+		if reason := oneOf("marker", o.Marker, "", MarkerCommit, MarkerAbort, MarkerOpen); reason != "" {
+			return reason, nil
 		}
 		v.AddOutput(o)
 		return "", nil
 	})
+	if err != nil || !v2 {
+		return err
+	}
+	var d Delivery
+	err = readLines(filepath.Join(dir, DeliveriesFile), func(line []byte) (string, error) {
+		if err := decodeDelivery(line, &d); err != nil {
+			return fmt.Sprintf("invalid JSON (%v)", err), err
+		}
+		if reason := checkKeys(line, deliveryKeys, deliveryNeed); reason != "" {
+			return reason, nil
+		}
+		switch {
+		case d.InputID == 0:
+			return "delivery id is 0 (ids start at 1)", nil
+		case d.DeliveryCount < 0:
+			return fmt.Sprintf("delivery_count %d is negative", d.DeliveryCount), nil
+		}
+		if reason := oneOf("ack", d.Ack, AckNone, AckAccept, AckReject, AckRelease); reason != "" {
+			return reason, nil
+		}
+		if reason := oneOf("ack_outcome", d.AckOutcome, AckNotSent, AckCommitted, AckAborted, AckFailed, AckUnknown); reason != "" {
+			return reason, nil
+		}
+		v.AddDelivery(d)
+		return "", nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range meta.OpenTransactions {
+		v.AddOpenTransaction(t)
+	}
+	return nil
 }
 
 // readLines calls add for each non-blank line of path. add returns a
-// non-empty reason (and optionally the cause) for a corrupt line.
+// non-empty reason (and optionally the cause) for a refused line.
 func readLines(path string, add func(line []byte) (reason string, err error)) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("verify: no ledger (run with --dump-ledgers to write ledgers): %w", err)
+		return &LedgerError{Path: path, Reason: "missing (run with --dump-ledgers to write ledgers)", Err: err}
 	}
 	if err != nil {
 		return fmt.Errorf("verify: reading ledger: %w", err)
@@ -103,11 +250,46 @@ func readLines(path string, add func(line []byte) (reason string, err error)) er
 	return nil
 }
 
-// VerifyDir verifies mode's ledgers in dir (inputs.jsonl, outputs.jsonl).
-// It fails fast for an unknown mode (ErrUnknownMode) and returns any error
-// of ReadLedgers.
+// DirOptions completes opts from dir's ledger.json: the drain's outcome,
+// and the delivery limit when opts has none. For a v1 directory it lists
+// what that schema never recorded.
+func DirOptions(dir string, opts Options) (Options, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return opts, err
+	}
+	if meta.Schema == LedgerSchemaV1 {
+		opts.Unobserved = append(opts.Unobserved,
+			"the ledger is the unversioned v1 schema: no deliveries observed by workers (over-delivered and lost-vs-archived judged from final states only), no client outcomes or transaction markers (aborted-read and torn-transaction judged from visibility only), no drain outcome")
+		return opts, nil
+	}
+	opts.DrainTimedOut = opts.DrainTimedOut || meta.DrainTimedOut
+	if opts.DrainNote == "" {
+		opts.DrainNote = meta.DrainNote
+	}
+	if opts.DeliveryLimit == 0 {
+		opts.DeliveryLimit = meta.DeliveryLimit
+	}
+	if !meta.ShareState {
+		opts.Unobserved = append(opts.Unobserved, "per-record final share states (the target reports only the share-partition start offset)")
+	}
+	if !meta.DeliveryCounts {
+		opts.Unobserved = append(opts.Unobserved, "delivery counts with each delivery (over-delivered judged from the deliveries observed)")
+	}
+	if !meta.Markers {
+		opts.Unobserved = append(opts.Unobserved, "transaction markers (aborted-read and torn-transaction judged from client outcomes and visibility)")
+	}
+	return opts, nil
+}
+
+// VerifyDir verifies mode's ledgers in dir. It fails fast for an unknown
+// mode (ErrUnknownMode) and returns any error of ReadLedgers.
 func VerifyDir(mode, dir string, opts Options) (*result.Verification, error) {
 	if _, err := Allowed(mode); err != nil {
+		return nil, err
+	}
+	opts, err := DirOptions(dir, opts)
+	if err != nil {
 		return nil, err
 	}
 	v := New(mode, opts)

@@ -1,5 +1,5 @@
 // This file holds the verifier's compact state: a 24-byte record per input id
-// and a 48-byte record per output, both in fixed-size chunks so that memory
+// and a 56-byte record per output, both in fixed-size chunks so that memory
 // grows without copying and without a per-entry map overhead for the dense
 // ids the load generator assigns. Ids too sparse for chunks fall back to a
 // map; correctness never depends on density.
@@ -24,10 +24,14 @@ const (
 
 // Record flags.
 const (
-	flagExists    = 1 << iota // the slot holds a record (chunks only)
-	flagInput                 // AddInput saw this id
-	flagRejected              // Input.Rejected
-	flagBelowSPSO             // Input.BelowSPSO
+	flagExists          = 1 << iota // the slot holds a record (chunks only)
+	flagInput                       // AddInput saw this id
+	flagRejected                    // the target reports it archived by a reject (v1: Input.Rejected)
+	flagBelowSPSO                   // Input.BelowSPSO
+	flagAcceptCommitted             // a worker's accept took effect
+	flagRejectCommitted             // a worker's reject took effect
+	flagAckUnknown                  // an accept or reject was sent and its fate never learned
+	flagAcceptSent                  // a worker sent an accept (whatever its fate)
 )
 
 // State codes, packed into rec.state.
@@ -43,7 +47,7 @@ const (
 
 func stateCode(s string) uint8 {
 	switch s {
-	case StateUnknown:
+	case StateUnknown, "":
 		return codeUnknown
 	case StateAvailable:
 		return codeAvailable
@@ -72,49 +76,85 @@ func stateName(c uint8) string {
 	case codeTxPending:
 		return StateTxPending
 	}
-	return StateUnknown
+	return "" // unknown: witnesses leave the state out
 }
 
 // rec is what the verifier keeps per input id.
 type rec struct {
-	offset     int64
-	partition  int32
-	deliveries int32
+	offset    int64
+	partition int32
+	// deliveries is the highest delivery count the target reported, at a
+	// delivery or as the final state; observed counts the deliveries
+	// workers saw (saturating).
+	deliveries uint16
 	// head is the index in store.outs of the latest output for this id;
 	// 0 means none (slot 0 of outs is never used).
-	head  uint32
-	flags uint8
-	state uint8
+	head     uint32
+	observed uint16
+	flags    uint16
+	state    uint8
+	// counted is how many deliveries certainly counted toward the limit
+	// (saturating): those whose acknowledgement took effect, released the
+	// record, or was staged in a transaction that aborted. A delivery that
+	// ended with no acknowledgement may have been undone (a session close
+	// gives it back; a restart forgets an acquisition), so it is not.
+	counted uint8
+}
+
+// deliveryCount is the record's delivery count for the delivery limit: the
+// highest count the target reported, or the deliveries that certainly
+// counted if more.
+func (r *rec) deliveryCount() uint16 {
+	return max(r.deliveries, uint16(r.counted))
 }
 
 // Output flags.
 const (
-	outCommitted = 1 << iota
-	outAborted
+	outCommitted       = 1 << iota // a read_committed reader saw it
+	outAborted                     // the target flags it aborted (Output.Aborted)
+	outUncommitted                 // the read_uncommitted pass saw it
+	outMarkerCommit                // a commit marker of its producer followed it
+	outMarkerAbort                 // an abort marker of its producer followed it
+	outMarkerOpen                  // no marker followed it
+	outClientCommitted             // the client was told its transaction committed
+	outClientAborted               // the client was told its transaction aborted
+	outClientUnknown               // the client never learned the outcome
+	outCommitSent                  // the client asked to commit
 )
 
 // out is what the verifier keeps per output.
 type out struct {
-	offset    int64
-	visibleNs int64
-	txnSeq    int64
-	partition int32
-	txn       uint32 // interned transactional id; 0 = not transactional
-	next      uint32 // index of the previous output of the same id; 0 = end
-	txnSize   uint32
-	epoch     int16
-	flags     uint8
+	offset      int64
+	visibleNs   int64
+	txnSeq      int64
+	pid         int64
+	partition   int32
+	txn         uint32 // interned transactional id; 0 = not transactional
+	next        uint32 // index of the previous output of the same id; 0 = end
+	txnSize     uint32
+	epoch       int16
+	markerEpoch int16
+	flags       uint16
 }
 
 func (o *out) committed() bool { return o.flags&outCommitted != 0 }
 
+// aborted reports whether o is known to belong to a transaction that
+// aborted: the target or an abort marker says so, the client was told so,
+// or the client never asked to commit it (a transaction nobody commits can
+// only abort).
+func (o *out) aborted() bool {
+	return o.flags&(outAborted|outMarkerAbort|outClientAborted) != 0 ||
+		o.flags&outClientUnknown != 0 && o.flags&outCommitSent == 0
+}
+
 // valid reports whether o counts as a committed output: seen by a
 // read_committed reader and not known to be aborted.
-func (o *out) valid() bool { return o.flags == outCommitted }
+func (o *out) valid() bool { return o.committed() && !o.aborted() }
 
-// pending reports whether o was seen only uncommitted and is not known to
-// be aborted.
-func (o *out) pending() bool { return o.flags == 0 }
+// pending reports whether o was not seen by a read_committed reader and is
+// not known to be aborted.
+func (o *out) pending() bool { return !o.committed() && !o.aborted() }
 
 type recChunk [chunkSize]rec
 type outChunk [chunkSize]out

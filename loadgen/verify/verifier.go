@@ -30,6 +30,14 @@ type Options struct {
 	// MaxWitnesses is how many witnesses the verdict keeps per kind.
 	// Default (0) DefaultMaxWitnesses; negative keeps none.
 	MaxWitnesses int
+	// DrainTimedOut says the run stopped waiting before every input was
+	// settled (DrainNote says what was left): the verdict is then never
+	// PASS. Default false.
+	DrainTimedOut bool
+	DrainNote     string
+	// Unobserved lists evidence the run could not record (for example
+	// "deliveries" for a v1 ledger); each becomes a note. Default none.
+	Unobserved []string
 }
 
 // Verifier checks one mode's ledgers. Feed it with AddInput and AddOutput
@@ -54,6 +62,8 @@ type Verifier struct {
 
 		dupInputs  int64 // AddInput calls for an id already added
 		dupFirst   uint64
+		deliveries int64
+		openTxns   []OpenTransaction
 		invalid    int64 // inputs with a field the verifier cannot use
 		invalidMsg string
 		dropped    int64 // outputs beyond maxOuts
@@ -80,6 +90,9 @@ func New(mode string, opts Options) *Verifier {
 	if v.opts.DeliveryLimit == 0 {
 		v.notes = append(v.notes, "verify: no delivery limit given: over-delivered is not checked and every archived, unrejected record counts as archived-at-limit")
 	}
+	for _, u := range v.opts.Unobserved {
+		v.notes = append(v.notes, "verify: not recorded by this run: "+u)
+	}
 	switch {
 	case v.opts.MaxWitnesses == 0:
 		v.opts.MaxWitnesses = DefaultMaxWitnesses
@@ -91,13 +104,16 @@ func New(mode string, opts Options) *Verifier {
 }
 
 // AddInput adds one input record. An id added twice keeps its first record;
-// the verdict notes the duplicate ids.
-func (v *Verifier) AddInput(in Input) {
+// the verdict notes the duplicate ids and is not PASS.
+func (v *Verifier) AddInput(in Input) { v.addInput(in) }
+
+// addInput is AddInput, reporting false for an id already added.
+func (v *Verifier) addInput(in Input) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.mu.done != nil {
 		v.mu.late++
-		return
+		return true
 	}
 	v.mu.inputs++
 	r := v.mu.s.get(in.ID)
@@ -106,7 +122,7 @@ func (v *Verifier) AddInput(in Input) {
 			v.mu.dupFirst = in.ID
 		}
 		v.mu.dupInputs++
-		return
+		return false
 	}
 	r.flags |= flagInput
 	if in.Rejected {
@@ -124,7 +140,57 @@ func (v *Verifier) AddInput(in Input) {
 	case in.DeliveryCount < 0:
 		v.invalidLocked(fmt.Sprintf("id %d has delivery count %d", in.ID, in.DeliveryCount))
 	}
-	r.deliveries = int32(min(max(in.DeliveryCount, 0), math.MaxInt32))
+	r.deliveries = max(r.deliveries, uint16(min(max(in.DeliveryCount, 0), math.MaxUint16)))
+	return true
+}
+
+// AddDelivery adds one delivery a worker observed, with the fate of the
+// acknowledgement it sent. Deliveries may come before or after their input.
+func (v *Verifier) AddDelivery(d Delivery) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.mu.done != nil {
+		v.mu.late++
+		return
+	}
+	v.mu.deliveries++
+	r := v.mu.s.get(d.InputID)
+	if r.observed < math.MaxUint16 {
+		r.observed++
+	}
+	r.deliveries = max(r.deliveries, uint16(min(max(d.DeliveryCount, 0), math.MaxUint16)))
+	if d.Ack != AckNone && (d.AckOutcome == AckCommitted || d.AckOutcome == AckAborted) && r.counted < math.MaxUint8 {
+		r.counted++
+	}
+	switch d.Ack {
+	case AckAccept:
+		r.flags |= flagAcceptSent
+		switch d.AckOutcome {
+		case AckCommitted:
+			r.flags |= flagAcceptCommitted
+		case AckUnknown:
+			r.flags |= flagAckUnknown
+		}
+	case AckReject:
+		switch d.AckOutcome {
+		case AckCommitted:
+			r.flags |= flagRejectCommitted
+		case AckUnknown:
+			r.flags |= flagAckUnknown
+		}
+	}
+}
+
+// AddOpenTransaction adds a transaction found open on an output partition
+// after the drain (a hanging-transaction finding).
+func (v *Verifier) AddOpenTransaction(t OpenTransaction) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.mu.done != nil {
+		v.mu.late++
+		return
+	}
+	v.mu.openTxns = append(v.mu.openTxns, t)
 }
 
 // invalidLocked records an input field the verifier cannot use. v.mu must
@@ -154,11 +220,13 @@ func (v *Verifier) AddOutput(o Output) {
 	r := s.get(o.InputID)
 	p := s.out(i)
 	*p = out{
-		offset:    o.Offset,
-		visibleNs: o.VisibleNs,
-		partition: o.Partition,
-		epoch:     o.Epoch,
-		next:      r.head,
+		offset:      o.Offset,
+		visibleNs:   o.VisibleNs,
+		partition:   o.Partition,
+		epoch:       o.Epoch,
+		markerEpoch: o.MarkerEpoch,
+		pid:         o.ProducerID,
+		next:        r.head,
 	}
 	r.head = i
 	if o.Committed {
@@ -166,6 +234,28 @@ func (v *Verifier) AddOutput(o Output) {
 	}
 	if o.Aborted {
 		p.flags |= outAborted
+	}
+	if o.Uncommitted {
+		p.flags |= outUncommitted
+	}
+	switch o.Marker {
+	case MarkerCommit:
+		p.flags |= outMarkerCommit
+	case MarkerAbort:
+		p.flags |= outMarkerAbort
+	case MarkerOpen:
+		p.flags |= outMarkerOpen
+	}
+	switch o.TxnOutcome {
+	case OutcomeCommitted:
+		p.flags |= outClientCommitted
+	case OutcomeAborted:
+		p.flags |= outClientAborted
+	case OutcomeUnknown:
+		p.flags |= outClientUnknown
+	}
+	if o.CommitSent {
+		p.flags |= outCommitSent
 	}
 	if o.TransactionalID != "" {
 		p.txn = v.txnLocked(o.TransactionalID)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/sharebench/sharebench/engine/internal/mutant"
 )
@@ -88,12 +89,25 @@ type Log struct {
 	producers map[int64]*producerState
 	ongoing   map[int64]int64 // pid -> first offset of its open transaction
 	aborts    int64           // aborted transactions, for introspection
+
+	// Mutation seams (see engine/internal/mutant): markers counts commit
+	// markers; brokenLSO marks one log in four for a partition-local
+	// mutant.
+	markers   int64
+	brokenLSO bool
 }
+
+// logsMade numbers the logs New makes, for the partition-local mutant.
+var logsMade atomic.Int64
 
 // New returns an empty log. retentionBytes bounds the retained record bytes
 // (0: unbounded); retention drops whole segments from the front.
 func New(retentionBytes int64) *Log {
-	return &Log{retention: retentionBytes, producers: map[int64]*producerState{}, ongoing: map[int64]int64{}}
+	l := &Log{retention: retentionBytes, producers: map[int64]*producerState{}, ongoing: map[int64]int64{}}
+	if mutant.On("lso-past-open-one-partition") {
+		l.brokenLSO = logsMade.Add(1)%4 == 1
+	}
+	return l
 }
 
 // NewAt returns an empty log whose start offset and high watermark are
@@ -114,7 +128,7 @@ func (l *Log) HighWatermark() int64 { return l.next }
 // transaction, or the high watermark.
 func (l *Log) LSO() int64 {
 	lso := l.next
-	if mutant.On("lso-ignores-open-txns") {
+	if mutant.On("lso-ignores-open-txns") || l.brokenLSO && mutant.On("lso-past-open-one-partition") {
 		return lso
 	}
 	for _, first := range l.ongoing {
@@ -270,11 +284,28 @@ func (l *Log) Marker(pid int64, epoch int16, commit bool, ts int64) (int64, erro
 	if !open {
 		return -1, nil
 	}
+	if commit {
+		l.markers++
+		if l.markers%10 == 0 && mutant.On("commit-marker-dropped") {
+			return -1, nil // the marker never lands: the transaction stays open here
+		}
+	}
 	delete(l.ongoing, pid)
+	if commit && mutant.On("marker-ends-other-producer") {
+		for other := range l.ongoing {
+			delete(l.ongoing, other) // its records now read as committed
+			break
+		}
+	}
 	if !commit {
 		l.aborts++
+		spared := !mutant.On("abort-keeps-one-visible")
 		for o := max(first, l.start); o < l.next; o++ {
 			if e := l.at(o); e.pid == pid && e.flags&flagTxn != 0 && e.flags&flagControl == 0 {
+				if !spared {
+					spared = true // left visible to read_committed
+					continue
+				}
 				e.flags |= flagAborted
 			}
 		}
@@ -344,6 +375,12 @@ func (l *Log) FetchBelow(offset int64, max int, readCommitted bool, limit int64,
 			continue
 		}
 		dst = append(dst, l.record(o, e))
+		if readCommitted && o%97 == 96 && len(e.value) > 0 && mutant.On("read-returns-foreign-record") {
+			// A record of somewhere else comes back in its place.
+			v := append([]byte(nil), e.value...)
+			v[0] ^= 0x40
+			dst[len(dst)-1].Value = v
+		}
 		max--
 	}
 	return dst, o, nil

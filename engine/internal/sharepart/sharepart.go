@@ -833,6 +833,12 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 			if mutant.On("marker-double-count") {
 				sp.ctr.Accepted += r.n()
 			}
+			if r.first%50 == 0 && mutant.On("commit-redelivers") {
+				r.state, r.owner, r.deadline = Available, 0, NoDeadline
+			}
+		case commit && r.staged == Reject && mutant.On("reject-commits-as-accept"):
+			r.state = Acknowledged
+			sp.ctr.Accepted += r.n()
 		case commit:
 			r.state, r.reason = Archived, ReasonRejected
 			if r.staged == Gap {

@@ -520,8 +520,11 @@ type reader struct {
 	t     *Target
 	topic string
 	iso   eng.IsolationLevel
-	mu    sync.Mutex
-	pos   []int64
+	// markers: a marker reader (NewMarkerReader) keeps transaction
+	// markers and reads read_uncommitted.
+	markers bool
+	mu      sync.Mutex
+	pos     []int64
 }
 
 // NewReader tails a topic from its start.
@@ -546,7 +549,14 @@ func (r *reader) Poll(ctx context.Context) ([]*target.Record, error) {
 		var out []*target.Record
 		for p := range r.pos {
 			tp := eng.TopicPartition{Topic: r.topic, Partition: int32(p)}
-			recs, next, err := r.t.e.Fetch(tp, r.pos[p], readerBatch, r.iso)
+			var recs []eng.Record
+			var next int64
+			var err error
+			if r.markers {
+				recs, next, err = r.fetchMarkers(tp)
+			} else {
+				recs, next, err = r.t.e.Fetch(tp, r.pos[p], readerBatch, r.iso)
+			}
 			if errors.Is(err, eng.ErrCrashed) {
 				// The engine is restarting (a fault): what is committed is
 				// durable and will be read after the restart.
@@ -559,7 +569,7 @@ func (r *reader) Poll(ctx context.Context) ([]*target.Record, error) {
 			r.pos[p] = next
 			for i := range recs {
 				rec := &recs[i]
-				out = append(out, &target.Record{Topic: r.topic, Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value, Aborted: rec.Aborted})
+				out = append(out, toTarget(r.topic, rec))
 			}
 		}
 		if len(out) > 0 || attempt > 0 {

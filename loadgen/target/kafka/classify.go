@@ -72,6 +72,14 @@ func (c classifiedWorker) Abort(ctx context.Context) error { return classify(c.w
 
 func (c classifiedWorker) TxnInfo() (string, int16) { return c.w.TxnInfo() }
 
+// ProducerID passes the wrapped worker's producer id through.
+func (c classifiedWorker) ProducerID() int64 {
+	if p, ok := c.w.(target.ProducerIDer); ok {
+		return p.ProducerID()
+	}
+	return 0
+}
+
 func (c classifiedWorker) Crash() { c.w.Crash() }
 
 func (c classifiedWorker) Close(ctx context.Context) error { return c.w.Close(ctx) }

@@ -49,6 +49,7 @@ type eosWorker struct {
 	sess  *kgo.GroupTransactSession
 	txnID string
 	epoch int16
+	pid   int64
 	inTxn bool
 
 	// unstaged holds the records polled since the last transaction end
@@ -88,12 +89,12 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg target.Config, id int) (*
 		return nil, wrapNewClient("classic-eos", err)
 	}
 	w.sess = sess
-	_, epoch, err := sess.Client().ProducerID(ctx)
+	pid, epoch, err := sess.Client().ProducerID(ctx)
 	if err != nil {
 		w.shutdown(true, ctx)
 		return nil, fmt.Errorf("kafka: initializing transactional id %s: %w", w.txnID, err)
 	}
-	w.epoch = epoch
+	w.epoch, w.pid = epoch, pid
 	if err := t.track(w); err != nil {
 		w.shutdown(true, ctx)
 		return nil, err
@@ -224,12 +225,15 @@ func (w *eosWorker) endTxn(ctx context.Context) {
 	clear(w.unstaged)
 	ctx, cancel := context.WithTimeout(ctx, epochTimeout)
 	defer cancel()
-	if _, epoch, err := w.sess.Client().ProducerID(ctx); err == nil {
-		w.epoch = epoch
+	if pid, epoch, err := w.sess.Client().ProducerID(ctx); err == nil {
+		w.epoch, w.pid = epoch, pid
 	} else {
 		w.epoch = -1
 	}
 }
+
+// ProducerID reports the transactional producer's id.
+func (w *eosWorker) ProducerID() int64 { return w.pid }
 
 // TxnInfo reports the transactional id and the producer epoch.
 func (w *eosWorker) TxnInfo() (string, int16) { return w.txnID, w.epoch }

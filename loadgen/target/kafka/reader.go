@@ -17,6 +17,8 @@ type reader struct {
 	t    *Target
 	cl   *kgo.Client
 	once sync.Once
+	// markers: control records are kept and returned (NewMarkerReader).
+	markers bool
 }
 
 // NewReader returns a reader of topic from its first offset; readCommitted
@@ -53,7 +55,16 @@ func (t *Target) NewReader(ctx context.Context, cfg target.Config, topic string,
 func (r *reader) Poll(ctx context.Context) ([]*target.Record, error) {
 	fetches := r.cl.PollFetches(ctx)
 	var recs []*target.Record
-	fetches.EachRecord(func(kr *kgo.Record) { recs = append(recs, fromKgo(kr)) })
+	fetches.EachRecord(func(kr *kgo.Record) {
+		rec := fromKgo(kr)
+		if kr.Attrs.IsControl() {
+			if !r.markers {
+				return
+			}
+			rec.Control, rec.Key, rec.Value = controlOf(kr), nil, nil
+		}
+		recs = append(recs, rec)
+	})
 	if len(recs) == 0 {
 		if err := pollErr(ctx, fetches); err != nil {
 			return nil, err

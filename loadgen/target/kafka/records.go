@@ -82,6 +82,9 @@ func fromKgo(r *kgo.Record) *target.Record {
 		Key:           r.Key,
 		Value:         r.Value,
 		DeliveryCount: int(r.DeliveryCount()),
+		ProducerID:    r.ProducerID,
+		ProducerEpoch: r.ProducerEpoch,
+		Transactional: r.Attrs.IsTransactional(),
 		Handle:        r,
 	}
 }

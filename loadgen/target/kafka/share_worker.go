@@ -97,6 +97,7 @@ type shareWorker struct {
 
 	txnID string // deferred only
 	epoch int16
+	pid   int64
 	inTxn bool
 
 	// pending holds the records of the last poll that have not had a
@@ -155,12 +156,12 @@ func (t *Target) newShareWorker(ctx context.Context, cfg target.Config, m target
 	if m == target.Deferred {
 		// InitProducerID now: it fences a crashed predecessor with the
 		// same transactional id and aborts its open transaction.
-		_, epoch, err := prod.ProducerID(ctx)
+		pid, epoch, err := prod.ProducerID(ctx)
 		if err != nil {
 			w.shutdown(true, ctx)
 			return nil, fmt.Errorf("kafka: initializing transactional id %s: %w", w.txnID, err)
 		}
-		w.epoch = epoch
+		w.epoch, w.pid = epoch, pid
 	}
 	if err := t.track(w); err != nil {
 		w.shutdown(true, ctx)
@@ -405,12 +406,16 @@ func (w *shareWorker) abort(ctx context.Context) error {
 func (w *shareWorker) refreshEpoch(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, epochTimeout)
 	defer cancel()
-	if _, epoch, err := w.prod.ProducerID(ctx); err == nil {
-		w.epoch = epoch
+	if pid, epoch, err := w.prod.ProducerID(ctx); err == nil {
+		w.epoch, w.pid = epoch, pid
 	} else {
 		w.epoch = -1
 	}
 }
+
+// ProducerID reports the transactional producer's id (deferred mode; 0
+// otherwise).
+func (w *shareWorker) ProducerID() int64 { return w.pid }
 
 // TxnInfo reports the transactional id and epoch (deferred mode).
 func (w *shareWorker) TxnInfo() (string, int16) {

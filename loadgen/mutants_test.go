@@ -1,0 +1,244 @@
+//go:build mutants
+
+// This file measures the verifier's power: with -tags mutants each engine
+// mutant (engine/internal/mutant) is switched on in turn, a real run of the
+// load generator drives the engine target through a short workload with
+// worker crashes, lock expiry, a stalled transaction, a zombie producer,
+// aborts and rejects, and the verifier alone, reading the run's dumped
+// ledgers back, must FAIL it. The unmutated run must PASS. Mutants no
+// client can observe are listed with the reason. CI runs it with
+//
+//	go test -tags mutants -count=1 -run TestVerifierCatchesMutants ./loadgen/
+//
+// and it prints a table of what the verifier found for each mutant.
+
+package loadgen_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/target"
+	enginetarget "github.com/sharebench/sharebench/loadgen/target/engine"
+	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/workloads"
+)
+
+// mutantEnv names the active mutant (engine/internal/mutant.Env; that
+// package is internal to the engine, so the name is repeated here).
+const mutantEnv = "SHAREBENCH_MUTANT"
+
+// unobservable lists the mutants no client can observe, and why. Every
+// other mutant in the engine must be caught.
+var unobservable = map[string]string{
+	"marker-double-count":      "it inflates the engine's own acknowledgement counter; no record changes state, so nothing a client reads differs",
+	"window-unbounded":         "acquiring past share.partition.max.record.locks hands out more records at once; each record is still delivered, acknowledged and output once, and no client sees the window",
+	"sweep-skips-timed-out":    "the stalled transaction is never aborted by its timeout, so it commits late but whole: outputs and acknowledgements stay atomic, and a client sees only a commit that succeeded",
+	"non-owner-accepted":       "in the exactly-once modes the late owner's staging lands on a record another worker holds, whose own staging then fails and aborts, so nothing is lost or duplicated; in the at-least-once modes it yields only the duplicate they allow. What differs is when an ack lands relative to another worker's delivery, which the ledgers do not order",
+	"fenced-producer-accepted": "the zombie keeps a live share-group membership, so its fenced producer's accepted writes behave like one more worker's: outputs and acknowledgements stay atomic. A client sees only a commit that should have been refused, not a data anomaly",
+}
+
+// mutantWorkload is short and busy: every phase of the loop crashes, locks
+// expire, a transaction outlives its timeout, a zombie keeps producing, a
+// third of the transactions abort and some records are rejected.
+const mutantWorkload = `
+name: mutant-probe
+partitionsPerTopic: 4
+consumers: 4
+producerRate: 2000
+testDuration: 1500ms
+warmupDuration: 200ms
+drainTimeout: 5s
+lockDuration: 2s
+deliveryLimit: 5
+transactionTimeout: 1s
+abortRatio: 0.5
+rejectRatio: 0.05
+modes: [deferred, transactional, classic-eos]
+faults:
+  - {every: 300ms, kind: worker-crash, params: {phase: after-poll, worker: random}}
+  - {every: 350ms, kind: worker-crash, params: {phase: after-produce, worker: random}}
+  - {every: 400ms, kind: worker-crash, params: {phase: after-stage, worker: random}}
+  - {every: 450ms, kind: worker-crash, params: {phase: after-commit-before-ack, worker: random}}
+  - {at: 200ms, kind: slow-processing, params: {worker: 1, for: 1s, delay: 2500ms}}
+  - {at: 300ms, kind: stall-worker, params: {worker: 2, for: 1500ms}}
+  - {at: 600ms, kind: zombie-producer, params: {worker: 3}}
+`
+
+const mutantSeed = 7
+
+var mutantCall = regexp.MustCompile(`mutant\.On\("([a-z0-9-]+)"\)`)
+
+// engineMutants lists every mutant.On id in the engine's sources.
+func engineMutants(t *testing.T) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir("../engine", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "mutant" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range mutantCall.FindAllSubmatch(b, -1) {
+			seen[string(m[1])] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// mutantRun runs the probe workload with mutant id on ("" for none), each
+// mode in its own run against its own engine (concurrently), and returns
+// each mode's verdict as the verifier gives it from the dumped ledgers
+// alone.
+func mutantRun(t *testing.T, id string) map[string]*result.Verification {
+	t.Helper()
+	t.Setenv(mutantEnv, id)
+	spec, err := workloads.Parse("mutant-probe.yaml", []byte(mutantWorkload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		verdicts = map[string]*result.Verification{}
+	)
+	for _, m := range spec.Modes() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := mutantMode(spec, target.Mode(m), t.TempDir())
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				t.Errorf("mutant %q, %s: %v", id, m, err)
+				return
+			}
+			verdicts[m] = v
+		}()
+	}
+	wg.Wait()
+	return verdicts
+}
+
+// mutantMode runs one mode of the probe and verifies its dumped ledgers.
+func mutantMode(spec *workloads.Spec, m target.Mode, out string) (*result.Verification, error) {
+	tgt, err := enginetarget.New(enginetarget.Options{SessionTimeout: 500 * time.Millisecond})
+	if err != nil {
+		return nil, err
+	}
+	defer tgt.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "mutant-probe", Target: tgt, Modes: []target.Mode{m},
+		Seed: mutantSeed, RunID: "mut", OutDir: out, DumpLedgers: true})
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	mr := res.Modes[0]
+	if mr.Error != "" {
+		return nil, fmt.Errorf("the mode failed to run: %s", mr.Error)
+	}
+	v, err := verify.VerifyDir(mr.Mode, filepath.Join(out, "ledgers", mr.Mode), verify.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("verifying the dumped ledgers: %w", err)
+	}
+	if v.Verdict != mr.Verify.Verdict {
+		return nil, fmt.Errorf("the dumped ledgers say %s, the run said %s", v.Verdict, mr.Verify.Verdict)
+	}
+	return v, nil
+}
+
+func TestVerifierCatchesMutants(t *testing.T) {
+	control := mutantRun(t, "")
+	for mode, v := range control {
+		if v.Verdict != verify.VerdictPass {
+			t.Fatalf("unmutated run: %s is %s (forbidden %v, counts %v, notes %q); repro: go test -tags mutants -run TestVerifierCatchesMutants ./loadgen/",
+				mode, v.Verdict, v.Forbidden, v.Counts, v.Notes)
+		}
+	}
+	ids := engineMutants(t)
+	if len(ids) < 20 {
+		t.Fatalf("%d mutants in the engine, want at least 20", len(ids))
+	}
+	for id := range unobservable {
+		if !slices.Contains(ids, id) {
+			t.Errorf("unobservable mutant %q is not in the engine", id)
+		}
+	}
+	var b strings.Builder
+	caught, observable := 0, 0
+	fmt.Fprintf(&b, "\n%-30s  %-8s  %s\n", "mutant", "verdict", "what the verifier found (mode: forbidden kinds)")
+	only := os.Getenv("SHAREBENCH_MUTANTS_ONLY") // a comma-separated list, for a repro
+	for _, id := range ids {
+		if only != "" && !slices.Contains(strings.Split(only, ","), id) {
+			continue
+		}
+		t0 := time.Now()
+		verdicts := mutantRun(t, id)
+		var found []string
+		failed := false
+		for _, mode := range slices.Sorted(maps.Keys(verdicts)) {
+			v := verdicts[mode]
+			if v.Verdict == verify.VerdictFail {
+				failed = true
+				found = append(found, fmt.Sprintf("%s: %s", mode, strings.Join(v.Forbidden, ",")))
+				for _, k := range v.Forbidden {
+					if ws := v.Witnesses[k]; len(ws) > 0 {
+						t.Logf("%s, %s, first %s witness: id %d p%d@%d %s", id, mode, k, ws[0].InputID, ws[0].Partition, ws[0].Offset, ws[0].Detail)
+					}
+				}
+			} else if v.Verdict == verify.VerdictInconclusive {
+				found = append(found, fmt.Sprintf("%s: inconclusive (%d unjudged)", mode, v.Unjudged))
+			}
+		}
+		verdict := "PASS"
+		if failed {
+			verdict = "FAIL"
+		}
+		why, hidden := unobservable[id]
+		switch {
+		case hidden:
+			found = append(found, "not observable: "+why)
+		case failed:
+			observable++
+			caught++
+		default:
+			observable++
+			t.Errorf("mutant %s survived: the verifier passed every mode (%v)", id, found)
+		}
+		fmt.Fprintf(&b, "%-30s  %-8s  %s  [%v]\n", id, verdict, strings.Join(found, "; "), time.Since(t0).Round(100*time.Millisecond))
+		t.Logf("%s: %s in %v", id, verdict, time.Since(t0).Round(100*time.Millisecond))
+	}
+	fmt.Fprintf(&b, "caught by the verifier alone in real runs: %d of %d observable mutants (%d in the engine, %d not observable by any client)\n",
+		caught, observable, len(ids), len(unobservable))
+	t.Log(b.String())
+}
