@@ -141,8 +141,5 @@ func (s *Server) produceAs(tp engine.TopicPartition, txnID *string, b *batch) (i
 		return 0, err
 	}
 	st.appended(b.baseSequence, count, base)
-	if _, ok := p.txnStart[tp]; b.transactional && !ok {
-		p.txnStart[tp] = base
-	}
 	return base, nil
 }

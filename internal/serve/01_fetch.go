@@ -1,13 +1,14 @@
 // Fetch: v4-16 (v13+ names topics by id).
 //
 // Sessionless: every response has session id 0, so clients send full
-// fetches. Each partition reads through Engine.Fetch at the request's
-// isolation level. read_committed is filtered by the engine (records of
-// aborted transactions are never sent), so the aborted-transaction list is
-// always empty; read_uncommitted readers see aborted records, as with
-// Kafka. Where the records sent end before the offset to fetch next (the
-// offsets between hold markers or hidden records), a commit control batch
-// at that offset minus one moves the reader past them. With nothing to
+// fetches. read_uncommitted reads through Engine.FetchWithMarkers: every
+// record, aborted ones included, and each transaction marker as a control
+// batch with the producer id and epoch it was written with, as Kafka's log
+// holds them. read_committed reads through Engine.Fetch, which filters
+// (records of aborted transactions and markers are never sent), so the
+// aborted-transaction list is always empty; where the records sent end
+// before the offset to fetch next, a commit control batch of producer -1
+// at that offset minus one moves the reader past the hidden ones. With nothing to
 // return the request waits up to MaxWaitMillis for a produce or a marker on
 // one of its topics.
 
@@ -168,7 +169,16 @@ func (s *Server) fetchOnce(req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
 // one record when there is one).
 func (s *Server) readPartition(w *batchWriter, tp engine.TopicPartition, offset int64, limit int, iso engine.IsolationLevel) []byte {
 	n := min(max(limit/64, 1), maxFetchRecords)
-	recs, next, err := s.e.Fetch(tp, offset, n, iso)
+	var recs []engine.Record
+	var next int64
+	var err error
+	if iso == engine.ReadCommitted {
+		recs, next, err = s.e.Fetch(tp, offset, n, iso)
+	} else {
+		// read_uncommitted readers get the transaction markers too, as
+		// control batches at their offsets.
+		recs, next, err = s.e.FetchWithMarkers(tp, offset, n)
+	}
 	if err != nil || (len(recs) == 0 && next <= offset) {
 		return nil
 	}

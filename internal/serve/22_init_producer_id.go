@@ -62,7 +62,6 @@ func (s *Server) handleInitProducerID(_ *conn, kreq kmsg.Request) (kmsg.Response
 	p := &producer{
 		p: ep, txnID: id, epoch: ep.Epoch(), timeout: req.TransactionTimeoutMillis,
 		seqs: map[engine.TopicPartition]*seqState{}, addedTPs: map[engine.TopicPartition]bool{}, addedGrps: map[string]bool{},
-		txnStart: map[engine.TopicPartition]int64{},
 	}
 	pid := ep.ProducerID()
 	s.state.mu.Lock()

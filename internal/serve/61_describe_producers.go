@@ -1,12 +1,13 @@
 // DescribeProducers: v0.
 //
 // The producers that wrote to each partition through this server since it
-// started: producer id, the epoch the client holds, the last sequence
-// number, the time of the last write (Unix milliseconds) and, for a
-// transactional producer with an open transaction on the partition, the
-// offset the transaction's first record got. Producers that wrote before a
-// restart of a durable engine are not listed: the server keeps this
-// bookkeeping in memory.
+// started (producer id, the epoch the client holds, the last sequence
+// number, the time of the last write in Unix milliseconds), and every
+// producer with a transaction open on the partition, from the engine
+// (Engine.OpenTransactions, durable): its CurrentTxnStartOffset is the
+// transaction's first offset. Sequence numbers and times of producers that
+// wrote before a restart of a durable engine are not known (-1): the
+// server keeps them in memory.
 
 package serve
 
@@ -50,6 +51,16 @@ func (s *Server) handleDescribeProducers(_ *conn, kreq kmsg.Request) (kmsg.Respo
 				continue
 			}
 			tp := engine.TopicPartition{Topic: t.Topic, Partition: part}
+			open := map[int64]engine.OpenTransaction{}
+			opens, err := s.e.OpenTransactions(tp)
+			if err != nil {
+				rp.ErrorCode = errCode(err)
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
+			for _, o := range opens {
+				open[o.ProducerID] = o
+			}
 			for _, i := range order {
 				p := producers[i]
 				p.mu.Lock()
@@ -59,12 +70,22 @@ func (s *Server) handleDescribeProducers(_ *conn, kreq kmsg.Request) (kmsg.Respo
 					ap.ProducerID, ap.ProducerEpoch = pids[i], int32(p.epoch)
 					ap.LastSequence, ap.LastTimestamp, ap.CoordinatorEpoch = st.next-1, st.lastMs, 0
 					ap.CurrentTxnStartOffset = -1
-					if off, ok := p.txnStart[tp]; ok && p.inTxn {
-						ap.CurrentTxnStartOffset = off
+					if o, ok := open[pids[i]]; ok {
+						ap.CurrentTxnStartOffset = o.FirstOffset
+						delete(open, pids[i])
 					}
 					rp.ActiveProducers = append(rp.ActiveProducers, ap)
 				}
 				p.mu.Unlock()
+			}
+			for _, o := range opens {
+				if _, left := open[o.ProducerID]; !left {
+					continue
+				}
+				ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
+				ap.ProducerID, ap.ProducerEpoch, ap.LastSequence, ap.LastTimestamp = o.ProducerID, int32(o.Epoch), -1, -1
+				ap.CurrentTxnStartOffset = o.FirstOffset
+				rp.ActiveProducers = append(rp.ActiveProducers, ap)
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}

@@ -25,9 +25,6 @@ type producer struct {
 	inTxn     bool
 	addedTPs  map[engine.TopicPartition]bool
 	addedGrps map[string]bool
-	// txnStart is the first offset the open transaction wrote per
-	// partition (DescribeProducers).
-	txnStart map[engine.TopicPartition]int64
 }
 
 // recentBatches is how many batches per partition a producer may have in
@@ -100,6 +97,5 @@ func (p *producer) beginLocked() error {
 	p.lastEnd = 0
 	clear(p.addedTPs)
 	clear(p.addedGrps)
-	clear(p.txnStart)
 	return nil
 }

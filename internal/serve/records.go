@@ -259,9 +259,22 @@ func (w *batchWriter) grow(n int) {
 	}
 }
 
-// add appends r, opening a new batch when r cannot join the open one.
+// add appends r, opening a new batch when r cannot join the open one. A
+// transaction marker becomes a control batch of its own.
 func (w *batchWriter) add(r *engine.Record) {
 	ts := w.tsBase + int64(r.Timestamp/1e6)
+	if r.Control {
+		w.flush()
+		w.open(r.Offset, r.ProducerID, r.Epoch, true, true, ts)
+		typ := byte(0) // abort
+		if r.Commit {
+			typ = 1
+		}
+		w.dst = appendRecord(w.dst, 0, 0, []byte{0, 0, 0, typ}, []byte{0, 0, 0, 0, 0, 0})
+		w.n++
+		w.flush()
+		return
+	}
 	if w.start < 0 || r.ProducerID != w.pid || r.Epoch != w.epoch || r.Transactional != w.txn || r.Offset-w.base > 1<<30 {
 		w.flush()
 		w.open(r.Offset, r.ProducerID, r.Epoch, r.Transactional, false, ts)

@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +91,28 @@ func TestReadCommittedAndIdempotent(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != "committed" || got[1] != "idempotent" {
 		t.Fatalf("read_committed saw %q, want [committed idempotent]", got)
+	}
+	// read_uncommitted with control records: every record and both
+	// markers, with the transaction's producer id.
+	ru := client(t, s, kgo.ConsumeTopics("t"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords())
+	var seen []string
+	for len(seen) < 5 {
+		fs := ru.PollFetches(ctx(t))
+		if err := fs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			switch {
+			case !r.Attrs.IsControl():
+				seen = append(seen, string(r.Value))
+			case len(r.Key) >= 4 && r.Key[3] == 1:
+				seen = append(seen, "COMMIT")
+			default:
+				seen = append(seen, "ABORT")
+			}
+		})
+	}
+	if want := "committed COMMIT aborted ABORT idempotent"; strings.Join(seen, " ") != want {
+		t.Fatalf("read_uncommitted with markers saw %q, want %q", strings.Join(seen, " "), want)
 	}
 }

@@ -715,3 +715,6 @@ func (w *txnWorker) shutdown(crash bool, ctx context.Context) error {
 }
 
 var _ target.Worker = (*txnWorker)(nil)
+
+// ProducerID reports the transactional producer's id.
+func (w *txnWorker) ProducerID() int64 { return w.pid }
