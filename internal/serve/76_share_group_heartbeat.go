@@ -59,6 +59,11 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 		if id == "" {
 			id = newMemberID(c.clientID)
 		}
+		m := &member{group: req.GroupID, id: id}
+		// m is locked before it is published, so no request sees it half
+		// made.
+		m.mu.Lock()
+		defer m.mu.Unlock()
 		s.state.mu.Lock()
 		g := s.state.mu.share[req.GroupID]
 		if g == nil {
@@ -66,22 +71,23 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 			s.state.mu.share[req.GroupID] = g
 		}
 		old := g[id]
-		m := &member{group: req.GroupID, id: id}
+		g[id] = m
+		s.state.mu.Unlock()
 		if old != nil {
+			// A rejoin with epoch 0 replaces the member: the old one
+			// leaves, and the new epoch continues past the old one.
 			old.mu.Lock()
 			m.base = old.epochLocked()
 			s.leaveLockedNoMap(old)
 			old.mu.Unlock()
 		}
-		g[id] = m
-		s.state.mu.Unlock()
-		m.mu.Lock()
-		defer m.mu.Unlock()
 		m.subscribed = req.SubscribedTopicNames
 		m.clientID, m.host, m.lastSeen = c.clientID, c.nc.RemoteAddr().String(), time.Now()
 		if err := s.syncLocked(m, true); err != nil {
 			s.state.mu.Lock()
-			delete(g, id)
+			if g[id] == m {
+				delete(g, id)
+			}
 			s.state.mu.Unlock()
 			return fail(errCode(err), err)
 		}
@@ -136,8 +142,8 @@ func (s *Server) heartbeatResponseLocked(resp *kmsg.ShareGroupHeartbeatResponse,
 	return resp
 }
 
-// leaveLockedNoMap is leaveLocked for a member the caller removes from the
-// map itself (s.state.mu is held).
+// leaveLockedNoMap is leaveLocked for a member already replaced in the
+// map; m.mu is held.
 func (s *Server) leaveLockedNoMap(m *member) {
 	m.gone = true
 	m.session = nil

@@ -51,20 +51,7 @@ func errCode(err error) int16 {
 		// Retriable: a client retries until the engine is back.
 		return kerr.CoordinatorLoadInProgress.Code
 	}
-	if abortable(err) {
-		return kerr.TransactionAbortable.Code
-	}
 	return kerr.UnknownServerError.Code
-}
-
-// abortable reports whether err says the transaction can only abort. The
-// engine wraps the cause of a failed staging in an error whose text it
-// owns; the server recognises the abortable state by asking the engine's
-// error, never by matching text: an error that implements
-// interface{ Abortable() bool } and says so.
-func abortable(err error) bool {
-	var a interface{ Abortable() bool }
-	return errors.As(err, &a) && a.Abortable()
 }
 
 // msg is the error message of err for responses that carry one.

@@ -1,8 +1,9 @@
 // This file holds what the server keeps beside the engine: open
 // connections, topic ids, wire producers and the share-group members with
-// their sessions. Lock order: Server.mu before a member's or a producer's
-// own mutex; no engine call is made with Server.mu held except the cheap
-// lookups named in their comments.
+// their sessions. Lock order: a member's, a producer's or a classic group's
+// own mutex before state.mu, never the reverse (code that walks the maps
+// copies what it needs under state.mu and locks members after releasing
+// it); topicName calls the engine with state.mu released.
 
 package serve
 
