@@ -120,7 +120,7 @@ func (e *Engine) JoinClassicGroup(group string, topics []string, reset AutoOffse
 	if group == "" {
 		return nil, fmt.Errorf("%w: empty group id", ErrInvalidConfig)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return nil, err
 	}
 	defer e.exit()
@@ -269,7 +269,7 @@ var errUnstableOffset = errors.New("engine: unstable offset commit")
 // Poll fetches up to max records with read_committed from the member's
 // assigned partitions, advancing its positions. It never blocks.
 func (m *ClassicMember) Poll(max int) ([]Record, error) {
-	if err := m.e.enter(); err != nil {
+	if err := m.e.enterWrite(); err != nil {
 		return nil, err
 	}
 	defer m.e.exit()

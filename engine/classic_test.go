@@ -117,6 +117,7 @@ func TestClassicGenerationFencing(t *testing.T) {
 	if !engine.ErrorIsFenced(err) {
 		t.Fatalf("ErrorIsFenced(%v) = false", err)
 	}
+	restartTxn(t, p)
 	// After a poll both members hold the new generation and one partition
 	// each, read from the committed offsets (none: earliest).
 	r.classicPoll(c1, 10)
@@ -137,6 +138,7 @@ func TestClassicGenerationFencing(t *testing.T) {
 	wantErr(t, "departed member", p.SendOffsetsToTransaction(offs, meta), engine.ErrUnknownMember)
 	_, err = c2.Poll(1)
 	wantErr(t, "poll after leave", err, engine.ErrUnknownMember)
+	restartTxn(t, p)
 	meta.GroupID = "nope"
 	wantErr(t, "unknown group", p.SendOffsetsToTransaction(offs, meta), engine.ErrUnknownGroup)
 	wantErr(t, "abort", p.Abort(), nil)

@@ -418,17 +418,54 @@ func tornSource(t *testing.T) string {
 	return dir
 }
 
+// tornAckSource writes a workload whose share-state log ends in a
+// snapshot just as the history log gets the record that left the window:
+// records acknowledged one at a time, a delta each, until a snapshot is due.
+// A torn tail of that snapshot leaves the history log ahead of the
+// recovered window, which recovery once refused ("history run [n,n]
+// ACKNOWLEDGED outside [0, n)").
+func tornAckSource(t *testing.T) string {
+	dir := t.TempDir()
+	clk := engine.NewManualClock()
+	e := durGet[*engine.Engine](t)(engine.New(durableOpts(dir, clk)...))
+	durOK(t, e.CreateTopic("in", 1))
+	const n = 70 // a multiple of durableOpts' snapshot interval (7)
+	for i := 0; i < n; i++ {
+		_ = durGet[int64](t)(e.Produce("in", 0, []engine.ProduceRecord{{Value: []byte(fmt.Sprint(i))}}))
+	}
+	m := durGet[*engine.ShareMember](t)(e.JoinShareGroup("g", []string{"in"}, engine.AckExplicit))
+	for i := 0; i < n; i++ {
+		recs := durGet[[]engine.Record](t)(m.Poll(1))
+		durOK(t, m.Acknowledge([]engine.Acknowledgement{{Topic: "in", First: recs[0].Offset, Last: recs[0].Offset, Type: engine.AckAccept}}))
+	}
+	durOK(t, e.Close())
+	return dir
+}
+
 // TestTornTailEveryByte cuts the last record of every log in a data
-// directory at every byte: recovery drops exactly the torn bytes, reports
-// them, and reaches the same state as if the record had never been
-// written — it invents nothing and loses nothing before the tear. A torn
-// COMPLETE_COMMIT loses no committed record: the PREPARE_COMMIT before it
-// completes the transaction again.
+// directory at every byte, one log at a time, for two workloads (the
+// durability workload, and one whose share-state log ends in a snapshot):
+// recovery drops exactly the torn bytes, reports them, and reaches the same
+// state as if the record had never been written — it invents nothing and
+// loses nothing before the tear. A torn COMPLETE_COMMIT loses no committed
+// record: the PREPARE_COMMIT before it completes the transaction again.
 func TestTornTailEveryByte(t *testing.T) {
 	t.Parallel()
-	src := tornSource(t)
+	for _, source := range []struct {
+		name string
+		dir  func(*testing.T) string
+	}{{"durability", tornSource}, {"acks", tornAckSource}} {
+		t.Run(source.name, func(t *testing.T) {
+			t.Parallel()
+			tornTailEveryByte(t, source.dir(t))
+		})
+	}
+}
+
+func tornTailEveryByte(t *testing.T, src string) {
 	full, _, err := recoverView(t, src, "", nil)
 	durOK(t, err)
+	logs := 0
 	for _, seg := range lastSegments(t, src) {
 		b, err := os.ReadFile(seg)
 		durOK(t, err)
@@ -438,6 +475,7 @@ func TestTornTailEveryByte(t *testing.T) {
 		}
 		start := frames[len(frames)-1]
 		rel, _ := filepath.Rel(src, seg)
+		logs++
 		t.Run(rel, func(t *testing.T) {
 			base, rep, err := recoverView(t, src, seg, func(b []byte) []byte { return b[:start] })
 			durOK(t, err)
@@ -463,6 +501,9 @@ func TestTornTailEveryByte(t *testing.T) {
 				diffViews(t, got, base)
 			}
 		})
+	}
+	if logs < 3 {
+		t.Fatalf("only %d logs had a record to tear", logs)
 	}
 }
 
@@ -782,6 +823,57 @@ func TestReadersSeeOnlyDurableRecords(t *testing.T) {
 			for off, v := range seen {
 				if off >= int64(len(recs)) || string(recs[off].Value) != v {
 					t.Fatalf("the reader saw %q at %d; after the restarts the log has %d records", v, off, len(recs))
+				}
+			}
+		})
+	}
+}
+
+// TestTornTailLosesWholeRecords cuts each log of a data directory, one at
+// a time, at every record boundary and 7 bytes into every record, so
+// whole records are lost from its tail while the other logs keep what
+// depended on them (share state of a partition record torn away, history
+// ahead of the window, a topic's creation torn away): the directory still
+// opens, the engine's invariants hold, and it opens again the same way
+// after what the first recovery wrote.
+func TestTornTailLosesWholeRecords(t *testing.T) {
+	t.Parallel()
+	step := 1
+	if testing.Short() || raceEnabled {
+		step = 5
+	}
+	for _, source := range []struct {
+		name string
+		dir  func(*testing.T) string
+	}{{"durability", tornSource}, {"acks", tornAckSource}} {
+		t.Run(source.name, func(t *testing.T) {
+			t.Parallel()
+			src := source.dir(t)
+			for _, seg := range lastSegments(t, src) {
+				b, err := os.ReadFile(seg)
+				durOK(t, err)
+				rel, _ := filepath.Rel(src, seg)
+				frames := walFrames(t, b)
+				for i := 0; i < len(frames); i += step {
+					for _, d := range []int{0, 7} {
+						cut := frames[i] + d
+						if cut >= len(b) {
+							continue
+						}
+						cp := copyTree(t, src)
+						path := filepath.Join(cp, rel)
+						durOK(t, os.WriteFile(path, b[:cut], 0o644))
+						for open := 1; open <= 2; open++ {
+							e, err := engine.New(durableOpts(cp, engine.NewManualClock())...)
+							if err != nil {
+								t.Fatalf("%s cut at %d (record %d of %d), open %d: %v", rel, cut, i, len(frames), open, err)
+							}
+							if err := e.CheckInvariants(); err != nil {
+								t.Fatalf("%s cut at %d, open %d: %v", rel, cut, open, err)
+							}
+							durOK(t, e.Close())
+						}
+					}
 				}
 			}
 		})

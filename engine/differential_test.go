@@ -234,6 +234,17 @@ func diffErrClass(err error) string {
 	if err == nil {
 		return "ok"
 	}
+	if errors.Is(err, engine.ErrAbortableTransaction) {
+		// The cause is what the error wraps besides the sentinel.
+		if u, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, c := range u.Unwrap() {
+				if c != engine.ErrAbortableTransaction {
+					return "ABORTABLE/" + diffErrClass(c)
+				}
+			}
+		}
+		return "ABORTABLE"
+	}
 	var ae *engine.AckError
 	if errors.As(err, &ae) {
 		failed := map[engine.TopicPartition]string{}
@@ -256,10 +267,10 @@ func diffErrClass(err error) string {
 		{"MEMBER_EPOCH", engine.ErrFencedMemberEpoch},
 		{"NOT_OWNER", engine.ErrNotOwner},
 		{"RECORD_STATE", engine.ErrInvalidRecordState},
+		{"LOG_RANGE", engine.ErrLogOffsetOutOfRange}, // a fetch error matches OUT_OF_RANGE too
 		{"OUT_OF_RANGE", engine.ErrOffsetOutOfRange},
 		{"ACK_TYPE", engine.ErrInvalidAckType},
 		{"INVALID_REQUEST", engine.ErrInvalidRequest},
-		{"LOG_RANGE", engine.ErrLogOffsetOutOfRange},
 		{"WRITE_FAILED", errDiffWrite},
 	} {
 		if errors.Is(err, c.err) {
@@ -286,6 +297,7 @@ func newDiffEngine(t *testing.T, shards int, knobs engine.Knobs) *diffEngine {
 	r := &diffEngine{clock: engine.NewManualClock(), names: map[string]string{}, pids: map[int64]string{}}
 	e, err := engine.New(
 		engine.WithShards(shards), engine.WithClock(r.clock), engine.WithKnobs(knobs), engine.WithHistory(true),
+		engine.WithMarkerDelivery(engine.MarkersInline), // the model applies markers in Commit
 		engine.WithRetentionBytes(0), engine.WithAbortSweepInterval(diffSweepInterval),
 		engine.WithSessionTimeout(diffSessionTimeout),
 		engine.WithHook(func(pt engine.HookPoint, _ engine.HookInfo) error {
@@ -534,7 +546,7 @@ func (m *diffModel) apply(i int, o *diffOp) string {
 		if o.metaGroup != "" {
 			group = o.metaGroup
 		}
-		return m.stage(o.handle, o.acks, group, mm.name, 1+o.metaEpoch, o.failWrite)
+		return m.stage(o.handle, o.acks, group, mm.name, mm.learned+o.metaEpoch, o.failWrite)
 	case dCommit:
 		return m.end(o.handle, true)
 	case dAbort:

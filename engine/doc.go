@@ -28,14 +28,23 @@
 //		Topic: "in", Partition: 0, First: recs[0].Offset, Last: recs[len(recs)-1].Offset,
 //		Type: engine.AckAccept,
 //	}}, m.Metadata())
-//	_ = p.Commit() // outputs visible to read_committed and inputs ACKNOWLEDGED, together
+//	_ = p.Commit() // decided; the markers then make the outputs visible and the inputs ACKNOWLEDGED
 //
-// Semantics follow ../shared/DESIGN.md §3–§4: the record lifecycle
+// Semantics follow the design document's §3–§4 (docs/design.md): the record lifecycle
 // (AVAILABLE, ACQUIRED, ACKNOWLEDGED, ARCHIVED, TX_PENDING), delivery counts
 // and limits, acquisition locks, the in-flight window and SPSO; the
 // coordinator's EMPTY → ONGOING → PREPARE_* → COMPLETE_* states, fencing by
 // epoch, markers to every participant and the timeout sweep. The decisions
 // the KIP-1289 draft leaves open are Knobs (WithKnobs), safe by default.
+//
+// Commit returns once the decision (PREPARE_COMMIT) is durable; the
+// markers follow asynchronously (markers.go): a goroutine sends them, or,
+// with a ManualClock, FireTimers and DeliverMarkers do, so a committed
+// transaction's outputs become visible and its inputs terminal only then
+// (WithMarkerDelivery(MarkersInline) sends them inside Commit). A failed
+// staging leaves the transaction abortable (ErrAbortableTransaction);
+// member epochs move with every membership change and are learned on the
+// next poll.
 //
 // Durability (DESIGN §3.6): WithDataDir makes every durable change —
 // partition records and markers, share-state snapshots and deltas,

@@ -328,3 +328,13 @@ func (e *Engine) journalStats() JournalStats {
 	out.SegmentsDeleted += st.SegmentsDeleted.Load()
 	return out
 }
+
+// enterWrite is enter for a call that changes the engine: after Close it
+// fails with ErrClosed, in memory as with a data directory, while reads
+// (Fetch, Offsets, introspection) keep working.
+func (e *Engine) enterWrite() error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	return e.enter()
+}

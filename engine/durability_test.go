@@ -181,7 +181,7 @@ func diffViews(t testing.TB, got, want durableView) {
 // rolls and deletions happen, and history for inspection below SPSO.
 func durableOpts(dir string, clk *engine.ManualClock, extra ...engine.Option) []engine.Option {
 	return append([]engine.Option{
-		engine.WithDataDir(dir), engine.WithClock(clk), engine.WithShards(4),
+		engine.WithDataDir(dir), engine.WithClock(clk), engine.WithShards(4), engine.WithMarkerDelivery(engine.MarkersInline),
 		engine.WithShareSnapshotEvery(7), engine.WithSegmentBytes(8 << 10), engine.WithHistory(true),
 		engine.WithGroupDefaults(engine.GroupConfig{LockDuration: 30 * time.Second, DeliveryLimit: 3, MaxRecordLocks: 100, AutoOffsetReset: engine.ResetEarliest}),
 	}, extra...)

@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"sort"
@@ -43,16 +44,18 @@ type Engine struct {
 
 	nextPID    atomic.Int64
 	nextMember atomic.Int64
+	markers    markerQueue // decided transactions' markers (markers.go)
 	stats      engineStats
 	sweep      sweepClock
 	// dur is the durability state (durability.go); nil without a data
 	// directory.
 	dur *durable
 
-	closed   atomic.Bool
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+	closed      atomic.Bool
+	stopOnce    sync.Once
+	stop        chan struct{}
+	done        chan struct{} // closed when the timer goroutine exits
+	markersDone chan struct{} // closed when the marker goroutine exits
 }
 
 type topic struct {
@@ -117,6 +120,9 @@ type partition struct {
 	// end each reaches. Guarded by the shard lock.
 	hw   int64
 	pend []pendingEnd
+	// dlq: a share group of this partition has a dead-letter topic.
+	// Guarded by the shard lock.
+	dlq bool
 }
 
 type pendingEnd struct {
@@ -166,6 +172,8 @@ type engineStats struct {
 	fenced      atomic.Int64
 	stageFailed atomic.Int64
 	sessionsEnd atomic.Int64
+	dlqWritten  atomic.Int64
+	dlqDropped  atomic.Int64
 }
 
 // New returns a running engine.
@@ -187,7 +195,10 @@ func New(opts ...Option) (*Engine, error) {
 		txns:   make([]txnShard, cfg.shards),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
+
+		markersDone: make(chan struct{}),
 	}
+	e.markers.init()
 	if e.clock == nil {
 		e.clock = realClock{start: time.Now()}
 	}
@@ -210,19 +221,26 @@ func New(opts ...Option) (*Engine, error) {
 	}
 	if cfg.manual {
 		close(e.done)
+		close(e.markersDone)
 	} else {
 		go e.timerLoop()
+		go e.markerLoop()
 	}
 	return e, nil
 }
 
-// Close stops the timer goroutine. The engine's state stays readable.
-// With a data directory it flushes the journal (fsynced) and closes it:
-// later changes fail with ErrClosed.
+// Close stops the timer goroutine. The engine's state stays readable
+// (Fetch, Offsets, introspection); later changes (Produce, Poll,
+// Acknowledge, joins, transactions, new topics) fail with ErrClosed. With
+// a data directory it also flushes the journal (fsynced) and closes it.
 func (e *Engine) Close() error {
+	if !e.closed.Load() {
+		e.DeliverMarkers() // decided transactions complete where they can
+	}
 	e.closed.Store(true)
 	e.stopOnce.Do(func() { close(e.stop) })
 	<-e.done
+	<-e.markersDone
 	if e.dur == nil {
 		return nil
 	}
@@ -276,7 +294,7 @@ func (e *Engine) CreateTopic(name string, partitions int32) error {
 	if name == "" || partitions < 1 || partitions > 1<<20 {
 		return fmt.Errorf("%w: topic %q with %d partitions", ErrInvalidConfig, name, partitions)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
@@ -382,18 +400,27 @@ func (e *Engine) withPartition(tp TopicPartition, f func(*partition) error) erro
 func (e *Engine) withPartitionOp(tp TopicPartition, op *syncPoint, f func(*partition) error) error {
 	ds := e.dataShard(tp)
 	ds.mu.Lock()
-	defer ds.mu.Unlock()
 	p := ds.mu.parts[tp]
 	if p == nil {
+		ds.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrUnknownTopicOrPartition, tp)
-	}
-	if e.dur == nil {
-		return f(p)
 	}
 	p.op = op
 	err := f(p)
-	e.journalSharesLocked(p)
+	if e.dur != nil {
+		e.journalSharesLocked(p)
+	}
 	p.op = nil
+	var dls []deadLetters
+	if p.dlq {
+		dls = e.takeDeadLettersLocked(p, nil)
+	}
+	ds.mu.Unlock()
+	if len(dls) > 0 {
+		// Written once the partition's lock is released: the DLQ
+		// partition is another data shard's (lockorder.go).
+		e.writeDeadLetters(op, dls)
+	}
 	return err
 }
 
@@ -421,12 +448,16 @@ func (e *Engine) appendLocked(p *partition, b *plog.Batch) (int64, error) {
 // ProduceRecord is one record to produce.
 type ProduceRecord struct {
 	Key, Value []byte
+	Headers    []Header
 }
+
+// Header is a record header.
+type Header = plog.Header
 
 // Produce appends plain (non-idempotent, non-transactional) records to one
 // partition and returns the offset of the first.
 func (e *Engine) Produce(topicName string, partitionID int32, recs []ProduceRecord) (int64, error) {
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return 0, err
 	}
 	defer e.exit()
@@ -457,6 +488,12 @@ func batchOf(recs []ProduceRecord, pid int64, epoch int16, seq int32, txn bool, 
 			b.Keys[i] = r.Key
 		}
 		b.Values[i] = r.Value
+		if r.Headers != nil {
+			if b.Headers == nil {
+				b.Headers = make([][]Header, len(recs))
+			}
+			b.Headers[i] = r.Headers
+		}
 	}
 	return b
 }
@@ -477,6 +514,7 @@ type Record struct {
 	Aborted bool
 	// DeliveryCount is set on records acquired by a share-group poll.
 	DeliveryCount int
+	Headers       []Header
 	// Control is set on a transaction marker (only FetchWithMarkers
 	// returns them); Commit says whether it commits or aborts.
 	Control, Commit bool
@@ -494,6 +532,10 @@ func (e *Engine) Fetch(tp TopicPartition, offset int64, max int, iso IsolationLe
 	err := e.withPartition(tp, func(p *partition) error {
 		recs, n, err := p.log.FetchBelow(offset, max, iso == ReadCommitted, e.hwLocked(p), nil)
 		if err != nil {
+			if errors.Is(err, plog.ErrOffsetOutOfRange) {
+				// Both sentinels name a fetch outside the log.
+				return fmt.Errorf("%w: %w", ErrOffsetOutOfRange, err)
+			}
 			return err
 		}
 		next = n
@@ -510,6 +552,7 @@ func toRecord(tp TopicPartition, r *plog.Record) Record {
 	return Record{
 		Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value,
 		Timestamp: time.Duration(r.Timestamp), ProducerID: r.ProducerID, Epoch: r.Epoch, Transactional: r.Transactional, Aborted: r.Aborted,
+		Headers: r.Headers,
 	}
 }
 
@@ -530,7 +573,7 @@ func (e *Engine) Offsets(tp TopicPartition) (start, hw, lso int64, err error) {
 // DeleteRecords moves a partition's log start offset (delete-records);
 // share groups archive the AVAILABLE records it passes.
 func (e *Engine) DeleteRecords(tp TopicPartition, offset int64) error {
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
@@ -569,8 +612,9 @@ func (e *Engine) timerLoop() {
 }
 
 // FireTimers fires every due timer at the clock's current time: expired
-// acquisition locks, member sessions that timed out, and (once per abort
-// sweep interval) transactions that outlived their timeout. With a manual
+// acquisition locks, member sessions that timed out, (once per abort
+// sweep interval) transactions that outlived their timeout, and the
+// marker channels (DeliverMarkers). With a manual
 // clock the caller calls it; otherwise the timer goroutine does.
 func (e *Engine) FireTimers() {
 	if e.enter() != nil {
@@ -581,11 +625,13 @@ func (e *Engine) FireTimers() {
 	e.expireSessions(now)
 	e.expireLocks(now)
 	e.sweepTransactions(now)
+	e.DeliverMarkers()
 }
 
 func (e *Engine) expireLocks(now time.Duration) {
 	var changed []string
 	var op syncPoint
+	var dls []deadLetters
 	for i := range e.data {
 		ds := &e.data[i]
 		ds.mu.Lock()
@@ -603,8 +649,15 @@ func (e *Engine) expireLocks(now time.Duration) {
 				e.journalSharesLocked(p)
 				p.op = nil
 			}
+			if expired && p.dlq {
+				dls = e.takeDeadLettersLocked(p, dls)
+			}
 		}
 		ds.mu.Unlock()
+		if len(dls) > 0 {
+			e.writeDeadLetters(&op, dls) // records archived at the delivery limit
+			dls = dls[:0]
+		}
 	}
 	_ = e.finish(&op, nil)
 	e.notifyTopics(changed)

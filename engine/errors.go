@@ -19,7 +19,7 @@ var (
 	// ErrNotOwner: the record is acquired by another member.
 	ErrNotOwner = sharepart.ErrNotOwner
 	// ErrOffsetOutOfRange: an ack beyond what was ever acquired, or a fetch
-	// outside the log.
+	// outside the log (a fetch error matches ErrLogOffsetOutOfRange too).
 	ErrOffsetOutOfRange = sharepart.ErrOutOfRange
 	// ErrInvalidAckType: an unknown acknowledgement type.
 	ErrInvalidAckType = sharepart.ErrInvalidAckType
@@ -47,6 +47,13 @@ var (
 	// ErrInvalidTxnState: the call does not fit the transaction's state
 	// (commit without begin, produce outside a transaction, ...).
 	ErrInvalidTxnState = errors.New("engine: invalid transaction state")
+	// ErrAbortableTransaction: a staging call of the open transaction
+	// failed (not owner, lock expired, fenced member epoch, invalid
+	// state, a failed write), so the transaction can only abort: every
+	// later Produce, staging and Commit fails with it, wrapping the cause
+	// (errors.Is matches both), until Abort. Kafka's producer enters the
+	// same state after a failed TxnOffsetCommit.
+	ErrAbortableTransaction = errors.New("engine: transaction is abortable; only abort is allowed")
 	// ErrTransactionTimedOut: the coordinator aborted the transaction
 	// because it outlived its timeout.
 	ErrTransactionTimedOut = errors.New("engine: transaction timed out")

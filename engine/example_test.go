@@ -37,11 +37,22 @@ func Example() {
 	visible, _, _ := e.Fetch(engine.TopicPartition{Topic: "out", Partition: 0}, 0, 10, engine.ReadCommitted)
 	fmt.Println("before commit:", before.State, len(visible), "outputs visible")
 
+	// Commit returns once the decision (PREPARE_COMMIT) is durable; the
+	// markers follow. On a manual clock they go out when the driver fires
+	// timers.
 	_ = p.Commit()
+	txn, _ := e.Transaction("copier-0")
 	after, _ := e.ShareRecord("g", tp, 0)
 	visible, _, _ = e.Fetch(engine.TopicPartition{Topic: "out", Partition: 0}, 0, 10, engine.ReadCommitted)
-	fmt.Println("after commit:", after.State, len(visible), "outputs visible")
+	fmt.Println("after commit:", txn.State, after.State, len(visible), "outputs visible")
+
+	e.FireTimers()
+	txn, _ = e.Transaction("copier-0")
+	after, _ = e.ShareRecord("g", tp, 0)
+	visible, _, _ = e.Fetch(engine.TopicPartition{Topic: "out", Partition: 0}, 0, 10, engine.ReadCommitted)
+	fmt.Println("after the markers:", txn.State, after.State, len(visible), "outputs visible")
 	// Output:
 	// before commit: TX_PENDING 0 outputs visible
-	// after commit: ACKNOWLEDGED 2 outputs visible
+	// after commit: PREPARE_COMMIT TX_PENDING 0 outputs visible
+	// after the markers: COMPLETE_COMMIT ACKNOWLEDGED 2 outputs visible
 }

@@ -80,6 +80,7 @@ func (e *Engine) reloadTxnShardLocked(op *syncPoint, j *journal, ts *txnShard, n
 	if err != nil {
 		return logError(err)
 	}
+	abandonJobsLocked(ts)
 	fresh := make(map[string]*txnState, len(recs))
 	ids := make([]string, 0, len(recs))
 	for id, r := range recs {

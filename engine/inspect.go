@@ -51,7 +51,9 @@ type RecordInfo struct {
 	Staged   AckType
 	Reason   ArchiveReason
 	// Known is false for a record below SPSO when the engine keeps no
-	// history (WithHistory): it is terminal, outcome unknown.
+	// history (WithHistory): it is terminal, outcome unknown; and for an
+	// offset at or past the partition's high watermark, which holds no
+	// record yet.
 	Known bool
 }
 
@@ -68,6 +70,10 @@ func (e *Engine) ShareRecord(group string, tp TopicPartition, offset int64) (Rec
 			return fmt.Errorf("%w: group %q has no share partition %s", ErrUnknownGroup, group, tp)
 		}
 		ri = sp.Record(offset)
+		if offset >= sp.End() && offset >= e.hwLocked(p) {
+			// Past the log end there is no record to have a state.
+			ri = sharepart.RecordInfo{Offset: offset, State: sharepart.Available}
+		}
 		return nil
 	})
 	if err != nil {
@@ -157,6 +163,13 @@ type TxnInfo struct {
 	Partitions      []TopicPartition
 	SharePartitions []string // "group/topic-partition"
 	Groups          []string
+	// MarkersPending counts the participants of a decided transaction
+	// (PREPARE_*) that have not applied its marker yet; NextProducerID
+	// and NextEpoch are the producer id and epoch the transactional id
+	// has once they have (its producer already uses them).
+	MarkersPending int
+	NextProducerID int64
+	NextEpoch      int16
 }
 
 // Transaction returns the coordinator state of a transactional id.
@@ -178,6 +191,10 @@ func (e *Engine) Transaction(id string) (TxnInfo, bool) {
 	for _, k := range t.shares {
 		info.SharePartitions = append(info.SharePartitions, k.group+"/"+k.tp.String())
 	}
+	info.NextProducerID, info.NextEpoch = t.pid, t.epoch
+	if t.job != nil {
+		info.MarkersPending, info.NextProducerID, info.NextEpoch = t.job.pending(), t.job.nextPID, t.job.nextEpoch
+	}
 	return info, true
 }
 
@@ -189,6 +206,8 @@ type Stats struct {
 	TimedOut      int64 // transactions aborted by the timeout sweep
 	Fenced        int64 // producer fencings (re-inits and rejected calls)
 	StageFailed   int64 // staging writes that failed
+	DLQWritten    int64 // dead-letter copies written (KIP-1191)
+	DLQDropped    int64 // dead-letter copies not written: the DLQ topic does not exist
 	SessionsEnded int64 // members removed (leave or session timeout)
 	// Share sums the share partitions' counters (those of partitions a
 	// Restart or failover rebuilt included: the counters themselves are
@@ -204,6 +223,7 @@ func (e *Engine) Stats() Stats {
 		Produced: e.stats.produced.Load(), Committed: e.stats.committed.Load(), Aborted: e.stats.aborted.Load(),
 		TimedOut: e.stats.timedOut.Load(), Fenced: e.stats.fenced.Load(), StageFailed: e.stats.stageFailed.Load(),
 		SessionsEnded: e.stats.sessionsEnd.Load(), Journal: e.journalStats(),
+		DLQWritten: e.stats.dlqWritten.Load(), DLQDropped: e.stats.dlqDropped.Load(),
 	}
 	if e.dur != nil {
 		e.dur.statsMu.Lock()
@@ -285,4 +305,33 @@ func (e *Engine) CheckInvariants() error {
 		ds.mu.Unlock()
 	}
 	return nil
+}
+
+// ShareMemberInfo describes one member of a share group.
+type ShareMemberInfo struct {
+	ID string
+	// Epoch is the member's current epoch in the group coordinator
+	// (DESIGN §3.9); the member's own handle learns it on its next poll.
+	Epoch int32
+}
+
+// ShareMembers returns group's current members, sorted by id.
+func (e *Engine) ShareMembers(group string) ([]ShareMemberInfo, error) {
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.share[group]
+	if g == nil {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownGroup, group)
+	}
+	out := make([]ShareMemberInfo, 0, len(g.members))
+	for _, st := range g.members {
+		out = append(out, ShareMemberInfo{ID: st.id, Epoch: st.epoch})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
 }

@@ -80,6 +80,7 @@ func TestInvariant2SingleOwner(t *testing.T) {
 	p := r.producer("p")
 	wantErr(t, "begin", p.Begin(), nil)
 	wantErr(t, "b stages", p.SendShareAcksToTransaction([]engine.Acknowledgement{accept(0, 1)}, b.Metadata()), engine.ErrNotOwner)
+	restartTxn(t, p)
 	if ri := r.rec("g", "in", 0, 0); ri.Owner != a.ID() || ri.State != engine.StateAcquired {
 		t.Fatalf("record %+v, want ACQUIRED by %s", ri, a.ID())
 	}
@@ -338,6 +339,7 @@ func TestInvariant7TxPending(t *testing.T) {
 	// Session close.
 	wantErr(t, "leave", m.Leave(), nil)
 	pending("leave")
+	r.poll(other, 0) // a heartbeat: other learns the epoch the leave bumped
 
 	// Acknowledgement outside the transaction, by anyone.
 	for _, typ := range []engine.AckType{engine.AckAccept, engine.AckRelease, engine.AckReject, engine.AckRenew} {
@@ -351,6 +353,7 @@ func TestInvariant7TxPending(t *testing.T) {
 	for _, commit := range []bool{false, true} {
 		wantErr(t, "q begin", q.Begin(), nil)
 		wantErr(t, "q stages p's records", q.SendShareAcksToTransaction([]engine.Acknowledgement{accept(0, 0)}, other.Metadata()), engine.ErrInvalidRecordState)
+		restartTxn(t, q)
 		wantErr(t, "q stages 4", q.SendShareAcksToTransaction([]engine.Acknowledgement{accept(4, 4)}, other.Metadata()), nil)
 		if commit {
 			wantErr(t, "q commit", q.Commit(), nil)
@@ -688,6 +691,11 @@ func randomWalk(t *testing.T, seed uint64, steps int) {
 			var err error
 			if commit {
 				err = producers[pi].Commit()
+				if errors.Is(err, engine.ErrAbortableTransaction) {
+					// A staging of this transaction failed (a stale
+					// member epoch, an expired lock): it can only abort.
+					err = producers[pi].Abort()
+				}
 			} else {
 				err = producers[pi].Abort()
 			}

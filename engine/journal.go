@@ -241,7 +241,7 @@ func (e *Engine) jBatch(p *partition, b *plog.Batch, base int64) {
 		return
 	}
 	pos := j.add(p.op, p.wal, uint64(base), func(en *enc) {
-		encodeBatch(en, b.ProducerID, b.Epoch, b.BaseSequence, b.Transactional, b.Timestamp, b.Keys, b.Values)
+		encodeBatch(en, b.ProducerID, b.Epoch, b.BaseSequence, b.Transactional, b.Timestamp, b.Keys, b.Values, b.Headers)
 	})
 	e.pendLocked(p, pos)
 }

@@ -5,6 +5,7 @@ package engine
 // Lock order. A goroutine may hold locks only in this order, and never two
 // locks of the same kind at once:
 //
+//  0. markerQueue.sending — one DeliverMarkers call at a time (markers.go).
 //  1. Producer.mu         — one producer handle's fields.
 //  2. txnShard.mu         — transactional ids of one shard. Held for the
 //     whole of a produce, staging, commit or abort of that transaction, so a
@@ -12,7 +13,7 @@ package engine
 //  3. ShareMember.mu / ClassicMember.mu — one member handle's fields.
 //  4. groupShard.mu       — share and classic groups of one shard.
 //  5. dataShard.mu        — partition logs and their share partitions.
-//  6. topic.notifyMu, topicsMu — leaves: nothing of the engine is taken
+//  6. topic.notifyMu, topicsMu, markerQueue.mu — leaves: nothing of the engine is taken
 //     while held.
 //  7. the journal's wal.Group mutex — taken by Append under any of the
 //     above (appending does no I/O); the flush leader releases it for the

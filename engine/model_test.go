@@ -85,6 +85,7 @@ type modelRec struct {
 // history), so state below SPSO needs no separate bookkeeping.
 type modelSP struct {
 	m        *diffModel
+	tp       engine.TopicPartition
 	g        *modelGroup
 	start    int64 // where the window started; nothing is known below
 	spso     int64
@@ -111,6 +112,17 @@ type modelMember struct {
 	lastSeen time.Duration
 	rotate   int
 	lastPoll []engine.Acknowledgement
+	// epoch is the member epoch in the group (bumped on every join and
+	// leave, DESIGN §3.9); learned is the one its handle knows (its last
+	// poll's).
+	epoch, learned int32
+}
+
+// assignmentChanged bumps every member's epoch of g (a join or a leave).
+func (g *modelGroup) assignmentChanged() {
+	for _, mm := range g.members {
+		mm.epoch++
+	}
 }
 
 type modelTxn struct {
@@ -132,6 +144,9 @@ type modelShareKey struct {
 type modelProducer struct {
 	txn   string
 	epoch int16
+	// abortable is the class of the staging failure that made the open
+	// transaction abortable ("" if none).
+	abortable string
 }
 
 type diffModel struct {
@@ -489,6 +504,8 @@ func (sp *modelSP) inFlight() int {
 // describe renders offset o as the engine runner renders ShareRecord.
 func (sp *modelSP) describe(o int64) string {
 	switch {
+	case o >= sp.end && o >= sp.m.log(sp.tp).hw():
+		return "?" // past the log end: no record (ShareRecord's Known false)
 	case o >= sp.end:
 		return "AVAILABLE c0"
 	case o < sp.start:
@@ -514,7 +531,7 @@ func (m *diffModel) sp(g *modelGroup, tp engine.TopicPartition) *modelSP {
 	if g.cfg.AutoOffsetReset == engine.ResetEarliest {
 		start = l.start
 	}
-	sp := &modelSP{m: m, g: g, start: start, spso: start, end: start, recs: map[int64]*modelRec{}}
+	sp := &modelSP{m: m, tp: tp, g: g, start: start, spso: start, end: start, recs: map[int64]*modelRec{}}
 	g.sps[tp] = sp
 	return sp
 }
@@ -555,7 +572,8 @@ func (m *diffModel) join(name, group string, topics []string, mode engine.AckMod
 		}
 	}
 	g := m.groups[group]
-	mm := &modelMember{name: name, g: g, topics: topics, mode: mode, inGroup: true, lastSeen: m.now, rotate: g.joins}
+	g.assignmentChanged()
+	mm := &modelMember{name: name, g: g, topics: topics, mode: mode, inGroup: true, lastSeen: m.now, rotate: g.joins, epoch: 1, learned: 1}
 	g.joins++
 	g.members[name] = mm
 	m.members = append(m.members, mm)
@@ -590,6 +608,7 @@ func (m *diffModel) poll(idx, max int) string {
 		return diffRenderPoll(nil, "UNKNOWN_MEMBER")
 	}
 	mm.lastSeen = m.now
+	mm.learned = mm.epoch
 	if mm.mode == engine.AckImplicit && len(mm.lastPoll) > 0 {
 		m.acknowledgeAll(mm, mm.lastPoll)
 		mm.lastPoll = nil
@@ -631,6 +650,7 @@ func (m *diffModel) ack(idx int, acks []engine.Acknowledgement) string {
 func (m *diffModel) removeMember(mm *modelMember) {
 	mm.inGroup = false
 	delete(mm.g.members, mm.name)
+	mm.g.assignmentChanged()
 	for _, tp := range m.partitionsOf(mm.topics) {
 		if sp := mm.g.sps[tp]; sp != nil {
 			sp.releaseOwner(m.now, mm)
@@ -703,6 +723,9 @@ func (m *diffModel) txnProduce(i, h int, topic string, part int32, n int) string
 	if e != "" {
 		return e
 	}
+	if a := m.producers[h].abortable; a != "" {
+		return "ABORTABLE/" + a
+	}
 	if t.state != engine.TxnOngoing {
 		return "TXN_STATE"
 	}
@@ -734,10 +757,24 @@ func modelContainsTP(tps []engine.TopicPartition, tp engine.TopicPartition) bool
 }
 
 func (m *diffModel) stage(h int, acks []engine.Acknowledgement, group, memberName string, memberEpoch int32, failWrite bool) string {
-	t, e := m.fenced(m.producers[h])
+	p := m.producers[h]
+	t, e := m.fenced(p)
 	if e != "" {
 		return e
 	}
+	if p.abortable != "" {
+		return "ABORTABLE/" + p.abortable
+	}
+	// A failed staging leaves the transaction abortable (DESIGN §3.3).
+	r := m.stageOngoing(t, acks, group, memberName, memberEpoch, failWrite)
+	if r != "ok" && r != "TXN_STATE" {
+		p.abortable = r
+		return "ABORTABLE/" + r
+	}
+	return r
+}
+
+func (m *diffModel) stageOngoing(t *modelTxn, acks []engine.Acknowledgement, group, memberName string, memberEpoch int32, failWrite bool) string {
 	if t.state != engine.TxnOngoing {
 		return "TXN_STATE"
 	}
@@ -749,7 +786,7 @@ func (m *diffModel) stage(h int, acks []engine.Acknowledgement, group, memberNam
 	if mm == nil {
 		return "UNKNOWN_MEMBER"
 	}
-	if memberEpoch != 1 {
+	if memberEpoch != mm.epoch {
 		return "MEMBER_EPOCH"
 	}
 	mm.lastSeen = m.now
@@ -805,6 +842,10 @@ func (m *diffModel) end(h int, commit bool) string {
 	if e != "" {
 		return e
 	}
+	if commit && p.abortable != "" {
+		return "ABORTABLE/" + p.abortable
+	}
+	p.abortable = ""
 	if t.state != engine.TxnOngoing {
 		if commit {
 			return "TXN_STATE"

@@ -16,6 +16,22 @@ import (
 // draft so benchmarks and the verifier can show the difference.
 type Knobs = sharepart.Knobs
 
+// AcquireMode is share.acquire.mode (KIP-1206): how a poll bounds what it
+// acquires. In Kafka it is the consumer's setting; the engine takes it per
+// group, since a benchmark's members all use one.
+type AcquireMode = sharepart.AcquireMode
+
+// Acquire modes.
+const (
+	// AcquireRecordLimit acquires exactly: at most the poll's max records,
+	// never past the in-flight window. The zero value.
+	AcquireRecordLimit = sharepart.RecordLimit
+	// AcquireBatchOptimized is Kafka's default: the window is checked
+	// before the fetch, which then acquires whole produced batches and can
+	// overshoot the window and the poll's max by up to one fetch.
+	AcquireBatchOptimized = sharepart.BatchOptimized
+)
+
 // AutoOffsetReset is share.auto.offset.reset.
 type AutoOffsetReset int8
 
@@ -57,6 +73,18 @@ type GroupConfig struct {
 	MaxRecordLocks  int             // share.partition.max.record.locks, default 2000
 	AutoOffsetReset AutoOffsetReset // share.auto.offset.reset, default latest
 	Isolation       IsolationLevel  // share.isolation.level, default read_uncommitted
+	// AcquireMode is share.acquire.mode: DefaultGroupConfig has Kafka's
+	// batch_optimized; the zero value is record_limit.
+	AcquireMode AcquireMode
+	// DLQTopic is errors.deadletterqueue.topic.name (KIP-1191): every
+	// record archived by a reject or at the delivery limit is copied to
+	// that topic once, with its provenance in headers. "" (the default):
+	// no dead-letter queue. The topic must exist when a copy is written;
+	// copies to a missing topic are counted in Stats.DLQDropped.
+	DLQTopic string
+	// DLQCopyRecord is errors.deadletterqueue.copy.record.enable: the copy
+	// carries the record's key and value. Default false (headers only).
+	DLQCopyRecord bool
 }
 
 // DefaultGroupConfig returns Kafka's defaults.
@@ -65,6 +93,7 @@ func DefaultGroupConfig() GroupConfig {
 		LockDuration:   30 * time.Second,
 		DeliveryLimit:  5,
 		MaxRecordLocks: 2000,
+		AcquireMode:    AcquireBatchOptimized,
 	}
 }
 
@@ -76,6 +105,8 @@ func (g GroupConfig) validate() error {
 		return fmt.Errorf("%w: share.delivery.count.limit %d must be at least 1", ErrInvalidConfig, g.DeliveryLimit)
 	case g.MaxRecordLocks < 1:
 		return fmt.Errorf("%w: share.partition.max.record.locks %d must be at least 1", ErrInvalidConfig, g.MaxRecordLocks)
+	case g.AcquireMode > AcquireBatchOptimized:
+		return fmt.Errorf("%w: share.acquire.mode %d (valid: record_limit, batch_optimized)", ErrInvalidConfig, g.AcquireMode)
 	}
 	return nil
 }
@@ -98,7 +129,28 @@ type config struct {
 	flush              FlushPolicy
 	snapshotEvery      int
 	segmentBytes       int64
+	markers            MarkerDelivery
 }
+
+// MarkerDelivery says when a decided transaction's markers reach its
+// participants (DESIGN §3.5).
+type MarkerDelivery int8
+
+// Marker deliveries.
+const (
+	// MarkersAsync: Commit and Abort return once PREPARE_* is durable, as
+	// Kafka's EndTxn does; the markers follow through the coordinator's
+	// marker channels, sent by a goroutine with real timers, or by
+	// FireTimers and DeliverMarkers with a manual clock (so a
+	// single-goroutine driver interleaves them with everything else). The
+	// producer's next transaction waits for them.
+	MarkersAsync MarkerDelivery = iota
+	// MarkersInline: Commit and Abort send the markers and log COMPLETE_*
+	// before they return (a participant cut off by PartitionMarkers still
+	// waits): a test on a manual clock sees a committed transaction's
+	// effects as soon as Commit returns.
+	MarkersInline
+)
 
 // defaultShards picks the shard count from GOMAXPROCS: partitions, share
 // partitions and transactional ids hash onto shards, and with four shards
@@ -143,6 +195,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: session timeout must be positive", ErrInvalidConfig)
 	case c.snapshotEvery < 1:
 		return fmt.Errorf("%w: share-state snapshot interval %d deltas must be at least 1", ErrInvalidConfig, c.snapshotEvery)
+	case c.markers != MarkersAsync && c.markers != MarkersInline:
+		return fmt.Errorf("%w: marker delivery %d", ErrInvalidConfig, c.markers)
 	case c.segmentBytes < 4<<10:
 		return fmt.Errorf("%w: segment size %d bytes is below 4 KiB", ErrInvalidConfig, c.segmentBytes)
 	}
@@ -229,6 +283,10 @@ func WithShareSnapshotEvery(n int) Option { return func(c *config) { c.snapshotE
 // a new segment file; older segments are deleted once retention or a
 // snapshot covers them. Default 64 MiB.
 func WithSegmentBytes(n int64) Option { return func(c *config) { c.segmentBytes = n } }
+
+// WithMarkerDelivery sets when markers reach the participants. Default
+// MarkersAsync.
+func WithMarkerDelivery(d MarkerDelivery) Option { return func(c *config) { c.markers = d } }
 
 // WithSessionTimeout sets how long a share or classic group member may stay
 // silent before it is removed and its acquired records released

@@ -231,12 +231,22 @@ func encodeShareGroup(e *enc, group string, c GroupConfig) {
 	e.uvar(uint64(c.MaxRecordLocks))
 	e.u8(byte(c.AutoOffsetReset))
 	e.u8(byte(c.Isolation))
+	e.u8(byte(c.AcquireMode))
+	e.str(c.DLQTopic)
+	e.boolean(c.DLQCopyRecord)
 }
 
 func decodeShareGroup(d *dec) (string, GroupConfig) {
 	g := d.str()
 	c := GroupConfig{LockDuration: time.Duration(d.svar()), DeliveryLimit: int(min(d.uvar(), 1<<30)),
 		MaxRecordLocks: int(min(d.uvar(), 1<<30)), AutoOffsetReset: AutoOffsetReset(d.u8()), Isolation: IsolationLevel(d.u8())}
+	if d.err == nil && len(d.b) > 0 {
+		// Written since share.acquire.mode; older records mean record_limit.
+		c.AcquireMode = AcquireMode(d.u8())
+	}
+	if d.err == nil && len(d.b) > 0 {
+		c.DLQTopic, c.DLQCopyRecord = d.str(), d.boolean()
+	}
 	if d.err == nil {
 		if err := c.validate(); err != nil || c.AutoOffsetReset > ResetEarliest || c.Isolation > ReadCommitted || g == "" {
 			d.fail("share group %q config %+v", g, c)
@@ -349,9 +359,10 @@ type batchRecord struct {
 	transactional bool
 	ts            int64
 	keys, values  [][]byte
+	headers       [][]Header
 }
 
-func encodeBatch(e *enc, pid int64, epoch int16, seq int32, txn bool, ts int64, keys, values [][]byte) {
+func encodeBatch(e *enc, pid int64, epoch int16, seq int32, txn bool, ts int64, keys, values [][]byte, headers [][]Header) {
 	e.u8(recBatch)
 	e.svar(pid)
 	e.svar(int64(epoch))
@@ -365,6 +376,17 @@ func encodeBatch(e *enc, pid int64, epoch int16, seq int32, txn bool, ts int64, 
 			e.nbytes(keys[i])
 		}
 		e.nbytes(v)
+	}
+	// Headers follow the values, so batches written without them decode.
+	if headers != nil {
+		e.boolean(true)
+		for _, hs := range headers {
+			e.uvar(uint64(len(hs)))
+			for _, h := range hs {
+				e.str(h.Key)
+				e.nbytes(h.Value)
+			}
+		}
 	}
 }
 
@@ -385,6 +407,17 @@ func (r *batchRecord) decode(d *dec) {
 			r.keys = append(r.keys, d.nbytes())
 		}
 		r.values = append(r.values, d.nbytes())
+	}
+	if d.err == nil && len(d.b) > 0 && d.boolean() {
+		r.headers = make([][]Header, 0, n)
+		for i := 0; i < n && d.err == nil; i++ {
+			m := d.count(2)
+			var hs []Header
+			for k := 0; k < m && d.err == nil; k++ {
+				hs = append(hs, Header{Key: d.str(), Value: d.nbytes()})
+			}
+			r.headers = append(r.headers, hs)
+		}
 	}
 	if d.err == nil && (r.pid < -1 || r.transactional && r.pid < 0) {
 		d.fail("batch of producer %d", r.pid)

@@ -229,7 +229,7 @@ func (rs *replayState) applyPartition(p *partition) func(uint64, *dec) error {
 			if err := d.end(); err != nil {
 				return err
 			}
-			b := &plog.Batch{Keys: r.keys, Values: r.values, ProducerID: r.pid, Epoch: r.epoch, BaseSequence: r.baseSeq, Transactional: r.transactional, Timestamp: r.ts}
+			b := &plog.Batch{Keys: r.keys, Values: r.values, Headers: r.headers, ProducerID: r.pid, Epoch: r.epoch, BaseSequence: r.baseSeq, Transactional: r.transactional, Timestamp: r.ts}
 			_, dup, err := p.log.Append(b)
 			if err == nil && dup {
 				err = errors.New("a duplicate of an earlier batch")
@@ -276,7 +276,9 @@ func (rs *replayState) shareKey(d *dec) (shareKey, *partition, error) {
 	}
 	p := rs.parts[k.tp]
 	if p == nil {
-		return k, nil, fmt.Errorf("%w: share state of unknown partition %s", errBadRecord, k.tp)
+		// The topic's creation was lost with a torn tail of the metadata
+		// log: its share state goes with it.
+		return k, nil, errSkip
 	}
 	if k.group == "" || rs.classic[k.group] != nil {
 		return k, nil, fmt.Errorf("%w: share state of group %q, which is not a share group", errBadRecord, k.group)
@@ -297,7 +299,7 @@ func (rs *replayState) spConfig(group string) sharepart.Config {
 
 func (rs *replayState) applyShare(seg uint64, d *dec) error {
 	typ := d.u8()
-	k, p, err := rs.shareKey(d)
+	k, _, err := rs.shareKey(d)
 	if err == errSkip {
 		return nil
 	}
@@ -335,9 +337,6 @@ func (rs *replayState) applyShare(seg uint64, d *dec) error {
 		sj.deltas++
 	default:
 		return unknownRecord(typ)
-	}
-	if sp := rs.shares[k]; sp != nil && sp.End() > p.log.HighWatermark() {
-		return fmt.Errorf("%w: share partition %s of %q reaches offset %d beyond the log's end %d", errBadRecord, k.tp, k.group, sp.End(), p.log.HighWatermark())
 	}
 	return nil
 }
@@ -476,6 +475,7 @@ func (e *Engine) recover() (RecoveryReport, error) {
 		p := rs.parts[k.tp]
 		p.shares[k.group] = sp
 		p.groups = append(p.groups, k.group)
+		p.dlq = p.dlq || sp.Config().DeadLetterTopic != ""
 		p.sj[k.group] = rs.sj[k]
 	}
 	rep.Topics, rep.SharePartitions, rep.Transactions, rep.Records = len(rs.topics), len(rs.shares), len(rs.txns), rs.records
@@ -491,7 +491,14 @@ func (e *Engine) recover() (RecoveryReport, error) {
 	for tp := range rs.parts {
 		_ = e.withPartitionOp(tp, &op, func(p *partition) error {
 			for _, g := range p.groups {
-				p.shares[g].AdvanceLogStart(p.log.StartOffset())
+				sp := p.shares[g]
+				// A torn tail of the partition log took records the share
+				// state still describes: they are gone, and a snapshot
+				// records that (a delta cannot move SPSO back).
+				if sp.TruncateTo(p.log.HighWatermark()) {
+					e.jSnapshotLocked(j, &op, p, g, sp, p.sj[g])
+				}
+				sp.AdvanceLogStart(p.log.StartOffset())
 			}
 			return nil
 		})

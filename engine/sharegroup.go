@@ -67,9 +67,23 @@ type shareGroup struct {
 type shareMemberState struct {
 	id       string
 	owner    sharepart.Owner
-	epoch    int32
+	epoch    int32 // member epoch (DESIGN §3.9): starts at 1, bumped on every assignment change
 	topics   []string
 	lastSeen time.Duration
+}
+
+// assignmentChangedLocked bumps the group epoch and the member epoch of
+// every member, as the group coordinator does when the membership changes
+// (KIP-848, KIP-932): every member of a share group is assigned every
+// partition of its topics, so a join or a leave changes every member's
+// assignment. Members learn their new epoch on their next poll; staging
+// with the old one fails as fenced member epoch. The group shard lock is
+// held.
+func (g *shareGroup) assignmentChangedLocked() {
+	g.epoch++
+	for _, st := range g.members {
+		st.epoch++
+	}
 }
 
 // shareGroupLocked returns the share group id, creating it with the engine's
@@ -95,7 +109,7 @@ func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
@@ -120,6 +134,7 @@ func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
 					ds.mu.Unlock()
 					return err
 				}
+				p.dlq = p.dlq || cfg.DLQTopic != ""
 			}
 		}
 		ds.mu.Unlock()
@@ -146,7 +161,8 @@ func (e *Engine) ShareGroupConfig(group string) (GroupConfig, error) {
 func (e *Engine) spConfig(g GroupConfig) sharepart.Config {
 	return sharepart.Config{
 		LockDuration: g.LockDuration, DeliveryLimit: g.DeliveryLimit, MaxRecordLocks: g.MaxRecordLocks,
-		Knobs: e.cfg.knobs, KeepHistory: e.cfg.history,
+		AcquireMode: g.AcquireMode, Knobs: e.cfg.knobs, KeepHistory: e.cfg.history,
+		DeadLetterTopic: g.DLQTopic, CopyRecord: g.DLQCopyRecord,
 	}
 }
 
@@ -181,7 +197,7 @@ func (e *Engine) JoinShareGroup(group string, topics []string, mode AckMode) (*S
 	if mode < AckImplicit || mode > AckTransactional {
 		return nil, fmt.Errorf("%w: acknowledgement mode %d", ErrInvalidConfig, mode)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return nil, err
 	}
 	defer e.exit()
@@ -200,7 +216,7 @@ func (e *Engine) JoinShareGroup(group string, topics []string, mode AckMode) (*S
 		return nil, err
 	}
 	g.nextOwner++
-	g.epoch++
+	g.assignmentChangedLocked()
 	st := &shareMemberState{
 		id:       fmt.Sprintf("%s-member-%d", group, e.nextMember.Add(1)),
 		owner:    g.nextOwner,
@@ -230,29 +246,31 @@ func (m *ShareMember) ID() string { return m.id }
 func (m *ShareMember) Group() string { return m.group }
 
 // Metadata returns the member's group metadata for
-// Producer.SendShareAcksToTransaction.
+// Producer.SendShareAcksToTransaction, with the member epoch the member
+// learned on its last poll (or its join).
 func (m *ShareMember) Metadata() GroupMetadata {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return GroupMetadata{GroupID: m.group, MemberID: m.id, MemberEpoch: m.mu.epoch}
 }
 
-// touch checks the member is still in its group, records that it is alive,
-// and returns the group's configuration.
-func (e *Engine) touchShareMember(group, memberID string, now time.Duration) (GroupConfig, *shareMemberState, error) {
+// touchShareMember checks the member is still in its group, records that
+// it is alive, and returns the group's configuration and the member's
+// current epoch.
+func (e *Engine) touchShareMember(group, memberID string, now time.Duration) (GroupConfig, int32, error) {
 	gs := e.groupShard(group)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
 	g := gs.mu.share[group]
 	if g == nil {
-		return GroupConfig{}, nil, fmt.Errorf("%w: %q", ErrUnknownGroup, group)
+		return GroupConfig{}, 0, fmt.Errorf("%w: %q", ErrUnknownGroup, group)
 	}
 	st := g.members[memberID]
 	if st == nil {
-		return GroupConfig{}, nil, fmt.Errorf("%w: %q in group %q", ErrUnknownMember, memberID, group)
+		return GroupConfig{}, 0, fmt.Errorf("%w: %q in group %q", ErrUnknownMember, memberID, group)
 	}
 	st.lastSeen = now
-	return g.cfg, st, nil
+	return g.cfg, st.epoch, nil
 }
 
 // partitionsOf lists the partitions of topics in a stable order.
@@ -288,6 +306,7 @@ func (e *Engine) sharePartitionLocked(p *partition, group string, cfg GroupConfi
 	p.shares[group] = sp
 	p.groups = append(p.groups, group)
 	sort.Strings(p.groups)
+	p.dlq = p.dlq || cfg.DLQTopic != ""
 	return sp, nil
 }
 
@@ -298,18 +317,20 @@ type gapLog struct {
 
 func (g gapLog) IsGap(o int64) bool { return g.l.IsGap(o, g.rc) }
 
+func (g gapLog) BatchEnd(o int64, limit int) int64 { return g.l.BatchEnd(o, limit) }
+
 // Poll acquires up to max records across the member's partitions, starting
 // at a partition that rotates from poll to poll so no partition starves. It
 // never blocks: with nothing to acquire it returns no records. In implicit
 // mode it first accepts every record of the previous poll still held.
 func (m *ShareMember) Poll(max int) ([]Record, error) {
 	e := m.e
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return nil, err
 	}
 	defer e.exit()
 	now := e.clock.Now()
-	cfg, _, err := e.touchShareMember(m.group, m.id, now)
+	cfg, epoch, err := e.touchShareMember(m.group, m.id, now)
 	if err != nil {
 		return nil, err
 	}
@@ -318,6 +339,8 @@ func (m *ShareMember) Poll(max int) ([]Record, error) {
 	if m.mu.left {
 		return nil, fmt.Errorf("%w: %s left the group", ErrUnknownMember, m.id)
 	}
+	// The poll's heartbeat tells the member its current epoch.
+	m.mu.epoch = epoch
 	// Acquisitions are not durable; what a poll journals (an implicit
 	// acknowledgement, expired locks, archived gaps, a new share
 	// partition) is durable before it returns.
@@ -414,7 +437,7 @@ func (e *AckError) Unwrap() []error {
 // commitSync). Each partition's acknowledgements apply all or nothing;
 // failures are reported per partition in an *AckError.
 func (m *ShareMember) Acknowledge(acks []Acknowledgement) error {
-	if err := m.e.enter(); err != nil {
+	if err := m.e.enterWrite(); err != nil {
 		return err
 	}
 	defer m.e.exit()
@@ -517,7 +540,7 @@ func (e *Engine) removeShareMember(group, memberID string) error {
 		return fmt.Errorf("%w: %q in group %q", ErrUnknownMember, memberID, group)
 	}
 	delete(g.members, memberID)
-	g.epoch++
+	g.assignmentChangedLocked()
 	gs.mu.Unlock()
 	e.stats.sessionsEnd.Add(1)
 	e.releaseOwner(group, st.owner, st.topics)
@@ -562,7 +585,7 @@ func (e *Engine) expireSessions(now time.Duration) {
 			for id, st := range g.members {
 				if now-st.lastSeen >= e.cfg.sessionTimeout {
 					delete(g.members, id)
-					g.epoch++
+					g.assignmentChangedLocked()
 					out = append(out, gone{g.id, st.owner, st.topics})
 				}
 			}

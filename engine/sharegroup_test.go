@@ -34,7 +34,10 @@ var rigGroup = engine.GroupConfig{
 func newRig(t testing.TB, opts ...engine.Option) *rig {
 	t.Helper()
 	clk := engine.NewManualClock()
-	all := append([]engine.Option{engine.WithClock(clk), engine.WithGroupDefaults(rigGroup), engine.WithHistory(true)}, opts...)
+	// Markers inline: a committed transaction's effects are visible when
+	// Commit returns (the asynchronous delivery has tests of its own).
+	all := append([]engine.Option{engine.WithClock(clk), engine.WithGroupDefaults(rigGroup), engine.WithHistory(true),
+		engine.WithMarkerDelivery(engine.MarkersInline)}, opts...)
 	e, err := engine.New(all...)
 	if err != nil {
 		t.Fatalf("engine.New: %v", err)
@@ -150,6 +153,14 @@ func offsetsOf(recs []engine.Record) []int64 {
 		out[i] = r.Offset
 	}
 	return out
+}
+
+// restartTxn aborts p's transaction, which a failed staging left
+// abortable, and begins the next one.
+func restartTxn(t testing.TB, p *engine.Producer) {
+	t.Helper()
+	wantErr(t, "abort the abortable transaction", p.Abort(), nil)
+	wantErr(t, "begin again", p.Begin(), nil)
 }
 
 func wantErr(t testing.TB, what string, err, want error) {
@@ -446,11 +457,14 @@ func TestShareFencedMemberEpoch(t *testing.T) {
 		meta.MemberEpoch += delta
 		err := p.SendShareAcksToTransaction([]engine.Acknowledgement{accept(0, 1)}, meta)
 		wantErr(t, fmt.Sprintf("stage with epoch %d", meta.MemberEpoch), err, engine.ErrFencedMemberEpoch)
+		wantErr(t, fmt.Sprintf("stage with epoch %d", meta.MemberEpoch), err, engine.ErrAbortableTransaction)
+		restartTxn(t, p)
 	}
 	r.wantState("g", 0, 1, engine.StateAcquired, 1)
 	meta := m.Metadata()
 	meta.MemberID = "g-member-999"
 	wantErr(t, "stage with an unknown member id", p.SendShareAcksToTransaction([]engine.Acknowledgement{accept(0, 1)}, meta), engine.ErrUnknownMember)
+	restartTxn(t, p)
 	wantErr(t, "stage with the right epoch", p.SendShareAcksToTransaction([]engine.Acknowledgement{accept(0, 1)}, m.Metadata()), nil)
 	r.wantState("g", 0, 1, engine.StateTxPending, 1)
 }

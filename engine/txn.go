@@ -85,6 +85,9 @@ type txnState struct {
 	// timedOutEpoch is the epoch whose transaction the sweep aborted, so
 	// that producer's next call can say why it is fenced.
 	timedOutEpoch int16
+	// job is the decided transaction's markers on their way (PREPARE_*),
+	// nil otherwise (markers.go).
+	job *markerJob
 }
 
 // addPart, addShare and addGroup add a participant and report whether it
@@ -148,7 +151,41 @@ type Producer struct {
 		// inc is the engine incarnation (restarts) the sequences belong
 		// to: an idempotent producer bumps its epoch after a restart.
 		inc int64
+		// abortable is the cause that put the open transaction in the
+		// abortable state (a failed staging call), nil otherwise. While
+		// set, Produce, staging and Commit fail; Abort clears it.
+		abortable error
 	}
+}
+
+// abortableLocked returns the abortable-transaction error of the open
+// transaction, or nil. The producer's lock is held.
+func (p *Producer) abortableLocked() error {
+	if p.mu.abortable == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrAbortableTransaction, p.mu.abortable)
+}
+
+// failStaging puts the open transaction in the abortable state after a
+// staging call failed with err (DESIGN §3.3: a transaction in which a
+// staging call failed can only abort, as Kafka's producer after a failed
+// TxnOffsetCommit). A crash or a fenced producer is not abortable: the
+// producer must be replaced, and the coordinator aborts on its own. It
+// returns the error the caller sees.
+func (p *Producer) failStaging(err error) error {
+	if err == nil || errors.Is(err, ErrCrashed) || errors.Is(err, ErrProducerFenced) || errors.Is(err, ErrAbortableTransaction) {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mu.txn == 0 {
+		return err // no open transaction: nothing to make abortable
+	}
+	if p.mu.abortable == nil {
+		p.mu.abortable = err
+	}
+	return fmt.Errorf("%w: %w", ErrAbortableTransaction, err)
 }
 
 // NewProducer returns a producer. A transactional producer is initialised
@@ -161,7 +198,7 @@ func (e *Engine) NewProducer(cfg ProducerConfig) (*Producer, error) {
 	if cfg.TransactionTimeout < 0 || cfg.TransactionTimeout > e.cfg.txnMaxTimeout {
 		return nil, fmt.Errorf("%w: transaction.timeout.ms %v exceeds transaction.max.timeout.ms %v", ErrInvalidConfig, cfg.TransactionTimeout, e.cfg.txnMaxTimeout)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return nil, err
 	}
 	defer e.exit()
@@ -215,6 +252,19 @@ func (e *Engine) initTransactionalOp(op *syncPoint, id string, timeout time.Dura
 			return 0, 0, err
 		}
 	}
+	if t.job != nil {
+		// A decided transaction (the fenced producer's, or the last one's)
+		// completes before the new producer starts: its markers go out
+		// now; a participant that cannot be reached makes the caller
+		// retry, as Kafka answers InitProducerId with
+		// CONCURRENT_TRANSACTIONS.
+		if err := e.deliverLocked(op, ts, t, now); err != nil {
+			return 0, 0, err
+		}
+		if t = ts.mu.txns[id]; t.job != nil {
+			return 0, 0, fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, id)
+		}
+	}
 	e.bumpEpochLocked(t)
 	t.state = TxnEmpty
 	t.timeout = timeout
@@ -261,7 +311,12 @@ func (p *Producer) TxnSeq() int64 {
 // checkLocked validates the producer against its transactional id's state.
 // Both the producer's lock and the transaction's shard lock are held.
 func (p *Producer) checkLocked(t *txnState) error {
-	if (t == nil || t.pid != p.mu.pid || t.epoch != p.mu.epoch) && !(t != nil && mutant.On("fenced-producer-accepted")) {
+	// A transaction decided while the producer still holds its epoch was
+	// ended by the coordinator (timeout sweep, fencing), not by this
+	// producer, whose own end moves it to the epoch after the markers:
+	// the epoch is as good as bumped.
+	decided := t != nil && t.job != nil && t.pid == p.mu.pid && t.epoch == p.mu.epoch
+	if (t == nil || t.pid != p.mu.pid || t.epoch != p.mu.epoch || decided) && !(t != nil && mutant.On("fenced-producer-accepted")) {
 		p.e.stats.fenced.Add(1)
 		if t != nil && t.pid == p.mu.pid && t.timedOutEpoch == p.mu.epoch {
 			return fmt.Errorf("%w: %w: transactional id %q epoch %d", ErrProducerFenced, ErrTransactionTimedOut, p.cfg.TransactionalID, p.mu.epoch)
@@ -280,15 +335,22 @@ func (p *Producer) withTxn(op *syncPoint, f func(t *txnState, now time.Duration)
 		return fmt.Errorf("%w: producer is not transactional", ErrInvalidTxnState)
 	}
 	e := p.e
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
+	if err := p.awaitPrevious(op); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	ts := e.txnShard(p.cfg.TransactionalID)
 	ts.mu.Lock()
 	err := func() error {
 		t := ts.mu.txns[p.cfg.TransactionalID]
+		if t != nil && t.job != nil && t.job.nextPID == p.mu.pid && t.job.nextEpoch == p.mu.epoch {
+			// Still completing (awaitPrevious gave up, or a crash).
+			return fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, p.cfg.TransactionalID)
+		}
 		if err := p.checkLocked(t); err != nil {
 			return err
 		}
@@ -304,6 +366,59 @@ func (p *Producer) withTxn(op *syncPoint, f func(t *txnState, now time.Duration)
 	ts.mu.Unlock()
 	p.mu.Unlock()
 	return e.finish(op, err)
+}
+
+// awaitPrevious lets the producer's previous transaction complete before
+// its next call (Kafka's CONCURRENT_TRANSACTIONS, retried by the client):
+// the pending markers are sent now where they can be; if a participant is
+// cut off, the call waits for the markers, up to the transaction timeout,
+// with real timers, and returns ErrConcurrentTransactions at once with a
+// manual clock (the driver fires timers and retries).
+func (p *Producer) awaitPrevious(op *syncPoint) error {
+	e := p.e
+	var deadline time.Time
+	for {
+		p.mu.Lock()
+		ts := e.txnShard(p.cfg.TransactionalID)
+		ts.mu.Lock()
+		t := ts.mu.txns[p.cfg.TransactionalID]
+		if t == nil || t.job == nil || t.job.nextPID != p.mu.pid || t.job.nextEpoch != p.mu.epoch {
+			ts.mu.Unlock()
+			p.mu.Unlock()
+			return nil
+		}
+		err := e.deliverLocked(op, ts, t, e.clock.Now())
+		var done chan struct{}
+		if t = ts.mu.txns[p.cfg.TransactionalID]; t != nil && t.job != nil {
+			done = t.job.done
+		}
+		ts.mu.Unlock()
+		p.mu.Unlock()
+		switch {
+		case err != nil:
+			return err
+		case done == nil:
+			return nil
+		case e.cfg.manual:
+			return fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, p.cfg.TransactionalID)
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(p.cfg.TransactionTimeout)
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, p.cfg.TransactionalID)
+		}
+		timer := time.NewTimer(min(wait, e.cfg.timerInterval))
+		select {
+		case <-done:
+		case <-timer.C:
+		}
+		timer.Stop()
+		if e.Crashed() {
+			return ErrCrashed
+		}
+	}
 }
 
 // adoptCompleted answers a Commit (or Abort) retried after a crash cut the
@@ -331,6 +446,7 @@ func (p *Producer) adoptCompleted(commit bool) bool {
 		return false
 	}
 	p.mu.epoch, p.mu.txn = t.epoch, 0
+	p.mu.abortable = nil
 	clear(p.mu.seqs)
 	return true
 }
@@ -367,7 +483,7 @@ func (p *Producer) Begin() error {
 // otherwise. It returns the first record's offset.
 func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRecord) (int64, error) {
 	e := p.e
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return 0, err
 	}
 	defer e.exit()
@@ -392,6 +508,9 @@ func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRe
 	}
 	if p.cfg.TransactionalID != "" {
 		err = p.withTxn(&op, func(t *txnState, now time.Duration) error {
+			if err := p.abortableLocked(); err != nil {
+				return err
+			}
 			if t.state != TxnOngoing {
 				return fmt.Errorf("%w: produce outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 			}
@@ -443,7 +562,10 @@ func mapLogErr(err error) error {
 func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta GroupMetadata) error {
 	e := p.e
 	var op syncPoint
-	return coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
+	return p.failStaging(coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
+		if err := p.abortableLocked(); err != nil {
+			return err
+		}
 		if t.state != TxnOngoing {
 			return fmt.Errorf("%w: staging acknowledgements outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 		}
@@ -453,6 +575,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 		}
 		order, batches := byPartition(acks)
 		var failed map[TopicPartition]error
+		var copies []deadLetters // dead-letter copies of staged REJECTs, written in the transaction
 		for _, tp := range order {
 			if t.addShare(shareKey{meta.GroupID, tp}) {
 				e.jTxnLocked(&op, t, -1, 0)
@@ -489,6 +612,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 						return fmt.Errorf("engine: staging write failed: %w", err)
 					}
 				}
+				copies = e.stagedRejectCopiesLocked(part, meta.GroupID, sp, bs, copies)
 				return nil
 			})
 			if errors.Is(err, ErrCrashed) {
@@ -501,11 +625,40 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 				failed[tp] = err
 			}
 		}
+		for _, dl := range copies {
+			if err := p.produceCopiesLocked(&op, t, dl, now); err != nil {
+				return err
+			}
+		}
 		if failed != nil {
 			return &AckError{Partitions: failed}
 		}
 		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
-	}))
+	})))
+}
+
+// produceCopiesLocked writes dead-letter copies in the open transaction t,
+// whose participant their DLQ partition becomes, so they are committed or
+// aborted with it (the safe DLQ knob). The producer's and the
+// transaction's locks are held.
+func (p *Producer) produceCopiesLocked(op *syncPoint, t *txnState, dl deadLetters, now time.Duration) error {
+	e := p.e
+	if t.addPart(dl.tp) {
+		e.jTxnLocked(op, t, -1, 0)
+	}
+	err := e.withPartitionOp(dl.tp, op, func(part *partition) error {
+		seq := p.mu.seqs[dl.tp]
+		if _, err := e.appendLocked(part, batchOf(dl.recs, p.mu.pid, p.mu.epoch, seq, true, int64(now))); err != nil {
+			return mapLogErr(err)
+		}
+		p.mu.seqs[dl.tp] = seq + int32(len(dl.recs))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e.stats.dlqWritten.Add(int64(len(dl.recs)))
+	return nil
 }
 
 // checkShareMember fences staging by a member that left or whose epoch is
@@ -523,7 +676,7 @@ func (e *Engine) checkShareMember(meta GroupMetadata, now time.Duration) (sharep
 	if st == nil {
 		return 0, fmt.Errorf("%w: %q in group %q", ErrUnknownMember, meta.MemberID, meta.GroupID)
 	}
-	if st.epoch != meta.MemberEpoch {
+	if st.epoch != meta.MemberEpoch && !mutant.On("stale-member-epoch-accepted") {
 		return 0, fmt.Errorf("%w: member %q epoch %d, group has %d", ErrFencedMemberEpoch, meta.MemberID, meta.MemberEpoch, st.epoch)
 	}
 	st.lastSeen = now
@@ -536,7 +689,10 @@ func (e *Engine) checkShareMember(meta GroupMetadata, now time.Duration) (sharep
 func (p *Producer) SendOffsetsToTransaction(offsets map[TopicPartition]int64, meta ClassicGroupMetadata) error {
 	e := p.e
 	var op syncPoint
-	return coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
+	return p.failStaging(coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
+		if err := p.abortableLocked(); err != nil {
+			return err
+		}
 		if t.state != TxnOngoing {
 			return fmt.Errorf("%w: sending offsets outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 		}
@@ -549,7 +705,7 @@ func (p *Producer) SendOffsetsToTransaction(offsets map[TopicPartition]int64, me
 		}
 		e.jPendingOffsets(&op, meta.GroupID, t.pid, offsets)
 		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
-	}))
+	})))
 }
 
 // Commit commits the open transaction: PREPARE_COMMIT, a commit marker to
@@ -567,8 +723,14 @@ func (p *Producer) end(commit bool) error {
 	}
 	var op syncPoint
 	err := p.withTxn(&op, func(t *txnState, now time.Duration) error {
+		if commit && !mutant.On("commit-after-failed-staging") {
+			if err := p.abortableLocked(); err != nil {
+				return err
+			}
+		}
 		if t.state != TxnOngoing {
 			if !commit {
+				p.mu.abortable = nil
 				return nil
 			}
 			return fmt.Errorf("%w: commit in state %v", ErrInvalidTxnState, t.state)
@@ -576,7 +738,16 @@ func (p *Producer) end(commit bool) error {
 		if err := e.endTxnLocked(&op, t, commit, now); err != nil {
 			return err
 		}
-		p.mu.pid, p.mu.epoch, p.mu.txn = t.pid, t.epoch, 0
+		// The decision is durable; the markers follow (markers.go). The
+		// producer takes the epoch its transactional id has once they
+		// are applied.
+		if t.job != nil {
+			p.mu.pid, p.mu.epoch = t.job.nextPID, t.job.nextEpoch
+		} else {
+			p.mu.pid, p.mu.epoch = t.pid, t.epoch
+		}
+		p.mu.txn = 0
+		p.mu.abortable = nil
 		clear(p.mu.seqs)
 		return nil
 	})
@@ -591,12 +762,13 @@ func (p *Producer) end(commit bool) error {
 	return err
 }
 
-// endTxnLocked runs the two phases of ending a transaction: PREPARE_* is
-// logged and made durable before any marker (the decision), then the
-// markers and COMPLETE_* (finishTxnLocked). The transaction's shard lock
-// is held; partition and group shard locks are taken one at a time
-// (lockorder.go). An error (ErrCrashed: an injected crash or a journal
-// failure) leaves the transaction where the crash struck.
+// endTxnLocked decides a transaction: PREPARE_* is logged and made
+// durable before any marker, and the markers go to the participants
+// asynchronously (markers.go: DeliverMarkers sends them and logs
+// COMPLETE_*), so the caller returns once the decision is durable, as
+// Kafka's EndTxn does. The transaction's shard lock is held. An error
+// (ErrCrashed: an injected crash or a journal failure) leaves the
+// transaction where the crash struck.
 func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.Duration) error {
 	if commit {
 		t.state = TxnPrepareCommit
@@ -610,14 +782,7 @@ func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.
 	if t.epoch >= math.MaxInt16-1 {
 		markerEpoch = t.epoch
 	}
-	sort.Slice(t.parts, func(i, j int) bool { return tpLess(t.parts[i], t.parts[j]) })
-	sort.Slice(t.shares, func(i, j int) bool {
-		if t.shares[i].group != t.shares[j].group {
-			return t.shares[i].group < t.shares[j].group
-		}
-		return tpLess(t.shares[i].tp, t.shares[j].tp)
-	})
-	sort.Strings(t.groups)
+	sortParticipantsLocked(t)
 	e.jTxnLocked(op, t, oldPID, markerEpoch)
 	if err := e.waitLocked(op); err != nil {
 		return err
@@ -627,12 +792,16 @@ func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.
 	if err := e.callHook(HookTxnPrepared, *info); err != nil {
 		return err
 	}
-	// The markers and COMPLETE_* go into op too: the call returns once
-	// they are durable (after releasing the locks), so a read_committed
-	// reader sees the outputs when Commit returns (readers see durable
-	// records only). A crash before that completes the transaction again
-	// from PREPARE_*, with the same outcome and offsets.
-	return e.finishTxnLocked(op, t, commit, oldPID, markerEpoch, now, info)
+	// A crash from here on completes the transaction again from
+	// PREPARE_*, with the same outcome and offsets.
+	j := e.decideLocked(t, commit, oldPID, markerEpoch, *info)
+	if e.cfg.markers != MarkersInline {
+		return nil
+	}
+	if err := e.sendPendingLocked(op, t, j, now); err != nil || j.pending() > 0 {
+		return err
+	}
+	return e.completeLocked(op, t, j)
 }
 
 // finishTxnLocked sends the markers of a decided transaction (its
@@ -680,26 +849,14 @@ func (e *Engine) sendMarkersLocked(op *syncPoint, t *txnState, commit bool, pid 
 		if commit && mutant.On("commit-outputs-unmarked") {
 			continue
 		}
-		_ = e.withPartitionOp(tp, op, func(part *partition) error {
-			at := part.log.HighWatermark()
-			_, err := part.log.Marker(pid, epoch, commit, int64(now))
-			if err == nil {
-				e.jMarker(part, markerRecord{pid: pid, epoch: epoch, commit: commit, ts: int64(now)}, at)
-			}
-			return err
-		})
+		e.markPartition(op, tp, pid, epoch, commit, now)
 		changed = append(changed, tp.Topic)
 		if err := markerHook(); err != nil {
 			return changed, err
 		}
 	}
 	for _, k := range t.shares {
-		_ = e.withPartitionOp(k.tp, op, func(part *partition) error {
-			if sp := part.shares[k.group]; sp != nil {
-				sp.Marker(now, sharepart.ProducerID(pid), epoch, commit)
-			}
-			return nil
-		})
+		e.markShare(op, k, pid, epoch, commit, now)
 		changed = append(changed, k.tp.Topic)
 		if err := markerHook(); err != nil {
 			return changed, err

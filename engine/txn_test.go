@@ -137,6 +137,13 @@ func TestIdenticalStagingRetry(t *testing.T) {
 				want = engine.ErrInvalidRecordState
 			}
 			wantErr(t, "identical retry", p.SendShareAcksToTransaction(acks, m.Metadata()), want)
+			if reject {
+				// The rejected retry left the transaction abortable.
+				wantErr(t, "commit", p.Commit(), engine.ErrAbortableTransaction)
+				wantErr(t, "abort", p.Abort(), nil)
+				r.wantState("g", 0, 1, engine.StateAvailable, 1)
+				return
+			}
 			wantErr(t, "commit", p.Commit(), nil)
 			r.wantState("g", 0, 1, engine.StateAcknowledged, 1)
 		})

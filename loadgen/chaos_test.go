@@ -68,7 +68,7 @@ func chaosRunner(tgt *enginetarget.Target) loadgen.FaultRunner {
 func clientSide(kind string) bool {
 	switch kind {
 	case workloads.FaultWorkerCrash, workloads.FaultAbortRatio, workloads.FaultStallWorker,
-		workloads.FaultSlowProcessing, workloads.FaultZombieProducer:
+		workloads.FaultSlowProcessing, workloads.FaultZombieProducer, workloads.FaultMembershipChurn:
 		return true
 	}
 	return false
@@ -115,8 +115,8 @@ func TestChaosExpectations(t *testing.T) {
 			if v == nil {
 				t.Fatalf("mode %s: no verdict", m)
 			}
-			t.Logf("mode %s: %d inputs, %d outputs, counts %v, %d crashes, %d aborts, %d lock expiries, faults %d, drain timed out %v",
-				m, v.Inputs, v.Outputs, v.Counts, mr.WorkerCrashes, mr.Aborts, mr.LockExpiries, len(mr.Faults), mr.DrainTimedOut)
+			t.Logf("mode %s: %d inputs, %d outputs, counts %v, %d crashes, %d aborts (%d fenced by a stale member epoch), %d lock expiries, faults %d, drain timed out %v",
+				m, v.Inputs, v.Outputs, v.Counts, mr.WorkerCrashes, mr.Aborts, mr.FencedAborts, mr.LockExpiries, len(mr.Faults), mr.DrainTimedOut)
 			if !v.Pass {
 				t.Errorf("mode %s: forbidden anomalies %v (counts %v, witnesses %v); repro: sharebench run --workload chaos --modes %s --seed %d",
 					m, v.Forbidden, v.Counts, v.Witnesses, m, seed)

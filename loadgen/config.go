@@ -89,3 +89,25 @@ func (c *Config) validate() error {
 	}
 	return nil
 }
+
+// checkFaults refuses, before any load, a workload whose target-side faults
+// this run cannot apply, with one error for the first such fault.
+func (c *Config) checkFaults() error {
+	for _, f := range c.Workload.Faults {
+		if !NeedsFaultRunner(f.Kind) {
+			continue
+		}
+		if c.FaultRunner == nil {
+			return fmt.Errorf("%w: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", ErrBadConfig, f.Kind, c.Target.Info().Target)
+		}
+		if err := c.FaultRunner.Supports(f.Kind); err != nil {
+			return fmt.Errorf("%w: fault %q cannot run on the %s target: %v", ErrBadConfig, f.Kind, c.Target.Info().Target, err)
+		}
+	}
+	return nil
+}
+
+// NeedsFaultRunner reports whether a fault kind is applied to the target
+// (engine restarts, coordinator crashes, failovers) rather than by the load
+// generator's own clients, and so needs a FaultRunner.
+func NeedsFaultRunner(kind string) bool { return !clientFault(kind) }

@@ -1,5 +1,5 @@
 // This file holds the fault scheduler: the workload's faults placed on the
-// mode's timeline (from the end of the warm-up) and applied when due, each
+// mode's timeline (from the opening of the measurement window) and applied when due, each
 // one logged with its time in the result and marked on the series.
 
 package loadgen
@@ -36,9 +36,17 @@ func (mr *modeRun) schedule() []scheduledFault {
 	return out
 }
 
-// faultLoop applies faults as they fall due, until done closes.
+// faultLoop applies faults as they fall due, until done closes. The
+// faults' times count from the opening of the measurement window.
 func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 	rng := mr.rng(7)
+	select {
+	case <-mr.windowOpen:
+	case <-done:
+		return
+	case <-ctx.Done():
+		return
+	}
 	for _, sf := range mr.schedule() {
 		t := time.NewTimer(time.Until(sf.at))
 		select {
@@ -105,6 +113,16 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		mr.ctl[w].slowDelay.Store(int64(f.Duration("delay")))
 		mr.ctl[w].slowUntil.Store(now.Add(f.Duration("for")).UnixNano())
 		mr.addFault(f.Kind, fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for")))
+	case "network-partition":
+		if !clientPartition(f) {
+			mr.applyTargetFault(now, f)
+			return
+		}
+		w := mr.pickWorker(f, rng)
+		mr.ctl[w].cutUntil.Store(now.Add(f.Duration("for")).UnixNano())
+		mr.addFault(f.Kind, fmt.Sprintf("worker %d cut off from the target for %v", w, f.Duration("for")))
+	case "membership-churn":
+		mr.churn(ctx, f.Duration("for"))
 	case "zombie-producer":
 		if !mr.mode.Transactional() {
 			return
@@ -120,12 +138,48 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		mr.startWorker(ctx, w, nw)
 		mr.addFault(f.Kind, fmt.Sprintf("worker %d replaced while the old one runs on as a zombie", w))
 	default:
-		desc, err := mr.cfg.FaultRunner.Apply(f.Kind, f.Params)
-		if err != nil {
-			desc = "failed: " + err.Error()
-		}
-		// Fix (issue 7): record the fault when it began, not when a slow
-		// runner (a broker restart) returned, and say how long it took.
-		mr.addFaultAt(now, f.Kind, fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
+		mr.applyTargetFault(now, f)
 	}
+}
+
+// applyTargetFault applies a fault through the target's fault runner.
+func (mr *modeRun) applyTargetFault(now time.Time, f workloads.Fault) {
+	desc, err := mr.cfg.FaultRunner.Apply(f.Kind, f.Params)
+	if err != nil {
+		desc = "failed: " + err.Error()
+	}
+	// Recorded when the fault began, not when a slow runner (a broker
+	// restart) returned, with how long it took.
+	mr.addFaultAt(now, f.Kind, fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
+}
+
+// clientPartition reports whether f is a network partition between one
+// worker and the target, which the load generator applies itself.
+func clientPartition(f workloads.Fault) bool {
+	return f.Kind == "network-partition" && f.Params["between"] != "coordinator-participant"
+}
+
+// churn adds a member to the mode's group (a worker of its own, which
+// never polls) and removes it after d: two assignment changes. The
+// aborts they cost are counted as fenced aborts by the workers.
+func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
+	id := len(mr.ctl) + int(mr.churns.Add(1)) // ids past the workers': no transactional id is shared
+	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
+	if err != nil {
+		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))
+		return
+	}
+	mr.addFault("membership-churn", fmt.Sprintf("member %d joined for %v", id, d))
+	go func() {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = w.Close(cctx)
+		mr.addFault("membership-churn", fmt.Sprintf("member %d left", id))
+	}()
 }

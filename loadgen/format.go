@@ -165,12 +165,24 @@ func (BenchFormatter) Format(w io.Writer, r *result.Result) error {
 	modes := append([]result.ModeResult(nil), r.Modes...)
 	sort.SliceStable(modes, func(i, j int) bool { return modes[i].Repeat < modes[j].Repeat })
 	for _, m := range modes {
-		if m.Unsupported != "" || m.Histograms == nil {
+		if m.Unsupported != "" || m.Histograms == nil || m.Interrupted {
 			continue
 		}
-		e2e, commit := m.Histograms[result.HistEndToEnd], m.Histograms[result.HistCommit]
-		fmt.Fprintf(w, "BenchmarkSharebench/workload=%s/target=%s/mode=%s-%d\t1\t%.1f records/s\t%d e2e-p50-ns\t%d e2e-p99-ns\t%d e2e-p999-ns\t%d commit-p99-ns\n",
-			benchName(r.Workload), r.Env.Target, m.Mode, r.Env.GOMAXPROCS, m.Throughput, e2e.P50, e2e.P99, e2e.P999, commit.P99)
+		// A metric the mode did not measure (implicit has no commit call)
+		// is left out, never printed as 0.
+		var b strings.Builder
+		fmt.Fprintf(&b, "BenchmarkSharebench/workload=%s/target=%s/mode=%s-%d\t1\t%.1f records/s",
+			benchName(r.Workload), r.Env.Target, m.Mode, r.Env.GOMAXPROCS, m.Throughput)
+		if e2e := m.Histograms[result.HistEndToEnd]; e2e.Count > 0 {
+			fmt.Fprintf(&b, "\t%d e2e-p50-ns\t%d e2e-p99-ns\t%d e2e-p999-ns", e2e.P50, e2e.P99, e2e.P999)
+		}
+		if commit := m.Histograms[result.HistCommit]; commit.Count > 0 {
+			fmt.Fprintf(&b, "\t%d commit-p99-ns", commit.P99)
+		}
+		if m.CPUNs > 0 && m.OutputsVisible > 0 {
+			fmt.Fprintf(&b, "\t%.0f cpu-ns/record", float64(m.CPUNs)/float64(m.OutputsVisible))
+		}
+		fmt.Fprintln(w, b.String())
 	}
 	return nil
 }

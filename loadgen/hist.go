@@ -8,6 +8,7 @@ package loadgen
 import (
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -70,9 +71,10 @@ func (h *Hist) Count() int64 { return h.h.TotalCount() }
 // Overflow returns the samples above the tracked range.
 func (h *Hist) Overflow() int64 { return h.overflow }
 
-// Quantile returns the value at quantile q (0..100 percentile scale).
+// Percentile returns the value at percentile p (0..100), as HdrHistogram
+// defines it (result.ValueAtPercentile).
 func (h *Hist) Percentile(p float64) time.Duration {
-	return time.Duration(h.h.ValueAtPercentile(p))
+	return time.Duration(result.ValueAtPercentile(h.h, p))
 }
 
 // Summary returns the result-schema form: percentiles and the V2 encoding.
@@ -80,11 +82,11 @@ func (h *Hist) Summary() result.Histogram {
 	s := result.Histogram{Unit: "ns", Count: h.h.TotalCount(), Overflow: h.overflow}
 	if s.Count > 0 {
 		s.Min, s.Max, s.Mean = h.h.Min(), h.h.Max(), h.h.Mean()
-		s.P50 = h.h.ValueAtPercentile(50)
-		s.P90 = h.h.ValueAtPercentile(90)
-		s.P99 = h.h.ValueAtPercentile(99)
-		s.P999 = h.h.ValueAtPercentile(99.9)
-		s.P9999 = h.h.ValueAtPercentile(99.99)
+		s.P50 = result.ValueAtPercentile(h.h, 50)
+		s.P90 = result.ValueAtPercentile(h.h, 90)
+		s.P99 = result.ValueAtPercentile(h.h, 99)
+		s.P999 = result.ValueAtPercentile(h.h, 99.9)
+		s.P9999 = result.ValueAtPercentile(h.h, 99.99)
 	}
 	// Encode already returns the base64 text HdrHistogram's tools exchange.
 	if b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
@@ -102,78 +104,184 @@ func DecodeHist(s result.Histogram) (*Hist, error) {
 	return &Hist{h: h, overflow: s.Overflow}, nil
 }
 
-// intervals keeps one histogram per second of a run for one metric, shared
+// buckets cuts a mode's timeline into the buckets of its series and its
+// interval logs, aligned with the measurement window [ws, we) (ns since the
+// mode started): whole seconds back from ws through the warm-up (the first
+// one may be shorter), whole seconds from ws to we (the last one may be
+// shorter, never merged with the drain), then whole seconds from we on.
+// Bucket k >= 0 starts at or after ws; warm-up buckets are negative. we = 0
+// means no end is known yet: whole seconds from ws on.
+type buckets struct{ ws, we int64 }
+
+const bucketNs = int64(time.Second)
+
+// winBuckets is the number of buckets inside the window.
+func (b buckets) winBuckets() int {
+	if b.we <= b.ws {
+		return math.MaxInt32
+	}
+	return int((b.we - b.ws + bucketNs - 1) / bucketNs)
+}
+
+// index returns the bucket holding ns.
+func (b buckets) index(ns int64) int {
+	switch {
+	case ns < b.ws:
+		return -int((b.ws - ns + bucketNs - 1) / bucketNs)
+	case b.we <= b.ws || ns < b.we:
+		return int((ns - b.ws) / bucketNs)
+	}
+	return b.winBuckets() + int((ns-b.we)/bucketNs)
+}
+
+// bounds returns bucket k's [from, to) in ns since the mode started.
+func (b buckets) bounds(k int) (from, to int64) {
+	n := b.winBuckets()
+	switch {
+	case k < 0:
+		from, to = b.ws+int64(k)*bucketNs, b.ws+int64(k+1)*bucketNs
+		return max(from, 0), to
+	case k < n:
+		from, to = b.ws+int64(k)*bucketNs, b.ws+int64(k+1)*bucketNs
+		if b.we > b.ws {
+			to = min(to, b.we)
+		}
+		return from, to
+	}
+	from = b.we + int64(k-n)*bucketNs
+	return from, from + bucketNs
+}
+
+// intervals keeps one histogram per bucket of a run for one metric, shared
 // by the goroutines that record it (a mutex per record call; callers record
-// per batch or per commit, not per byte, so it stays cheap).
+// per batch or per commit, not per byte, so it stays cheap). The load
+// generator records only samples of the measurement window, so the interval
+// log holds exactly the samples of the result's histogram.
 type intervals struct {
 	mu    sync.Mutex
 	start time.Time
+	b     buckets
+	win   bool // b is the measurement window (written into the log)
 	secs  []*Hist
 }
 
+// newIntervals returns intervals of whole seconds from start.
 func newIntervals(start time.Time) *intervals { return &intervals{start: start} }
 
-func (iv *intervals) record(at time.Time, ds ...time.Duration) {
-	sec := int(at.Sub(iv.start) / time.Second)
-	if sec < 0 {
-		sec = 0
-	}
+// setWindow aligns the buckets with the window [ws, we), ns since start.
+// It is called before any sample is recorded.
+func (iv *intervals) setWindow(ws, we int64) {
 	iv.mu.Lock()
-	for len(iv.secs) <= sec {
-		iv.secs = append(iv.secs, nil)
-	}
-	if iv.secs[sec] == nil {
-		iv.secs[sec] = NewHist()
-	}
+	iv.b, iv.win = buckets{ws, we}, true
+	iv.mu.Unlock()
+}
+
+func (iv *intervals) record(at time.Time, ds ...time.Duration) {
+	iv.mu.Lock()
+	h := iv.bucketLocked(at)
 	for _, d := range ds {
-		iv.secs[sec].Record(d)
+		h.Record(d)
 	}
 	iv.mu.Unlock()
 }
 
-// p99 returns the p99 of second sec, or 0.
-func (iv *intervals) p99(sec int) int64 {
+// recordN records n samples of d.
+func (iv *intervals) recordN(at time.Time, d time.Duration, n int64) {
+	iv.mu.Lock()
+	iv.bucketLocked(at).RecordN(d, n)
+	iv.mu.Unlock()
+}
+
+// bucketLocked returns the histogram of the bucket holding at (samples
+// before the first bucket go to it); iv.mu must be held.
+func (iv *intervals) bucketLocked(at time.Time) *Hist {
+	k := max(iv.b.index(int64(at.Sub(iv.start))), 0)
+	for len(iv.secs) <= k {
+		iv.secs = append(iv.secs, nil)
+	}
+	if iv.secs[k] == nil {
+		iv.secs[k] = NewHist()
+	}
+	return iv.secs[k]
+}
+
+// p99 returns the p99 of bucket k, or 0.
+func (iv *intervals) p99(k int) int64 {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
-	if sec >= len(iv.secs) || iv.secs[sec] == nil || iv.secs[sec].Count() == 0 {
+	if k < 0 || k >= len(iv.secs) || iv.secs[k] == nil || iv.secs[k].Count() == 0 {
 		return 0
 	}
-	return int64(iv.secs[sec].Percentile(99))
+	return int64(iv.secs[k].Percentile(99))
+}
+
+// count returns the samples recorded in every bucket.
+func (iv *intervals) count() int64 {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	var n int64
+	for _, h := range iv.secs {
+		if h != nil {
+			n += h.Count()
+		}
+	}
+	return n
 }
 
 // writeHlog writes the intervals as an HdrHistogram interval log, the
 // format HdrHistogram's own tools (HistogramLogProcessor, HdrHistogram
-// plotter) read.
-func (iv *intervals) writeHlog(w io.Writer, comment string) error {
+// plotter) read. StartTime and BaseTime are the mode's start, so interval
+// times are seconds since the mode started; a comment gives the
+// measurement window in the same seconds (HistogramLogProcessor -start and
+// -end take them). Empty buckets are left out; with no sample at all
+// nothing is written and ok is false (HdrHistogram's Java tools fail on a
+// log without intervals).
+func (iv *intervals) writeHlog(w io.Writer, comment string) (ok bool, err error) {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
+	any := false
+	for _, h := range iv.secs {
+		if h != nil && h.Count() > 0 {
+			any = true
+		}
+	}
+	if !any {
+		return false, nil
+	}
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	startMs := iv.start.UnixMilli()
 	if err := lw.OutputLogFormatVersion(); err != nil {
-		return err
+		return false, err
 	}
 	if err := lw.OutputComment(comment); err != nil {
-		return err
+		return false, err
+	}
+	if iv.win {
+		if err := lw.OutputComment(fmt.Sprintf("[MeasurementWindow: start %.3f s, end %.3f s after StartTime; every interval holds only samples of this window]",
+			float64(iv.b.ws)/1e9, float64(iv.b.we)/1e9)); err != nil {
+			return false, err
+		}
 	}
 	if err := lw.OutputStartTime(startMs); err != nil {
-		return err
+		return false, err
 	}
 	lw.SetBaseTime(startMs)
 	if err := lw.OutputBaseTime(startMs); err != nil {
-		return err
+		return false, err
 	}
 	if err := lw.OutputLegend(); err != nil {
-		return err
+		return false, err
 	}
-	for sec, h := range iv.secs {
-		if h == nil {
+	for k, h := range iv.secs {
+		if h == nil || h.Count() == 0 {
 			continue
 		}
-		h.h.SetStartTimeMs(startMs + int64(sec)*1000)
-		h.h.SetEndTimeMs(startMs + int64(sec+1)*1000)
+		from, to := iv.b.bounds(k)
+		h.h.SetStartTimeMs(startMs + from/1e6)
+		h.h.SetEndTimeMs(startMs + to/1e6)
 		if err := lw.OutputIntervalHistogram(h.h); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return true, nil
 }

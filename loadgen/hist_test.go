@@ -168,7 +168,7 @@ func TestIntervalsHlog(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	if err := iv.writeHlog(&buf, "test log"); err != nil {
+	if _, err := iv.writeHlog(&buf, "test log"); err != nil {
 		t.Fatalf("writeHlog: %v", err)
 	}
 	if !strings.Contains(buf.String(), "#test log") {

@@ -120,6 +120,10 @@ type ledger struct {
 	distinct atomic.Int64 // ids with a committed output
 	nRej     atomic.Int64
 	nOut     atomic.Int64
+	// assigned, when set, is the run's id counter: an output naming an id
+	// beyond it is a phantom, and is not counted per id (a corrupt id must
+	// not grow the per-id table to its value).
+	assigned *atomic.Uint64
 }
 
 type pidKey struct {
@@ -239,7 +243,7 @@ func (l *ledger) addCommittedLocked(o outputRec) bool {
 		o.committed = true
 		l.appendOutputLocked(o)
 	}
-	if o.id >= 1 {
+	if o.id >= 1 && (l.assigned == nil || o.id <= l.assigned.Load()) {
 		l.seen.grow(int(o.id), 0)
 		seen := l.seen.at(int(o.id - 1))
 		if *seen == 0 {

@@ -32,6 +32,9 @@ type memTarget struct {
 	// same worker: target.Worker lets a target reuse them by then.
 	checkPolls bool
 	stale      atomic.Int64
+	// joinDelay keeps a new worker's polls empty this long, as a share
+	// group on a real cluster takes about a second to form.
+	joinDelay time.Duration
 
 	mu     sync.Mutex
 	topics map[string]*memTopic
@@ -251,7 +254,7 @@ func (m *memTarget) NewWorker(_ context.Context, cfg target.Config, mode target.
 	if err != nil {
 		return nil, err
 	}
-	return &memWorker{m: m, in: in, out: out, inTopic: cfg.InputTopic, mode: mode, tid: cfg.TransactionalIDPrefix + strconv.Itoa(id)}, nil
+	return &memWorker{m: m, in: in, out: out, inTopic: cfg.InputTopic, mode: mode, tid: cfg.TransactionalIDPrefix + strconv.Itoa(id), joined: time.Now().Add(m.joinDelay)}, nil
 }
 
 func (m *memTarget) NewReader(_ context.Context, _ target.Config, topic string, _ bool) (target.Reader, error) {
@@ -319,7 +322,8 @@ func (p *memProducer) Close() error { return nil }
 // outputs until Commit and put the transaction's records back on Abort.
 type memWorker struct {
 	m       *memTarget
-	polls   int // Poll calls so far
+	joined  time.Time // polls before it return nothing
+	polls   int       // Poll calls so far
 	in, out *memTopic
 	inTopic string
 	mode    target.Mode
@@ -339,6 +343,10 @@ type memWorker struct {
 }
 
 func (w *memWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+	if d := time.Until(w.joined); d > 0 {
+		sleepCtx(ctx, d)
+		return nil, nil
+	}
 	w.polls++
 	w.taken = w.in.take(ctx, max, w.taken[:0])
 	ins := w.taken

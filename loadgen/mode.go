@@ -42,26 +42,39 @@ type modeRun struct {
 	tcfg target.Config
 	name string // mode, with the repeat when repeating
 
-	start   time.Time
-	warmEnd time.Time
-	loadEnd time.Time
-	seconds int
+	start time.Time
+	// warmEnd and loadEnd are the measurement window, set once when it
+	// opens (window, read after windowOpen is closed or the producers
+	// have stopped); winStartNs and winEndNs hold the same bounds in ns
+	// since start for the goroutines that run while it opens.
+	warmEnd, loadEnd      time.Time
+	windowOpen            chan struct{}
+	winOpen               atomic.Bool
+	winStartNs, winEndNs  atomic.Int64
+	windowNote            string
+	cpuAtOpen, cpuAtClose int64         // processCPUNs when the window opened and closed
+	received              []atomic.Bool // worker id has received records
+	receivedN             atomic.Int32
+	seconds               int
 
 	nextID   atomic.Uint64
 	produced atomic.Int64 // inputs produced (all phases)
 	ledger   *ledger
 	series   *series
 
-	// inWindowInputs counts inputs sent inside the measured window. Fix
-	// (issue 4 tests): InputsProduced summed whole seconds of the series,
-	// which gave 0 for a window under a second and miscounted any window
-	// not on whole seconds.
-	inWindowInputs atomic.Int64
+	// inWindowInputs counts inputs intended inside the measurement window
+	// (one send-lag and one produce sample each); inWindowCommits the
+	// commits (or acks) done inside it (one commit and one poll-to-commit
+	// sample each).
+	inWindowInputs  atomic.Int64
+	inWindowCommits atomic.Int64
 
 	processed   atomic.Int64
 	redelivered atomic.Int64
 	commits     atomic.Int64
 	aborts      atomic.Int64
+	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
+	churns      atomic.Int64 // members added by membership-churn faults
 	crashes     atomic.Int64
 	ackErrors   atomic.Int64
 
@@ -111,7 +124,7 @@ func newModeRun(cfg *Config, m target.Mode, rep int) (*modeRun, error) {
 		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
 	}
 	for _, f := range spec.Faults {
-		if !clientFault(f.Kind) {
+		if !clientFault(f.Kind) && !clientPartition(f) {
 			if cfg.FaultRunner == nil {
 				return nil, fmt.Errorf("loadgen: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", f.Kind, cfg.Target.Info().Target)
 			}
@@ -142,8 +155,99 @@ func (mr *modeRun) mergeHist(name string, h *Hist) {
 	mr.hists[name].Merge(h)
 }
 
-func (mr *modeRun) inWindow(t time.Time) bool {
-	return !t.Before(mr.warmEnd) && t.Before(mr.loadEnd)
+// inWindow reports whether t falls inside the measurement window; false
+// until the window has opened.
+func (mr *modeRun) inWindow(t time.Time) bool { return mr.inWindowNs(mr.sinceStart(t)) }
+
+// inWindowNs is inWindow for ns since the mode's start.
+func (mr *modeRun) inWindowNs(ns int64) bool {
+	if !mr.winOpen.Load() {
+		return false
+	}
+	return ns >= mr.winStartNs.Load() && ns < mr.winEndNs.Load()
+}
+
+// loadOver reports whether the producers must stop at t: the window has
+// opened and t is past its end.
+func (mr *modeRun) loadOver(t time.Time) bool {
+	return mr.winOpen.Load() && mr.sinceStart(t) >= mr.winEndNs.Load()
+}
+
+// noteReceived records that worker id received records.
+func (mr *modeRun) noteReceived(id int) {
+	if id < len(mr.received) && !mr.received[id].Load() && mr.received[id].CompareAndSwap(false, true) {
+		mr.receivedN.Add(1)
+	}
+}
+
+// formationLimit bounds how long after the warm-up the window waits for
+// every worker to receive records (a share group on a real cluster forms
+// in about a second); past it the window opens anyway, with a note.
+const formationLimit = 10 * time.Second
+
+// expectedReceivers is how many workers must receive records before the
+// window opens: every worker, except that a consumer group (classic-eos)
+// leaves the workers beyond the partition count without a partition.
+func (mr *modeRun) expectedReceivers() int32 {
+	n := int32(mr.spec.Consumers)
+	if mr.mode == target.ClassicEOS && mr.tcfg.InputPartitions < n {
+		n = mr.tcfg.InputPartitions
+	}
+	return max(n, 1)
+}
+
+// openWindowLoop opens the measurement window once the warm-up has passed
+// and every worker has received records (or formationLimit after the
+// warm-up), then returns. The window lasts the workload's test duration,
+// and the producers stop when it closes.
+func (mr *modeRun) openWindowLoop(ctx context.Context) {
+	warm := mr.start.Add(mr.spec.Warmup())
+	for {
+		now := time.Now()
+		if !now.Before(warm) {
+			if mr.receivedN.Load() >= mr.expectedReceivers() {
+				break
+			}
+			if now.Sub(warm) >= formationLimit {
+				mr.windowNote = fmt.Sprintf("only %d of %d workers had received records %v after the warm-up; the measurement window opened without the others",
+					mr.receivedN.Load(), mr.expectedReceivers(), formationLimit)
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	mr.cpuAtOpen = processCPUNs()
+	ws := mr.sinceStart(time.Now())
+	we := ws + int64(mr.spec.TestDuration())
+	for _, iv := range []*intervals{mr.ivE2E, mr.ivLag, mr.ivProduce, mr.ivCommit, mr.ivP2C} {
+		iv.setWindow(ws, we)
+	}
+	mr.warmEnd, mr.loadEnd = mr.start.Add(time.Duration(ws)), mr.start.Add(time.Duration(we))
+	mr.winStartNs.Store(ws)
+	mr.winEndNs.Store(we)
+	mr.winOpen.Store(true)
+	close(mr.windowOpen)
+}
+
+// recordCommit books one commit (or ack) call that took svc, done at done,
+// whose records were polled p2c before: samples of the commit and
+// poll-to-commit histograms when done falls inside the window.
+func (wl *workerLoop) recordCommit(done time.Time, svc, p2c time.Duration) {
+	mr := wl.mr
+	if !mr.inWindow(done) {
+		return
+	}
+	mr.inWindowCommits.Add(1)
+	if svc >= 0 {
+		wl.commitH.Record(svc)
+		mr.ivCommit.record(done, svc)
+	}
+	wl.p2cH.Record(p2c)
+	mr.ivP2C.record(done, p2c)
 }
 
 func (mr *modeRun) sinceStart(t time.Time) int64 { return int64(t.Sub(mr.start)) }
@@ -156,11 +260,12 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	}
 	spec := mr.spec
 	mr.start = time.Now()
-	mr.warmEnd = mr.start.Add(spec.Warmup())
-	mr.loadEnd = mr.warmEnd.Add(spec.TestDuration())
-	mr.seconds = int((spec.Warmup()+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
+	mr.windowOpen = make(chan struct{})
+	mr.received = make([]atomic.Bool, spec.Consumers)
+	mr.seconds = int((spec.Warmup()+formationLimit+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
 	mr.series = newSeries(mr.seconds)
 	mr.ledger = newLedger()
+	mr.ledger.assigned = &mr.nextID
 	mr.ivE2E, mr.ivLag = newIntervals(mr.start), newIntervals(mr.start)
 	mr.ivProduce, mr.ivCommit, mr.ivP2C = newIntervals(mr.start), newIntervals(mr.start), newIntervals(mr.start)
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
@@ -196,21 +301,32 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 		mr.startWorker(runCtx, i, w)
 	}
 
-	// Progress, faults and producers.
+	// The window, progress, faults and producers.
+	windowExited := make(chan struct{})
+	winCtx, winCancel := context.WithCancel(runCtx)
+	defer winCancel()
+	go func() {
+		defer close(windowExited)
+		mr.openWindowLoop(winCtx)
+	}()
 	progressDone := make(chan struct{})
 	go mr.progressLoop(progressDone)
 	faultsDone := make(chan struct{})
-	// Fix (issue 7, found with a broker restart through --broker-control):
-	// a target-side fault can take longer than the load (a broker restart
-	// takes 15-30s), and the fault loop was never waited for, so finish
-	// read the faults before the running one was recorded, and a zombie
-	// fault could start a worker after the workers were stopped.
+	// The fault loop is waited for: a target-side fault can take longer
+	// than the load (a broker restart takes 15-30s), and finish must read
+	// the faults after the running one is recorded, and no fault may start
+	// a worker after the workers were stopped.
 	faultsExited := make(chan struct{})
 	go func() {
 		defer close(faultsExited)
 		mr.faultLoop(runCtx, faultsDone)
 	}()
 	prodErr := mr.runProducers(runCtx)
+	// The producers stop once the window has closed, or on an error or
+	// an interrupt: then the window may never have opened.
+	winCancel()
+	<-windowExited
+	mr.cpuAtClose = processCPUNs()
 
 	// Drain: wait until every input has an output (or was rejected), or
 	// the drain timeout passes.
@@ -287,18 +403,30 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 // finish computes the mode's figures, verifies, and writes artifacts.
 func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	spec := mr.spec
-	measured := spec.TestDuration()
-	out.MeasuredNs = int64(measured)
 	out.TotalInputs = mr.produced.Load()
-	out.InputsProduced = mr.inWindowInputs.Load()
-	out.OutputsVisible = mr.ledger.visibleBetween(mr.sinceStart(mr.warmEnd), mr.sinceStart(mr.loadEnd))
 	out.TotalOutputs = mr.ledger.committedOutputs()
-	out.Throughput = float64(out.OutputsVisible) / measured.Seconds()
-	out.InputRate = float64(out.InputsProduced) / measured.Seconds()
+	if mr.winOpen.Load() {
+		ws, we := mr.winStartNs.Load(), mr.winEndNs.Load()
+		measured := time.Duration(we - ws)
+		out.WindowStartNs, out.WindowEndNs = ws, we
+		out.MeasuredNs = int64(measured)
+		out.InputsProduced = mr.inWindowInputs.Load()
+		out.WindowCommits = mr.inWindowCommits.Load()
+		out.OutputsVisible = mr.ledger.visibleBetween(ws, we)
+		out.Throughput = float64(out.OutputsVisible) / measured.Seconds()
+		out.InputRate = float64(out.InputsProduced) / measured.Seconds()
+		if mr.cpuAtOpen >= 0 && mr.cpuAtClose >= mr.cpuAtOpen {
+			out.CPUNs = mr.cpuAtClose - mr.cpuAtOpen
+		}
+	}
+	if mr.windowNote != "" {
+		out.Notes = append(out.Notes, mr.windowNote)
+	}
 	out.Processed = mr.processed.Load()
 	out.Redeliveries = mr.redelivered.Load()
 	out.Commits = mr.commits.Load()
 	out.Aborts = mr.aborts.Load()
+	out.FencedAborts = mr.fencedAbort.Load()
 	out.WorkerCrashes = mr.crashes.Load()
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart
@@ -318,7 +446,20 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	mr.faultsMu.Lock()
 	out.Faults = append([]result.FaultEvent(nil), mr.faults...)
 	mr.faultsMu.Unlock()
+	// The interval logs hold the samples of the histograms above; they are
+	// written before the verifier runs so an interrupted mode keeps them.
+	if mr.cfg.OutDir != "" {
+		if err := mr.writeHlogs(); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 
+	if w := mr.cfg.Progress; w != nil {
+		fmt.Fprintf(w, "%-13s verifying %d inputs and %d outputs\n", mr.name, out.TotalInputs, out.TotalOutputs)
+	}
 	// What the verifier needs: the transactions settled, every output as
 	// read_committed and read_uncommitted readers (with the markers) see
 	// it, the transactions left open, the final share state.
@@ -381,15 +522,11 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if state == nil {
 		out.Verify.Notes = append(out.Verify.Notes, "the target reports no per-record share state: terminality judged from outputs only")
 	}
-	if mr.cfg.OutDir != "" {
-		if err := mr.writeHlogs(); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-func (mr *modeRun) secondOf(t time.Time) int { return int(t.Sub(mr.start) / time.Second) }
+// secondOf returns the series slot of t (see series).
+func (mr *modeRun) secondOf(t time.Time) int { return int(t.Sub(mr.start) / slotNs) }
 
 // settleGrace bounds the wait for transactions still open on the output
 // topic after the drain: markers may still be on their way (they are
@@ -558,7 +695,8 @@ func (mr *modeRun) readUncommitted(ctx context.Context) (markers bool, err error
 	return true, drainReader(ctx, rd, mr.ledger.addUncommitted)
 }
 
-// writeHlogs writes one HdrHistogram interval log per histogram.
+// writeHlogs writes one HdrHistogram interval log per histogram that has
+// samples.
 func (mr *modeRun) writeHlogs() error {
 	dir := mr.cfg.OutDir
 	hlogs := map[string]*intervals{
@@ -576,9 +714,14 @@ func (mr *modeRun) writeHlogs() error {
 		if err != nil {
 			return fmt.Errorf("loadgen: %w", err)
 		}
-		werr := hlogs[n].writeHlog(f, fmt.Sprintf("sharebench mode=%s histogram=%s unit=ns", mr.name, n))
+		wrote, werr := hlogs[n].writeHlog(f, fmt.Sprintf("sharebench mode=%s histogram=%s unit=ns", mr.name, n))
 		if err := errors.Join(werr, f.Close()); err != nil {
 			return fmt.Errorf("loadgen: writing %s: %w", path, err)
+		}
+		if !wrote {
+			// No sample in the window: no log (as result.json has no
+			// samples for it either).
+			_ = os.Remove(path)
 		}
 	}
 	return nil
@@ -661,7 +804,14 @@ func (mr *modeRun) addFaultAt(now time.Time, kind, detail string) {
 	mr.series.fault(mr.secondOf(now), kind)
 }
 
-// progressLoop prints one line a second until done closes.
+// progressLoop prints one line a second until done closes: the mode, the
+// phase (warm-up; forming: waiting for every worker to receive records;
+// load; drain), the time since the mode started over the time planned
+// (warm-up and window), the input rate of the last second (in the drain:
+// the inputs still without an output), the output rate, the window's
+// end-to-end p99 of the last whole bucket, and redeliveries and aborts when
+// there are any. Lines stay under 80 columns for the usual mode names; a
+// terminal cuts longer ones to its width.
 func (mr *modeRun) progressLoop(done chan struct{}) {
 	w := mr.cfg.Progress
 	if w == nil {
@@ -670,7 +820,7 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 	}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	total := mr.loadEnd.Sub(mr.start)
+	planned := mr.spec.Warmup() + mr.spec.TestDuration()
 	var lastIn, lastOut int64
 	for {
 		select {
@@ -678,17 +828,36 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 			return
 		case now := <-t.C:
 			in, outN := mr.produced.Load(), mr.ledger.committedOutputs()
+			total := planned
 			phase := "load"
+			p99 := int64(0)
+			inPart := fmt.Sprintf("in %6d/s", in-lastIn)
 			switch {
-			case now.Before(mr.warmEnd):
+			case now.Before(mr.start.Add(mr.spec.Warmup())):
 				phase = "warm-up"
-			case now.After(mr.loadEnd):
-				phase = "drain"
+			case !mr.winOpen.Load():
+				phase = "forming"
+			default:
+				ws, we := mr.winStartNs.Load(), mr.winEndNs.Load()
+				total = time.Duration(we)
+				b := buckets{ws, we}
+				if k := b.index(mr.sinceStart(now)) - 1; k >= 0 {
+					p99 = mr.ivE2E.p99(k)
+				}
+				if mr.sinceStart(now) >= we {
+					phase = "drain"
+					inPart = fmt.Sprintf("pending %d", max(in-mr.ledger.settled(), 0))
+				}
 			}
-			sec := mr.secondOf(now) - 1
-			fmt.Fprintf(w, "%-14s %4.1fs/%.1fs %-7s in %7d/s  out %7d/s  e2e p99 %9s  redeliveries %d  aborts %d\n",
-				mr.name, now.Sub(mr.start).Seconds(), total.Seconds(), phase, in-lastIn, outN-lastOut,
-				fmtNs(mr.ivE2E.p99(sec)), mr.redelivered.Load(), mr.aborts.Load())
+			line := fmt.Sprintf("%-13s %-7s %5.1f/%.0fs  %s  out %6d/s  p99 %s",
+				mr.name, phase, now.Sub(mr.start).Seconds(), total.Seconds(), inPart, outN-lastOut, fmtNs(p99))
+			if n := mr.redelivered.Load(); n > 0 {
+				line += fmt.Sprintf("  redel %d", n)
+			}
+			if n := mr.aborts.Load(); n > 0 {
+				line += fmt.Sprintf("  abort %d", n)
+			}
+			fmt.Fprintln(w, line)
 			lastIn, lastOut = in, outN
 		}
 	}
@@ -718,7 +887,7 @@ func FormatDuration(d time.Duration) string {
 // generator's own clients (works on every target).
 func clientFault(kind string) bool {
 	switch kind {
-	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer":
+	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer", "membership-churn":
 		return true
 	}
 	return false

@@ -43,11 +43,19 @@ const mutantEnv = "SHAREBENCH_MUTANT"
 // unobservable lists the mutants no client can observe, and why. Every
 // other mutant in the engine must be caught.
 var unobservable = map[string]string{
-	"marker-double-count":      "it inflates the engine's own acknowledgement counter; no record changes state, so nothing a client reads differs",
-	"window-unbounded":         "acquiring past share.partition.max.record.locks hands out more records at once; each record is still delivered, acknowledged and output once, and no client sees the window",
-	"sweep-skips-timed-out":    "the stalled transaction is never aborted by its timeout, so it commits late but whole: outputs and acknowledgements stay atomic, and a client sees only a commit that succeeded",
-	"non-owner-accepted":       "in the exactly-once modes the late owner's staging lands on a record another worker holds, whose own staging then fails and aborts, so nothing is lost or duplicated; in the at-least-once modes it yields only the duplicate they allow. What differs is when an ack lands relative to another worker's delivery, which the ledgers do not order",
-	"fenced-producer-accepted": "the zombie keeps a live share-group membership, so its fenced producer's accepted writes behave like one more worker's: outputs and acknowledgements stay atomic. A client sees only a commit that should have been refused, not a data anomaly",
+	"marker-double-count":         "it inflates the engine's own acknowledgement counter; no record changes state, so nothing a client reads differs",
+	"window-unbounded":            "acquiring past share.partition.max.record.locks hands out more records at once; each record is still delivered, acknowledged and output once, and no client sees the window",
+	"sweep-skips-timed-out":       "the stalled transaction is never aborted by its timeout, so it commits late but whole: outputs and acknowledgements stay atomic, and a client sees only a commit that succeeded",
+	"non-owner-accepted":          "in the exactly-once modes the late owner's staging lands on a record another worker holds, whose own staging then fails and aborts, so nothing is lost or duplicated; in the at-least-once modes it yields only the duplicate they allow. What differs is when an ack lands relative to another worker's delivery, which the ledgers do not order",
+	"fenced-producer-accepted":    "the zombie keeps a live share-group membership, so its fenced producer's accepted writes behave like one more worker's: outputs and acknowledgements stay atomic. A client sees only a commit that should have been refused, not a data anomaly",
+	"stale-member-epoch-accepted": "the member whose epoch is stale still owns the records it stages (an epoch bump does not move records), so accepting its staging loses or duplicates nothing; a client sees only a staging that should have been refused",
+}
+
+// unexercised lists the mutants whose rule the probe's runs never reach,
+// and why; the simulator's mutant test covers them.
+var unexercised = map[string]string{
+	"dlq-written-twice":           "the load generator configures no dead-letter queue, so no run writes one",
+	"commit-after-failed-staging": "the load generator's workers abort after any failed staging (as Kafka's producer forces after a failed TxnOffsetCommit), so no run asks to commit one",
 }
 
 // mutantWorkload is short and busy: every phase of the loop crashes, locks
@@ -73,11 +81,16 @@ faults:
   - {every: 400ms, kind: worker-crash, params: {phase: after-stage, worker: random}}
   - {every: 450ms, kind: worker-crash, params: {phase: after-commit-before-ack, worker: random}}
   - {at: 200ms, kind: slow-processing, params: {worker: 1, for: 1s, delay: 2500ms}}
-  - {at: 300ms, kind: stall-worker, params: {worker: 2, for: 1500ms}}
+  - {at: 300ms, kind: stall-worker, params: {worker: 2, for: 2500ms}}
   - {at: 600ms, kind: zombie-producer, params: {worker: 3}}
+  - {at: 400ms, kind: network-partition, params: {between: coordinator-participant, partition: 1, for: 800ms}}
+  - {at: 500ms, kind: membership-churn, params: {for: 300ms}}
 `
 
-const mutantSeed = 7
+// mutantSeeds are the runs a mutant gets: it is caught when any of them
+// fails (faults land on a real clock, so one seed's timing can miss the
+// window a mutant needs). The unmutated run must pass with each.
+var mutantSeeds = []int64{7, 8}
 
 var mutantCall = regexp.MustCompile(`mutant\.On\("([a-z0-9-]+)"\)`)
 
@@ -119,7 +132,7 @@ func engineMutants(t *testing.T) []string {
 // mode in its own run against its own engine (concurrently), and returns
 // each mode's verdict as the verifier gives it from the dumped ledgers
 // alone.
-func mutantRun(t *testing.T, id string) map[string]*result.Verification {
+func mutantRun(t *testing.T, id string, seed int64) map[string]*result.Verification {
 	t.Helper()
 	t.Setenv(mutantEnv, id)
 	spec, err := workloads.Parse("mutant-probe.yaml", []byte(mutantWorkload))
@@ -135,7 +148,7 @@ func mutantRun(t *testing.T, id string) map[string]*result.Verification {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := mutantMode(spec, target.Mode(m), t.TempDir())
+			v, err := mutantMode(spec, target.Mode(m), seed, t.TempDir())
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -150,7 +163,7 @@ func mutantRun(t *testing.T, id string) map[string]*result.Verification {
 }
 
 // mutantMode runs one mode of the probe and verifies its dumped ledgers.
-func mutantMode(spec *workloads.Spec, m target.Mode, out string) (*result.Verification, error) {
+func mutantMode(spec *workloads.Spec, m target.Mode, seed int64, out string) (*result.Verification, error) {
 	tgt, err := enginetarget.New(enginetarget.Options{SessionTimeout: 500 * time.Millisecond})
 	if err != nil {
 		return nil, err
@@ -159,7 +172,7 @@ func mutantMode(spec *workloads.Spec, m target.Mode, out string) (*result.Verifi
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "mutant-probe", Target: tgt, Modes: []target.Mode{m},
-		Seed: mutantSeed, RunID: "mut", OutDir: out, DumpLedgers: true})
+		Seed: seed, RunID: "mut", OutDir: out, DumpLedgers: true, FaultRunner: tgt.FaultRunner()})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
@@ -178,11 +191,12 @@ func mutantMode(spec *workloads.Spec, m target.Mode, out string) (*result.Verifi
 }
 
 func TestVerifierCatchesMutants(t *testing.T) {
-	control := mutantRun(t, "")
-	for mode, v := range control {
-		if v.Verdict != verify.VerdictPass {
-			t.Fatalf("unmutated run: %s is %s (forbidden %v, counts %v, notes %q); repro: go test -tags mutants -run TestVerifierCatchesMutants ./loadgen/",
-				mode, v.Verdict, v.Forbidden, v.Counts, v.Notes)
+	for _, seed := range mutantSeeds {
+		for mode, v := range mutantRun(t, "", seed) {
+			if v.Verdict != verify.VerdictPass {
+				t.Fatalf("unmutated run, seed %d: %s is %s (forbidden %v, counts %v, notes %q); repro: go test -tags mutants -run TestVerifierCatchesMutants ./loadgen/",
+					seed, mode, v.Verdict, v.Forbidden, v.Counts, v.Notes)
+			}
 		}
 	}
 	ids := engineMutants(t)
@@ -194,8 +208,14 @@ func TestVerifierCatchesMutants(t *testing.T) {
 			t.Errorf("unobservable mutant %q is not in the engine", id)
 		}
 	}
+	for id := range unexercised {
+		if !slices.Contains(ids, id) {
+			t.Errorf("unexercised mutant %q is not in the engine", id)
+		}
+	}
 	var b strings.Builder
 	caught, observable := 0, 0
+	produced := map[string]bool{} // anomaly kinds some mutant's run produced
 	fmt.Fprintf(&b, "\n%-30s  %-8s  %s\n", "mutant", "verdict", "what the verifier found (mode: forbidden kinds)")
 	only := os.Getenv("SHAREBENCH_MUTANTS_ONLY") // a comma-separated list, for a repro
 	for _, id := range ids {
@@ -203,21 +223,30 @@ func TestVerifierCatchesMutants(t *testing.T) {
 			continue
 		}
 		t0 := time.Now()
-		verdicts := mutantRun(t, id)
 		var found []string
 		failed := false
-		for _, mode := range slices.Sorted(maps.Keys(verdicts)) {
-			v := verdicts[mode]
-			if v.Verdict == verify.VerdictFail {
-				failed = true
-				found = append(found, fmt.Sprintf("%s: %s", mode, strings.Join(v.Forbidden, ",")))
+		for _, seed := range mutantSeeds {
+			if failed {
+				break
+			}
+			verdicts := mutantRun(t, id, seed)
+			found = found[:0]
+			for _, mode := range slices.Sorted(maps.Keys(verdicts)) {
+				v := verdicts[mode]
 				for _, k := range v.Forbidden {
-					if ws := v.Witnesses[k]; len(ws) > 0 {
-						t.Logf("%s, %s, first %s witness: id %d p%d@%d %s", id, mode, k, ws[0].InputID, ws[0].Partition, ws[0].Offset, ws[0].Detail)
-					}
+					produced[k] = true
 				}
-			} else if v.Verdict == verify.VerdictInconclusive {
-				found = append(found, fmt.Sprintf("%s: inconclusive (%d unjudged)", mode, v.Unjudged))
+				if v.Verdict == verify.VerdictFail {
+					failed = true
+					found = append(found, fmt.Sprintf("%s: %s", mode, strings.Join(v.Forbidden, ",")))
+					for _, k := range v.Forbidden {
+						if ws := v.Witnesses[k]; len(ws) > 0 {
+							t.Logf("%s, %s, first %s witness: id %d p%d@%d %s", id, mode, k, ws[0].InputID, ws[0].Partition, ws[0].Offset, ws[0].Detail)
+						}
+					}
+				} else if v.Verdict == verify.VerdictInconclusive {
+					found = append(found, fmt.Sprintf("%s: inconclusive (%d unjudged)", mode, v.Unjudged))
+				}
 			}
 		}
 		verdict := "PASS"
@@ -225,9 +254,12 @@ func TestVerifierCatchesMutants(t *testing.T) {
 			verdict = "FAIL"
 		}
 		why, hidden := unobservable[id]
+		skip, unreached := unexercised[id]
 		switch {
 		case hidden:
 			found = append(found, "not observable: "+why)
+		case unreached:
+			found = append(found, "not exercised: "+skip)
 		case failed:
 			observable++
 			caught++
@@ -238,7 +270,15 @@ func TestVerifierCatchesMutants(t *testing.T) {
 		fmt.Fprintf(&b, "%-30s  %-8s  %s  [%v]\n", id, verdict, strings.Join(found, "; "), time.Since(t0).Round(100*time.Millisecond))
 		t.Logf("%s: %s in %v", id, verdict, time.Since(t0).Round(100*time.Millisecond))
 	}
-	fmt.Fprintf(&b, "caught by the verifier alone in real runs: %d of %d observable mutants (%d in the engine, %d not observable by any client)\n",
-		caught, observable, len(ids), len(unobservable))
+	fmt.Fprintf(&b, "caught by the verifier alone in real runs: %d of %d observable mutants (%d in the engine, %d not observable by any client, %d not exercised by the probe)\n",
+		caught, observable, len(ids), len(unobservable), len(unexercised))
 	t.Log(b.String())
+	if only == "" {
+		// Every anomaly kind is something a real run can produce.
+		for _, k := range verify.Anomalies() {
+			if !produced[k] {
+				t.Errorf("no mutant's real run produced %s", k)
+			}
+		}
+	}
 }

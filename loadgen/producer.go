@@ -68,8 +68,7 @@ func (s *Schedule) Closed() bool { return s.interval == 0 }
 // past the end.
 func (s *Schedule) Peek() (time.Time, bool) {
 	if s.Closed() {
-		// Fix (issue 4 tests): a closed loop returned its start time
-		// forever, not the current time NewSchedule documents.
+		// A closed loop's intended time is the current time.
 		now := time.Now()
 		return now, now.Before(s.end)
 	}
@@ -98,7 +97,10 @@ func (mr *modeRun) runProducers(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("starting producer %d: %w", i, err)
 		}
-		sched := NewSchedule(mr.start, mr.loadEnd, float64(spec.ProducerRate), n, i, spec.RateDistribution, mr.rng(uint64(1000+i)))
+		// The schedule runs until the window closes (loadOver); its own
+		// end only bounds a window that waits its longest to open.
+		end := mr.start.Add(spec.Warmup() + formationLimit + spec.TestDuration() + time.Second)
+		sched := NewSchedule(mr.start, end, float64(spec.ProducerRate), n, i, spec.RateDistribution, mr.rng(uint64(1000+i)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -143,7 +145,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Sc
 		intended = intended[:0]
 		now := time.Now()
 		if sched.Closed() {
-			if !now.Before(mr.loadEnd) {
+			if mr.loadOver(now) {
 				return nil
 			}
 			if mr.produced.Load()-mr.ledger.settled() > mr.backlogBound() {
@@ -155,7 +157,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Sc
 			}
 		} else {
 			t, ok := sched.Peek()
-			if !ok {
+			if !ok || mr.loadOver(t) {
 				return nil
 			}
 			if wait := t.Sub(now); wait > 0 {
@@ -165,7 +167,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Sc
 			// Everything due now goes in one batch.
 			for len(intended) < maxProduceBatch {
 				t, ok := sched.Peek()
-				if !ok || t.After(now) {
+				if !ok || t.After(now) || mr.loadOver(t) {
 					break
 				}
 				sched.Next()
@@ -196,22 +198,26 @@ func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Sc
 			}
 			return fmt.Errorf("producing inputs: %w", err)
 		}
+		// One send-lag and one produce sample per input intended inside
+		// the window.
 		lags, batch, ids = lags[:0], batch[:0], ids[:0]
 		for i, r := range recs {
 			h, _ := readInput(r.Value)
 			ids = append(ids, h.ID)
 			batch = append(batch, inputRec{partition: r.Partition, offset: r.Offset, intended: h.IntendedNs})
-			lags = append(lags, sent.Sub(intended[i]))
-			lag.Record(lags[i])
+			if mr.inWindow(intended[i]) {
+				lags = append(lags, sent.Sub(intended[i]))
+				lag.Record(sent.Sub(intended[i]))
+			}
 		}
-		svc.RecordN(done.Sub(sent), int64(n))
+		if w := int64(len(lags)); w > 0 {
+			svc.RecordN(done.Sub(sent), w)
+			mr.ivLag.record(sent, lags...)
+			mr.ivProduce.recordN(done, done.Sub(sent), w)
+			mr.inWindowInputs.Add(w)
+		}
 		mr.ledger.addInputs(ids, batch)
-		mr.ivLag.record(sent, lags...)
-		mr.ivProduce.record(done, done.Sub(sent))
 		mr.produced.Add(int64(len(recs)))
-		if mr.inWindow(sent) {
-			mr.inWindowInputs.Add(int64(len(recs)))
-		}
 		mr.series.add(mr.series.inputs, mr.secondOf(sent), int64(len(recs)))
 	}
 	return nil

@@ -20,9 +20,14 @@ import (
 
 // Run runs cfg's workload in every mode against cfg.Target and returns the
 // result; with an OutDir it also writes the run's artifacts there. A mode
-// the target cannot run is listed as unsupported, not an error.
+// the target cannot run is listed as unsupported, not an error. When ctx
+// is cancelled, Run stops the running mode, marks it interrupted, writes
+// the result of what ran and returns an error wrapping ErrInterrupted.
 func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkFaults(); err != nil {
 		return nil, err
 	}
 	spec := cfg.Workload
@@ -49,23 +54,39 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			return nil, fmt.Errorf("loadgen: output directory: %w", err)
 		}
 	}
+modes:
 	for rep := 0; rep < cfg.Repeats; rep++ {
 		for _, m := range cfg.Modes {
-			if err := ctx.Err(); err != nil {
-				return res, err
+			if ctx.Err() != nil {
+				break modes
 			}
 			mr := runOne(ctx, &cfg, m, rep)
+			if ctx.Err() != nil {
+				// Stopped by an interrupt: keep what the mode measured,
+				// marked, and run nothing more.
+				mr.Interrupted = true
+				mr.Error = "interrupted before the mode finished"
+			}
 			res.Modes = append(res.Modes, mr)
 		}
 	}
 	res.Finished = time.Now().UTC()
+	res.Interrupted = ctx.Err() != nil
 	if cfg.OutDir != "" {
 		if err := result.Write(filepath.Join(cfg.OutDir, result.FileName), res); err != nil {
 			return res, err
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("%w: %w", ErrInterrupted, err)
+	}
 	return res, nil
 }
+
+// ErrInterrupted is wrapped by Run's error when its context was cancelled
+// (an interrupt): the result holds the completed modes and the interrupted
+// one, marked, and is written to OutDir all the same.
+var ErrInterrupted = errors.New("loadgen: run interrupted")
 
 // runOne runs one mode once and never fails the whole run: errors land in
 // the mode's result.

@@ -176,52 +176,42 @@ func checkMode(t *testing.T, m result.ModeResult, dir string, spec *workloads.Sp
 	if d, err := DecodeHist(e2e); err != nil || d.Count() != e2e.Count {
 		t.Errorf("end-to-end histogram does not decode to its count: %v", err)
 	}
-	// Every input records one send lag and one produce service time.
+	// One send lag and one produce service time per input intended inside
+	// the window; one commit and one poll-to-commit sample per commit (or
+	// ack) done inside it.
 	for _, name := range []string{result.HistSendLag, result.HistProduce} {
-		if h := m.Histograms[name]; h.Count+h.Overflow != m.TotalInputs {
-			t.Errorf("%s histogram holds %d samples, want one per input (%d)", name, h.Count+h.Overflow, m.TotalInputs)
+		if h := m.Histograms[name]; h.Count+h.Overflow != m.InputsProduced {
+			t.Errorf("%s histogram holds %d samples, want one per input of the window (%d)", name, h.Count+h.Overflow, m.InputsProduced)
 		}
 	}
-	if h := m.Histograms[result.HistCommit]; h.Count != m.Commits {
-		t.Errorf("commit histogram holds %d samples for %d commits", h.Count, m.Commits)
+	wantCommits := m.WindowCommits
+	if m.Mode == string(target.Implicit) {
+		wantCommits = 0 // no commit call
+	}
+	if h := m.Histograms[result.HistCommit]; h.Count != wantCommits {
+		t.Errorf("commit histogram holds %d samples for %d commits in the window", h.Count, wantCommits)
+	}
+	if m.Mode != string(target.Implicit) && m.WindowCommits > m.Commits {
+		t.Errorf("%d commits in the window, %d in all", m.WindowCommits, m.Commits)
 	}
 	if m.Mode != string(target.Implicit) && m.Commits == 0 {
 		t.Errorf("no commits in mode %s", m.Mode)
 	}
-	if _, ok := m.Histograms[result.HistPollCommit]; !ok {
-		t.Errorf("no %s histogram", result.HistPollCommit)
+	if h, ok := m.Histograms[result.HistPollCommit]; !ok || h.Count != m.WindowCommits {
+		t.Errorf("%s histogram %+v: want one sample per commit of the window (%d)", result.HistPollCommit, h, m.WindowCommits)
 	}
 
-	// The per-second series adds up to the totals.
-	if len(m.Series) == 0 {
-		t.Fatal("empty series")
-	}
-	// Whole seconds: a second is flagged warm-up when the warm-up covers
-	// it, drain from the second the load ends in.
-	warmSecs, loadSecs := int(spec.Warmup()/time.Second), int((spec.Warmup()+spec.TestDuration())/time.Second)
-	var in, out int64
-	for i, s := range m.Series {
-		if s.T != i || s.Warmup != (i < warmSecs) || s.Drain != (i >= loadSecs) {
-			t.Errorf("series[%d]: T %d warm-up %v drain %v", i, s.T, s.Warmup, s.Drain)
-		}
-		in += s.InputRate
-		out += s.OutputRate
-	}
-	if in != m.TotalInputs || out != m.TotalOutputs {
-		t.Errorf("series sums: %d inputs and %d outputs, want %d and %d", in, out, m.TotalInputs, m.TotalOutputs)
+	// The window lasts the measured duration, after the warm-up.
+	if m.WindowStartNs < int64(spec.Warmup()) || m.WindowEndNs-m.WindowStartNs != m.MeasuredNs {
+		t.Errorf("window [%d, %d) ns: want a start after the %v warm-up and a length of %d", m.WindowStartNs, m.WindowEndNs, spec.Warmup(), m.MeasuredNs)
 	}
 
-	// One readable interval log per histogram.
-	for _, name := range []string{result.HistEndToEnd, result.HistSendLag, result.HistProduce, result.HistCommit, result.HistPollCommit} {
-		path := filepath.Join(dir, fmt.Sprintf("%s.%s.hlog", m.Mode, name))
-		total := hlogTotal(t, path)
-		if name == result.HistEndToEnd && total < e2e.Count {
-			t.Errorf("%s: %d samples, fewer than the measured window's %d", path, total, e2e.Count)
-		}
-		if name == result.HistSendLag && total != m.TotalInputs {
-			t.Errorf("%s: %d samples, want one per input (%d)", path, total, m.TotalInputs)
-		}
-	}
+	// The series: contiguous buckets from the mode's start, cut at the
+	// window's start and end, adding up to the totals.
+	checkSeries(t, m)
+
+	// The interval logs hold exactly the samples of result.json.
+	checkHlogParity(t, m, dir, m.Mode)
 
 	// The dumped ledgers give the in-run verdict again.
 	ld := filepath.Join(dir, "ledgers", m.Mode)
@@ -242,6 +232,94 @@ func checkMode(t *testing.T, m result.ModeResult, dir string, spec *workloads.Sp
 }
 
 // hlogTotal reads an HdrHistogram interval log and returns its samples.
+// checkSeries checks that m's series buckets tile its timeline from 0,
+// with bounds at the window's start and end, flags that match, and counts
+// that add up to the totals.
+func checkSeries(t *testing.T, m result.ModeResult) {
+	t.Helper()
+	if len(m.Series) == 0 {
+		t.Fatal("empty series")
+	}
+	var in, out int64
+	cutStart, cutEnd := false, false
+	for i, s := range m.Series {
+		if i == 0 && s.StartNs != 0 || i > 0 && s.StartNs != m.Series[i-1].EndNs || s.EndNs <= s.StartNs || s.EndNs-s.StartNs > int64(time.Second) {
+			t.Errorf("series[%d] [%d, %d): want contiguous buckets of at most 1s from 0", i, s.StartNs, s.EndNs)
+		}
+		if s.T != int(s.StartNs/int64(time.Second)) {
+			t.Errorf("series[%d]: T %d for a start of %d ns", i, s.T, s.StartNs)
+		}
+		if s.Warmup != (s.EndNs <= m.WindowStartNs) || s.Drain != (s.StartNs >= m.WindowEndNs) {
+			t.Errorf("series[%d] [%d, %d): warm-up %v drain %v for the window [%d, %d)", i, s.StartNs, s.EndNs, s.Warmup, s.Drain, m.WindowStartNs, m.WindowEndNs)
+		}
+		cutStart = cutStart || s.StartNs == m.WindowStartNs
+		cutEnd = cutEnd || s.StartNs == m.WindowEndNs
+		in += s.Inputs
+		out += s.Outputs
+	}
+	if !cutStart || (!cutEnd && m.Series[len(m.Series)-1].EndNs > m.WindowEndNs) {
+		t.Errorf("no bucket starts at the window's start %d or end %d", m.WindowStartNs, m.WindowEndNs)
+	}
+	if in != m.TotalInputs || out != m.TotalOutputs {
+		t.Errorf("series sums: %d inputs and %d outputs, want %d and %d", in, out, m.TotalInputs, m.TotalOutputs)
+	}
+}
+
+// checkHlogParity decodes every interval log of mode name with
+// hdrhistogram-go's log reader and compares it with result.json: a log
+// exists exactly for the histograms with samples, and holds the same
+// count, p50, p99, p99.9 and max (HdrHistogram's percentile definition).
+func checkHlogParity(t *testing.T, m result.ModeResult, dir, name string) {
+	t.Helper()
+	for _, hn := range []string{result.HistEndToEnd, result.HistSendLag, result.HistProduce, result.HistCommit, result.HistPollCommit} {
+		path := filepath.Join(dir, fmt.Sprintf("%s.%s.hlog", name, hn))
+		want := m.Histograms[hn]
+		if want.Count == 0 {
+			if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: written for a histogram without samples (%v)", path, err)
+			}
+			continue
+		}
+		got := hlogMerged(t, path)
+		if got.TotalCount() != want.Count {
+			t.Errorf("%s: %d samples, result.json %d", path, got.TotalCount(), want.Count)
+		}
+		for _, pc := range []struct {
+			p    float64
+			want int64
+		}{{50, want.P50}, {99, want.P99}, {99.9, want.P999}} {
+			if v := result.ValueAtPercentile(got, pc.p); v != pc.want {
+				t.Errorf("%s: p%v %d, result.json %d", path, pc.p, v, pc.want)
+			}
+		}
+		if got.Max() != want.Max {
+			t.Errorf("%s: max %d, result.json %d", path, got.Max(), want.Max)
+		}
+	}
+}
+
+// hlogMerged reads an interval log and merges its intervals.
+func hlogMerged(t *testing.T, path string) *hdrhistogram.Histogram {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("interval log: %v", err)
+	}
+	defer f.Close()
+	r := hdrhistogram.NewHistogramLogReader(f)
+	merged := hdrhistogram.New(1, histMax, 3)
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatalf("reading %s: %v", path, err)
+		}
+		if h == nil {
+			return merged
+		}
+		merged.Merge(h)
+	}
+}
+
 func hlogTotal(t *testing.T, path string) int64 {
 	t.Helper()
 	f, err := os.Open(path)
@@ -332,10 +410,11 @@ func TestRunLagFromIntendedTime(t *testing.T) {
 	if m.Error != "" || m.Verify == nil || !m.Verify.Pass {
 		t.Fatalf("mode: error %q verdict %+v", m.Error, m.Verify)
 	}
-	// One producer at 1000/s for 1s: intended times 0, 1ms, ... 999ms. A
-	// slow target delays them but never drops one.
-	if m.TotalInputs != 1000 {
-		t.Errorf("%d inputs sent, want the 1000 of the schedule", m.TotalInputs)
+	// One producer at 1000/s until the window closes: intended times 0,
+	// 1ms, ... up to the window's end. A slow target delays them but never
+	// drops one.
+	if want := (m.WindowEndNs + int64(time.Millisecond) - 1) / int64(time.Millisecond); m.TotalInputs != want {
+		t.Errorf("%d inputs sent, want the %d of the schedule up to the window's end at %v", m.TotalInputs, want, time.Duration(m.WindowEndNs))
 	}
 	lag, svc, e2e := m.Histograms[result.HistSendLag], m.Histograms[result.HistProduce], m.Histograms[result.HistEndToEnd]
 	// A histogram's min reads the lowest value of its bucket: up to 0.1%
@@ -507,6 +586,31 @@ func TestFormatDuration(t *testing.T) {
 	} {
 		if got := FormatDuration(tc.d); got != tc.want {
 			t.Errorf("FormatDuration(%d) = %q, want %q", int64(tc.d), got, tc.want)
+		}
+	}
+}
+
+// TestBenchFormatOmitsMissingMetrics: a mode without a commit call
+// (implicit) prints no commit-p99-ns, never a 0.
+func TestBenchFormatOmitsMissingMetrics(t *testing.T) {
+	t.Parallel()
+	spec := quickSpec(t, "implicit", "explicit")
+	spec.TestLength = 300 * time.Millisecond
+	spec.WarmupLength = 0
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: newMemTarget(), Seed: testSeed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := (BenchFormatter{}).Format(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.Contains(line, "mode=implicit") && strings.Contains(line, "commit-p99-ns"):
+			t.Errorf("implicit has a commit metric: %q", line)
+		case strings.Contains(line, "mode=explicit") && !strings.Contains(line, "commit-p99-ns"):
+			t.Errorf("explicit lacks its commit metric: %q", line)
 		}
 	}
 }

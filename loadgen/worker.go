@@ -32,6 +32,7 @@ type workerCtl struct {
 	stallUntil  atomic.Int64 // unix ns
 	slowUntil   atomic.Int64 // unix ns
 	slowDelay   atomic.Int64 // ns added to each poll's processing
+	cutUntil    atomic.Int64 // unix ns: cut off from the target (network partition) until then
 }
 
 // startWorker starts a new incarnation of worker id.
@@ -100,6 +101,13 @@ func (wl *workerLoop) loop(ctx context.Context) {
 			wl.shutdown(ctx)
 			return
 		default:
+		}
+		// Cut off from the target: its requests wait until the partition
+		// heals, as a disconnected client's do (locks may expire and the
+		// session time out meanwhile).
+		if until := mr.ctl[wl.id].cutUntil.Load(); time.Now().UnixNano() < until {
+			sleepCtx(ctx, time.Duration(until-time.Now().UnixNano()))
+			continue
 		}
 		wait := 100 * time.Millisecond
 		if wl.open {
@@ -260,6 +268,7 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 		mr.series.add(mr.series.redeliveries, mr.secondOf(pollAt), redelivered)
 	}
 	mr.processed.Add(int64(len(recs)))
+	mr.noteReceived(wl.id)
 	if err := wl.crashAt(ctx, PhaseAfterPoll); err != nil {
 		return err
 	}
@@ -301,8 +310,8 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
 			return err
 		}
-		wl.p2cH.Record(time.Since(pollAt))
-		mr.ivP2C.record(time.Now(), time.Since(pollAt))
+		now := time.Now()
+		wl.recordCommit(now, -1, now.Sub(pollAt)) // no commit call: poll to commit only
 		return nil
 
 	case target.Explicit:
@@ -438,10 +447,7 @@ func (wl *workerLoop) ack(ctx context.Context, pollAt time.Time, accepted, rejec
 		return nil
 	}
 	mr.commits.Add(1)
-	wl.commitH.Record(done.Sub(t0))
-	wl.p2cH.Record(done.Sub(pollAt))
-	mr.ivCommit.record(done, done.Sub(t0))
-	mr.ivP2C.record(done, done.Sub(pollAt))
+	wl.recordCommit(done, done.Sub(t0), done.Sub(pollAt))
 	return nil
 }
 
@@ -574,10 +580,7 @@ func (wl *workerLoop) committed(t0 time.Time) {
 	mr := wl.mr
 	done := time.Now()
 	mr.commits.Add(1)
-	wl.commitH.Record(done.Sub(t0))
-	wl.p2cH.Record(done.Sub(wl.txnStart))
-	mr.ivCommit.record(done, done.Sub(t0))
-	mr.ivP2C.record(done, done.Sub(wl.txnStart))
+	wl.recordCommit(done, done.Sub(t0), done.Sub(wl.txnStart))
 	for i, o := range wl.sink {
 		o.visible = mr.sinceStart(done)
 		mr.recordVisible(done, wl.intended[i], 1)
@@ -603,6 +606,9 @@ func (wl *workerLoop) abortTxn(ctx context.Context, cause error) error {
 		return wl.failed(ctx, err)
 	}
 	mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
+	if errors.Is(cause, target.ErrStaleMemberEpoch) {
+		mr.fencedAbort.Add(1)
+	}
 	mr.aborts.Add(1)
 	mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
 	if len(wl.held) > 0 {
@@ -672,16 +678,19 @@ func (mr *modeRun) readLoop(ctx context.Context, rd target.Reader, stop chan str
 			if err != nil {
 				continue
 			}
-			d := time.Duration(vis - oh.IntendedNs)
-			if mr.inWindow(mr.start.Add(time.Duration(oh.IntendedNs))) {
+			// One sample per output of an input intended inside the
+			// window.
+			if d := time.Duration(vis - oh.IntendedNs); mr.inWindowNs(oh.IntendedNs) {
 				h.Record(d)
+				lat = append(lat, d)
 			}
-			lat = append(lat, d)
 			batch = append(batch, outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset, visible: vis, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
 		}
 		mr.ledger.addCommittedBatch(batch)
-		mr.ivE2E.record(now, lat...)
-		mr.series.add(mr.series.outputs, mr.secondOf(now), int64(len(lat)))
+		if len(lat) > 0 {
+			mr.ivE2E.record(now, lat...)
+		}
+		mr.series.add(mr.series.outputs, mr.secondOf(now), int64(len(batch)))
 	}
 }
 
@@ -689,14 +698,14 @@ func (mr *modeRun) readLoop(ctx context.Context, rd target.Reader, stop chan str
 // (ack-only checkpoints).
 func (mr *modeRun) recordVisible(now time.Time, intendedNs int64, n int64) {
 	d := time.Duration(mr.sinceStart(now) - intendedNs)
-	if mr.inWindow(mr.start.Add(time.Duration(intendedNs))) {
+	if mr.inWindowNs(intendedNs) {
 		mr.histMu.Lock()
 		if mr.hists[result.HistEndToEnd] == nil {
 			mr.hists[result.HistEndToEnd] = NewHist()
 		}
 		mr.hists[result.HistEndToEnd].Record(d)
 		mr.histMu.Unlock()
+		mr.ivE2E.record(now, d)
 	}
-	mr.ivE2E.record(now, d)
 	mr.series.add(mr.series.outputs, mr.secondOf(now), n)
 }

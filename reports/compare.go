@@ -217,8 +217,11 @@ func formatMetric(m Metric, v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	if m == MetricThroughput {
+	switch m {
+	case MetricThroughput:
 		return formatNumber(v) + " /s"
+	case MetricCPUPerRecord:
+		return formatNumber(v/1e3) + " µs"
 	}
 	return formatNumber(v/1e6) + " ms"
 }
@@ -294,7 +297,9 @@ func listOrNone(s []string) string {
 //
 //	benchstat -col side bench.txt
 //
-// compares them. A line reads
+// compares them in one table: no other configuration key differs between
+// the sides (the commits and run names are in the text output). A line
+// reads
 //
 //	BenchmarkSharebench/mode=explicit/metric=throughput 1 12345 records/s
 func (c *Comparison) WriteBench(w io.Writer) error {
@@ -318,8 +323,8 @@ func (c *Comparison) WriteBench(w io.Writer) error {
 func writeBenchRun(b *strings.Builder, side string, rd *runData) {
 	env := rd.run.Result.Env
 	for _, kv := range [][2]string{
-		{"goos", env.OS}, {"goarch", env.Arch}, {"cpu", env.CPU}, {"commit", env.Commit},
-		{"target", env.Target}, {"side", side}, {"run", rd.label},
+		{"goos", env.OS}, {"goarch", env.Arch}, {"cpu", env.CPU},
+		{"target", env.Target}, {"side", side},
 	} {
 		fmt.Fprintf(b, "%s: %s\n", kv[0], benchValue(kv[1]))
 	}

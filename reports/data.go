@@ -126,6 +126,12 @@ func (rp *repeatData) metric(m Metric) float64 {
 		}
 		return math.NaN()
 	}
+	if m == MetricCPUPerRecord {
+		if rp.m.CPUNs <= 0 || rp.m.OutputsVisible <= 0 {
+			return math.NaN()
+		}
+		return float64(rp.m.CPUNs) / float64(rp.m.OutputsVisible)
+	}
 	name, q, ok := m.histQuantile()
 	if !ok {
 		return math.NaN()
@@ -138,7 +144,7 @@ func (rp *repeatData) metric(m Metric) float64 {
 // holds a sample.
 func (rp *repeatData) quantileNs(name string, q float64) float64 {
 	if h := rp.hists[name]; h != nil && h.TotalCount() > 0 {
-		return float64(h.ValueAtQuantile(q * 100))
+		return float64(result.ValueAtPercentile(h, q*100))
 	}
 	s, ok := rp.m.Histograms[name]
 	if !ok || s.Count <= 0 {

@@ -8,12 +8,15 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sharebench/sharebench/reports/stats"
 )
 
 // Exit codes of a gate (GateResult.ExitCode).
 const (
 	ExitOK         = 0 // no regression, no forbidden anomaly
 	ExitNoData     = 2 // nothing could be compared: no mode measured on both sides
+	ExitTooFew     = 2 // too few repeats to reach the significance level (without ThresholdOnly)
 	ExitForbidden  = 3 // the candidate shows an exactly-once anomaly its mode forbids
 	ExitRegression = 4 // a gated metric regressed (or a mode stopped producing results)
 )
@@ -28,7 +31,9 @@ const (
 // GateOptions are the gate's thresholds. A zero field takes its default.
 type GateOptions struct {
 	// MaxThroughputDrop is the largest tolerated fall of the median
-	// throughput, as a fraction (0.05: 5%). Default 0.05.
+	// throughput, as a fraction (0.05: 5%), in records/s and in records
+	// per CPU-second (the CPU per record may rise by 1/(1-drop)).
+	// Default 0.05.
 	MaxThroughputDrop float64
 	// MaxP99Rise is the largest tolerated rise of the median end-to-end p99
 	// and commit p99, as a fraction (0.10: 10%). Default 0.10.
@@ -37,20 +42,22 @@ type GateOptions struct {
 	Alpha float64
 	// ThresholdOnly gates on the thresholds alone when the repeats are too
 	// few for significance (one per side, or so few that no p-value can
-	// fall below Alpha). The default, false, requires significance: such a
-	// metric passes, labelled "not enough repeats".
+	// fall below Alpha). The default, false, requires significance: a gate
+	// whose repeats cannot reach it fails (ExitTooFew), saying how many
+	// repeats a side are needed.
 	ThresholdOnly bool
 }
 
 // CheckStatus is the outcome of one gated metric.
 type CheckStatus string
 
-// Check outcomes. Only CheckRegression fails the gate.
+// Check outcomes. CheckRegression fails the gate, and so does
+// CheckNotEnoughRepeats (with ExitTooFew).
 const (
 	CheckOK               CheckStatus = "ok"                 // within the threshold
 	CheckImproved         CheckStatus = "improved"           // better beyond the threshold, significantly
 	CheckWithinNoise      CheckStatus = "within noise"       // worse than the threshold but not significant
-	CheckNotEnoughRepeats CheckStatus = "not enough repeats" // worse than the threshold, significance impossible
+	CheckNotEnoughRepeats CheckStatus = "not enough repeats" // significance impossible with these repeats: fails without ThresholdOnly
 	CheckRegression       CheckStatus = "REGRESSION"
 	CheckNoData           CheckStatus = "no data"
 	CheckNotGated         CheckStatus = "not gated" // reported by compare, no threshold
@@ -85,6 +92,11 @@ func (o GateOptions) gatedLimit(m Metric) (float64, bool) {
 		return 1 - o.MaxThroughputDrop, true
 	case MetricE2EP99, MetricCommitP99:
 		return 1 + o.MaxP99Rise, true
+	case MetricCPUPerRecord:
+		// The throughput one CPU-second buys: a closed loop's records/s
+		// follows whatever CPU the neighbours leave, the CPU each record
+		// costs much less so.
+		return 1 / (1 - o.MaxThroughputDrop), true
 	}
 	return math.NaN(), false
 }
@@ -109,7 +121,8 @@ func (o GateOptions) withDefaults() (GateOptions, []string) {
 }
 
 // Gate judges a comparison. A metric regresses when it is worse than its
-// threshold and the difference is significant (p < Alpha); throughput,
+// threshold and the difference is significant (p < Alpha); throughput (in
+// records/s, and in records per CPU-second through the CPU per record),
 // end-to-end p99 and commit p99 are gated, p50 and p99.9 are reported only.
 // Any forbidden exactly-once anomaly in the candidate fails the gate
 // (exit 3), and so does a mode the baseline measured but the candidate did
@@ -170,20 +183,20 @@ func (o GateOptions) check(mode string, m MetricComparison) Check {
 	significant := m.P < o.Alpha
 	cannot := m.MinP >= o.Alpha
 	switch {
+	case cannot && !o.ThresholdOnly:
+		ch.Status = CheckNotEnoughRepeats
+		ch.Why = fmt.Sprintf("%s, but %d/%d repeats cannot reach p < %v (smallest possible p %s): run at least %d repeats a side (sharebench run --repeat %d), or pass --threshold-only",
+			change, len(m.Baseline), len(m.Candidate), o.Alpha, formatP(m.MinP), RepeatsNeeded(o.Alpha), RepeatsNeeded(o.Alpha))
+	case cannot && worse:
+		ch.Status = CheckRegression
+		ch.Why = fmt.Sprintf("%s, beyond the %s; gated on the threshold alone (--threshold-only): %d/%d repeats cannot reach p < %v",
+			change, threshold, len(m.Baseline), len(m.Candidate), o.Alpha)
 	case !worse && better && significant:
 		ch.Status = CheckImproved
 		ch.Why = fmt.Sprintf("%s, p = %s", change, formatP(m.P))
 	case !worse:
 		ch.Status = CheckOK
 		ch.Why = fmt.Sprintf("%s, within the %s", change, threshold)
-	case cannot && o.ThresholdOnly:
-		ch.Status = CheckRegression
-		ch.Why = fmt.Sprintf("%s, beyond the %s; gated on the threshold alone: %d/%d repeats cannot reach p < %v",
-			change, threshold, len(m.Baseline), len(m.Candidate), o.Alpha)
-	case cannot:
-		ch.Status = CheckNotEnoughRepeats
-		ch.Why = fmt.Sprintf("%s, beyond the %s, but %d/%d repeats cannot reach p < %v (smallest possible p %s); passing — run at least 4 repeats a side, or set ThresholdOnly",
-			change, threshold, len(m.Baseline), len(m.Candidate), o.Alpha, formatP(m.MinP))
 	case significant:
 		ch.Status = CheckRegression
 		ch.Why = fmt.Sprintf("%s, beyond the %s, p = %s < %v", change, threshold, formatP(m.P), o.Alpha)
@@ -192,6 +205,16 @@ func (o GateOptions) check(mode string, m MetricComparison) Check {
 		ch.Why = fmt.Sprintf("%s, beyond the %s, but not significant (p = %s ≥ %v)", change, threshold, formatP(m.P), o.Alpha)
 	}
 	return ch
+}
+
+// RepeatsNeeded is the smallest number of repeats a side whose two-sided
+// Mann–Whitney test can reach p < alpha (4 for alpha 0.05).
+func RepeatsNeeded(alpha float64) int {
+	n := 1
+	for stats.MinPValue(n, n) >= alpha && n < 1000 {
+		n++
+	}
+	return n
 }
 
 // describeChange says "throughput fell 20.0%" or "e2e p99 rose 3.1%".
@@ -207,8 +230,11 @@ func describeChange(m Metric, ratio float64) string {
 }
 
 func describeLimit(m Metric, o GateOptions) string {
-	if m == MetricThroughput {
+	switch m {
+	case MetricThroughput:
 		return fmt.Sprintf("%.1f%% drop", o.MaxThroughputDrop*100)
+	case MetricCPUPerRecord:
+		return fmt.Sprintf("%.1f%% drop of records per CPU-second", o.MaxThroughputDrop*100)
 	}
 	return fmt.Sprintf("%.1f%% rise", o.MaxP99Rise*100)
 }
@@ -224,16 +250,30 @@ func (g GateResult) Regressions() []Check {
 	return out
 }
 
+// tooFew reports whether a gated metric lacked the repeats for
+// significance.
+func (g GateResult) tooFew() bool {
+	for _, c := range g.Checks {
+		if c.Status == CheckNotEnoughRepeats {
+			return true
+		}
+	}
+	return false
+}
+
 // ExitCode is the process exit code for the verdict: ExitForbidden when
 // the candidate has a forbidden anomaly (it outranks a regression),
-// ExitRegression for a regression, ExitNoData when there was nothing to
-// compare, else ExitOK.
+// ExitRegression for a regression, ExitTooFew when the repeats cannot
+// reach significance, ExitNoData when there was nothing to compare, else
+// ExitOK.
 func (g GateResult) ExitCode() int {
 	switch {
 	case len(g.Forbidden) > 0:
 		return ExitForbidden
 	case len(g.Regressions()) > 0:
 		return ExitRegression
+	case g.tooFew():
+		return ExitTooFew
 	}
 	for _, c := range g.Checks {
 		if c.Status != CheckNoData {
@@ -253,12 +293,17 @@ func (g GateResult) WriteText(w io.Writer) error {
 		ExitForbidden:  "FAIL (exit 3): forbidden exactly-once anomaly in the candidate",
 		ExitRegression: "FAIL (exit 4): regression",
 	}[code]
+	if code == ExitTooFew && g.tooFew() {
+		n := RepeatsNeeded(g.Options.Alpha)
+		verdict = fmt.Sprintf("FAIL (exit 2): too few repeats to reach p < %v — at least %d repeats a side are needed (sharebench run --repeat %d), or pass --threshold-only to gate on the thresholds alone",
+			g.Options.Alpha, n, n)
+	}
 	fmt.Fprintf(&b, "gate: %s\n", verdict)
 	sig := "required (p < alpha)"
 	if g.Options.ThresholdOnly {
-		sig = "required when the repeats allow it, else thresholds alone"
+		sig = "required when the repeats allow it, else thresholds alone (--threshold-only)"
 	}
-	fmt.Fprintf(&b, "limits: throughput drop %.1f%%, e2e/commit p99 rise %.1f%%; significance %s, alpha %v\n",
+	fmt.Fprintf(&b, "limits: throughput drop %.1f%% (records/s and records per CPU-second), e2e/commit p99 rise %.1f%%; significance %s, alpha %v\n",
 		g.Options.MaxThroughputDrop*100, g.Options.MaxP99Rise*100, sig, g.Options.Alpha)
 	if len(g.Forbidden) == 0 {
 		b.WriteString("exactly-once: no forbidden anomaly in the candidate\n")

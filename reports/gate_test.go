@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"bufio"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -132,11 +133,12 @@ func TestGateOneRepeatNeedsSignificance(t *testing.T) {
 
 	g := reports.Gate(cmp, defaultGate)
 	c := check(t, g, "explicit", reports.MetricThroughput)
-	if g.ExitCode() != reports.ExitOK || c.Status != reports.CheckNotEnoughRepeats {
-		t.Fatalf("one repeat a side, default options: exit %d, status %s; want 0 and %q\n%s", g.ExitCode(), c.Status, reports.CheckNotEnoughRepeats, gateText(t, g))
+	if g.ExitCode() != reports.ExitTooFew || c.Status != reports.CheckNotEnoughRepeats {
+		t.Fatalf("one repeat a side, default options: exit %d, status %s; want %d and %q\n%s", g.ExitCode(), c.Status, reports.ExitTooFew, reports.CheckNotEnoughRepeats, gateText(t, g))
 	}
-	if text := gateText(t, g); !strings.Contains(text, "not enough repeats") || !strings.Contains(text, "1/1 repeats cannot reach p < 0.05") {
-		t.Errorf("gate text does not say why it passed:\n%s", text)
+	if text := gateText(t, g); !strings.Contains(text, "not enough repeats") || !strings.Contains(text, "1/1 repeats cannot reach p < 0.05") ||
+		!strings.Contains(text, "at least 4 repeats a side are needed") || !strings.Contains(text, "--threshold-only") {
+		t.Errorf("gate text does not say why it failed and how many repeats are needed:\n%s", text)
 	}
 
 	opts := defaultGate
@@ -144,6 +146,31 @@ func TestGateOneRepeatNeedsSignificance(t *testing.T) {
 	g = reports.Gate(cmp, opts)
 	if c := check(t, g, "explicit", reports.MetricThroughput); g.ExitCode() != reports.ExitRegression || c.Status != reports.CheckRegression || !strings.Contains(c.Why, "threshold alone") {
 		t.Errorf("one repeat a side, ThresholdOnly: exit %d, %+v; want 4 and a threshold-only regression", g.ExitCode(), c)
+	}
+}
+
+// TestGateTooFewRepeatsFails holds even identical sides: with 3 repeats a
+// side no p-value can fall below 0.05, so the gate fails and says 4 are
+// needed, whatever the metrics; --threshold-only passes them.
+func TestGateTooFewRepeatsFails(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 3, 1, 0.01)
+	cand := side(t, "cand", 1, 3, 1, 0.01)
+	cmp := reports.Compare([]*reports.Run{base}, []*reports.Run{cand})
+	g := reports.Gate(cmp, defaultGate)
+	if code := g.ExitCode(); code != reports.ExitTooFew {
+		t.Fatalf("3 repeats a side: exit %d, want %d\n%s", code, reports.ExitTooFew, gateText(t, g))
+	}
+	if text := gateText(t, g); !strings.Contains(text, "gate: FAIL (exit 2): too few repeats") || !strings.Contains(text, "--repeat 4") {
+		t.Errorf("gate text:\n%s", text)
+	}
+	if n := reports.RepeatsNeeded(0.05); n != 4 {
+		t.Errorf("RepeatsNeeded(0.05) = %d, want 4", n)
+	}
+	opts := defaultGate
+	opts.ThresholdOnly = true
+	if g := reports.Gate(cmp, opts); g.ExitCode() != reports.ExitOK {
+		t.Errorf("3 repeats a side, identical, --threshold-only: exit %d, want 0\n%s", g.ExitCode(), gateText(t, g))
 	}
 }
 
@@ -226,5 +253,57 @@ func TestCompareWriteBench(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("comparison text lacks %q:\n%s", want, text.String())
 		}
+	}
+}
+
+// TestCheckComparableRefusesMismatch refuses runs of another workload,
+// rate, target or mode set, naming each difference.
+func TestCheckComparableRefusesMismatch(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 1, 1, 0.01)
+	if err := reports.CheckComparable([]*reports.Run{base}, []*reports.Run{side(t, "cand", 2, 1, 1, 0.01)}); err != nil {
+		t.Fatalf("same workload, rate, target and modes: %v", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(r *result.Result)
+		want   string
+	}{
+		{"workload", func(r *result.Result) { r.Workload, r.Spec = "omb-1kb", []byte(`{"name":"omb-1kb"}`) }, "workload read-process-write"},
+		{"rate", func(r *result.Result) { r.Rate = 50000 }, "rate 2000 records/s"},
+		{"closed-loop", func(r *result.Result) { r.OpenLoop, r.Rate = false, 0 }, "closed loop"},
+		{"target", func(r *result.Result) { r.Env.Target = "kafka" }, "target engine"},
+		{"modes", func(r *result.Result) { r.Modes = r.Modes[:1] }, "modes explicit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cand := side(t, "cand", 2, 1, 1, 0.01)
+			tc.change(cand.Result)
+			err := reports.CheckComparable([]*reports.Run{base}, []*reports.Run{cand})
+			if !errors.Is(err, reports.ErrMismatch) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CheckComparable = %v, want ErrMismatch naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestGateCPUPerRecordIsThroughput: a candidate whose records cost 15%
+// more CPU fails on the throughput one CPU-second buys, even when its
+// records/s (here identical) hides it.
+func TestGateCPUPerRecordIsThroughput(t *testing.T) {
+	t.Parallel()
+	base := side(t, "base", 1, 5, 1, 0.01)
+	cand := side(t, "cand", 1, 5, 1, 0.01)
+	for i := range base.Result.Modes {
+		b, c := &base.Result.Modes[i], &cand.Result.Modes[i]
+		b.CPUNs = int64(float64(b.OutputsVisible) * 4000 * (1 + 0.01*float64(i)))
+		c.CPUNs = int64(float64(c.OutputsVisible) * 4600 * (1 + 0.01*float64(i)))
+	}
+	g := reports.Gate(reports.Compare([]*reports.Run{base}, []*reports.Run{cand}), defaultGate)
+	c := check(t, g, "explicit", reports.MetricCPUPerRecord)
+	if g.ExitCode() != reports.ExitRegression || c.Status != reports.CheckRegression || !strings.Contains(c.Why, "records per CPU-second") {
+		t.Fatalf("+15%% CPU per record: exit %d, %+v\n%s", g.ExitCode(), c, gateText(t, g))
+	}
+	if c := check(t, g, "explicit", reports.MetricThroughput); c.Status != reports.CheckOK {
+		t.Errorf("records/s is identical, yet %+v", c)
 	}
 }

@@ -14,11 +14,16 @@ const (
 	MetricE2EP99     Metric = "e2e_p99"    // end-to-end latency p99, ns
 	MetricE2EP999    Metric = "e2e_p999"   // end-to-end latency p99.9, ns
 	MetricCommitP99  Metric = "commit_p99" // commit (or ack) call latency p99, ns
+	// MetricCPUPerRecord is the process's CPU time in the window per
+	// output visible in it, ns: the inverse of the throughput one
+	// CPU-second buys (with the engine target it counts the engine and the
+	// load generator together). Gated with the throughput's limit.
+	MetricCPUPerRecord Metric = "cpu_per_record"
 )
 
 // Metrics returns every metric, in table order.
 func Metrics() []Metric {
-	return []Metric{MetricThroughput, MetricE2EP50, MetricE2EP99, MetricE2EP999, MetricCommitP99}
+	return []Metric{MetricThroughput, MetricE2EP50, MetricE2EP99, MetricE2EP999, MetricCommitP99, MetricCPUPerRecord}
 }
 
 // HigherIsBetter reports whether a larger value of m is an improvement.
@@ -26,8 +31,11 @@ func (m Metric) HigherIsBetter() bool { return m == MetricThroughput }
 
 // Unit is the unit of m's values (in Go benchmark lines too).
 func (m Metric) Unit() string {
-	if m == MetricThroughput {
+	switch m {
+	case MetricThroughput:
 		return "records/s"
+	case MetricCPUPerRecord:
+		return "cpu-ns/record"
 	}
 	return "ns"
 }
@@ -45,6 +53,8 @@ func (m Metric) Label() string {
 		return "e2e p99.9"
 	case MetricCommitP99:
 		return "commit p99"
+	case MetricCPUPerRecord:
+		return "cpu/record"
 	}
 	return string(m)
 }

@@ -35,7 +35,7 @@ func spectrum(h *hdrhistogram.Histogram) plotter.XYs {
 		if x > n {
 			break
 		}
-		add(x, h.ValueAtQuantile(100*(1-1/x)))
+		add(x, result.ValueAtPercentile(h, 100*(1-1/x)))
 	}
 	add(math.Max(n, 2), h.Max())
 	return xys

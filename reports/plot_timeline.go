@@ -1,6 +1,6 @@
 // This file draws a mode's timeline: output throughput and end-to-end p99
 // per second (median over repeats), with fault events, the end of warm-up
-// and the start of the drain marked.
+// and the measurement window's opening and closing marked.
 
 package reports
 
@@ -15,12 +15,14 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/reports/stats"
 )
 
-// secondAgg is one second of a mode's series, aggregated over repeats.
+// secondAgg is one bucket of a mode's series, aggregated over repeats.
 type secondAgg struct {
-	t                 int
+	k                 int     // bucket index, 0 at the window's start
+	from, to          float64 // bounds, seconds since the mode started (median over repeats)
 	output, input     float64 // median records/s
 	p99ms             float64 // median of the repeats' non-zero p99, ms; NaN if none
 	warmup, drain     bool
@@ -28,24 +30,49 @@ type secondAgg struct {
 	outputsN, inputsN int
 }
 
-// aggregateSeries takes the per-second median over md's repeats.
+// mid is the bucket's midpoint, where its values are plotted.
+func (s secondAgg) mid() float64 { return (s.from + s.to) / 2 }
+
+// bucketOf returns a series bucket's bounds (seconds since the mode
+// started) and its index counted from the window's start: results with
+// window bounds cut their buckets at the window, older ones in whole
+// seconds from the start.
+func bucketOf(m *result.ModeResult, i int) (k int, from, to float64) {
+	s := m.Series[i]
+	if s.EndNs <= s.StartNs {
+		return s.T, float64(s.T), float64(s.T + 1)
+	}
+	first := 0
+	for j, t := range m.Series {
+		if t.StartNs == m.WindowStartNs {
+			first = j
+			break
+		}
+	}
+	return i - first, float64(s.StartNs) / 1e9, float64(s.EndNs) / 1e9
+}
+
+// aggregateSeries takes the per-bucket median over md's repeats; buckets
+// are matched by their place relative to the window's start.
 func aggregateSeries(md *modeData) []secondAgg {
 	type acc struct {
-		out, in, p99  []float64
-		warmup, drain bool
-		faults        []string
+		out, in, p99, from, to []float64
+		warmup, drain          bool
+		faults                 []string
 	}
-	byT := map[int]*acc{}
+	byK := map[int]*acc{}
 	for _, rp := range md.repeats {
-		for _, s := range rp.m.Series {
+		for i, s := range rp.m.Series {
 			if s.T < 0 {
 				continue
 			}
-			a := byT[s.T]
+			k, from, to := bucketOf(rp.m, i)
+			a := byK[k]
 			if a == nil {
 				a = &acc{}
-				byT[s.T] = a
+				byK[k] = a
 			}
+			a.from, a.to = append(a.from, from), append(a.to, to)
 			a.out = append(a.out, float64(s.OutputRate))
 			a.in = append(a.in, float64(s.InputRate))
 			if s.P99 > 0 {
@@ -60,20 +87,37 @@ func aggregateSeries(md *modeData) []secondAgg {
 			}
 		}
 	}
-	ts := make([]int, 0, len(byT))
-	for t := range byT {
-		ts = append(ts, t)
+	ks := make([]int, 0, len(byK))
+	for k := range byK {
+		ks = append(ks, k)
 	}
-	slices.Sort(ts)
-	out := make([]secondAgg, 0, len(ts))
-	for _, t := range ts {
-		a := byT[t]
+	slices.Sort(ks)
+	out := make([]secondAgg, 0, len(ks))
+	for _, k := range ks {
+		a := byK[k]
 		out = append(out, secondAgg{
-			t: t, output: stats.Median(a.out), input: stats.Median(a.in), p99ms: stats.Median(a.p99),
+			k: k, from: stats.Median(a.from), to: stats.Median(a.to),
+			output: stats.Median(a.out), input: stats.Median(a.in), p99ms: stats.Median(a.p99),
 			warmup: a.warmup, drain: a.drain, faults: a.faults, outputsN: len(a.out), inputsN: len(a.in),
 		})
 	}
 	return out
+}
+
+// windowBounds returns the median window start and end over md's repeats
+// in seconds since the mode started; ok is false for results without them.
+func windowBounds(md *modeData) (start, end float64, ok bool) {
+	var ss, es []float64
+	for _, rp := range md.repeats {
+		if rp.m.WindowEndNs > rp.m.WindowStartNs {
+			ss = append(ss, float64(rp.m.WindowStartNs)/1e9)
+			es = append(es, float64(rp.m.WindowEndNs)/1e9)
+		}
+	}
+	if len(ss) == 0 {
+		return 0, 0, false
+	}
+	return stats.Median(ss), stats.Median(es), true
 }
 
 // faultMark is one marked instant on a timeline.
@@ -102,7 +146,7 @@ func modeFaults(md *modeData, series []secondAgg) []faultMark {
 	if len(out) == 0 {
 		for _, s := range series {
 			if len(s.faults) > 0 {
-				out = append(out, faultMark{at: float64(s.t), label: strings.Join(s.faults, ", ")})
+				out = append(out, faultMark{at: s.from, label: strings.Join(s.faults, ", ")})
 			}
 		}
 	}
@@ -124,8 +168,10 @@ func timelineFigure(runs []*runData, pal palette, mode string) figure {
 	fig := figure{
 		name:  "timeline-" + fileSafe(mode),
 		title: title,
-		caption: "Outputs visible per second and the end-to-end p99 of the outputs seen in that second " +
-			"(median over repeats, plotted mid-second). Red dashed lines: fault events; grey: end of warm-up, start of drain.",
+		caption: "Outputs visible per second and the end-to-end p99 of the measurement window's outputs seen in that second " +
+			"(median over repeats, plotted mid-bucket; buckets are whole seconds aligned with the window, cut at its start and end, " +
+			"rates per second of the bucket's length). Red dashed lines: fault events; grey: the measurement window opens (after the warm-up, " +
+			"once every worker has received records) and closes (the producers stop; the drain follows).",
 		w: 8 * vg.Inch, h: 6.4 * vg.Inch,
 	}
 	top := newPlot("throughput", "", "outputs/s")
@@ -151,9 +197,15 @@ func timelineFigure(runs []*runData, pal palette, mode string) figure {
 		var p99 []plotter.XYs // split at seconds without a p99
 		var seg plotter.XYs
 		sawWarmup, marked, drained := false, false, false
+		ws, we, haveWindow := windowBounds(md)
+		if haveWindow {
+			warmupEnd = append(warmupEnd, ws)
+			drainStart = append(drainStart, we)
+			marked, drained = true, true
+		}
 		for _, s := range series {
-			x := float64(s.t) + 0.5
-			xmax = math.Max(xmax, float64(s.t)+1)
+			x := s.mid()
+			xmax = math.Max(xmax, s.to)
 			out = append(out, plotter.XY{X: x, Y: s.output})
 			in = append(in, plotter.XY{X: x, Y: s.input})
 			ymaxTop = math.Max(ymaxTop, math.Max(s.output, s.input))
@@ -170,11 +222,11 @@ func timelineFigure(runs []*runData, pal palette, mode string) figure {
 				sawWarmup = true
 			} else if sawWarmup && !marked {
 				marked = true
-				warmupEnd = append(warmupEnd, float64(s.t))
+				warmupEnd = append(warmupEnd, s.from)
 			}
 			if s.drain && !drained {
 				drained = true
-				drainStart = append(drainStart, float64(s.t))
+				drainStart = append(drainStart, s.from)
 			}
 		}
 		if len(seg) > 0 {
@@ -225,11 +277,11 @@ func timelineFigure(runs []*runData, pal palette, mode string) figure {
 	phase := marks{text: mutedColor, style: draw.LineStyle{Color: mutedColor, Width: vg.Points(1)}}
 	for _, x := range uniq(warmupEnd) {
 		phase.xs = append(phase.xs, x)
-		phase.labels = append(phase.labels, "warm-up ends")
+		phase.labels = append(phase.labels, "window opens")
 	}
 	for _, x := range uniq(drainStart) {
 		phase.xs = append(phase.xs, x)
-		phase.labels = append(phase.labels, "drain")
+		phase.labels = append(phase.labels, "window closes, drain")
 	}
 	for _, p := range []*plot.Plot{top, bottom} {
 		p.X.Min, p.X.Max = xmin, xmax

@@ -4,24 +4,33 @@
 # Builds BASE_REF and HEAD_REF from their commits (git worktrees in a
 # temporary directory, never the working tree, so uncommitted work does not
 # leak into either side), runs them interleaved on this machine with the
-# same workload, flags and seed, N repeats a side, each run in its own
-# results directory, then runs `sharebench gate` over them and exits with
-# the gate's code. docs/ci-gate.md explains the output and the exit codes.
+# same workloads, flags and seed, N repeats a side, each run in its own
+# results directory, then runs `sharebench gate` over each workload's runs
+# and exits with the worst gate's code. By default it gates two workloads:
+# an open-loop latency one (ctp-latency: throughput is pinned to the input
+# rate, latency moves) and a closed-loop throughput one (ctp-throughput:
+# throughput moves). docs/ci-gate.md explains the output and the exit codes.
 #
 # Usage: scripts/ab-gate.sh BASE_REF HEAD_REF [extra 'sharebench run' flags]
 #
 #   scripts/ab-gate.sh origin/main HEAD
 #   scripts/ab-gate.sh HEAD HEAD                      # A/A: the noise floor
 #   scripts/ab-gate.sh HEAD~1 HEAD --duration 5s      # extra flags override the defaults
-#   SHAREBENCH_AB_SLOWDOWN=5ms scripts/ab-gate.sh HEAD HEAD   # demo: a slowed candidate
+#   SHAREBENCH_AB_CPU=15% scripts/ab-gate.sh HEAD HEAD        # demo: 15% more CPU per record
+#   SHAREBENCH_AB_SLOWDOWN=5ms scripts/ab-gate.sh HEAD HEAD   # demo: a slower commit
 #
 # Environment (defaults in brackets):
 #   AB_REPEATS            runs a side [5]; the Mann–Whitney test needs at least
-#                         4 a side to reach p < 0.05, 5 gives p down to 0.008
-#   AB_WORKLOAD           built-in name or YAML file [ctp-latency: an open loop
-#                         whose end-to-end latency is bound by the commit path]
-#   AB_FLAGS              'sharebench run' flags for both sides (empty: none)
-#                         [--modes explicit,transactional --duration 3s --warmup 500ms]
+#                         4 a side to reach p < 0.05 (with fewer the gate fails,
+#                         exit 2, unless AB_GATE_FLAGS has --threshold-only);
+#                         5 gives p down to 0.008
+#   AB_WORKLOAD           space-separated built-in names or YAML files, each
+#                         gated on its own [ctp-latency ctp-throughput]
+#   AB_FLAGS              'sharebench run' flags for both sides and every
+#                         workload (empty: none) [per workload: ctp-latency
+#                         --modes explicit,transactional --duration 3s --warmup 500ms;
+#                         ctp-throughput --modes explicit,transactional --duration 4s --warmup 1s;
+#                         others none]
 #   AB_SEED               seed of every run, the same on both sides [1]
 #   AB_GATE_FLAGS         extra 'sharebench gate' flags, e.g. '--max-throughput-drop 10%'
 #   AB_OUT                directory for the runs, logs and summary.md
@@ -30,14 +39,20 @@
 #   AB_CANDIDATE_OVERLAY  space-separated paths copied from this checkout into
 #                         the candidate's tree before it builds: A/B an
 #                         uncommitted change against its commit
+#   SHAREBENCH_AB_CPU     a percentage such as 15%: builds the candidate with
+#                         -tags cpudemo and runs it with SHAREBENCH_CPU_COST set
+#                         to it (internal/cli/cpudemo.go): every record costs
+#                         that much more CPU; for demonstrating that the gate
+#                         fails on throughput
 #   SHAREBENCH_AB_SLOWDOWN  a delay such as 5ms: builds the candidate with
 #                         -tags slowdemo and runs it with SHAREBENCH_SLOW_COMMIT
 #                         set to it (internal/cli/slowdemo.go), the baseline
-#                         without; for demonstrating that the gate fails
+#                         without; for demonstrating that the gate fails on
+#                         latency
 #
-# Exit codes: the gate's (0 pass, 2 nothing to compare, 3 forbidden
-# exactly-once anomaly in the candidate, 4 regression); 1 when a build or
-# the script fails; 2 for bad arguments.
+# Exit codes: the worst gate's (3 forbidden exactly-once anomaly in the
+# candidate, then 4 regression, then 2 nothing to compare or too few
+# repeats, 0 pass); 1 when a build or the script fails; 2 for bad arguments.
 
 set -euo pipefail
 
@@ -66,28 +81,43 @@ head_sha=$(git -C "$repo" rev-parse --verify --quiet "$head_ref^{commit}") ||
 	die 2 "HEAD_REF '$head_ref' is not a commit here"
 
 repeats=${AB_REPEATS:-5}
-workload=${AB_WORKLOAD:-ctp-latency}
-flags=${AB_FLAGS---modes explicit,transactional --duration 3s --warmup 500ms}
+read -r -a workloads <<<"${AB_WORKLOAD:-ctp-latency ctp-throughput}"
+((${#workloads[@]})) || die 2 "AB_WORKLOAD is empty: name at least one workload"
 seed=${AB_SEED:-1}
 gate_flags=${AB_GATE_FLAGS:-}
 tags=${CANDIDATE_TAGS:-}
 overlay=${AB_CANDIDATE_OVERLAY:-}
 slowdown=${SHAREBENCH_AB_SLOWDOWN:-}
+cpucost=${SHAREBENCH_AB_CPU:-}
 out=${AB_OUT:-$repo/results/ab-$(date -u +%Y%m%dT%H%M%SZ)}
 
 [[ $repeats =~ ^[1-9][0-9]*$ ]] || die 2 "AB_REPEATS=$repeats: must be a positive whole number"
 [[ $seed =~ ^-?[0-9]+$ ]] || die 2 "AB_SEED=$seed: must be a whole number"
-if ((repeats < 4)); then
-	note "warning: AB_REPEATS=$repeats: fewer than 4 runs a side can never reach p < 0.05, so the gate cannot fail on a regression (set AB_REPEATS=5)"
+if ((repeats < 4)) && [[ " $gate_flags " != *" --threshold-only "* ]]; then
+	note "warning: AB_REPEATS=$repeats: fewer than 4 runs a side can never reach p < 0.05, so the gate will fail saying so (set AB_REPEATS=5, or AB_GATE_FLAGS=--threshold-only)"
 fi
 if [[ -n $slowdown ]]; then
 	[[ " ${tags//,/ } " == *" slowdemo "* ]] || tags="${tags:+$tags,}slowdemo"
 fi
-# word-split the flag strings on purpose: they are lists of flags
-read -r -a run_flags <<<"$flags"
+if [[ -n $cpucost ]]; then
+	[[ $cpucost =~ ^[0-9]+(\.[0-9]+)?%?$ ]] || die 2 "SHAREBENCH_AB_CPU=$cpucost: must be a percentage like 15%"
+	[[ " ${tags//,/ } " == *" cpudemo "* ]] || tags="${tags:+$tags,}cpudemo"
+fi
 read -r -a gate_extra <<<"$gate_flags"
 
-run_line="sharebench run --workload $workload --seed $seed ${run_flags[*]}${extra[*]:+ ${extra[*]}}"
+# flags_for WORKLOAD: the 'sharebench run' flags of a workload's runs.
+flags_for() {
+	if [[ -n ${AB_FLAGS+set} ]]; then
+		echo "$AB_FLAGS"
+		return
+	fi
+	case $1 in
+	ctp-latency) echo "--modes explicit,transactional --duration 3s --warmup 500ms" ;;
+	ctp-throughput) echo "--modes explicit,transactional --duration 4s --warmup 1s" ;;
+	esac
+}
+# wname WORKLOAD: a directory name for it.
+wname() { basename "${1%.yaml}"; }
 
 aa=false
 if [[ $base_sha == "$head_sha" && -z $tags && -z $overlay ]]; then
@@ -146,21 +176,26 @@ else
 	build "$tmp/candidate" "$cand_bin" "$tags"
 fi
 
-# run SIDE I: one 'sharebench run' of a side into $out/SIDE-I, its output
-# in $out/SIDE-I.log. A run that finds an anomaly (3) or fails a mode (1)
-# still counts: the gate judges it. Bad flags (2) stop everything.
+# run WORKLOAD SIDE I: one 'sharebench run' of a side into
+# $out/WORKLOAD/SIDE-I, its output in $out/WORKLOAD/SIDE-I.log. A run that
+# finds an anomaly (3) or fails a mode (1) still counts: the gate judges
+# it. Bad flags (2) stop everything.
 run() {
-	local side=$1 i=$2 bin=$base_bin rc=0
-	local envs=(env -u SHAREBENCH_SLOW_COMMIT)
+	local w=$1 side=$2 i=$3 bin=$base_bin rc=0 run_flags
+	local envs=(env -u SHAREBENCH_SLOW_COMMIT -u SHAREBENCH_CPU_COST)
 	if [[ $side == candidate ]]; then
 		bin=$cand_bin
 		[[ -n $slowdown ]] && envs+=("SHAREBENCH_SLOW_COMMIT=$slowdown")
+		[[ -n $cpucost ]] && envs+=("SHAREBENCH_CPU_COST=$cpucost")
 	fi
-	local dir=$out/$side-$i t0=$SECONDS
+	# word-split the flag string on purpose: it is a list of flags
+	read -r -a run_flags <<<"$(flags_for "$w")"
+	local dir=$out/$(wname "$w")/$side-$i t0=$SECONDS
 	rm -rf "$dir"
-	"${envs[@]}" "$bin" run --workload "$workload" --seed "$seed" --out "$dir" --no-report --quiet \
+	mkdir -p "$(dirname "$dir")"
+	"${envs[@]}" "$bin" run --workload "$w" --seed "$seed" --out "$dir" --no-report --quiet \
 		"${run_flags[@]}" "${extra[@]}" >"$dir.log" 2>&1 || rc=$?
-	note "  $side $i/$repeats: exit $rc, $((SECONDS - t0))s"
+	note "  $(wname "$w") $side $i/$repeats: exit $rc, $((SECONDS - t0))s"
 	case $rc in
 	0 | 1 | 3) ;;
 	*)
@@ -172,38 +207,53 @@ run() {
 
 what="A/B"
 $aa && what="A/A (the same build on both sides: the differences are the noise floor)"
-note "$what: baseline $short_base ($base_ref), candidate $short_head ($head_ref)${tags:+, tags $tags}${overlay:+, overlay: $overlay}${slowdown:+, slowdown $slowdown}"
-note "$repeats runs a side, interleaved: $run_line"
+note "$what: baseline $short_base ($base_ref), candidate $short_head ($head_ref)${tags:+, tags $tags}${overlay:+, overlay: $overlay}${slowdown:+, slowdown $slowdown}${cpucost:+, CPU cost +$cpucost}"
+for w in "${workloads[@]}"; do
+	note "$repeats runs a side, interleaved: sharebench run --workload $w --seed $seed $(flags_for "$w")${extra[*]:+ ${extra[*]}}"
+done
 # Pairs alternate which side goes first (A B, B A, A B, ...), so a steady
 # drift in the machine's load does not favour either side.
 for ((i = 1; i <= repeats; i++)); do
-	if ((i % 2)); then
-		run baseline "$i"
-		run candidate "$i"
-	else
-		run candidate "$i"
-		run baseline "$i"
-	fi
+	for w in "${workloads[@]}"; do
+		if ((i % 2)); then
+			run "$w" baseline "$i"
+			run "$w" candidate "$i"
+		else
+			run "$w" candidate "$i"
+			run "$w" baseline "$i"
+		fi
+	done
 done
 
-base_dirs=()
-cand_dirs=()
-for ((i = 1; i <= repeats; i++)); do
-	base_dirs+=(--baseline "$out/baseline-$i")
-	cand_dirs+=(--candidate "$out/candidate-$i")
-done
-
+# rank CODE: how bad a gate exit code is (higher is worse).
+rank() {
+	case $1 in
+	0) echo 0 ;; 2) echo 1 ;; 1) echo 2 ;; 4) echo 3 ;; 3) echo 4 ;; *) echo 2 ;;
+	esac
+}
 # The baseline's binary judges: a candidate cannot loosen its own gate.
-"$base_bin" compare "${base_dirs[@]}" "${cand_dirs[@]}" >"$out/compare.txt" 2>&1 || true
 gate_rc=0
-"$base_bin" gate "${base_dirs[@]}" "${cand_dirs[@]}" "${gate_extra[@]}" >"$out/gate.txt" 2>"$out/gate.err" || gate_rc=$?
+for w in "${workloads[@]}"; do
+	wn=$(wname "$w")
+	base_dirs=()
+	cand_dirs=()
+	for ((i = 1; i <= repeats; i++)); do
+		base_dirs+=(--baseline "$out/$wn/baseline-$i")
+		cand_dirs+=(--candidate "$out/$wn/candidate-$i")
+	done
+	"$base_bin" compare "${base_dirs[@]}" "${cand_dirs[@]}" >"$out/compare-$wn.txt" 2>&1 || true
+	rc=0
+	"$base_bin" gate "${base_dirs[@]}" "${cand_dirs[@]}" "${gate_extra[@]}" >"$out/gate-$wn.txt" 2>"$out/gate-$wn.err" || rc=$?
+	note "gate $wn: exit $rc"
+	(($(rank "$rc") > $(rank "$gate_rc"))) && gate_rc=$rc
+done
 elapsed=$(($(date +%s) - start))
 
 verdict="PASS"
 ((gate_rc != 0)) && verdict="FAIL (exit $gate_rc)"
 # repro: this invocation as one command line, with the resolved commits.
 repro="AB_SEED=$seed"
-for v in AB_REPEATS AB_WORKLOAD AB_FLAGS AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN; do
+for v in AB_REPEATS AB_WORKLOAD AB_FLAGS AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN SHAREBENCH_AB_CPU; do
 	[[ -n ${!v+set} ]] && repro+=" $v=$(printf '%q' "${!v}")"
 done
 repro+=" scripts/ab-gate.sh $short_base $short_head"
@@ -216,35 +266,41 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 	if $aa; then
 		echo "**A/A**: baseline and candidate are the same build of \`$short_base\`; every difference below is noise, the floor a real change must clear."
 	else
-		echo "baseline \`$short_base\` ($base_ref) vs candidate \`$short_head\` ($head_ref)${tags:+, candidate tags \`$tags\`}${overlay:+, candidate overlay \`$overlay\`}${slowdown:+, candidate slowed by $slowdown per commit}"
+		echo "baseline \`$short_base\` ($base_ref) vs candidate \`$short_head\` ($head_ref)${tags:+, candidate tags \`$tags\`}${overlay:+, candidate overlay \`$overlay\`}${slowdown:+, candidate slowed by $slowdown per commit}${cpucost:+, candidate costs $cpucost more CPU per record}"
 	fi
 	echo
-	echo "$repeats runs a side, interleaved; \`$run_line\`; $(nproc) CPUs${cpu:+ ($cpu)}; ${elapsed}s in all"
+	echo "$repeats runs a side, interleaved; $(nproc) CPUs${cpu:+ ($cpu)}; ${elapsed}s in all"
 	echo
 	echo "reproduce: \`$repro\`"
-	echo
-	echo "**Gate**"
-	echo
-	echo '```text'
-	cat "$out/gate.txt"
-	echo '```'
-	echo
-	echo "<details><summary>Comparison (medians over repeats)</summary>"
-	echo
-	echo '```text'
-	cat "$out/compare.txt"
-	echo '```'
-	echo
-	echo "</details>"
+	for w in "${workloads[@]}"; do
+		wn=$(wname "$w")
+		echo
+		echo "**Gate: $wn** (\`sharebench run --workload $w --seed $seed $(flags_for "$w")\`)"
+		echo
+		echo '```text'
+		cat "$out/gate-$wn.txt"
+		echo '```'
+		echo
+		echo "<details><summary>Comparison: $wn (medians over repeats)</summary>"
+		echo
+		echo '```text'
+		cat "$out/compare-$wn.txt"
+		echo '```'
+		echo
+		echo "</details>"
+	done
 } >"$out/summary.md"
 
-echo
-echo "== sharebench compare =="
-cat "$out/compare.txt"
-echo
-echo "== sharebench gate =="
-cat "$out/gate.txt"
-cat "$out/gate.err" >&2
+for w in "${workloads[@]}"; do
+	wn=$(wname "$w")
+	echo
+	echo "== sharebench compare: $wn =="
+	cat "$out/compare-$wn.txt"
+	echo
+	echo "== sharebench gate: $wn =="
+	cat "$out/gate-$wn.txt"
+	cat "$out/gate-$wn.err" >&2
+done
 echo
 if $aa; then
 	echo "A/A: the same binary on both sides, so the ratios and intervals above are this machine's noise floor; a gate threshold tighter than them would flag noise."

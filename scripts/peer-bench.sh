@@ -19,12 +19,26 @@
 #                    the Kafka producer wrote, each in a new share group with
 #                    share.auto.offset.reset=earliest
 # The two tools of a pair run one after the other, Kafka's first in odd
-# rounds and sharebench's first in even rounds. Both producers use Kafka's
-# producer defaults (acks=all, idempotent, linger.ms=5, batch.size=16384, no
-# compression) and a random payload per record. Both consumers use implicit
-# acknowledgement and time from subscribe to the last record, as
-# ShareConsumerPerformance does; neither reports a per-record latency, so the
-# share-consume rows show sharebench's poll latency only.
+# rounds and sharebench's first in even rounds. Like for like:
+#   - Warm-up excluded on both sides. The producers treat the first
+#     PEER_WARMUP_RECORDS records as warm-up (ProducerPerformance
+#     --warmup-records, sharebench peer produce --warmup-records) and the
+#     table reads their steady-state lines, so the JVM's start and JIT
+#     warm-up are not inside Kafka's clock. ShareConsumerPerformance has no
+#     warm-up option: each consumer also reads PEER_WARMUP_RECORDS records
+#     alone, in a new share group, and the steady rate is
+#     (N - W) / (T(N) - T(W)), the same for both tools.
+#   - Both producers are configured as `sharebench run`'s producers are:
+#     acks=all, idempotent, linger.ms=PEER_LINGER_MS (0), batch.size
+#     PEER_BATCH_BYTES (1000012, franz-go's default), and compression pinned
+#     to PEER_COMPRESSION (none) on both sides: ProducerPerformance gets
+#     --command-property for each. A random payload per record.
+#   - Both consumers use implicit acknowledgement, up to 500 records a poll,
+#     and time from subscribe to the last record, as ShareConsumerPerformance
+#     does; neither reports a per-record latency, so the share-consume rows
+#     show sharebench's poll latency only.
+#   - CPU: every run is timed by bash (user + system CPU of the process and
+#     its children), reported as CPU-seconds per million records, whole run.
 #
 # The table shows the median over the rounds; every run's own output is kept
 # under PEER_OUT.
@@ -35,6 +49,10 @@
 #   PEER_RECORD_SIZE   100       bytes per record
 #   PEER_PARTITIONS    4
 #   PEER_TXN_MS        100       commit interval of the transactional producers
+#   PEER_WARMUP_RECORDS  N/5     records treated as warm-up (see above)
+#   PEER_COMPRESSION   none      compression.type of both producers
+#   PEER_LINGER_MS     0         linger.ms of both producers (run's)
+#   PEER_BATCH_BYTES   1000012   batch.size of both producers (run's)
 #   PEER_ROUNDS        3
 #   PEER_OUT           results/peer-bench-<UTC time>
 #   KAFKA_TOOL_HEAP_OPTS  heap of Kafka's tools (-Xmx512m, see scripts/kafka)
@@ -49,15 +67,22 @@ SIZE="${PEER_RECORD_SIZE:-100}"
 PARTS="${PEER_PARTITIONS:-4}"
 TXN_MS="${PEER_TXN_MS:-100}"
 ROUNDS="${PEER_ROUNDS:-3}"
+W="${PEER_WARMUP_RECORDS:-$((N / 5))}"
+COMP="${PEER_COMPRESSION:-none}"
+LINGER="${PEER_LINGER_MS:-0}"
+BATCH="${PEER_BATCH_BYTES:-1000012}"
 OUT="${PEER_OUT:-results/peer-bench-$(date -u +%Y%m%dT%H%M%SZ)}"
 RC=scripts/kafka/run-class
 
 log() { printf 'peer-bench: %s\n' "$*" >&2; }
 die() { printf 'peer-bench: ERROR: %s\n' "$*" >&2; exit 1; }
 
-for v in N SIZE PARTS TXN_MS ROUNDS; do
+for v in N SIZE PARTS TXN_MS ROUNDS W BATCH; do
   [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$v=${!v}: want a positive integer"
 done
+[[ "$LINGER" =~ ^[0-9]+$ ]] || die "PEER_LINGER_MS=$LINGER: want a whole number of ms"
+(( W < N )) || die "PEER_WARMUP_RECORDS=$W: must be below PEER_RECORDS=$N"
+case "$COMP" in none|gzip|snappy|lz4|zstd) ;; *) die "PEER_COMPRESSION=$COMP: want none, gzip, snappy, lz4 or zstd" ;; esac
 host="${B%%,*}"
 (exec 3<>"/dev/tcp/${host%:*}/${host##*:}") 2>/dev/null \
   || die "nothing answers on $B; start a broker with scripts/kafka/up"
@@ -74,11 +99,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# run NAME CMD...: run one benchmark, keep its output in $OUT/NAME.txt.
+# run NAME CMD...: run one benchmark, keep its output in $OUT/NAME.txt and
+# its CPU time (user and system seconds, the process and its children) in
+# $OUT/NAME.cpu.
 run() {
   local name="$1"; shift
   log "$name: $*"
-  if ! "$@" >"$OUT/$name.txt" 2>"$OUT/$name.err"; then
+  local TIMEFORMAT='%3U %3S' rc=0
+  { time "$@" >"$OUT/$name.txt" 2>"$OUT/$name.err" || rc=$?; } 2>"$OUT/$name.cpu"
+  if (( rc != 0 )); then
     tail -n 20 "$OUT/$name.err" >&2
     die "$name failed (output in $OUT/$name.txt, $OUT/$name.err)"
   fi
@@ -93,21 +122,24 @@ kafka_produce() { # name topic [txn]
   local extra=()
   [[ "${3:-}" == txn ]] && extra=(--transactional-id "$2" --transaction-duration-ms "$TXN_MS")
   run "$1" "$RC" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$B" --topic "$2" \
-    --num-records "$N" --record-size "$SIZE" --throughput -1 "${extra[@]}"
+    --num-records "$N" --record-size "$SIZE" --throughput -1 --warmup-records "$W" \
+    --command-property "compression.type=$COMP" --command-property "linger.ms=$LINGER" \
+    --command-property "batch.size=$BATCH" "${extra[@]}"
 }
 sb_produce() { # name topic [txn]
   local extra=()
   [[ "${3:-}" == txn ]] && extra=(--transactional-id "$2" --transaction-duration "${TXN_MS}ms")
-  run "$1" "$SB" peer produce --brokers "$B" --topic "$2" --num-records "$N" --record-size "$SIZE" "${extra[@]}"
+  run "$1" "$SB" peer produce --brokers "$B" --topic "$2" --num-records "$N" --record-size "$SIZE" \
+    --warmup-records "$W" --compression "$COMP" --linger "${LINGER}ms" --batch-max-bytes "$BATCH" "${extra[@]}"
 }
-kafka_consume() { # name topic group
+kafka_consume() { # name topic group [records]
   "$RC" org.apache.kafka.tools.ConfigCommand --bootstrap-server "$B" --alter --entity-type groups \
     --entity-name "$3" --add-config share.auto.offset.reset=earliest >/dev/null
   run "$1" "$RC" org.apache.kafka.tools.ShareConsumerPerformance --bootstrap-server "$B" --topic "$2" \
-    --group "$3" --num-records "$N" --timeout 30000
+    --group "$3" --num-records "${4:-$N}" --timeout 30000
 }
-sb_consume() { # name topic group
-  run "$1" "$SB" peer share-consume --brokers "$B" --topic "$2" --group "$3" --num-records "$N" --timeout 30s
+sb_consume() { # name topic group [records]
+  run "$1" "$SB" peer share-consume --brokers "$B" --topic "$2" --group "$3" --num-records "${4:-$N}" --timeout 30s
 }
 
 # pair FIRST-FUNC ARGS -- SECOND-FUNC ARGS, in the round's order.
@@ -128,30 +160,39 @@ for r in $(seq 1 "$ROUNDS"); do
   pair "$r" kafka_produce "r$r-produce-kafka" "$t-k" -- sb_produce "r$r-produce-sharebench" "$t-s"
   pair "$r" kafka_produce "r$r-produce-txn-kafka" "$t-kx" txn -- sb_produce "r$r-produce-txn-sharebench" "$t-sx" txn
   pair "$r" kafka_consume "r$r-share-consume-kafka" "$t-k" "$t-gk" -- sb_consume "r$r-share-consume-sharebench" "$t-k" "$t-gs"
+  pair "$r" kafka_consume "r$r-share-warmup-kafka" "$t-k" "$t-gkw" "$W" -- sb_consume "r$r-share-warmup-sharebench" "$t-k" "$t-gsw" "$W"
   "$RC" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --delete --topic "${t}-.*" >/dev/null 2>&1 || true
 done
 log "done in $((SECONDS - start))s"
 
 # --- Parse ------------------------------------------------------------------
-# produce: the final "... records sent, R records/sec (M MB/sec), A ms avg
-# latency, X ms max latency, P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms
-# 99.9th." line both producers print. Prints "records/s p50 p99".
+# produce: the "N steady state records sent, R records/sec (M MB/sec), A ms
+# avg latency, X ms max latency, P50 ms 50th, P95 ms 95th, P99 ms 99th, P999
+# ms 99.9th." line both producers print after the whole run's line (the
+# warm-up records excluded). Prints "records/s p50 p99".
 parse_produce() {
-  grep '50th' "$1" | tail -n 1 | sed -E 's/^([0-9]+) records sent, ([0-9.]+) records\/sec .* ([0-9.]+) ms 50th, ([0-9.]+) ms 95th, ([0-9.]+) ms 99th.*/\2 \3 \5/; t; s/.*/- - -/' \
+  grep 'steady state records sent' "$1" | tail -n 1 | sed -E 's/^([0-9]+) steady state records sent, ([0-9.]+) records\/sec .* ([0-9.]+) ms 50th, ([0-9.]+) ms 95th, ([0-9.]+) ms 99th.*/\2 \3 \5/; t; s/.*/- - -/' \
     | awk '{print $1, $2, $3}'
 }
-# share-consume: the data line after ShareConsumerPerformance's header;
-# nMsg.sec is field 5, the record count field 6. sharebench adds its poll
-# latency on the next line. Prints "records/s p50 p99 count".
-parse_consume() {
-  local line p50=- p99=-
-  line="$(grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | tail -n 1)"
+# share-consume: the data line after ShareConsumerPerformance's header; the
+# record count is field 6, fetch.time.ms (subscribe to last record) field 7.
+# The steady rate is (N - W) / (T(N) - T(W)) from the full run and the
+# warm-up-only run. sharebench adds its poll latency on the next line.
+# Prints "records/s p50 p99 count".
+consume_line() { grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | tail -n 1; }
+parse_consume() { # full-run-file warmup-run-file
+  local full warm p50=- p99=-
+  full="$(consume_line "$1")"
+  warm="$(consume_line "$2")"
   if grep -q 'poll p50' "$1"; then
     p50="$(sed -nE 's/.*poll p50 ([0-9.]+) ms.*/\1/p' "$1")"
     p99="$(sed -nE 's/.*poll p50 [0-9.]+ ms, p99 ([0-9.]+) ms.*/\1/p' "$1")"
   fi
-  awk -F', ' -v p50="$p50" -v p99="$p99" '{printf "%s %s %s %s\n", $5, p50, p99, $6}' <<<"$line"
+  awk -F', ' -v warm="$warm" -v p50="$p50" -v p99="$p99" 'BEGIN { split(warm, w, ", ") }
+    { dn = $6 - w[6]; dt = ($7 - w[7]) / 1000; r = (dt > 0 && dn > 0) ? dn / dt : "-"; printf "%s %s %s %s\n", r, p50, p99, $6 }' <<<"$full"
 }
+# cpu_per_m NAME: CPU-seconds per million records of one run.
+cpu_per_m() { awk -v n="$N" '{ printf "%.3f\n", ($1 + $2) / n * 1e6 }' "$OUT/$1.cpu"; }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "-"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
@@ -159,13 +200,18 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "-"; exit} if (NR%2)
 col() {
   local test="$1" tool="$2" field="$3" r
   for r in $(seq 1 "$ROUNDS"); do
-    if [[ "$test" == share-consume ]]; then parse_consume "$OUT/r$r-$test-$tool.txt"; else parse_produce "$OUT/r$r-$test-$tool.txt"; fi
+    if [[ "$test" == share-consume ]]; then parse_consume "$OUT/r$r-$test-$tool.txt" "$OUT/r$r-share-warmup-$tool.txt"; else parse_produce "$OUT/r$r-$test-$tool.txt"; fi
   done | awk -v f="$field" '$f != "-" {print $f}' | median
+}
+# cpu TEST TOOL: the median CPU-seconds per million records over the rounds.
+cpu() {
+  local r
+  for r in $(seq 1 "$ROUNDS"); do cpu_per_m "r$r-$1-$2"; done | median
 }
 
 for r in $(seq 1 "$ROUNDS"); do
   for tool in kafka sharebench; do
-    got="$(parse_consume "$OUT/r$r-share-consume-$tool.txt" | awk '{print $4}')"
+    got="$(parse_consume "$OUT/r$r-share-consume-$tool.txt" "$OUT/r$r-share-warmup-$tool.txt" | awk '{print $4}')"
     [[ "$got" == "$N" ]] || log "WARNING: round $r share-consume $tool read ${got:-?} of $N records"
   done
 done
@@ -174,9 +220,9 @@ fmt() { awk -v v="$1" 'BEGIN { if (v == "-") print "-"; else if (v >= 1000) prin
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f×", a / b }'; }
 
 {
-  printf '\n%s\n\n' "Kafka $KAFKA_VERSION tools vs sharebench on $B: $N records × $SIZE B, $PARTS partitions, transactions every ${TXN_MS} ms; median of $ROUNDS interleaved rounds"
-  printf '| test | Kafka tool | records/s | sharebench | records/s | ratio sb/Kafka | Kafka p50 / p99 ms | sharebench p50 / p99 ms |\n'
-  printf '|---|---|---:|---|---:|---:|---:|---:|\n'
+  printf '\n%s\n\n' "Kafka $KAFKA_VERSION tools vs sharebench on $B: $N records × $SIZE B ($W of them warm-up, excluded), $PARTS partitions, compression $COMP, linger.ms $LINGER, batch.size $BATCH, transactions every ${TXN_MS} ms; median of $ROUNDS interleaved rounds"
+  printf '| test | Kafka tool | records/s | sharebench | records/s | ratio sb/Kafka | Kafka p50 / p99 ms | sharebench p50 / p99 ms | CPU-s per 1M records Kafka / sharebench |\n'
+  printf '|---|---|---:|---|---:|---:|---:|---:|---:|\n'
   for test in produce produce-txn share-consume; do
     case "$test" in
       produce) kt=ProducerPerformance; st="peer produce" ;;
@@ -187,14 +233,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) p
     kl="$(fmt "$(col "$test" kafka 2)") / $(fmt "$(col "$test" kafka 3)")"
     sl="$(fmt "$(col "$test" sharebench 2)") / $(fmt "$(col "$test" sharebench 3)")"
     [[ "$test" == share-consume ]] && { kl="n/a"; sl="$sl (poll)"; }
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$test" "$kt" "$(fmt "$kr")" "$st" "$(fmt "$sr")" "$(ratio "$sr" "$kr")" "$kl" "$sl"
+    kc="$(cpu "$test" kafka)"; sc="$(cpu "$test" sharebench)"
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n' "$test" "$kt" "$(fmt "$kr")" "$st" "$(fmt "$sr")" "$(ratio "$sr" "$kr")" "$kl" "$sl" "$kc" "$sc"
   done
   printf '\nPer round (records/s, Kafka tool / sharebench):\n\n'
   for r in $(seq 1 "$ROUNDS"); do
     printf 'round %s:' "$r"
     for test in produce produce-txn share-consume; do
       for tool in kafka sharebench; do
-        if [[ "$test" == share-consume ]]; then v="$(parse_consume "$OUT/r$r-$test-$tool.txt" | awk '{print $1}')"
+        if [[ "$test" == share-consume ]]; then v="$(parse_consume "$OUT/r$r-$test-$tool.txt" "$OUT/r$r-share-warmup-$tool.txt" | awk '{print $1}')"
         else v="$(parse_produce "$OUT/r$r-$test-$tool.txt" | awk '{print $1}')"; fi
         printf ' %s-%s %s' "$test" "$tool" "$(fmt "$v")"
       done

@@ -47,3 +47,32 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying cause, such as an fs.ErrNotExist from Load.
 func (e *Error) Unwrap() error { return e.err }
+
+// Errors lists every problem of one workload file, in file order; its
+// text is one line per problem. errors.As finds the first *Error.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the problems, for errors.Is and errors.As.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// errorsOf returns the one *Error itself, or the list.
+func errorsOf(es []*Error) error {
+	if len(es) == 1 {
+		return es[0]
+	}
+	return Errors(es)
+}

@@ -40,6 +40,24 @@ const (
 	// FaultEngineRestart restarts the engine from its data directory.
 	// No params.
 	FaultEngineRestart = "engine-restart"
+	// FaultNetworkPartition cuts, for a while, either the transaction
+	// coordinator off from the leader of one partition (its markers wait)
+	// or one worker off from the target (its requests wait, as a
+	// disconnected client's would). Params: for (required), between
+	// (coordinator-participant | worker-engine, default worker-engine),
+	// partition (coordinator-participant), worker (worker-engine).
+	FaultNetworkPartition = "network-partition"
+	// FaultMembershipChurn adds a member to the mode's group and removes
+	// it after a while: two assignment changes, which bump every
+	// member's epoch (share groups) or generation (classic groups).
+	// Params: for (how long the extra member stays, default 1s).
+	FaultMembershipChurn = "membership-churn"
+)
+
+// Values of the network-partition between param.
+const (
+	BetweenCoordinatorParticipant = "coordinator-participant"
+	BetweenWorkerEngine           = "worker-engine"
 )
 
 // Values of the worker-crash phase param.
@@ -204,6 +222,16 @@ var faultKinds = map[string]faultKind{
 	}},
 	FaultZombieProducer: {params: []faultParam{workerParam}},
 	FaultEngineRestart:  {},
+	FaultNetworkPartition: {params: []faultParam{
+		{name: "for", required: true, check: checkFaultDur},
+		{name: "between", def: BetweenWorkerEngine, check: checkEnum("network partition",
+			BetweenWorkerEngine, BetweenCoordinatorParticipant)},
+		{name: "partition", def: Random, check: checkPartition},
+		workerParam,
+	}},
+	FaultMembershipChurn: {params: []faultParam{
+		{name: "for", def: "1s", check: checkFaultDur},
+	}},
 }
 
 var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
@@ -212,6 +240,7 @@ var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
 var faultKindNames = []string{
 	FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing,
 	FaultCoordinatorCrash, FaultShareFailover, FaultZombieProducer, FaultEngineRestart,
+	FaultNetworkPartition, FaultMembershipChurn,
 }
 
 func checkEnum(what string, values ...string) func(*Spec, string) string {

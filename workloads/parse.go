@@ -69,29 +69,61 @@ func unwrapPath(err error) error {
 // Parse decodes the YAML workload in data over the defaults of New, fills
 // the derived fields and validates the result. file names the input in
 // errors; the workload's name defaults to file's base name without its
-// extension. Every failure is an *Error.
+// extension. Every failure is an *Error, or an Errors listing every
+// problem of the file.
 func Parse(file string, data []byte) (*Spec, error) {
-	if len(data) > maxFileBytes {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("is larger than %d bytes; a workload file is a few dozen lines", maxFileBytes)}
+	s, _, err := ParseWithNotes(file, data)
+	return s, err
+}
+
+// LoadWithNotes is Load, also returning notes for the user: how the
+// fields of an OpenMessaging Benchmark file were translated, and which
+// were ignored.
+func LoadWithNotes(nameOrPath string) (*Spec, []string, error) {
+	if s, ok := Lookup(nameOrPath); ok {
+		return s, nil, nil
 	}
+	data, err := readFile(nameOrPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ParseWithNotes(nameOrPath, data)
+}
+
+// ParseWithNotes is Parse, also returning notes (see LoadWithNotes). It
+// reports every error of the file at once: ${VAR} substitutions, every
+// field that does not decode, and every validation failure.
+func ParseWithNotes(file string, data []byte) (*Spec, []string, error) {
+	if len(data) > maxFileBytes {
+		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("is larger than %d bytes; a workload file is a few dozen lines", maxFileBytes)}
+	}
+	data, verrs := expandVars(file, data, osLookup)
 	root, err := parseNode(file, data)
 	if err != nil {
-		return nil, err
+		return nil, nil, errorsOf(append(verrs, asError(err)))
 	}
-	d := &decoder{file: file, lines: map[string]int{}}
+	d := &decoder{file: file, lines: map[string]int{}, errs: verrs}
 	s := New(strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
-	if err := d.decode(root, reflect.ValueOf(s).Elem(), ""); err != nil {
-		return nil, err
+	d.add(d.decode(root, reflect.ValueOf(s).Elem(), ""))
+	d.applyOMB(s)
+	for _, e := range d.exclusive() {
+		d.add(e)
 	}
-	if err := d.exclusive(); err != nil {
-		return nil, err
+	if s.Name != "" && !nameRE.MatchString(s.Name) {
+		if slug, ok := freeTextName(s.Name); ok {
+			d.notes = append(d.notes, fmt.Sprintf("name %q is free text: results call the workload %s", s.Name, slug))
+			if s.Description == "" {
+				s.Description = s.Name
+			}
+			s.Name = slug
+		}
 	}
 	// A file that gives only the minutes form drops New's default of the
 	// duration form, which resolve would otherwise keep.
 	if d.has("testDurationMinutes") && !d.has("testDuration") {
 		if s.TestMinutes == 0 {
-			return nil, &Error{File: file, Line: d.lines["testDurationMinutes"], Field: "testDurationMinutes",
-				Msg: "0 is not above 0; use a number of minutes like 0.5"}
+			d.add(&Error{File: file, Line: d.lines["testDurationMinutes"], Field: "testDurationMinutes",
+				Msg: "0 is not above 0; use a number of minutes like 0.5"})
 		}
 		s.TestLength = 0
 	}
@@ -99,14 +131,33 @@ func Parse(file string, data []byte) (*Spec, error) {
 		s.WarmupLength = 0
 	}
 	s.resolve()
-	if err := s.Validate(); err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			e.File, e.Line = file, d.lineOf(e)
+	for _, e := range s.validateAll() {
+		if d.failed(e.Field) || d.failed(sameField[e.Field]) {
+			continue // the field did not decode: its own error says why
 		}
-		return nil, err
+		e.File, e.Line = file, d.lineOf(e)
+		d.add(e)
 	}
-	return s, nil
+	if len(d.errs) > 0 {
+		return nil, nil, errorsOf(d.errs)
+	}
+	return s, d.notes, nil
+}
+
+// sameField pairs the fields that set one setting two ways.
+var sameField = map[string]string{
+	"testDuration": "testDurationMinutes", "testDurationMinutes": "testDuration",
+	"warmupDuration": "warmupDurationMinutes", "warmupDurationMinutes": "warmupDuration",
+	"consumers": "consumerPerSubscription",
+}
+
+// asError returns err as an *Error (parseNode returns only those).
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Msg: err.Error(), err: err}
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -179,6 +230,30 @@ func tabIndentLine(data []byte) int {
 type decoder struct {
 	file  string
 	lines map[string]int // field path -> line of its key (or list item)
+	errs  []*Error       // every problem found, in file order
+
+	// OpenMessaging Benchmark fields (omb.go).
+	isOMB        bool
+	ombConsumers *int
+	ignored      []string
+	notes        []string
+}
+
+// add records err (an *Error, or nil).
+func (d *decoder) add(err error) {
+	if err != nil {
+		d.errs = append(d.errs, asError(err))
+	}
+}
+
+// failed reports whether field (or a field inside it) had a decode error.
+func (d *decoder) failed(field string) bool {
+	for _, e := range d.errs {
+		if field != "" && (e.Field == field || strings.HasPrefix(e.Field, field+".") || strings.HasPrefix(e.Field, field+"[")) {
+			return true
+		}
+	}
+	return false
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
@@ -211,7 +286,8 @@ func (d *decoder) lineOf(e *Error) int {
 }
 
 // exclusive reports pairs of fields of which a file may give only one.
-func (d *decoder) exclusive() *Error {
+func (d *decoder) exclusive() []*Error {
+	var out []*Error
 	pairs := [][2]string{
 		{"testDuration", "testDurationMinutes"},
 		{"warmupDuration", "warmupDurationMinutes"},
@@ -233,9 +309,9 @@ func (d *decoder) exclusive() *Error {
 		if strings.HasSuffix(first, ".at") || strings.HasSuffix(first, ".every") {
 			msg += ": at fires once, every repeats"
 		}
-		return &Error{File: d.file, Line: d.lines[second], Field: second, Msg: msg}
+		out = append(out, &Error{File: d.file, Line: d.lines[second], Field: second, Msg: msg})
 	}
-	return nil
+	return out
 }
 
 func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
@@ -381,11 +457,14 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, field string) error {
 		return d.fail(n, field, "%s is not a mapping; write its fields (%s) indented on the lines below it",
 			describe(n), andList(fieldNames(fields)))
 	}
+	// Every key is checked: a problem is recorded and the next key read,
+	// so one run reports all of a file's problems.
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := deref(n.Content[i]), n.Content[i+1]
 		path := join(field, k.Value)
 		if k.Kind != yaml.ScalarNode {
-			return d.fail(k, field, "has %s as a key; keys are field names like %s", describe(k), fields[0].name)
+			d.add(d.fail(k, field, "has %s as a key; keys are field names like %s", describe(k), fields[0].name))
+			continue
 		}
 		var sf *structField
 		for j := range fields {
@@ -394,15 +473,18 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, field string) error {
 			}
 		}
 		if sf == nil {
-			return d.fail(k, path, "%s", unknownField(k.Value, fieldNames(fields)))
+			if spec, ok := v.Addr().Interface().(*Spec); ok && d.omb(k, val, spec) {
+				continue
+			}
+			d.add(d.fail(k, path, "%s", unknownField(k.Value, fieldNames(fields))))
+			continue
 		}
 		if line, dup := d.lines[path]; dup {
-			return d.fail(k, path, "given twice (first on line %d); keep one", line)
+			d.add(d.fail(k, path, "given twice (first on line %d); keep one", line))
+			continue
 		}
 		d.lines[path] = k.Line
-		if err := d.decode(val, v.Field(sf.index), path); err != nil {
-			return err
-		}
+		d.add(d.decode(val, v.Field(sf.index), path))
 	}
 	return nil
 }
@@ -418,9 +500,7 @@ func (d *decoder) sequence(n *yaml.Node, v reflect.Value, field string) error {
 	for i, item := range n.Content {
 		path := fmt.Sprintf("%s[%d]", field, i)
 		d.lines[path] = item.Line
-		if err := d.decode(item, out.Index(i), path); err != nil {
-			return err
-		}
+		d.add(d.decode(item, out.Index(i), path))
 	}
 	v.Set(out)
 	return nil
@@ -455,23 +535,10 @@ func (d *decoder) params(n *yaml.Node, v reflect.Value, field string) error {
 	return nil
 }
 
-// ombHints answers OpenMessaging Benchmark fields that sharebench does not
-// take.
-var ombHints = map[string]string{
-	"subscriptionsPerTopic":   "sharebench runs one share group per mode; remove it",
-	"consumerPerSubscription": "use consumers, the number of workers per mode",
-	"payloadFile":             "payloads are generated; set their size with messageSize",
-	"keyDistributor":          "input records carry no keys; remove it",
-	"consumerBacklogSizeGB":   "backlog drain tests are not supported; remove it",
-}
-
 // unknownField says a key is not a field and suggests the one meant.
 func unknownField(key string, valid []string) string {
 	if key == "<<" {
 		return "YAML merge keys are not supported; write the fields out"
-	}
-	if hint, ok := ombHints[key]; ok {
-		return "not a sharebench field (it is one of the OpenMessaging Benchmark); " + hint
 	}
 	best, bestDist := "", 4
 	lk := strings.ToLower(key)

@@ -101,6 +101,18 @@ func TestParseGood(t *testing.T) {
 				t.Errorf("engine-restart params = %v, want nil for an empty map", s.Faults[7].Params)
 			}
 		}},
+		{"omb-field.yaml", func(t *testing.T, s *workloads.Spec) {
+			// An OMB field sharebench has no use for is ignored (and
+			// listed, see TestOMBNotes); OMB's default warm-up applies.
+			if s.PartitionsPerTopic != 4 || s.Warmup() != time.Minute {
+				t.Errorf("partitions %d, warm-up %v; want 4 and OMB's 1m", s.PartitionsPerTopic, s.Warmup())
+			}
+		}},
+		{"free-text-name.yaml", func(t *testing.T, s *workloads.Spec) {
+			if s.Name != "bad-name" || s.Description != "bad name!" {
+				t.Errorf("name %q description %q; want bad-name and the free text", s.Name, s.Description)
+			}
+		}},
 		{"anchors.yaml", func(t *testing.T, s *workloads.Spec) {
 			if s.CheckpointInterval != 10*time.Second || s.LockDuration != 10*time.Second {
 				t.Errorf("aliased durations: lock %v, checkpoint %v, want 10s each", s.LockDuration, s.CheckpointInterval)

@@ -114,7 +114,7 @@ func TestBuiltinSettings(t *testing.T) {
 					phases[f.Params["phase"]] = true
 				}
 			}
-			return len(phases) == 4 && len(kinds) == 8 && slices.Equal(s.Modes(), all) &&
+			return len(phases) == 4 && len(kinds) == 10 && slices.Equal(s.Modes(), all) &&
 				s.TestDuration() == 10*time.Second && s.Warmup() == 500*time.Millisecond &&
 				s.DrainTimeout == 30*time.Second && s.PartitionsPerTopic == 4 && s.Consumers == 4 &&
 				s.ProducerRate == 1000 && s.DeliveryLimit == 5 && s.LockDuration == time.Second

@@ -51,16 +51,26 @@ func (s *Spec) Validate() error {
 	if s == nil {
 		return &Error{Msg: "no workload (nil Spec); build one with workloads.New"}
 	}
+	if errs := s.validateAll(); len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// validateAll runs every group of checks and returns the first problem of
+// each group.
+func (s *Spec) validateAll() []*Error {
+	var out []*Error
 	for _, check := range []func() *Error{
 		s.validateIdentity, s.validateTopics, s.validateProducers, s.validateTiming,
 		s.validateConsumers, s.validateKafka, s.validateTransaction, s.validateRatios,
 		s.validateAckOnly, s.validateModes, s.validateFaults,
 	} {
 		if err := check(); err != nil {
-			return err
+			out = append(out, err)
 		}
 	}
-	return nil
+	return out
 }
 
 func (s *Spec) validateIdentity() *Error {

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"os/signal"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 )
@@ -27,6 +29,9 @@ const (
 	// ExitInconclusive: no forbidden anomaly, but the verifier could not
 	// judge the run (a drain that timed out, inputs it could not judge).
 	ExitInconclusive = 5
+	// ExitInterrupted follows the shell's 128+SIGINT: a SIGINT or SIGTERM
+	// stopped the run; what it measured is written.
+	ExitInterrupted = 130
 )
 
 // exitError carries an exit code with its message.
@@ -83,6 +88,10 @@ func Main(args []string, env *Env) int {
 		env = &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	}
 	all := append(commands(), extraCommands...)
+	if len(args) >= 3 && args[1] == "help" {
+		// `sharebench help run` is `sharebench run --help`.
+		return Main([]string{args[0], args[2], "--help"}, env)
+	}
 	if len(args) < 2 || args[1] == "-h" || args[1] == "--help" || args[1] == "help" {
 		mainUsage(env.Stdout, all)
 		if len(args) < 2 {
@@ -99,7 +108,9 @@ func Main(args []string, env *Env) int {
 			if errors.Is(err, pflag.ErrHelp) {
 				return ExitOK
 			}
-			fmt.Fprintf(env.Stderr, "sharebench %s: %v\n", c.name, err)
+			for _, line := range strings.Split(userMessage(err), "\n") {
+				fmt.Fprintf(env.Stderr, "sharebench %s: %s\n", c.name, line)
+			}
 			var ee *exitError
 			if errors.As(err, &ee) {
 				return ee.code
@@ -120,15 +131,16 @@ func mainUsage(w io.Writer, all []command) {
 		}
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nExamples:\n  sharebench run                         # every mode, built-in 'quick' workload, embedded engine\n  sharebench run --workload chaos --modes transactional,explicit\n  sharebench run --target kafka --brokers 127.0.0.1:9092\n\nRun 'sharebench COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "\nExamples:\n  sharebench run                         # every mode, built-in 'quick' workload, embedded engine\n  sharebench run --workload chaos --modes transactional,explicit\n  sharebench run --target kafka --brokers 127.0.0.1:9092\n\nRun 'sharebench help COMMAND' (or 'sharebench COMMAND --help') for a command's flags.")
 	fmt.Fprintln(w, "\n"+exitCodesHelp)
 }
 
 // exitCodesHelp is the exit-code table every --help prints.
-const exitCodesHelp = `Exit codes: 0 ok · 1 runtime error · 2 bad usage or input (flag, workload, ledger) ·
-  3 a forbidden exactly-once anomaly · 4 the gate found a regression ·
-  5 inconclusive: no forbidden anomaly, but the verifier could not judge the run
-    (the drain timed out, or inputs it could not judge; the notes say which)`
+const exitCodesHelp = `Exit codes: 0 ok · 1 runtime error · 2 bad usage or input (flag, workload, ledger;
+  compare/gate: runs that differ, too few repeats) · 3 a forbidden exactly-once anomaly ·
+  4 the gate found a regression · 5 inconclusive: no forbidden anomaly, but the verifier
+  could not judge the run (the drain timed out, or inputs it could not judge; the notes
+  say which) · 130 interrupted (SIGINT/SIGTERM; what was measured is written)`
 
 // newFlags returns a flag set whose usage prints the command's examples.
 func newFlags(env *Env, name, usage, examples string) *pflag.FlagSet {
@@ -162,6 +174,44 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 	return nil
 }
 
+// pkgPrefix matches the package prefixes of library errors at the start of
+// a message or of one of its parts: the command line names flags and files,
+// never its internal packages.
+var pkgPrefix = regexp.MustCompile(`(^|: |; |\()(loadgen: bad configuration|loadgen|workloads|target|result|reports|engine target|kafka target|engine|verify|stats): `)
+
+// userMessage is err's text without library package prefixes, on every
+// line of it (a workload file's problems are one a line).
+func userMessage(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for i, msg := range lines {
+		for {
+			next := pkgPrefix.ReplaceAllString(msg, "$1")
+			if next == msg {
+				break
+			}
+			msg = next
+		}
+		lines[i] = msg
+	}
+	return strings.Join(lines, "\n")
+}
+
+// MainWithSignals is Main with SIGINT and SIGTERM stopping a run early
+// (the run writes what it measured and exits 130); a second signal exits
+// at once.
+func MainWithSignals(args []string) int {
+	interrupt := make(chan struct{})
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		close(interrupt)
+		<-sig
+		os.Exit(ExitInterrupted)
+	}()
+	return Main(args, &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Interrupt: interrupt})
+}
+
 // Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3".
 var Version = "dev"
 
@@ -174,26 +224,34 @@ func versionCmd(env *Env, args []string) error {
 	return nil
 }
 
-// commit returns the source commit: from the build info when it has one,
-// else from git when run inside the checkout (go run), else "unknown".
+// commit returns the source commit from the binary's build information
+// (vcs.revision, with "-dirty" when vcs.modified), else "unknown". It never
+// asks git: the current directory may be another repository.
 func commit() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && s.Value != "" {
-				return s.Value[:min(12, len(s.Value))]
-			}
-		}
-	}
-	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
-	if err != nil {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
 		return "unknown"
 	}
-	c := strings.TrimSpace(string(out))
-	// Fix (issue 4 tests): --no-optional-locks keeps git status from
-	// refreshing the index, so a run never writes to the user's checkout
-	// or races their own git commands for index.lock.
-	if st, err := exec.Command("git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
-		c += "-dirty"
+	return commitOf(bi.Settings)
+}
+
+// commitOf reads the commit from build settings.
+func commitOf(settings []debug.BuildSetting) string {
+	rev, dirty := "", false
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
 	}
-	return c
+	if rev == "" {
+		return "unknown"
+	}
+	rev = rev[:min(12, len(rev))]
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
 }

@@ -122,6 +122,23 @@ type peerProduceResult struct {
 	P95Ms  float64 `json:"latency_p95_ms"`
 	P99Ms  float64 `json:"latency_p99_ms"`
 	P999Ms float64 `json:"latency_p999_ms"`
+	// Steady is the same without the --warmup-records records.
+	Steady *peerProduceSteady `json:"steady_state,omitempty"`
+}
+
+// peerProduceSteady is the steady state after the warm-up records: from
+// the first steady record's send to the end, their latencies only.
+type peerProduceSteady struct {
+	Records       int64   `json:"records"`
+	Seconds       float64 `json:"seconds"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	MBPerSec      float64 `json:"mb_per_sec"`
+	AvgMs         float64 `json:"latency_avg_ms"`
+	MaxMs         float64 `json:"latency_max_ms"`
+	P50Ms         float64 `json:"latency_p50_ms"`
+	P95Ms         float64 `json:"latency_p95_ms"`
+	P99Ms         float64 `json:"latency_p99_ms"`
+	P999Ms        float64 `json:"latency_p999_ms"`
 }
 
 const peerProduceExamples = `  sharebench peer produce --topic t1 --num-records 1000000 --record-size 100
@@ -142,6 +159,8 @@ func peerProduce(env *Env, args []string) error {
 		linger        time.Duration
 		batchMaxBytes int32
 		seed          uint64
+		warmup        int64
+		compression   string
 	)
 	fs := newFlags(env, "peer produce", "--topic T --num-records N --record-size S [flags]", peerProduceExamples)
 	c.register(fs)
@@ -152,11 +171,23 @@ func peerProduce(env *Env, args []string) error {
 	fs.DurationVar(&linger, "linger", 5*time.Millisecond, "linger per partition (Kafka's producer default linger.ms=5)")
 	fs.Int32Var(&batchMaxBytes, "batch-max-bytes", 16384, "largest record batch (Kafka's producer default batch.size=16384)")
 	fs.Uint64Var(&seed, "seed", 0, "payload seed")
+	fs.Int64Var(&warmup, "warmup-records", 0, "records to treat as warm-up: a second line gives the steady state without them (ProducerPerformance's --warmup-records)")
+	fs.StringVar(&compression, "compression", "none", "batch compression: none, gzip, snappy, lz4 or zstd (Kafka's compression.type; its default none)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := c.check("produce"); err != nil {
 		return err
+	}
+	codec, ok := map[string]kgo.CompressionCodec{
+		"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(), "snappy": kgo.SnappyCompression(),
+		"lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression(),
+	}[compression]
+	if !ok {
+		return usageErr("peer produce: --compression %q: use none, gzip, snappy, lz4 or zstd", compression)
+	}
+	if warmup < 0 || warmup >= c.records {
+		return usageErr("peer produce: --warmup-records %d: must be at least 0 and below --num-records %d", warmup, c.records)
 	}
 	if size < 1 || size > 1<<20 {
 		return usageErr("peer produce: --record-size %d: must be 1..1048576", size)
@@ -172,7 +203,7 @@ func peerProduce(env *Env, args []string) error {
 	}
 
 	res := peerProduceResult{RecordBytes: size}
-	hist := loadgen.NewHist()
+	hist, steadyHist := loadgen.NewHist(), loadgen.NewHist()
 	var mu sync.Mutex // guards hist and res.Failed: promises run on kgo's goroutines
 	var firstErr error
 	opts := []kgo.Opt{
@@ -189,6 +220,9 @@ func peerProduce(env *Env, args []string) error {
 		// to a partition for batch.size bytes, adaptively (KIP-794).
 		kgo.RecordPartitioner(kgo.UniformBytesPartitioner(int(batchMaxBytes), true, false, nil)),
 		kgo.UnknownTopicRetries(3),
+		// Pinned, never franz-go's default (snappy), so both tools send
+		// the same bytes.
+		kgo.ProducerBatchCompression(codec),
 	}
 	if txn {
 		opts = append(opts, kgo.TransactionalID(txnID))
@@ -225,6 +259,9 @@ func peerProduce(env *Env, args []string) error {
 			}
 		} else {
 			hist.Record(lat)
+			if r.Context.(*sentAt).steady {
+				steadyHist.Record(lat)
+			}
 		}
 		mu.Unlock()
 	}
@@ -233,6 +270,7 @@ func peerProduce(env *Env, args []string) error {
 	var recs []kgo.Record
 	var sent []sentAt
 	start := time.Now()
+	var steadyStart time.Time
 	var txnStart time.Time
 	inTxn := false
 	endTxn := func() error {
@@ -263,7 +301,10 @@ func peerProduce(env *Env, args []string) error {
 		// The promise measures send-to-ack from here, as the tool's
 		// callback does from its send time (kgo's own r.Timestamp is
 		// truncated to the millisecond).
-		sa.Context, sa.at = ctx, time.Now()
+		sa.Context, sa.at, sa.steady = ctx, time.Now(), i >= warmup
+		if i == warmup {
+			steadyStart = sa.at
+		}
 		r.Context = sa
 		cl.Produce(ctx, r, promise)
 		if txn && time.Since(txnStart) >= txnDuration {
@@ -292,10 +333,25 @@ func peerProduce(env *Env, args []string) error {
 	res.AvgMs, res.MaxMs = s.Mean/1e6, ms(s.Max)
 	res.P50Ms, res.P95Ms = ms(s.P50), ms(int64(hist.Percentile(95)))
 	res.P99Ms, res.P999Ms = ms(s.P99), ms(s.P999)
+	if warmup > 0 {
+		st := steadyHist.Summary()
+		sr := &peerProduceSteady{Records: c.records - warmup, Seconds: time.Since(steadyStart).Seconds()}
+		sr.RecordsPerSec = float64(sr.Records) / sr.Seconds
+		sr.MBPerSec = sr.RecordsPerSec * float64(size) / (1 << 20)
+		sr.AvgMs, sr.MaxMs = st.Mean/1e6, ms(st.Max)
+		sr.P50Ms, sr.P95Ms = ms(st.P50), ms(int64(steadyHist.Percentile(95)))
+		sr.P99Ms, sr.P999Ms = ms(st.P99), ms(st.P999)
+		res.Steady = sr
+	}
 	if err := writePeer(env.Stdout, c.format, res, func(w io.Writer) {
 		// ProducerPerformance's final line (its latencies are whole ms).
 		fmt.Fprintf(w, "%d records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, %.2f ms 50th, %.2f ms 95th, %.2f ms 99th, %.2f ms 99.9th.\n",
 			res.Records, res.RecordsPerSec, res.MBPerSec, res.AvgMs, res.MaxMs, res.P50Ms, res.P95Ms, res.P99Ms, res.P999Ms)
+		if sr := res.Steady; sr != nil {
+			// And its steady-state line after --warmup-records.
+			fmt.Fprintf(w, "%d steady state records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, %.2f ms 50th, %.2f ms 95th, %.2f ms 99th, %.2f ms 99.9th.\n",
+				sr.Records, sr.RecordsPerSec, sr.MBPerSec, sr.AvgMs, sr.MaxMs, sr.P50Ms, sr.P95Ms, sr.P99Ms, sr.P999Ms)
+		}
 		if txn {
 			fmt.Fprintf(w, "sharebench: %d transactions (%s, a commit every %v)\n", res.Transactions, txnID, txnDuration)
 		}
@@ -322,10 +378,14 @@ type peerConsumeResult struct {
 	// group join and assignment); SteadyPerSec counts from then on.
 	FirstRecordMs float64 `json:"first_record_ms"`
 	SteadyPerSec  float64 `json:"steady_records_per_sec"`
-	Polls         int64   `json:"polls"`
-	PollP50Ms     float64 `json:"poll_p50_ms"`
-	PollP99Ms     float64 `json:"poll_p99_ms"`
-	TimedOut      bool    `json:"timed_out,omitempty"`
+	// WarmupRecords and SteadyAfterWarmupPerSec: with --warmup-records,
+	// the rate from the poll that passed the warm-up to the last record.
+	WarmupRecords           int64   `json:"warmup_records,omitempty"`
+	SteadyAfterWarmupPerSec float64 `json:"steady_after_warmup_records_per_sec,omitempty"`
+	Polls                   int64   `json:"polls"`
+	PollP50Ms               float64 `json:"poll_p50_ms"`
+	PollP99Ms               float64 `json:"poll_p99_ms"`
+	TimedOut                bool    `json:"timed_out,omitempty"`
 }
 
 const peerConsumeExamples = `  sharebench peer share-consume --topic t1 --group g1 --num-records 1000000`
@@ -342,6 +402,7 @@ func peerShareConsume(env *Env, args []string) error {
 		maxPoll  int
 		timeout  time.Duration
 		setReset bool
+		warmup   int64
 	)
 	fs := newFlags(env, "peer share-consume", "--topic T --group G --num-records N [flags]", peerConsumeExamples)
 	c.register(fs)
@@ -349,6 +410,7 @@ func peerShareConsume(env *Env, args []string) error {
 	fs.IntVar(&maxPoll, "max-poll-records", 500, "records per poll (Kafka's share consumer default max.poll.records=500)")
 	fs.DurationVar(&timeout, "timeout", 10*time.Second, "give up when no record came for this long (the tool's --timeout)")
 	fs.BoolVar(&setReset, "earliest", true, "set share.auto.offset.reset=earliest on the group first (before the clock), so it reads records produced before it joined")
+	fs.Int64Var(&warmup, "warmup-records", 0, "records to treat as warm-up: the steady rate counts from the poll that passes them")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -368,17 +430,24 @@ func peerShareConsume(env *Env, args []string) error {
 	res := peerConsumeResult{}
 	polls := loadgen.NewHist()
 	res.Start = time.Now()
+	// Configured as `sharebench run`'s share workers are
+	// (loadgen/target/kafka): a ShareFetch waits at most 100 ms at the
+	// broker, and a poll returns at most --max-poll-records records.
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(c.seeds()...),
 		kgo.ClientID("sharebench-peer-share-consumer"),
 		kgo.DisableClientMetrics(),
 		kgo.ShareGroup(group),
 		kgo.ConsumeTopics(c.topic),
+		kgo.FetchMaxWait(100*time.Millisecond),
+		kgo.ShareMaxRecords(int32(maxPoll)),
+		kgo.ShareMaxRecordsStrict(),
 	)
 	if err != nil {
 		return usageErr("peer share-consume: %v", err)
 	}
-	var first time.Time
+	var first, warmEnd time.Time
+	var warmRecords int64
 	last := time.Now()
 	for res.Records < c.records {
 		if time.Since(last) > timeout {
@@ -410,6 +479,9 @@ func peerShareConsume(env *Env, args []string) error {
 			first = now
 		}
 		last = now
+		if warmup > 0 && res.Records < warmup && res.Records+int64(n) >= warmup {
+			warmEnd, warmRecords = now, res.Records+int64(n)
+		}
 		res.Records += int64(n)
 		res.Polls++
 		polls.Record(d)
@@ -437,6 +509,12 @@ func peerShareConsume(env *Env, args []string) error {
 			res.SteadyPerSec = float64(res.Records) / steady
 		}
 	}
+	if !warmEnd.IsZero() {
+		if steady := last.Sub(warmEnd).Seconds(); steady > 0 {
+			res.WarmupRecords = warmRecords
+			res.SteadyAfterWarmupPerSec = float64(res.Records-warmRecords) / steady
+		}
+	}
 	res.PollP50Ms = float64(polls.Percentile(50)) / 1e6
 	res.PollP99Ms = float64(polls.Percentile(99)) / 1e6
 	if err := writePeer(env.Stdout, c.format, res, func(w io.Writer) {
@@ -448,6 +526,9 @@ func peerShareConsume(env *Env, args []string) error {
 			res.MBPerSec, res.RecordsPerSec, res.Records, res.End.Sub(res.Start).Milliseconds())
 		fmt.Fprintf(w, "sharebench: first record after %.0f ms, then %.1f records/s; %d polls, poll p50 %.2f ms, p99 %.2f ms\n",
 			res.FirstRecordMs, res.SteadyPerSec, res.Polls, res.PollP50Ms, res.PollP99Ms)
+		if res.WarmupRecords > 0 {
+			fmt.Fprintf(w, "sharebench: steady state after %d warm-up records: %.1f records/s\n", res.WarmupRecords, res.SteadyAfterWarmupPerSec)
+		}
 	}); err != nil {
 		return err
 	}
@@ -461,7 +542,8 @@ func peerShareConsume(env *Env, args []string) error {
 // promise without an allocation per record.
 type sentAt struct {
 	context.Context
-	at time.Time
+	at     time.Time
+	steady bool // sent after the warm-up records
 }
 
 // writePeer writes v as JSON, or calls text.

@@ -98,3 +98,30 @@ func TestPeerBadInput(t *testing.T) {
 		t.Errorf("peer --help: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestPeerWarmupRecords excludes a warm-up from both tools' steady state,
+// as ProducerPerformance --warmup-records does, and pins compression.
+func TestPeerWarmupRecords(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "peer-w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	brokers := strings.Join(c.ListenAddrs(), ",")
+	code, stdout, stderr := peerRun(t, "produce", "--brokers", brokers, "--topic", "peer-w", "--num-records", "3000",
+		"--record-size", "64", "--warmup-records", "1000", "--compression", "none", "--linger", "0s")
+	if code != cli.ExitOK {
+		t.Fatalf("peer produce: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "3000 records sent, ") || !strings.Contains(stdout, "\n2000 steady state records sent, ") {
+		t.Errorf("want the whole run's line and the steady state's (2000 records):\n%s", stdout)
+	}
+	code, stdout, stderr = peerRun(t, "share-consume", "--brokers", brokers, "--topic", "peer-w", "--group", "peer-wg",
+		"--num-records", "3000", "--timeout", "20s", "--warmup-records", "1000")
+	if code != cli.ExitOK || !strings.Contains(stdout, "steady state after ") {
+		t.Errorf("peer share-consume --warmup-records: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := peerRun(t, "produce", "--brokers", brokers, "--topic", "peer-w", "--num-records", "10", "--compression", "brotli"); code != cli.ExitUsage || !strings.Contains(stderr, "--compression") {
+		t.Errorf("an unknown codec: exit %d %s", code, stderr)
+	}
+}

@@ -86,21 +86,21 @@ func reportCmd(env *Env, args []string) error {
 const compareExamples = `  sharebench run --repeat 5 --out results/base     # on the baseline build
   sharebench run --repeat 5 --out results/cand     # on the candidate build
   sharebench compare --baseline results/base --candidate results/cand
-  sharebench compare --baseline results/base --candidate results/cand --format bench | benchstat -col side /dev/stdin`
+  sharebench compare --baseline results/base --candidate results/cand --format bench > ab.txt && benchstat -col side ab.txt`
 
 func compareCmd(env *Env, args []string) error {
 	fset := newFlags(env, "compare", "--baseline DIR --candidate DIR [--format text|bench]", compareExamples)
 	base := fset.StringArray("baseline", nil, "baseline run directory (repeatable)")
 	cand := fset.StringArray("candidate", nil, "candidate run directory (repeatable)")
 	format := fset.String("format", "text", "text (a table) or bench (Go benchmark lines for benchstat)")
+	allow := fset.Bool("allow-mismatch", false, "compare runs whose workload, rate, target or mode set differ (refused by default, exit 2)")
 	if err := parseFlags(fset, args); err != nil {
 		return err
 	}
-	b, err := loadRuns(*base, "--baseline")
-	if err != nil {
-		return err
+	if *format != "text" && *format != "bench" {
+		return usageErr("--format %q: valid formats are text and bench", *format)
 	}
-	c, err := loadRuns(*cand, "--candidate")
+	b, c, err := loadSides(env, *base, *cand, *allow)
 	if err != nil {
 		return err
 	}
@@ -122,10 +122,11 @@ func gateCmd(env *Env, args []string) error {
 	fset := newFlags(env, "gate", "--baseline DIR --candidate DIR [thresholds]", gateExamples)
 	base := fset.StringArray("baseline", nil, "baseline run directory (repeatable)")
 	cand := fset.StringArray("candidate", nil, "candidate run directory (repeatable)")
-	drop := fset.String("max-throughput-drop", "5%", "largest tolerated throughput drop")
+	drop := fset.String("max-throughput-drop", "5%", "largest tolerated throughput drop, in records/s and in records per CPU-second (CPU per record)")
 	rise := fset.String("max-p99-rise", "10%", "largest tolerated rise of end-to-end p99 and commit p99")
 	alpha := fset.Float64("alpha", 0.05, "significance level of the Mann–Whitney U test")
-	thresholdOnly := fset.Bool("threshold-only", false, "gate on thresholds alone when repeats are too few for significance")
+	thresholdOnly := fset.Bool("threshold-only", false, "gate on thresholds alone when the repeats are too few for significance (without it such a gate fails, exit 2)")
+	allow := fset.Bool("allow-mismatch", false, "gate runs whose workload, rate, target or mode set differ (refused by default, exit 2)")
 	if err := parseFlags(fset, args); err != nil {
 		return err
 	}
@@ -140,11 +141,7 @@ func gateCmd(env *Env, args []string) error {
 	if *alpha <= 0 || *alpha >= 1 {
 		return usageErr("--alpha %v: must be in (0, 1)", *alpha)
 	}
-	b, err := loadRuns(*base, "--baseline")
-	if err != nil {
-		return err
-	}
-	c, err := loadRuns(*cand, "--candidate")
+	b, c, err := loadSides(env, *base, *cand, *allow)
 	if err != nil {
 		return err
 	}
@@ -157,6 +154,25 @@ func gateCmd(env *Env, args []string) error {
 		return withCode(code, fmt.Errorf("the gate failed (exit %d); see the table above", code))
 	}
 	return nil
+}
+
+// loadSides loads both sides and refuses (exit 2) runs that do not
+// compare like with like, unless allow; allowed, the mismatch is a
+// warning.
+func loadSides(env *Env, base, cand []string, allow bool) (b, c []*reports.Run, err error) {
+	if b, err = loadRuns(base, "--baseline"); err != nil {
+		return nil, nil, err
+	}
+	if c, err = loadRuns(cand, "--candidate"); err != nil {
+		return nil, nil, err
+	}
+	if err := reports.CheckComparable(b, c); err != nil {
+		if !allow {
+			return nil, nil, usageErr("%v; pass --allow-mismatch to compare them anyway", err)
+		}
+		fmt.Fprintf(env.Stderr, "warning: %v (--allow-mismatch)\n", err)
+	}
+	return b, c, nil
 }
 
 // parsePercent reads "5%" or "0.05".

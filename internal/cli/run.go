@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -40,6 +41,7 @@ type runFlags struct {
 	shards      int
 	knobs       string
 	dataDir     string
+	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
 	flush       string
 	kafka       kafkaFlags
 }
@@ -59,8 +61,8 @@ func runCmd(env *Env, args []string) error {
 	fs.StringVar(&f.workload, "workload", workloads.DefaultName, "built-in workload name or YAML file (see 'sharebench workloads')")
 	fs.StringVar(&f.target, "target", "engine", "system under test: engine (in-process reference engine) or kafka")
 	fs.StringVar(&f.modes, "modes", "", "comma-separated modes (implicit, explicit, deferred, transactional, classic-eos) or all (default: the workload's)")
-	fs.DurationVar(&f.duration, "duration", 0, "measured duration per mode (default: the workload's)")
-	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up per mode, excluded from results (default: the workload's)")
+	fs.DurationVar(&f.duration, "duration", 0, "length of each mode's measurement window (default: the workload's)")
+	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up per mode: the measurement window opens after it, once every worker has received records; nothing before counts (default: the workload's)")
 	fs.IntVar(&f.rate, "rate", 0, "input records/s over all producers; 0 is a closed loop (default: the workload's)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every random choice (default: time-based, printed)")
 	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
@@ -77,9 +79,16 @@ func runCmd(env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	spec, err := loadWorkload(f.workload)
+	spec, notes, err := workloads.LoadWithNotes(f.workload)
 	if err != nil {
-		return err
+		return withCode(ExitUsage, err)
+	}
+	for _, n := range notes {
+		kind := "note"
+		if strings.HasPrefix(n, "ignored") {
+			kind = "warning"
+		}
+		fmt.Fprintf(env.Stderr, "sharebench run: %s: %s: %s\n", kind, f.workload, n)
 	}
 	if err := applyOverrides(fs, &f, spec); err != nil {
 		return err
@@ -93,7 +102,7 @@ func runCmd(env *Env, args []string) error {
 	}
 	formatter, err := loadgen.NewFormatter(f.format)
 	if err != nil {
-		return usageErr("--format: %v", err)
+		return usageErr("--format: unknown format %q (valid: text, json, bench)", f.format)
 	}
 	if !fs.Changed("seed") {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
@@ -112,6 +121,12 @@ func runCmd(env *Env, args []string) error {
 			}
 		}()
 	}
+	if err := tempDataDir(env, &f, spec); err != nil {
+		return err
+	}
+	if f.tempDataDir != "" {
+		defer os.RemoveAll(f.tempDataDir) // after the target closes (deferred below)
+	}
 	tgt, faultRunner, err := openTarget(ctx, env, &f, modes, spec)
 	if err != nil {
 		return err
@@ -123,12 +138,12 @@ func runCmd(env *Env, args []string) error {
 	for _, n := range info.Notes {
 		fmt.Fprintf(env.Stderr, "sharebench run: %s\n", n)
 	}
+	fmt.Fprintf(env.Stderr, "sharebench run: %s\n", runTime(spec, modes, f.repeat))
 	cfg := loadgen.Config{
 		Workload: spec, WorkloadRef: f.workload, Target: tgt, Modes: modes, Seed: f.seed,
 		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers,
-		// Fix (issue 4 tests): record the arguments Main was given, not
-		// os.Args, which differ when Main is called from a test or an
-		// embedding program.
+		// The arguments Main was given, not os.Args, which differ when
+		// Main is called from a test or an embedding program.
 		Args: append([]string{"sharebench", "run"}, args...), Flags: flagValues(fs), Commit: commit(),
 		FaultRunner: faultRunner,
 	}
@@ -136,7 +151,7 @@ func runCmd(env *Env, args []string) error {
 	if !f.quiet {
 		cfg.Progress = env.Stderr
 		if isTerminal(env.Stderr) {
-			tty = &ttyProgress{w: env.Stderr}
+			tty = &ttyProgress{w: env.Stderr, width: terminalWidth(env.Stderr, env.Getenv)}
 			cfg.Progress = tty
 		}
 	}
@@ -144,7 +159,8 @@ func runCmd(env *Env, args []string) error {
 	if tty != nil {
 		tty.finish()
 	}
-	if err != nil {
+	interrupted := errors.Is(err, loadgen.ErrInterrupted)
+	if err != nil && !interrupted {
 		if errors.Is(err, loadgen.ErrBadConfig) {
 			return withCode(ExitUsage, err)
 		}
@@ -159,7 +175,62 @@ func runCmd(env *Env, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "sharebench run: artifacts in %s\n", f.out)
+	if interrupted {
+		done := 0
+		for _, m := range res.Modes {
+			if !m.Interrupted {
+				done++
+			}
+		}
+		return withCode(ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, filepath.Join(f.out, result.FileName)))
+	}
 	return runVerdict(res, f)
+}
+
+// tempDataDir gives the engine a temporary data directory when the
+// workload has engine-side faults (engine restarts, coordinator crashes,
+// failovers) and no --data-dir was given, and says so; runCmd removes it
+// after the run.
+func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
+	if f.target != "engine" || f.dataDir != "" {
+		return nil
+	}
+	var kinds []string
+	for _, fl := range spec.Faults {
+		if loadgen.NeedsFaultRunner(fl.Kind) && !slices.Contains(kinds, fl.Kind) {
+			kinds = append(kinds, fl.Kind)
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "sharebench-data-")
+	if err != nil {
+		return withCode(ExitRuntime, fmt.Errorf("a temporary data directory for the %s faults: %v; pass --data-dir DIR", strings.Join(kinds, ", "), err))
+	}
+	f.dataDir, f.tempDataDir = dir, dir
+	fmt.Fprintf(env.Stderr, "sharebench run: the %s faults need a durable engine: data in the temporary directory %s, removed after the run (--data-dir DIR keeps it)\n",
+		strings.Join(kinds, ", "), dir)
+	return nil
+}
+
+// runTime says how long the run will take at least, before it starts.
+func runTime(spec *workloads.Spec, modes []target.Mode, repeats int) string {
+	n := len(modes)
+	if n == 0 {
+		n = len(spec.Modes())
+	}
+	per := spec.Warmup() + spec.TestDuration()
+	total := time.Duration(n*repeats) * per
+	return fmt.Sprintf("%s × %s × (%v warm-up + %v measured): about %v in all, plus each mode's set-up, drain (up to %v) and verification",
+		plural(n, "mode"), plural(repeats, "repeat"), spec.Warmup(), spec.TestDuration(), total.Round(time.Second), spec.DrainTimeout)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // reportHook renders a run directory's report (set by report.go).
@@ -236,14 +307,6 @@ func flagValues(fs *pflag.FlagSet) map[string]string {
 	return m
 }
 
-func loadWorkload(ref string) (*workloads.Spec, error) {
-	spec, err := workloads.Load(ref)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	return spec, nil
-}
-
 // applyOverrides applies --duration, --warmup and --rate to the workload
 // and re-validates it.
 func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error {
@@ -285,7 +348,11 @@ func parseModes(s string) ([]target.Mode, error) {
 	for _, part := range strings.Split(s, ",") {
 		m, err := target.ParseMode(strings.TrimSpace(part))
 		if err != nil {
-			return nil, usageErr("--modes: %v", err)
+			var valid []string
+			for _, m := range target.AllModes {
+				valid = append(valid, string(m))
+			}
+			return nil, usageErr("--modes: unknown mode %q (valid: %s, or all)", strings.TrimSpace(part), strings.Join(valid, ", "))
 		}
 		out = append(out, m)
 	}

@@ -32,10 +32,13 @@ type kafkaFlags struct {
 	tlsKey           string
 	tlsInsecure      bool
 	brokerControl    string
+	commandConfig    string
 }
 
 func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&k.brokers, "brokers", "", "kafka target: comma-separated seed brokers host:port (default: start an embedded kfake cluster)")
+	fs.StringVar(&k.brokers, "bootstrap-server", "", "kafka target: the same as --brokers, as Kafka's tools spell it")
+	fs.StringVar(&k.commandConfig, "command-config", "", "kafka target: Kafka client properties FILE (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location, ssl.keystore.location with PEM types), as Kafka's tools take it")
 	fs.StringVar(&k.saslMechanism, "sasl-mechanism", "", "kafka target: SASL mechanism: plain, scram-sha-256 or scram-sha-512")
 	fs.StringVar(&k.saslUser, "sasl-user", "", "kafka target: SASL user")
 	fs.StringVar(&k.saslPasswordFile, "sasl-password-file", "", "kafka target: file holding the SASL password (or set SHAREBENCH_SASL_PASSWORD)")
@@ -51,6 +54,10 @@ func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 // in builds that install a hook (slowdemo.go, -tags slowdemo).
 var engineOptions []eng.Option
 
+// targetWrap, when set, wraps the engine target: nil, except in the
+// cpudemo build (cpudemo.go, -tags cpudemo).
+var targetWrap func(target.Target) target.Target
+
 // openTarget opens the target named by the flags and, where it can apply
 // target-side faults, the fault runner.
 func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode, spec *workloads.Spec) (target.Target, loadgen.FaultRunner, error) {
@@ -58,6 +65,9 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 	case "engine":
 		if f.kafka.brokers != "" {
 			return nil, nil, usageErr("--brokers applies to --target kafka; drop it or add --target kafka")
+		}
+		if f.kafka.commandConfig != "" {
+			return nil, nil, usageErr("--command-config applies to --target kafka; drop it or add --target kafka")
 		}
 		knobs, err := parseKnobs(f.knobs)
 		if err != nil {
@@ -77,10 +87,14 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 			}
 			return nil, nil, usageErr("%v", err)
 		}
-		if fr := t.FaultRunner(); fr != nil {
-			return t, fr, nil
+		var tgt target.Target = t
+		if targetWrap != nil {
+			tgt = targetWrap(t)
 		}
-		return t, nil, nil
+		if fr := t.FaultRunner(); fr != nil {
+			return tgt, fr, nil
+		}
+		return tgt, nil, nil
 	case "kafka":
 		if f.knobs != "safe" || f.shards != 0 {
 			return nil, nil, usageErr("--knobs and --shards apply to --target engine")
@@ -100,7 +114,23 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 				}
 			}
 		}
-		if opts.SASLMechanism != "" {
+		if f.kafka.commandConfig != "" {
+			if opts.SASLMechanism != "" || opts.SASLUser != "" || opts.TLS || opts.TLSCAFile != "" || opts.TLSCertFile != "" || opts.TLSKeyFile != "" {
+				return nil, nil, usageErr("--command-config sets security itself: drop --sasl-* and --tls* flags, or drop --command-config")
+			}
+			cc, err := loadCommandConfig(f.kafka.commandConfig)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(opts.Brokers) == 0 {
+				opts.Brokers = cc.brokers
+			}
+			insecure := opts.TLSInsecureSkipVerify
+			opts = kafkatarget.Options{Brokers: opts.Brokers,
+				SASLMechanism: cc.opts.SASLMechanism, SASLUser: cc.opts.SASLUser, SASLPassword: cc.opts.SASLPassword,
+				TLS: cc.opts.TLS, TLSCAFile: cc.opts.TLSCAFile, TLSCertFile: cc.opts.TLSCertFile, TLSKeyFile: cc.opts.TLSKeyFile,
+				TLSInsecureSkipVerify: insecure}
+		} else if opts.SASLMechanism != "" {
 			pw := env.Getenv("SHAREBENCH_SASL_PASSWORD")
 			if f.kafka.saslPasswordFile != "" {
 				b, err := os.ReadFile(f.kafka.saslPasswordFile)

@@ -7,6 +7,8 @@ package sim
 import (
 	"errors"
 	"math"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +41,9 @@ func (s *sim) checkAll() {
 	if s.viol == nil {
 		s.checkClassicOffsets()
 	}
+	if s.viol == nil {
+		s.checkDLQ(false)
+	}
 	if s.viol == nil && s.fired {
 		s.checkSweep()
 	}
@@ -69,7 +74,10 @@ func engineCheck(msg string) string {
 func (s *sim) ongoing() map[pidEpoch]bool {
 	out := map[pidEpoch]bool{}
 	for _, id := range s.txnIDs {
-		if info, ok := s.e.Transaction(id); ok && info.State == engine.TxnOngoing {
+		// A decided transaction's staged records stay TX_PENDING until its
+		// marker reaches their partition.
+		if info, ok := s.e.Transaction(id); ok && (info.State == engine.TxnOngoing ||
+			info.State == engine.TxnPrepareCommit || info.State == engine.TxnPrepareAbort) {
 			out[pidEpoch{info.ProducerID, info.Epoch}] = true
 		}
 	}
@@ -82,12 +90,56 @@ func (s *sim) ongoing() map[pidEpoch]bool {
 // them aborted. Staged share records are checked by observe.
 func (s *sim) checkEndedTxns() {
 	s.ended = map[pidEpoch]*txnTrack{}
+	// Transactions whose markers all landed in this step, judged in the
+	// order they were decided (the order the coordinator sends markers).
+	var completed []*txnTrack
+	defer func() {
+		sort.SliceStable(completed, func(i, j int) bool { return completed[i].decided < completed[j].decided })
+		for _, t := range completed {
+			if !s.checkOutputs(t) {
+				return
+			}
+		}
+	}()
+	for _, t := range s.retired {
+		// Completed within the step that began the next transaction: the
+		// outcome is the decision (or what the client was told).
+		commit := t.state == txnCommitted
+		if !t.completing {
+			commit = t.clientEnded && t.clientErr == nil && t.clientCommit
+			s.decisions++
+			t.decided = s.decisions
+		}
+		t.state, t.completing = txnAborted, false
+		if commit {
+			t.state = txnCommitted
+		}
+		s.ended[pidEpoch{t.pid, t.epoch}] = t
+		if s.inOpen == t {
+			s.inOpen = nil
+		}
+		completed = append(completed, t)
+	}
+	s.retired = s.retired[:0]
 	for _, id := range s.txnIDs {
 		t := s.tracks[id]
-		if t == nil || t.state != txnOpen {
+		if t == nil {
 			continue
 		}
 		info, _ := s.e.Transaction(id)
+		if t.completing {
+			// Decided in an earlier step: its markers may land in this one.
+			s.ended[pidEpoch{t.pid, t.epoch}] = t
+			if info.ProducerID == t.pid && info.Epoch == t.epoch && info.MarkersPending > 0 {
+				continue
+			}
+			t.completing = false
+			completed = append(completed, t)
+			continue
+		}
+		if t.state != txnOpen {
+			continue
+		}
 		if info.ProducerID == t.pid && info.Epoch == t.epoch && info.State != engine.TxnOngoing &&
 			(t.forgotten || (s.restarted || s.coordCrashed) && t.empty()) {
 			// Begin is not logged until a participant joins: recovery
@@ -102,7 +154,9 @@ func (s *sim) checkEndedTxns() {
 			}
 			continue
 		}
-		commit := info.State == engine.TxnCompleteCommit
+		decided := info.ProducerID == t.pid && info.Epoch == t.epoch &&
+			(info.State == engine.TxnPrepareCommit || info.State == engine.TxnPrepareAbort)
+		commit := info.State == engine.TxnCompleteCommit || decided && info.State == engine.TxnPrepareCommit
 		t.state = txnAborted
 		if commit {
 			t.state = txnCommitted
@@ -117,27 +171,43 @@ func (s *sim) checkEndedTxns() {
 		case t.clientEnded && t.clientErr != nil && commit:
 			s.fail("I8 commit-atomic", "%s: commit failed (%s) yet the transaction committed", t, errName(t.clientErr))
 		}
-		for _, o := range t.outputs {
-			recs, _, err := s.e.Fetch(o.tp, o.off, 1, engine.ReadUncommitted)
-			if err != nil || len(recs) == 0 || recs[0].Offset != o.off {
-				s.fail("sim", "%s: its record %s@%d cannot be read back (%v)", t, o.tp, o.off, err)
-				return
-			}
-			if recs[0].Aborted == commit {
-				if commit {
-					s.fail("I8 commit-atomic", "%s committed but its record %s@%d is marked aborted", t, o.tp, o.off)
-				} else {
-					s.fail("I8 commit-atomic", "%s aborted but its record %s@%d is not marked aborted", t, o.tp, o.off)
-				}
-				return
-			}
+		s.decisions++
+		t.decided = s.decisions
+		if decided {
+			// The outputs are checked once every marker landed.
+			t.completing = true
+			continue
 		}
-		if commit {
-			for p, off := range t.offsets {
-				s.classicWant[p] = off
+		completed = append(completed, t)
+	}
+}
+
+// checkOutputs checks invariant 8 for a completed transaction's outputs
+// and classic offsets: a commit makes them visible, an abort marks them
+// aborted. It reports false after a violation.
+func (s *sim) checkOutputs(t *txnTrack) bool {
+	commit := t.state == txnCommitted
+	for _, o := range t.outputs {
+		recs, _, err := s.e.Fetch(o.tp, o.off, 1, engine.ReadUncommitted)
+		if err != nil || len(recs) == 0 || recs[0].Offset != o.off {
+			s.fail("sim", "%s: its record %s@%d cannot be read back (%v)", t, o.tp, o.off, err)
+			return false
+		}
+		if recs[0].Aborted == commit {
+			if commit {
+				s.fail("I8 commit-atomic", "%s committed but its record %s@%d is marked aborted", t, o.tp, o.off)
+			} else {
+				s.fail("I8 commit-atomic", "%s aborted but its record %s@%d is not marked aborted", t, o.tp, o.off)
 			}
+			return false
 		}
 	}
+	if commit {
+		for p, off := range t.offsets {
+			s.classicWant[p] = off
+		}
+	}
+	return true
 }
 
 func endWord(commit bool) string {
@@ -422,6 +492,11 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 			}
 			return bad("I7 tx-pending-held", "a TX_PENDING record changed outside its transaction (lock expiry, session close, poll or another producer's marker)")
 		}
+		if end.completing && cur == prev {
+			// Decided, but the marker has not reached this partition yet:
+			// it stays TX_PENDING between PREPARE_* and COMPLETE_*.
+			return true
+		}
 		if cur.count != prev.count {
 			return bad("I3 delivery-count", "a marker changed the delivery count")
 		}
@@ -608,18 +683,27 @@ func (s *sim) checkLSO() {
 			s.fail("sim", "offsets of %s: %v", tp, err)
 			return false
 		}
+		// want is the LSO the open transactions allow; low is lower still
+		// by the decided transactions whose marker may not have reached tp
+		// yet (their markers land one participant at a time).
 		want, by := hw, (*txnTrack)(nil)
+		low := hw
 		for _, id := range s.txnIDs {
 			t := s.tracks[id]
-			if t == nil || t.state != txnOpen {
+			if t == nil || t.state != txnOpen && !t.completing {
 				continue
 			}
-			if f, ok := t.first[tp]; ok && f < want {
+			f, ok := t.first[tp]
+			if !ok {
+				continue
+			}
+			low = min(low, f)
+			if t.state == txnOpen && f < want {
 				want, by = f, t
 			}
 		}
 		switch {
-		case lso < want:
+		case lso < low:
 			s.fail("I8 commit-atomic", "%s: LSO %d, want %d: committed records stay invisible to read_committed", tp, lso, want)
 		case lso > want:
 			s.fail("read-committed", "%s: LSO %d passes %s's first record at %d: read_committed sees uncommitted records", tp, lso, by, want)
@@ -680,9 +764,83 @@ func (s *sim) checkClassicOffsets() {
 		if !ok {
 			off = -1
 		}
-		if off != s.classicWant[p] {
+		if off == s.classicWant[p] {
+			continue
+		}
+		// A committed transaction whose markers are on their way may have
+		// reached the group already.
+		landed := false
+		for _, id := range s.txnIDs {
+			if t := s.tracks[id]; t != nil && t.completing && t.state == txnCommitted {
+				if o, ok := t.offsets[int32(p)]; ok && o == off {
+					landed = true
+				}
+			}
+		}
+		if !landed {
 			s.fail("I8 commit-atomic", "classic group %s %s: committed offset %d, want %d (from the last committed transaction)", s.groups[g], tp, off, s.classicWant[p])
 			return
+		}
+	}
+}
+
+// checkDLQ checks invariant 14: a record archived by a reject or at the
+// delivery limit has one dead-letter copy under read_committed, and
+// nothing else has one. A copy may show before the record's own marker
+// lands (a staged REJECT's copy commits with the DLQ partition's marker);
+// at the end (final) every such record must have its copy.
+func (s *sim) checkDLQ(final bool) {
+	for g := range s.share {
+		d := &s.dlq[g]
+		if d.copies == nil {
+			d.copies = map[[2]int64]int{}
+		}
+		topic := "dlq-" + modes[g]
+		recs, next, err := s.e.Fetch(engine.TopicPartition{Topic: topic}, d.next, 1<<20, engine.ReadCommitted)
+		if err != nil {
+			s.fail("sim", "read_committed fetch of %s: %v", topic, err)
+			return
+		}
+		d.next = next
+		for _, r := range recs {
+			var part, off int64 = -1, -1
+			for _, h := range r.Headers {
+				switch h.Key {
+				case engine.HeaderDLQPartition:
+					part, _ = strconv.ParseInt(string(h.Value), 10, 32)
+				case engine.HeaderDLQOffset:
+					off, _ = strconv.ParseInt(string(h.Value), 10, 64)
+				}
+			}
+			if part < 0 || part >= int64(len(s.share[g])) || off < 0 {
+				s.fail("I14 dlq", "%s@%d: a dead-letter copy without its provenance", topic, r.Offset)
+				return
+			}
+			k := [2]int64{part, off}
+			d.copies[k]++
+			if n := d.copies[k]; n > 1 {
+				s.fail("I14 dlq", "%s: in-%d@%d has %d dead-letter copies, want one", topic, part, off, n)
+				return
+			}
+			src := s.share[g][part].get(off)
+			archived := src.state == engine.StateArchived && (src.reason == engine.ReasonRejected || src.reason == engine.ReasonLimit)
+			staged := src.state == engine.StateTxPending && src.staged == engine.AckReject
+			if !archived && !staged {
+				s.fail("I14 dlq", "%s: in-%d@%d has a dead-letter copy but is %s", topic, part, off, src)
+				return
+			}
+		}
+		if !final {
+			continue
+		}
+		for p, m := range s.share[g] {
+			for off := int64(0); off < int64(len(m.recs)); off++ {
+				r := m.recs[off]
+				if r.state == engine.StateArchived && (r.reason == engine.ReasonRejected || r.reason == engine.ReasonLimit) && d.copies[[2]int64{int64(p), off}] != 1 {
+					s.fail("I14 dlq", "%s: in-%d@%d is %s but has %d dead-letter copies, want one", topic, p, off, r, d.copies[[2]int64{int64(p), off}])
+					return
+				}
+			}
 		}
 	}
 }

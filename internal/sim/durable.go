@@ -36,7 +36,12 @@ func (a *crashArm) String() string {
 // held and only reads and writes simulator fields.
 func (s *sim) crashHook(pt engine.HookPoint, info engine.HookInfo) error {
 	a := s.crashArm
-	if a == nil || !s.ending || pt != a.point || info.TransactionalID == inTxnID {
+	if a == nil || pt != a.point || info.TransactionalID == inTxnID {
+		return nil
+	}
+	// PREPARE_* is logged inside the client's end; its markers and
+	// COMPLETE_* follow when the timers deliver them.
+	if !s.ending && !(s.delivering && pt != engine.HookTxnPrepared) {
 		return nil
 	}
 	if pt == engine.HookTxnMarker && info.Marker != a.marker {

@@ -100,6 +100,11 @@ type txnTrack struct {
 	clientEnded  bool
 	clientCommit bool
 	clientErr    error
+	// completing: the transaction is decided (PREPARE_*, state says the
+	// outcome) and its markers are on their way; its staged records may
+	// still be TX_PENDING and its outputs visible (DESIGN §4, invariant 8).
+	completing bool
+	decided    int // order of the decision among the run's transactions
 	// forgotten: a restart or coordinator crash forgot the Begin (no
 	// participant had joined); the producer's next call reopens it.
 	forgotten bool
@@ -126,6 +131,11 @@ func (s *sim) newTrack(tid string, p *engine.Producer, slot int) *txnTrack {
 	info, _ := s.e.Transaction(tid)
 	t := &txnTrack{tid: tid, pid: info.ProducerID, epoch: info.Epoch, seq: p.TxnSeq(), slot: slot,
 		first: map[engine.TopicPartition]int64{}, offsets: map[int32]int64{}}
+	if old := s.tracks[tid]; old != nil && (old.completing || old.state == txnOpen && old.clientEnded) {
+		// The previous transaction ended in this step and its markers
+		// landed before this Begin: checkEndedTxns still judges it.
+		s.retired = append(s.retired, old)
+	}
 	s.tracks[tid] = t
 	return t
 }
@@ -186,6 +196,13 @@ func recOf(ri engine.RecordInfo) rec {
 		r.reason = ri.Reason
 	}
 	return r
+}
+
+// dlqModel counts a share group's dead-letter copies seen under
+// read_committed, by source partition and offset.
+type dlqModel struct {
+	next   int64
+	copies map[[2]int64]int
 }
 
 // spModel is the last observed state of one share partition.

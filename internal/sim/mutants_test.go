@@ -53,6 +53,10 @@ var mutants = []struct{ id, breaks string }{
 	{"lso-past-open-one-partition", "one partition log in four advances its LSO past open transactions"},
 	{"commit-redelivers", "a commit marker makes some accepted records AVAILABLE again"},
 	{"read-returns-foreign-record", "a read_committed fetch returns a record of somewhere else in place of one in 97"},
+	{"commit-after-failed-staging", "a commit succeeds after a staging call of its transaction failed"},
+	{"stale-member-epoch-accepted", "staging with a stale member epoch is accepted"},
+	{"marker-dropped-without-retry", "a marker to a participant cut off from the coordinator is dropped instead of retried"},
+	{"dlq-written-twice", "a record archived by a reject or at the delivery limit is copied to the dead-letter queue twice"},
 }
 
 const (

@@ -152,16 +152,21 @@ type sim struct {
 	dir          string // data directory of a durable seed
 	crashArm     *crashArm
 	crashFired   string // the armed crash struck (where)
+	delivering   bool   // the timers are delivering markers (advance)
 	ending       bool   // a client's commit or abort is running
 	restarted    bool   // this step restarted the engine
 	coordCrashed bool   // this step reloaded the coordinator
 	failover     map[[2]int]bool
 
 	tracks    map[string]*txnTrack // open transaction per transactional id
+	retired   []*txnTrack          // ended transactions replaced in tracks before they were judged
+	decisions int                  // transactions decided so far (txnTrack.decided)
 	txnIDs    []string             // every transactional id, sorted
 	before    map[string]engine.TxnInfo
 	ended     map[pidEpoch]*txnTrack
 	failStage bool
+	churned   [len(modes) - 1]*engine.ShareMember // KindChurn's extra member per share group
+	dlq       [len(modes) - 1]dlqModel            // dead-letter copies per share group
 	lastSweep time.Duration
 	fired     bool // this step fired timers
 
@@ -289,7 +294,14 @@ func (s *sim) setup() error {
 		if name == "classic-eos" {
 			continue
 		}
-		if err := e.SetShareGroupConfig(s.groups[m], gc); err != nil {
+		// Every share group has a dead-letter queue (KIP-1191, invariant 14).
+		dlq := "dlq-" + name
+		if err := e.CreateTopic(dlq, 1); err != nil {
+			return err
+		}
+		gcm := gc
+		gcm.DLQTopic = dlq
+		if err := e.SetShareGroupConfig(s.groups[m], gcm); err != nil {
 			return err
 		}
 		for q := int32(0); q < p.inParts; q++ {
@@ -443,6 +455,10 @@ func (s *sim) exec(st Step) {
 		s.say("leave %s at %s", sl.cur.name, sl.cur.phaseName())
 		sl.cur.close()
 		sl.replace(false)
+	case KindChurn:
+		s.churn(sl.mode % (len(modes) - 1))
+	case KindPartition:
+		s.partition(r)
 	case KindFailStage:
 		s.failStage = true
 		s.say("fail-stage: the next staging write fails")
@@ -459,8 +475,18 @@ func (s *sim) advance(d time.Duration) {
 		s.lastSweep = now
 	}
 	s.fired = true
+	s.delivering = true
 	s.e.FireTimers()
+	s.delivering = false
 	s.say("advance %s", fmtDur(d))
+	if s.crashFired != "" {
+		// An armed crash struck while the timers delivered markers: the
+		// client's end had returned once PREPARE_* was durable, and
+		// recovery completes the transaction with that decision.
+		where := s.crashFired
+		s.crashFired = ""
+		s.restart("crash " + where + ", restart")
+	}
 }
 
 // produceInputs appends input records, plainly or in the input
@@ -525,6 +551,12 @@ func (s *sim) produceInputs(r *rand.Rand) {
 // transaction timed out).
 func (s *sim) renewInputProducer() {
 	p, err := s.e.NewProducer(engine.ProducerConfig{TransactionalID: inTxnID, TransactionTimeout: s.p.txnTimeout})
+	if errors.Is(err, engine.ErrConcurrentTransactions) {
+		// The fenced producer's last transaction waits for a marker: the
+		// old handle stays, fenced, and the next input step renews again.
+		s.say("new input producer waits: %s", errName(err))
+		return
+	}
 	if err != nil {
 		s.fail("sim", "new input producer: %v", err)
 		return
@@ -569,7 +601,69 @@ func (s *sim) producerCall(p *engine.Producer, tid, what string, f func() error)
 // producer.
 func (s *sim) fenced(p *engine.Producer, tid string) bool {
 	info, ok := s.e.Transaction(tid)
-	return !ok || info.ProducerID != p.ProducerID() || info.Epoch != p.Epoch()
+	// While its last transaction's markers are on their way, the producer
+	// already holds the epoch the id gets once they are applied.
+	return !ok || info.NextProducerID != p.ProducerID() || info.NextEpoch != p.Epoch()
+}
+
+// partition cuts the transaction coordinator off from one input or output
+// partition's leader for a while (KindPartition): markers for it wait, the
+// transactions they belong to stay PREPARE_*, and their producers' next
+// transactions wait too, until the clock passes the end.
+func (s *sim) partition(r *rand.Rand) {
+	var tps []engine.TopicPartition
+	for _, ip := range s.in {
+		tps = append(tps, ip.tp)
+	}
+	for m := range s.outs {
+		for _, op := range s.outs[m] {
+			tps = append(tps, op.tp)
+		}
+	}
+	tp := tps[r.IntN(len(tps))]
+	d := s.p.lock/2 + time.Duration(r.IntN(4))*s.p.lock/2
+	if err := s.e.PartitionMarkers(tp, d); err != nil {
+		s.fail("sim", "network partition of %s: %v", tp, err)
+		return
+	}
+	s.say("partition: coordinator cut off from %s for %s", tp, fmtDur(d))
+}
+
+// churn joins an extra member to share group g, or makes the one that
+// joined leave (KindChurn). The extra member never polls; if it is not
+// made to leave its session expires, which changes the membership too.
+func (s *sim) churn(g int) {
+	if m := s.churned[g]; m != nil {
+		s.churned[g] = nil
+		if mi := s.members[m.ID()]; mi != nil {
+			mi.left, mi.leftStep = true, s.stepNo
+		}
+		s.say("churn: %s leaves %s: %s", m.ID(), s.groups[g], errName(m.Leave()))
+		return
+	}
+	m, err := s.e.JoinShareGroup(s.groups[g], []string{inTopic}, engine.AckExplicit)
+	if err != nil {
+		s.say("churn: join %s: %s", s.groups[g], errName(err))
+		return
+	}
+	s.members[m.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
+	s.churned[g] = m
+	s.say("churn: %s joins %s", m.ID(), s.groups[g])
+}
+
+// memberEpoch returns a share member's current epoch in group g's
+// coordinator, and whether it is still a member.
+func (s *sim) memberEpoch(g int, id string) (int32, bool) {
+	ms, err := s.e.ShareMembers(s.groups[g])
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range ms {
+		if m.ID == id {
+			return m.Epoch, true
+		}
+	}
+	return 0, false
 }
 
 // touch records that a member was seen by the engine now.
@@ -593,6 +687,15 @@ func errName(err error) string {
 	if err == nil {
 		return "ok"
 	}
+	if errors.Is(err, engine.ErrAbortableTransaction) {
+		if u, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, c := range u.Unwrap() {
+				if c != engine.ErrAbortableTransaction {
+					return "abortable(" + errName(c) + ")"
+				}
+			}
+		}
+	}
 	var ae *engine.AckError
 	if errors.As(err, &ae) {
 		tps := make([]engine.TopicPartition, 0, len(ae.Partitions))
@@ -611,6 +714,8 @@ func errName(err error) string {
 		name string
 	}{
 		{errStageWrite, "stage-write-failed"},
+		{engine.ErrAbortableTransaction, "abortable"},
+		{engine.ErrConcurrentTransactions, "concurrent-transactions"},
 		{engine.ErrTransactionTimedOut, "timed-out"},
 		{engine.ErrProducerFenced, "fenced"},
 		{engine.ErrUnknownMember, "unknown-member"},

@@ -54,11 +54,20 @@ const (
 	// KindFailover reloads one share partition from the share-state log
 	// (durable seeds only).
 	KindFailover
+	// KindChurn changes a share group's membership (membership churn): an
+	// extra member joins, or the one that joined leaves, which bumps every
+	// member's epoch; workers learn it on their next poll, and a staging
+	// with the old epoch is fenced.
+	KindChurn
+	// KindPartition cuts the transaction coordinator off from one input
+	// or output partition's leader for a while (a network partition):
+	// markers for it wait until the partition heals.
+	KindPartition
 	numKinds
 )
 
 var kindNames = [numKinds]string{"work", "produce", "advance", "crash", "zombie", "stall", "leave", "fail-stage",
-	"restart", "crash-end", "coordinator-crash", "failover"}
+	"restart", "crash-end", "coordinator-crash", "failover", "churn", "partition"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -69,9 +78,10 @@ func (k Kind) String() string {
 
 // kindWeights is the scheduler's mix, in percent.
 var kindWeights = [numKinds]int{
-	KindWork: 61, KindProduce: 8, KindAdvance: 16, KindCrash: 3,
+	KindWork: 57, KindProduce: 8, KindAdvance: 16, KindCrash: 3,
 	KindZombie: 2, KindStall: 2, KindLeave: 1, KindFailStage: 2,
 	KindRestart: 1, KindCrashEnd: 2, KindCoordinatorCrash: 1, KindFailover: 1,
+	KindChurn: 2, KindPartition: 2,
 }
 
 // Step is one scheduler decision. R seeds the step's own choices (how

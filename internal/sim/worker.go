@@ -107,6 +107,13 @@ func (sl *slot) replace(keepAsZombie bool) {
 		sl.cur.abandon()
 	}
 	w, err := sl.newWorker()
+	if errors.Is(err, engine.ErrConcurrentTransactions) {
+		// Its predecessor's last transaction still waits for a marker:
+		// the slot retries at its next step (work).
+		sl.s.say("replacement of %s waits: %s", sl.cur.name, errName(err))
+		sl.cur.gone = true
+		return
+	}
 	if err != nil {
 		sl.s.fail("sim", "starting %s's replacement: %v", sl.cur.name, err)
 		return
@@ -156,6 +163,9 @@ func (w *worker) work(r *rand.Rand) {
 	s := w.s
 	if w.gone {
 		s.say("(gone)")
+		if w == w.sl.cur {
+			w.sl.replace(false)
+		}
 		return
 	}
 	if now := s.clk.Now(); now < w.stallUntil && !s.drain {
@@ -268,8 +278,8 @@ func (w *worker) workTransactional(r *rand.Rand) {
 	}
 	switch w.phase {
 	case phProduced:
-		if !w.s.drain && r.IntN(30) == 0 {
-			w.stageRelease()
+		if !w.s.drain && r.IntN(30) == 0 && !w.stageRelease() {
+			return
 		}
 		if !w.stage() {
 			return
@@ -521,6 +531,12 @@ func partitionErrors(err error) (map[int32]error, bool) {
 func (w *worker) begin() bool {
 	s := w.s
 	err := s.producerCall(w.txn, w.sl.tid, "begin", w.txn.Begin)
+	if errors.Is(err, engine.ErrConcurrentTransactions) {
+		// The previous transaction's markers wait for a participant cut
+		// off from the coordinator: retried at the worker's next step.
+		s.say("begin: %s", errName(err))
+		return false
+	}
 	if err != nil {
 		w.failed("begin", err)
 		return false
@@ -579,14 +595,36 @@ func (w *worker) stage() bool {
 	valid := t != nil && !s.fenced(w.txn, w.sl.tid)
 	pred := s.predict(g, w.share.ID(), w.held, true)
 	meta := w.share.Metadata()
+	current, inGroup := s.memberEpoch(g, meta.MemberID)
+	stale := inGroup && current != meta.MemberEpoch
 	err := s.producerCall(w.txn, w.sl.tid, "stage", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
 	s.say("stage a%d r%d: %s", len(w.acc), len(w.rej), errName(err))
 	failed, whole := partitionErrors(err)
 	if !whole {
 		s.touch(w.share.ID())
 	}
-	if valid {
+	if valid && stale && !errors.Is(err, engine.ErrFencedMemberEpoch) {
+		s.fail("I10 member-epoch", "%s: stage by %s with member epoch %d, the group has %d, returned %v, want fenced member epoch",
+			w.name, meta.MemberID, meta.MemberEpoch, current, err)
+		return false
+	}
+	if valid && inGroup && !stale && errors.Is(err, engine.ErrFencedMemberEpoch) {
+		s.fail("I10 member-epoch", "%s: stage by %s with its current member epoch %d was fenced: %v", w.name, meta.MemberID, current, err)
+		return false
+	}
+	if valid && !stale {
 		s.checkPrediction(w, g, "stage", w.held, pred, failed, whole)
+	}
+	if errors.Is(err, engine.ErrFencedMemberEpoch) && !w.zombie {
+		// A rebalance between the poll and the staging: abort, and the
+		// next poll learns the new epoch (DESIGN §3.9).
+		if valid {
+			w.probeAbortable("stage", err)
+		}
+		if w.abort() {
+			w.settle()
+		}
+		return false
 	}
 	if whole {
 		w.failed("stage", err)
@@ -625,6 +663,9 @@ func (w *worker) stage() bool {
 	if err != nil {
 		// A partition failed: the transaction cannot commit what it
 		// wrote for those records, so it aborts (as loadgen's worker does).
+		if valid {
+			w.probeAbortable("stage", err)
+		}
 		if w.abort() {
 			w.settle()
 		}
@@ -633,14 +674,46 @@ func (w *worker) stage() bool {
 	return true
 }
 
+// probeAbortable checks invariant 13 after a staging call failed with
+// cause: the transaction is abortable, so a Produce and a Commit must both
+// fail with ErrAbortableTransaction wrapping the cause (a client that
+// ignores the failure must not make its outputs visible).
+func (w *worker) probeAbortable(what string, cause error) {
+	s := w.s
+	if w.open == nil || errors.Is(cause, engine.ErrProducerFenced) || s.fenced(w.txn, w.sl.tid) {
+		return
+	}
+	for _, p := range []struct {
+		name string
+		call func() error
+	}{
+		{"produce", func() error {
+			tp := s.outs[w.sl.mode][0].tp
+			_, err := w.txn.Produce(tp.Topic, tp.Partition, []engine.ProduceRecord{{Value: []byte("probe")}})
+			return err
+		}},
+		{"commit", w.txn.Commit},
+	} {
+		err := p.call()
+		s.say("probe %s after failed %s: %s", p.name, what, errName(err))
+		if !errors.Is(err, engine.ErrAbortableTransaction) {
+			s.fail("I13 abortable", "%s's %s after a failed %s (%v) returned %v, want ErrAbortableTransaction", w.name, p.name, what, cause, err)
+			return
+		}
+	}
+}
+
 // stageRelease tries to stage RELEASE, which KIP-1289 forbids: the engine
-// must refuse it and change nothing.
-func (w *worker) stageRelease() {
+// must refuse it and change nothing but the transaction, which the refusal
+// leaves abortable, so the worker aborts it. It reports whether the
+// transaction is still open.
+func (w *worker) stageRelease() bool {
 	s := w.s
 	acks := ackRanges(w.held, engine.AckRelease)
 	if len(acks) == 0 || w.open == nil {
-		return
+		return true
 	}
+	valid := !s.fenced(w.txn, w.sl.tid)
 	meta := w.share.Metadata()
 	err := s.producerCall(w.txn, w.sl.tid, "stage-release", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
 	s.say("stage-release: %s", errName(err))
@@ -650,6 +723,16 @@ func (w *worker) stageRelease() {
 	if errors.As(err, new(*engine.AckError)) {
 		s.touch(w.share.ID())
 	}
+	if err == nil {
+		return true
+	}
+	if valid {
+		w.probeAbortable("stage-release", err)
+	}
+	if w.abort() {
+		w.settle()
+	}
+	return false
 }
 
 // sendOffsets adds the classic member's next offsets to the open
@@ -669,6 +752,7 @@ func (w *worker) sendOffsets() bool {
 	if errors.Is(err, engine.ErrIllegalGeneration) && !w.zombie {
 		// A rebalance since the poll: abort and start over from the
 		// committed offsets.
+		w.probeAbortable("send-offsets", err)
 		if w.abort() {
 			w.rewind()
 		}

@@ -46,7 +46,10 @@ type Result struct {
 	Duration time.Duration `json:"duration_ns"`
 	Warmup   time.Duration `json:"warmup_ns"`
 	Repeats  int           `json:"repeats"`
-	Modes    []ModeResult  `json:"modes"`
+	// Interrupted is set when a SIGINT or SIGTERM stopped the run: Modes
+	// holds the completed modes and the interrupted one (marked).
+	Interrupted bool         `json:"interrupted,omitempty"`
+	Modes       []ModeResult `json:"modes"`
 }
 
 // Env says where a run happened.
@@ -75,20 +78,41 @@ type ModeResult struct {
 	// Error is set when the run of this mode failed.
 	Error string `json:"error,omitempty"`
 
-	// Measured window (after warm-up, before drain).
-	MeasuredNs int64 `json:"measured_ns"`
-	// Counts over the measured window.
+	// Interrupted is set on the mode a SIGINT or SIGTERM stopped; its
+	// figures cover what it measured before (often nothing).
+	Interrupted bool `json:"interrupted,omitempty"`
+
+	// The measurement window, in ns since the mode started: it opens when
+	// the warm-up has ended and every worker has received records, and
+	// closes when the producers stop (WindowEndNs - WindowStartNs =
+	// MeasuredNs). Every histogram and rate counts only samples inside it;
+	// both are 0 when it never opened.
+	WindowStartNs int64 `json:"window_start_ns"`
+	WindowEndNs   int64 `json:"window_end_ns"`
+	MeasuredNs    int64 `json:"measured_ns"`
+	// Counts over the measurement window: inputs whose intended send time
+	// falls in it (one send_lag and one produce sample each), outputs
+	// visible in it, commits (or acks) done in it (one commit and one
+	// poll_to_commit sample each).
 	InputsProduced int64   `json:"inputs_produced"`
 	OutputsVisible int64   `json:"outputs_visible"`
+	WindowCommits  int64   `json:"window_commits"`
 	Throughput     float64 `json:"throughput"` // outputs visible per second
 	InputRate      float64 `json:"input_rate"` // inputs produced per second
+	// CPUNs is the CPU time (user and system) the sharebench process used
+	// inside the window: load generator and, with the engine target, the
+	// engine. 0 where the OS does not say.
+	CPUNs int64 `json:"cpu_ns,omitempty"`
 	// Counts over the whole run.
-	TotalInputs   int64 `json:"total_inputs"`
-	TotalOutputs  int64 `json:"total_outputs"`
-	Processed     int64 `json:"processed"`
-	Redeliveries  int64 `json:"redeliveries"`
-	Commits       int64 `json:"commits"`
-	Aborts        int64 `json:"aborts"`
+	TotalInputs  int64 `json:"total_inputs"`
+	TotalOutputs int64 `json:"total_outputs"`
+	Processed    int64 `json:"processed"`
+	Redeliveries int64 `json:"redeliveries"`
+	Commits      int64 `json:"commits"`
+	Aborts       int64 `json:"aborts"`
+	// FencedAborts counts the aborts whose cause was a staging fenced by
+	// a stale member epoch (a rebalance between poll and staging).
+	FencedAborts  int64 `json:"fenced_aborts,omitempty"`
 	LockExpiries  int64 `json:"lock_expiries"`
 	WorkerCrashes int64 `json:"worker_crashes"`
 
@@ -98,6 +122,9 @@ type ModeResult struct {
 	DrainNote string `json:"drain_note,omitempty"`
 	// SendLagWarning is set when the schedule was not met.
 	SendLagWarning string `json:"send_lag_warning,omitempty"`
+	// Notes are things a reader of the figures should know (a window
+	// that opened before every worker had received records).
+	Notes []string `json:"notes,omitempty"`
 
 	Histograms map[string]Histogram `json:"histograms"`
 	Series     []Second             `json:"series"`
@@ -125,12 +152,20 @@ type Histogram struct {
 	EncodedV2 string `json:"encoded_v2"`
 }
 
-// Second is one second of the per-second series; T counts seconds since
-// the start of the mode's run (warm-up included, flagged).
+// Second is one bucket of the per-second series. Buckets are whole seconds
+// aligned with the measurement window: back from its start through the
+// warm-up (the first may be shorter), from its start to its end (the last
+// may be shorter), then from its end through the drain. [StartNs, EndNs)
+// are its bounds in ns since the mode started, T its start in whole
+// seconds; rates are per second of the bucket's own length.
 type Second struct {
 	T            int      `json:"t"`
+	StartNs      int64    `json:"start_ns"`
+	EndNs        int64    `json:"end_ns"`
 	Warmup       bool     `json:"warmup,omitempty"`
 	Drain        bool     `json:"drain,omitempty"`
+	Inputs       int64    `json:"inputs"`  // inputs sent in the bucket
+	Outputs      int64    `json:"outputs"` // outputs visible in the bucket
 	InputRate    int64    `json:"input_rate"`
 	OutputRate   int64    `json:"output_rate"`
 	Redeliveries int64    `json:"redeliveries"`
@@ -138,7 +173,7 @@ type Second struct {
 	LockExpiries int64    `json:"lock_expiries"`
 	Backlog      int64    `json:"backlog"` // inputs produced minus outputs visible
 	SendLagP99   int64    `json:"send_lag_p99_ns"`
-	P99          int64    `json:"e2e_p99_ns"` // end-to-end p99 of outputs seen in that second
+	P99          int64    `json:"e2e_p99_ns"` // end-to-end p99 of the window's outputs seen in that bucket
 	Faults       []string `json:"faults,omitempty"`
 }
 

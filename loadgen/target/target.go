@@ -94,6 +94,29 @@ func Fenced(err error) error {
 	return fmt.Errorf("%w: %w", ErrFenced, err)
 }
 
+// ErrAbortable is wrapped by errors after which the worker's open
+// transaction can only abort (a staging call failed: KIP-1289 and Kafka's
+// producer after a failed TxnOffsetCommit); the worker aborts and goes on
+// with the same clients. ErrStaleMemberEpoch is wrapped beside it when the
+// staging was fenced by a stale member epoch (a rebalance between the poll
+// and the staging), which the result counts apart.
+var (
+	ErrAbortable        = errors.New("transaction abortable")
+	ErrStaleMemberEpoch = errors.New("stale member epoch")
+)
+
+// Abortable wraps err with ErrAbortable, and with ErrStaleMemberEpoch too
+// when staleEpoch (nil stays nil).
+func Abortable(err error, staleEpoch bool) error {
+	if err == nil {
+		return nil
+	}
+	if staleEpoch {
+		return fmt.Errorf("%w: %w: %w", ErrAbortable, ErrStaleMemberEpoch, err)
+	}
+	return fmt.Errorf("%w: %w", ErrAbortable, err)
+}
+
 // ErrUnsupported is wrapped by errors saying a target cannot run a mode or
 // an operation (for example transactional acks on a broker that does not
 // advertise the API). Check with errors.Is.

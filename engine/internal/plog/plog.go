@@ -18,10 +18,10 @@ import (
 
 // Errors.
 var (
-	ErrOffsetOutOfRange   = errors.New("plog: offset out of range")
-	ErrProducerFenced     = errors.New("plog: producer epoch is older than the partition's")
-	ErrOutOfOrderSequence = errors.New("plog: out of order sequence number")
-	ErrInvalidRecord      = errors.New("plog: invalid record")
+	ErrOffsetOutOfRange   = errors.New("engine: offset out of range")
+	ErrProducerFenced     = errors.New("engine: producer epoch is older than the partition's")
+	ErrOutOfOrderSequence = errors.New("engine: out of order sequence number")
+	ErrInvalidRecord      = errors.New("engine: invalid record")
 )
 
 // NoProducer is the producer id of a plain (non-idempotent) record.
@@ -48,10 +48,18 @@ type Record struct {
 	Control       bool // a transaction marker, never returned by Fetch
 	Commit        bool // for a control record: commit (true) or abort
 	Aborted       bool // a transactional record whose transaction aborted
+	Headers       []Header
+}
+
+// Header is a record header.
+type Header struct {
+	Key   string
+	Value []byte
 }
 
 type entry struct {
 	key, value []byte
+	headers    []Header
 	ts         int64
 	pid        int64
 	seq        int32
@@ -64,6 +72,7 @@ const (
 	flagControl
 	flagCommit
 	flagAborted
+	flagBatchEnd // the last record of a produced batch (a marker is a batch of its own)
 )
 
 type segment struct {
@@ -150,8 +159,9 @@ func (l *Log) OpenTransactions() int { return len(l.ongoing) }
 
 // Batch is one produce request's records for this partition.
 type Batch struct {
-	Keys   [][]byte // nil, or one per value
-	Values [][]byte
+	Keys    [][]byte // nil, or one per value
+	Values  [][]byte
+	Headers [][]Header // nil, or one list per value
 	// ProducerID is NoProducer for plain records; else the idempotent or
 	// transactional producer with its epoch and the sequence of the first
 	// record.
@@ -217,7 +227,15 @@ func (l *Log) Append(b *Batch) (base int64, dup bool, err error) {
 		if b.Keys != nil {
 			k = b.Keys[i]
 		}
-		l.appendEntry(entry{key: k, value: v, ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: flags})
+		f := flags
+		if i == len(b.Values)-1 {
+			f |= flagBatchEnd
+		}
+		var h []Header
+		if b.Headers != nil {
+			h = b.Headers[i]
+		}
+		l.appendEntry(entry{key: k, value: v, headers: h, ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: f})
 	}
 	return base, false, nil
 }
@@ -226,6 +244,9 @@ func (l *Log) Append(b *Batch) (base int64, dup bool, err error) {
 func (l *Log) appendEntry(e entry) {
 	s := l.tail()
 	n := len(e.key) + len(e.value)
+	for _, h := range e.headers {
+		n += len(h.Value)
+	}
 	if cap(s.arena)-len(s.arena) < n {
 		// Grow the arena geometrically; old arenas stay alive while
 		// earlier entries alias them. Capped at maxArenaBytes: uncapped, a
@@ -248,6 +269,16 @@ func (l *Log) appendEntry(e entry) {
 	if e.value != nil {
 		s.arena = append(s.arena, e.value...)
 		e.value = s.arena[len(s.arena)-len(e.value) : len(s.arena) : len(s.arena)]
+	}
+	if e.headers != nil {
+		// Copied like the key and value (values into the arena), so the
+		// caller may reuse its buffers.
+		hs := make([]Header, len(e.headers))
+		for i, h := range e.headers {
+			s.arena = append(s.arena, h.Value...)
+			hs[i] = Header{Key: h.Key, Value: s.arena[len(s.arena)-len(h.Value) : len(s.arena) : len(s.arena)]}
+		}
+		e.headers = hs
 	}
 	s.entries = append(s.entries, e)
 	s.bytes += int64(n)
@@ -310,13 +341,29 @@ func (l *Log) Marker(pid int64, epoch int16, commit bool, ts int64) (int64, erro
 			}
 		}
 	}
-	flags := flagControl | flagTxn
+	flags := flagControl | flagTxn | flagBatchEnd
 	if commit {
 		flags |= flagCommit
 	}
 	off := l.next
 	l.appendEntry(entry{pid: pid, epoch: epoch, ts: ts, flags: flags, seq: -1})
 	return off, nil
+}
+
+// BatchEnd returns the last offset of the produced batch that holds
+// offset, looking at most limit records ahead (a fetch in Kafka's
+// batch_optimized acquire mode acquires whole batches). Offsets outside
+// the log return offset.
+func (l *Log) BatchEnd(offset int64, limit int) int64 {
+	if offset < l.start || offset >= l.next {
+		return offset
+	}
+	for o := offset; o < l.next && o-offset < int64(limit); o++ {
+		if l.at(o).flags&flagBatchEnd != 0 {
+			return o
+		}
+	}
+	return offset
 }
 
 // FenceProducer raises the partition's epoch for pid without a marker, so
@@ -398,7 +445,7 @@ func (l *Log) record(o int64, e *entry) Record {
 	return Record{
 		Offset: o, Key: e.key, Value: e.value, Timestamp: e.ts, ProducerID: e.pid, Epoch: e.epoch,
 		Sequence: e.seq, Transactional: e.flags&flagTxn != 0, Control: e.flags&flagControl != 0,
-		Commit: e.flags&flagCommit != 0, Aborted: e.flags&flagAborted != 0,
+		Commit: e.flags&flagCommit != 0, Aborted: e.flags&flagAborted != 0, Headers: e.headers,
 	}
 }
 

@@ -170,22 +170,22 @@ func (sp *SharePartition) TakeDelta(d *Delta) bool {
 func (r *DurableRun) validate() error {
 	switch {
 	case r.First < 0 || r.Last < r.First || r.Last >= maxOffset:
-		return fmt.Errorf("sharepart: durable run [%d,%d] out of range", r.First, r.Last)
+		return fmt.Errorf("engine: durable run [%d,%d] out of range", r.First, r.Last)
 	case r.Count < 0 || r.Count > math.MaxUint16:
-		return fmt.Errorf("sharepart: durable run [%d,%d] delivery count %d", r.First, r.Last, r.Count)
+		return fmt.Errorf("engine: durable run [%d,%d] delivery count %d", r.First, r.Last, r.Count)
 	}
 	switch r.State {
 	case Available, Acknowledged:
 	case Archived:
 		if r.Reason > ReasonLogStart {
-			return fmt.Errorf("sharepart: durable run [%d,%d] archive reason %d", r.First, r.Last, r.Reason)
+			return fmt.Errorf("engine: durable run [%d,%d] archive reason %d", r.First, r.Last, r.Reason)
 		}
 	case TxPending:
 		if r.Producer == 0 || (r.Staged != Accept && r.Staged != Reject && r.Staged != Gap) {
-			return fmt.Errorf("sharepart: durable run [%d,%d] TX_PENDING producer %d outcome %v", r.First, r.Last, r.Producer, r.Staged)
+			return fmt.Errorf("engine: durable run [%d,%d] TX_PENDING producer %d outcome %v", r.First, r.Last, r.Producer, r.Staged)
 		}
 	default:
-		return fmt.Errorf("sharepart: durable run [%d,%d] state %v", r.First, r.Last, r.State)
+		return fmt.Errorf("engine: durable run [%d,%d] state %v", r.First, r.Last, r.State)
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func checkRuns(runs []DurableRun, first int64) error {
 			return err
 		}
 		if r.First != next {
-			return fmt.Errorf("sharepart: durable run [%d,%d] does not continue at %d", r.First, r.Last, next)
+			return fmt.Errorf("engine: durable run [%d,%d] does not continue at %d", r.First, r.Last, next)
 		}
 		next = r.Last + 1
 	}
@@ -225,7 +225,7 @@ func Restore(cfg Config, s *Snapshot) (*SharePartition, error) {
 		return nil, err
 	}
 	if s.SPSO < 0 || s.SPSO >= maxOffset || s.HistoryBase < 0 || s.HistoryBase > s.SPSO {
-		return nil, fmt.Errorf("sharepart: snapshot SPSO %d, history base %d out of range", s.SPSO, s.HistoryBase)
+		return nil, fmt.Errorf("engine: snapshot SPSO %d, history base %d out of range", s.SPSO, s.HistoryBase)
 	}
 	if err := checkRuns(s.Runs, s.SPSO); err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func Restore(cfg Config, s *Snapshot) (*SharePartition, error) {
 // partition the state came from had moved SPSO past it.
 func (sp *SharePartition) normalize() error {
 	if sp.head < len(sp.runs) && sp.runs[sp.head].state.Terminal() {
-		return fmt.Errorf("sharepart: %v record at SPSO %d", sp.runs[sp.head].state, sp.spso)
+		return fmt.Errorf("engine: %v record at SPSO %d", sp.runs[sp.head].state, sp.spso)
 	}
 	for n := len(sp.runs); n > sp.head && sp.runs[n-1].state == Available && sp.runs[n-1].count == 0; n = len(sp.runs) {
 		sp.end = sp.runs[n-1].first
@@ -264,20 +264,20 @@ func (sp *SharePartition) normalize() error {
 // history (when kept) records what left the window.
 func (sp *SharePartition) ApplyDelta(d *Delta) error {
 	if d.SPSO < sp.spso || d.SPSO >= maxOffset {
-		return fmt.Errorf("sharepart: delta SPSO %d behind SPSO %d", d.SPSO, sp.spso)
+		return fmt.Errorf("engine: delta SPSO %d behind SPSO %d", d.SPSO, sp.spso)
 	}
 	if d.First <= d.Last {
 		if d.First < d.SPSO || d.Last >= maxOffset {
-			return fmt.Errorf("sharepart: delta [%d,%d] below its SPSO %d", d.First, d.Last, d.SPSO)
+			return fmt.Errorf("engine: delta [%d,%d] below its SPSO %d", d.First, d.Last, d.SPSO)
 		}
 		if err := checkRuns(d.Runs, d.First); err != nil {
 			return err
 		}
 		if n := len(d.Runs); n == 0 || d.Runs[n-1].Last != d.Last {
-			return fmt.Errorf("sharepart: delta runs do not cover [%d,%d]", d.First, d.Last)
+			return fmt.Errorf("engine: delta runs do not cover [%d,%d]", d.First, d.Last)
 		}
 	} else if len(d.Runs) > 0 {
-		return fmt.Errorf("sharepart: delta with no range carries %d runs", len(d.Runs))
+		return fmt.Errorf("engine: delta with no range carries %d runs", len(d.Runs))
 	}
 	if sp.cfg.KeepHistory {
 		if err := sp.putHistory(d.History, d.SPSO); err != nil {
@@ -320,16 +320,24 @@ func (sp *SharePartition) dropBelow(offset int64) {
 	sp.spso = offset
 }
 
-// putHistory records the final states of records below spso.
+// putHistory records the final states of records below spso. A run at or
+// past spso is cut off there: the history log is written when records
+// leave the window, so after a torn tail of the share-state log (which
+// holds the window) the history log can be ahead of the recovered window,
+// and the window is the authority for what it holds.
 func (sp *SharePartition) putHistory(runs []DurableRun, spso int64) error {
 	for i := range runs {
-		r := &runs[i]
+		r := runs[i]
 		if err := r.validate(); err != nil {
 			return err
 		}
+		if r.First >= spso {
+			continue
+		}
+		r.Last = min(r.Last, spso-1)
 		if !r.State.Terminal() || r.First < sp.hist.base || r.Last >= spso || r.Last-r.First >= maxHistoryRun ||
 			r.Last-sp.hist.base >= int64(len(sp.hist.recs))+maxHistoryRun {
-			return fmt.Errorf("sharepart: history run [%d,%d] %v outside [%d, %d)", r.First, r.Last, r.State, sp.hist.base, spso)
+			return fmt.Errorf("engine: history run [%d,%d] %v outside [%d, %d)", r.First, r.Last, r.State, sp.hist.base, spso)
 		}
 		sp.hist.put(r.First, r.Last, r.State, r.Reason, r.Count)
 	}
@@ -343,4 +351,37 @@ func (sp *SharePartition) PutHistory(runs []DurableRun) error {
 		return nil
 	}
 	return sp.putHistory(runs, sp.spso)
+}
+
+// TruncateTo drops what the window holds at or past end, the partition
+// log's end: after a torn tail was cut off the partition log, records the
+// share-state log still describes are gone. SPSO moves back to end if it
+// was past it (those offsets hold no record now; the next records appended
+// there are new). The caller makes the result durable with a snapshot,
+// since a delta cannot move SPSO back. It reports whether anything changed.
+func (sp *SharePartition) TruncateTo(end int64) bool {
+	if end >= sp.end {
+		return false
+	}
+	if end <= sp.spso {
+		clear(sp.runs)
+		sp.runs, sp.head = sp.runs[:0], 0
+		sp.spso, sp.end, sp.jspso = end, end, end
+		if sp.hist.base > end {
+			sp.hist.base = end
+		}
+	} else {
+		i := sp.splitAt(end)
+		clear(sp.runs[i:])
+		sp.runs = sp.runs[:i]
+		sp.end = end
+	}
+	sp.dirty = false
+	sp.nextD = NoDeadline
+	for i := sp.head; i < len(sp.runs); i++ {
+		if r := &sp.runs[i]; r.state == Acquired && r.deadline < sp.nextD {
+			sp.nextD = r.deadline
+		}
+	}
+	return true
 }

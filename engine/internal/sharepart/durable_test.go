@@ -22,6 +22,9 @@ type durGaps map[int64]bool
 
 func (g durGaps) IsGap(o int64) bool { return g[o] }
 
+// BatchEnd: every record is a batch of its own.
+func (g durGaps) BatchEnd(o int64, _ int) int64 { return o }
+
 func snapshotOf(sp *sharepart.SharePartition) sharepart.Snapshot {
 	var s sharepart.Snapshot
 	sp.Snapshot(&s)

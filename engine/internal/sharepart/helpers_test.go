@@ -40,6 +40,9 @@ type gapLog map[int64]bool
 
 func (g gapLog) IsGap(o int64) bool { return g[o] }
 
+// BatchEnd: every record is a batch of its own.
+func (g gapLog) BatchEnd(o int64, _ int) int64 { return o }
+
 // testConfig: 10s locks, delivery limit 3, a window of 10 records, history
 // kept so records below SPSO can be inspected.
 func testConfig() sharepart.Config {

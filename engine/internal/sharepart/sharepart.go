@@ -117,12 +117,15 @@ func (r Reason) String() string {
 
 // Errors. Each fails the whole request for the partition (all-or-nothing).
 var (
-	ErrInvalidRecordState = errors.New("sharepart: invalid record state")
-	ErrNotOwner           = errors.New("sharepart: record is acquired by another member")
-	ErrOutOfRange         = errors.New("sharepart: offset out of range")
-	ErrInvalidAckType     = errors.New("sharepart: invalid acknowledgement type")
-	ErrInvalidRequest     = errors.New("sharepart: invalid request")
+	ErrInvalidRecordState = errors.New("engine: invalid record state")
+	ErrNotOwner           = errors.New("engine: record is acquired by another member")
+	ErrOutOfRange         = errors.New("engine: offset out of range")
+	ErrInvalidAckType     = errors.New("engine: invalid acknowledgement type")
+	ErrInvalidRequest     = errors.New("engine: invalid request")
 )
+
+// batchScan bounds how far BatchEnd looks for the end of a produced batch.
+const batchScan = 1 << 16
 
 // NoDeadline is the lock deadline of a record held without a lock.
 const NoDeadline = time.Duration(math.MaxInt64)
@@ -148,6 +151,43 @@ type Knobs struct {
 	// FailedStageNoLock returns the records of a staging write that failed
 	// to ACQUIRED without a lock (draft). Safe: ACQUIRED with a live lock.
 	FailedStageNoLock bool
+	// DLQAfterMarker writes the dead-letter copy of a record archived by
+	// a transactional REJECT after the commit marker archives it (at
+	// least once). Safe (the default): in the transaction that staged the
+	// reject, committed or aborted with it (exactly once).
+	DLQAfterMarker bool
+	// TxPendingLimit 0 counts TX_PENDING records toward
+	// share.partition.max.record.locks, as the draft does (the default).
+	// n > 0 is the what-if a KIP reviewer asks about: they do not count,
+	// and a separate limit holds at most n of them in the window, so long
+	// transactions no longer cap how many records can be acquired.
+	TxPendingLimit int
+}
+
+// AcquireMode is share.acquire.mode (KIP-1206).
+type AcquireMode uint8
+
+// Acquire modes.
+const (
+	// RecordLimit acquires exactly: at most the poll's max records, never
+	// past SPSO + share.partition.max.record.locks - 1.
+	RecordLimit AcquireMode = iota
+	// BatchOptimized is Kafka's default: the window is checked before the
+	// fetch (released records to redeliver, or a window not yet full),
+	// and the fetch then acquires up to the poll's max records rounded up
+	// to whole produced batches, past the window end if need be, so the
+	// window can overshoot by up to one fetch.
+	BatchOptimized
+)
+
+func (m AcquireMode) String() string {
+	switch m {
+	case RecordLimit:
+		return "record_limit"
+	case BatchOptimized:
+		return "batch_optimized"
+	}
+	return fmt.Sprintf("AcquireMode(%d)", uint8(m))
 }
 
 // Config is one share partition's group configuration (DESIGN §3.7).
@@ -155,22 +195,45 @@ type Config struct {
 	LockDuration   time.Duration // share.record.lock.duration.ms
 	DeliveryLimit  int           // share.delivery.count.limit
 	MaxRecordLocks int           // share.partition.max.record.locks
+	AcquireMode    AcquireMode   // share.acquire.mode
 	Knobs          Knobs
 	// KeepHistory keeps the final state of every record that leaves the
 	// window (2 bytes a record), so State can answer below SPSO. The load
 	// generator turns it on for the verifier; benchmarks leave it off.
 	KeepHistory bool
+	// DeadLetterTopic, when set, makes the partition report every record
+	// archived by a reject or at the delivery limit (TakeDeadLetters) for
+	// that dead-letter topic (KIP-1191); CopyRecord says whether the copy
+	// carries the record's value. The engine writes the copies.
+	DeadLetterTopic string
+	CopyRecord      bool
+}
+
+// DeadLetter is a range of records archived by a reject or at the
+// delivery limit, in one step.
+type DeadLetter struct {
+	First, Last int64
+	Count       int    // delivery count
+	Reason      Reason // ReasonRejected or ReasonLimit
+	// Staged: archived by the commit marker of a transaction that staged
+	// the reject (its dead-letter copy may have been written in the
+	// transaction).
+	Staged bool
 }
 
 // Validate checks a configuration.
 func (c Config) Validate() error {
 	switch {
 	case c.LockDuration <= 0:
-		return fmt.Errorf("sharepart: lock duration %v must be positive", c.LockDuration)
+		return fmt.Errorf("engine: lock duration %v must be positive", c.LockDuration)
 	case c.DeliveryLimit < 1 || c.DeliveryLimit > math.MaxUint16-1:
-		return fmt.Errorf("sharepart: delivery limit %d out of range", c.DeliveryLimit)
+		return fmt.Errorf("engine: delivery limit %d out of range", c.DeliveryLimit)
 	case c.MaxRecordLocks < 1:
-		return fmt.Errorf("sharepart: max record locks %d must be positive", c.MaxRecordLocks)
+		return fmt.Errorf("engine: max record locks %d must be positive", c.MaxRecordLocks)
+	case c.AcquireMode > BatchOptimized:
+		return fmt.Errorf("engine: share.acquire.mode %d", c.AcquireMode)
+	case c.Knobs.TxPendingLimit < 0:
+		return fmt.Errorf("engine: TX_PENDING limit %d is negative", c.Knobs.TxPendingLimit)
 	}
 	return nil
 }
@@ -236,6 +299,8 @@ type SharePartition struct {
 	// its start offset on release); before this field existed such records
 	// were acquired again and the engine's Poll failed reading them.
 	logStart int64
+	// dead holds the dead letters not yet taken (Config.DeadLetters).
+	dead []DeadLetter
 	// Durable tracking (durable.go): the offsets whose durable state
 	// changed since the last TakeDelta, and the SPSO it last reported.
 	dirty    bool
@@ -376,6 +441,32 @@ type Log interface {
 	// marker, or a record of an aborted transaction for a read_committed
 	// share group).
 	IsGap(offset int64) bool
+	// BatchEnd returns the last offset of the produced batch holding
+	// offset, looking at most limit records ahead (batch_optimized).
+	BatchEnd(offset int64, limit int) int64
+}
+
+// windowLimit returns the first offset past the in-flight window: SPSO +
+// share.partition.max.record.locks, moved on by the TX_PENDING records in
+// it when the TxPendingLimit knob keeps them out of the count (up to that
+// limit).
+func (sp *SharePartition) windowLimit() int64 {
+	limit := sp.spso + int64(sp.cfg.MaxRecordLocks)
+	if n := sp.cfg.Knobs.TxPendingLimit; n > 0 {
+		limit += min(sp.pending(), int64(n))
+	}
+	return limit
+}
+
+// pending counts the TX_PENDING records of the window.
+func (sp *SharePartition) pending() int64 {
+	var n int64
+	for i := sp.head; i < len(sp.runs); i++ {
+		if sp.runs[i].state == TxPending {
+			n += sp.runs[i].n()
+		}
+	}
+	return n
 }
 
 // Acquire acquires up to max AVAILABLE records for owner, lowest offsets
@@ -387,13 +478,22 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		return dst
 	}
 	sp.expireDue(now)
-	limit := sp.spso + int64(sp.cfg.MaxRecordLocks) // first offset beyond the window
+	limit := sp.windowLimit() // first offset beyond the window
 	if mutant.On("window-unbounded") {
 		limit = math.MaxInt64
+	}
+	// newLimit bounds new records: the window in record_limit; in
+	// batch_optimized only the check before the fetch (is there room at
+	// all?), after which the fetch may run past the window end.
+	newLimit := limit
+	batches := sp.cfg.AcquireMode == BatchOptimized && log != nil
+	if batches && sp.end < limit {
+		newLimit = math.MaxInt64
 	}
 	if fetchEnd < limit {
 		limit = fetchEnd
 	}
+	newLimit = min(newLimit, fetchEnd)
 	deadline := now + sp.cfg.LockDuration
 	left := int64(max)
 	// Released records inside the window come first.
@@ -429,11 +529,11 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		dst = append(dst, Range{First: r.first, Last: r.last, DeliveryCount: int(r.count)})
 	}
 	// Then new records at the end of the window, skipping gaps.
-	for left > 0 && sp.end < limit {
+	for left > 0 && sp.end < newLimit {
 		first := sp.end
 		if log != nil && log.IsGap(first) {
 			gapLast := first
-			for gapLast+1 < limit && log.IsGap(gapLast+1) {
+			for gapLast+1 < newLimit && log.IsGap(gapLast+1) {
 				gapLast++
 			}
 			sp.appendRun(run{first: first, last: gapLast, state: Archived, reason: ReasonGap, deadline: NoDeadline})
@@ -441,8 +541,14 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 			continue
 		}
 		last := first + left - 1
-		if last >= limit {
-			last = limit - 1
+		if batches {
+			// The whole produced batch the fetch ends in.
+			if end := log.BatchEnd(last, batchScan); end > last {
+				last = end
+			}
+		}
+		if last >= newLimit {
+			last = newLimit - 1
 		}
 		if log != nil {
 			for o := first + 1; o <= last; o++ {
@@ -455,7 +561,7 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		sp.appendRun(run{first: first, last: last, state: Acquired, owner: owner, deadline: deadline, count: 1})
 		n := last - first + 1
 		sp.ctr.Acquired += n
-		left -= n
+		left -= min(n, left)
 		dst = append(dst, Range{First: first, Last: last, DeliveryCount: 1})
 	}
 	if deadline < sp.nextD && left < int64(max) {
@@ -579,6 +685,7 @@ func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []
 					r.reason = ReasonGap
 				} else {
 					sp.ctr.Rejected += r.n()
+					sp.deadLetter(r, false)
 				}
 				sp.ctr.Archived += r.n()
 			case Release:
@@ -673,10 +780,35 @@ func (sp *SharePartition) makeAvailable(r *run) {
 	if int(r.count) >= sp.cfg.DeliveryLimit && !mutant.On("ignore-delivery-limit") {
 		r.state, r.reason = Archived, ReasonLimit
 		sp.ctr.Archived += r.n()
+		sp.deadLetter(r, false)
 		return
 	}
 	r.state = Available
 }
+
+// deadLetter reports r, just archived by a reject or at the delivery
+// limit, when the partition keeps dead letters.
+func (sp *SharePartition) deadLetter(r *run, staged bool) {
+	if sp.cfg.DeadLetterTopic == "" {
+		return
+	}
+	dl := DeadLetter{First: r.first, Last: r.last, Count: int(r.count), Reason: r.reason, Staged: staged}
+	sp.dead = append(sp.dead, dl)
+	if mutant.On("dlq-written-twice") {
+		sp.dead = append(sp.dead, dl)
+	}
+}
+
+// TakeDeadLetters appends the dead letters reported since the last call to
+// dst and forgets them.
+func (sp *SharePartition) TakeDeadLetters(dst []DeadLetter) []DeadLetter {
+	dst = append(dst, sp.dead...)
+	sp.dead = sp.dead[:0]
+	return dst
+}
+
+// HasDeadLetters reports whether dead letters wait to be taken.
+func (sp *SharePartition) HasDeadLetters() bool { return len(sp.dead) > 0 }
 
 // Stage moves the owner's ACQUIRED records to TX_PENDING for producer
 // (pid, epoch) with the staged outcome of each batch (KIP-1289). The lock is
@@ -845,6 +977,7 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 				r.reason = ReasonGap
 			} else {
 				sp.ctr.Rejected += r.n()
+				sp.deadLetter(r, true)
 			}
 			sp.ctr.Archived += r.n()
 		default:
@@ -856,6 +989,7 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 			if int(r.count) >= sp.cfg.DeliveryLimit && !sp.cfg.Knobs.AbortToAvailableAtLimit {
 				r.state, r.reason = Archived, ReasonLimit
 				sp.ctr.Archived += r.n()
+				sp.deadLetter(r, false)
 			} else {
 				r.state = Available
 			}
@@ -1056,27 +1190,35 @@ func (sp *SharePartition) Check() error {
 	for i := sp.head; i < len(sp.runs); i++ {
 		r := &sp.runs[i]
 		if r.first != next || r.last < r.first {
-			return fmt.Errorf("sharepart: run %d [%d,%d] does not continue at %d", i, r.first, r.last, next)
+			return fmt.Errorf("engine: run %d [%d,%d] does not continue at %d", i, r.first, r.last, next)
 		}
 		if (r.state == Acquired) != (r.owner != 0) {
-			return fmt.Errorf("sharepart: run [%d,%d] state %v owner %d", r.first, r.last, r.state, r.owner)
+			return fmt.Errorf("engine: run [%d,%d] state %v owner %d", r.first, r.last, r.state, r.owner)
 		}
 		if r.state == TxPending && r.pid == 0 {
-			return fmt.Errorf("sharepart: run [%d,%d] TX_PENDING without producer", r.first, r.last)
+			return fmt.Errorf("engine: run [%d,%d] TX_PENDING without producer", r.first, r.last)
 		}
 		next = r.last + 1
 	}
 	if next != sp.end {
-		return fmt.Errorf("sharepart: runs end at %d, window end %d", next, sp.end)
+		return fmt.Errorf("engine: runs end at %d, window end %d", next, sp.end)
 	}
 	if sp.head < len(sp.runs) && sp.runs[sp.head].state.Terminal() {
-		return fmt.Errorf("sharepart: SPSO %d sits on a terminal record", sp.spso)
+		return fmt.Errorf("engine: SPSO %d sits on a terminal record", sp.spso)
 	}
-	for i := sp.head; i < len(sp.runs); i++ {
-		r := &sp.runs[i]
-		if !r.state.Terminal() && r.state != Available && r.last >= sp.spso+int64(sp.cfg.MaxRecordLocks) {
-			return fmt.Errorf("sharepart: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, sp.cfg.MaxRecordLocks)
+	// In batch_optimized a fetch may run past the window end (the check
+	// comes before it), so only record_limit bounds the window exactly.
+	if sp.cfg.AcquireMode == RecordLimit {
+		limit := sp.windowLimit()
+		for i := sp.head; i < len(sp.runs); i++ {
+			r := &sp.runs[i]
+			if !r.state.Terminal() && r.state != Available && r.last >= limit {
+				return fmt.Errorf("engine: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, limit-sp.spso)
+			}
 		}
+	}
+	if n := sp.cfg.Knobs.TxPendingLimit; n > 0 && sp.pending() > int64(n)+int64(sp.cfg.MaxRecordLocks) {
+		return fmt.Errorf("engine: %d TX_PENDING records, limit %d", sp.pending(), n)
 	}
 	return nil
 }

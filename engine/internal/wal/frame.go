@@ -23,10 +23,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // Frame errors. Check them with errors.Is.
 var (
 	// ErrTorn: the data ends inside a frame (a write cut short).
-	ErrTorn = errors.New("wal: torn frame")
+	ErrTorn = errors.New("engine: torn frame")
 	// ErrCorrupt: a frame (or a segment header) fails its checksum or has
 	// an impossible length.
-	ErrCorrupt = errors.New("wal: corrupt frame")
+	ErrCorrupt = errors.New("engine: corrupt frame")
 )
 
 // AppendFrame appends the frame of payload to dst and returns the result.

@@ -44,9 +44,9 @@ const maxPrio = 8
 // Group errors.
 var (
 	// ErrCrashed: the group was crashed (Crash); nothing more is written.
-	ErrCrashed = errors.New("wal: crashed")
+	ErrCrashed = errors.New("engine: crashed")
 	// ErrClosed: the group was closed.
-	ErrClosed = errors.New("wal: closed")
+	ErrClosed = errors.New("engine: closed")
 )
 
 // Stats are cumulative counters of a Group.
@@ -91,10 +91,10 @@ type Group struct {
 // goroutine, which exits on Close or Crash.
 func NewGroup(opts Options) (*Group, error) {
 	if opts.SegmentBytes < HeaderBytes+FrameHeaderBytes+1 {
-		return nil, fmt.Errorf("wal: segment size %d bytes is too small", opts.SegmentBytes)
+		return nil, fmt.Errorf("engine: segment size %d bytes is too small", opts.SegmentBytes)
 	}
 	if opts.Mode == SyncInterval && opts.Interval <= 0 {
-		return nil, fmt.Errorf("wal: fsync interval %v must be positive", opts.Interval)
+		return nil, fmt.Errorf("engine: fsync interval %v must be positive", opts.Interval)
 	}
 	g := &Group{opts: opts}
 	g.cond.L = &g.mu
@@ -120,7 +120,7 @@ func (g *Group) Stats() *Stats { return &g.stats }
 // deleted by offset). The checksum is computed before the lock is taken.
 func (g *Group) Append(l *Log, payload []byte, base uint64) (Pos, error) {
 	if len(payload) == 0 || len(payload) > MaxFrameBytes {
-		return Pos{}, fmt.Errorf("wal: payload of %d bytes", len(payload))
+		return Pos{}, fmt.Errorf("engine: payload of %d bytes", len(payload))
 	}
 	var h [FrameHeaderBytes]byte
 	binary.LittleEndian.PutUint32(h[0:4], uint32(len(payload)))
@@ -133,7 +133,7 @@ func (g *Group) Append(l *Log, payload []byte, base uint64) (Pos, error) {
 		return Pos{}, g.err
 	}
 	if !l.replayed {
-		return Pos{}, fmt.Errorf("wal: %s: append before replay", l.dir)
+		return Pos{}, fmt.Errorf("engine: %s: append before replay", l.dir)
 	}
 	if l.rollNext || l.projSeg == 0 || (l.projSize+n > g.opts.SegmentBytes && l.projSize > HeaderBytes) {
 		l.projSeg++

@@ -91,7 +91,7 @@ type CorruptError struct {
 }
 
 func (e *CorruptError) Error() string {
-	return fmt.Sprintf("wal: %s at offset %d: %v", e.File, e.Offset, e.Err)
+	return fmt.Sprintf("engine: %s at offset %d: %v", e.File, e.Offset, e.Err)
 }
 
 func (e *CorruptError) Unwrap() error { return e.Err }
@@ -100,7 +100,7 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 // priority (lower is written first). Call Replay before the first Append.
 func (g *Group) Open(dir string, prio int) (*Log, error) {
 	if prio < 0 || prio >= maxPrio {
-		return nil, fmt.Errorf("wal: priority %d out of range [0, %d)", prio, maxPrio)
+		return nil, fmt.Errorf("engine: priority %d out of range [0, %d)", prio, maxPrio)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func (l *Log) Replay(fn func(seg uint64, payload []byte) error) (ReplayStats, er
 	l.fmu.Lock()
 	defer l.fmu.Unlock()
 	if l.replayed {
-		return st, errors.New("wal: log replayed twice")
+		return st, errors.New("engine: log replayed twice")
 	}
 	var activeSize int64
 	for i := 0; i < len(l.segs); i++ {
@@ -353,10 +353,10 @@ func (l *Log) writeLocked(b []byte, st *Stats) error {
 		return nil
 	}
 	if l.f == nil {
-		return fmt.Errorf("wal: %s: write with no segment open", l.dir)
+		return fmt.Errorf("engine: %s: write with no segment open", l.dir)
 	}
 	if _, err := l.f.Write(b); err != nil {
-		return fmt.Errorf("wal: %w", err)
+		return fmt.Errorf("engine: %w", err)
 	}
 	st.Writes.Add(1)
 	st.BytesWritten.Add(int64(len(b)))
@@ -368,27 +368,27 @@ func (l *Log) writeLocked(b []byte, st *Stats) error {
 func (l *Log) rollLocked(r rollMark, st *Stats) error {
 	if l.f != nil {
 		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("wal: %w", err)
+			return fmt.Errorf("engine: %w", err)
 		}
 		st.Fsyncs.Add(1)
 		if err := l.f.Close(); err != nil {
-			return fmt.Errorf("wal: %w", err)
+			return fmt.Errorf("engine: %w", err)
 		}
 		l.f = nil
 	}
 	path := filepath.Join(l.dir, segmentName(r.index))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("wal: %w", err)
+		return fmt.Errorf("engine: %w", err)
 	}
 	if _, err := f.Write(header{version: FormatVersion, index: r.index, base: r.base}.encode()); err != nil {
 		f.Close()
-		return fmt.Errorf("wal: %w", err)
+		return fmt.Errorf("engine: %w", err)
 	}
 	st.BytesWritten.Add(HeaderBytes)
 	if err := syncDir(l.dir); err != nil {
 		f.Close()
-		return fmt.Errorf("wal: %w", err)
+		return fmt.Errorf("engine: %w", err)
 	}
 	l.f = f
 	l.segs = append(l.segs, segInfo{index: r.index, base: r.base, path: path})
@@ -407,7 +407,7 @@ func (l *Log) syncActive(st *Stats) error {
 		return nil
 	}
 	if err := l.f.Sync(); err != nil {
-		return fmt.Errorf("wal: %w", err)
+		return fmt.Errorf("engine: %w", err)
 	}
 	st.Fsyncs.Add(1)
 	return nil

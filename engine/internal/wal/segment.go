@@ -32,9 +32,9 @@ const segmentExt = ".wal"
 // Segment errors.
 var (
 	// ErrNotSegment: a file in a log directory is not a sharebench segment.
-	ErrNotSegment = errors.New("wal: not a sharebench log segment")
+	ErrNotSegment = errors.New("engine: not a sharebench log segment")
 	// ErrVersion: a segment was written by a newer format version.
-	ErrVersion = errors.New("wal: segment written by a newer format version")
+	ErrVersion = errors.New("engine: segment written by a newer format version")
 )
 
 type header struct {

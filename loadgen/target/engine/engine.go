@@ -65,9 +65,8 @@ func New(opts Options) (*Target, error) {
 		opts.SessionTimeout = 10 * time.Second
 	}
 	eo = append(eo, eng.WithSessionTimeout(opts.SessionTimeout))
-	var fr *FaultRunner
+	fr := &FaultRunner{durable: opts.DataDir != ""}
 	if opts.DataDir != "" {
-		fr = &FaultRunner{}
 		eo = append(eo, eng.WithDataDir(opts.DataDir), eng.WithFlushPolicy(opts.Flush), eng.WithHook(fr.hook))
 	}
 	eo = append(eo, opts.Extra...)
@@ -76,9 +75,7 @@ func New(opts Options) (*Target, error) {
 		return nil, fmt.Errorf("engine target: %w", err)
 	}
 	t := &Target{opts: opts, e: e, faults: fr}
-	if fr != nil {
-		fr.t = t
-	}
+	fr.t = t
 	t.mu.groups = map[string]eng.GroupConfig{}
 	return t, nil
 }
@@ -126,9 +123,7 @@ func (t *Target) Setup(_ context.Context, cfg target.Config) error {
 	t.mu.groups[cfg.Group] = gc
 	t.mu.cfg = cfg
 	t.mu.Unlock()
-	if t.faults != nil {
-		t.faults.disarm() // a crash armed in the previous mode never struck
-	}
+	t.faults.disarm() // a crash armed in the previous mode never struck
 	return nil
 }
 
@@ -445,8 +440,14 @@ func (w *worker) abortRaw(context.Context) error {
 
 // classify marks the engine errors after which a worker must be replaced
 // (a fenced or timed-out producer, a member no longer in its group) as
-// target.ErrFenced.
+// target.ErrFenced, and a share-group staging failure that left the
+// transaction abortable (the worker aborts and goes on; a stale member
+// epoch is learned on the next poll) as target.ErrAbortable.
 func classify(err error) error {
+	if errors.Is(err, eng.ErrAbortableTransaction) && !errors.Is(err, eng.ErrProducerFenced) &&
+		!errors.Is(err, eng.ErrUnknownMember) && !errors.Is(err, eng.ErrIllegalGeneration) {
+		return target.Abortable(err, errors.Is(err, eng.ErrFencedMemberEpoch))
+	}
 	if eng.ErrorIsFenced(err) || errors.Is(err, eng.ErrTransactionTimedOut) {
 		return target.Fenced(err)
 	}

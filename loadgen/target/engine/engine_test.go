@@ -183,6 +183,9 @@ func TestTransactionalPendingAndInspect(t *testing.T) {
 	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Commit returns once the decision is durable; the markers follow
+	// (the engine's goroutine sends them; this waits for them here).
+	tg.Engine().DeliverMarkers()
 	if n := pending(t, tg, cfg); n != 0 {
 		t.Errorf("committed: Pending = %d, want 0", n)
 	}
@@ -236,6 +239,9 @@ func TestClassicEOSPendingAndInspect(t *testing.T) {
 	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Commit returns once the decision is durable; the markers follow
+	// (the engine's goroutine sends them; this waits for them here).
+	tg.Engine().DeliverMarkers()
 	if n := pending(t, tg, cfg); n != 0 {
 		t.Errorf("committed offsets: Pending = %d, want 0", n)
 	}

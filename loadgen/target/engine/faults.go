@@ -1,7 +1,8 @@
 // This file holds the engine target's fault runner (loadgen.FaultRunner):
-// the engine-side faults of DESIGN §8 on an engine with a data directory —
-// engine-restart, coordinator-crash in a given transaction state, and
-// share-failover of an input partition.
+// the engine-side faults of DESIGN §8 — on an engine with a data directory
+// engine-restart, coordinator-crash in a given transaction state and
+// share-failover of an input partition; on any engine a network partition
+// between the transaction coordinator and one partition's leader.
 
 package engine
 
@@ -25,6 +26,7 @@ const (
 	FaultEngineRestart    = "engine-restart"
 	FaultCoordinatorCrash = "coordinator-crash"
 	FaultShareFailover    = "share-failover"
+	FaultNetworkPartition = "network-partition"
 )
 
 // armWait bounds how long a coordinator-crash fault waits for a
@@ -32,10 +34,11 @@ const (
 // armed (until the mode ends).
 const armWait = time.Second
 
-// FaultRunner applies engine-side faults. It exists only when the target
-// has a data directory (Target.FaultRunner).
+// FaultRunner applies engine-side faults (Target.FaultRunner); those that
+// crash or reload a component need a data directory.
 type FaultRunner struct {
-	t *Target
+	t       *Target
+	durable bool // the engine has a data directory
 
 	// armed is the crash waiting at the hook: nil, or the state.
 	armed  atomic.Pointer[arm]
@@ -54,16 +57,20 @@ type arm struct {
 	late atomic.Bool
 }
 
-// FaultRunner returns the target's fault runner, or nil when the engine
-// runs in memory (then engine-side faults are refused by the run).
+// FaultRunner returns the target's fault runner.
 func (t *Target) FaultRunner() *FaultRunner { return t.faults }
 
 // Supports reports whether kind is an engine-side fault this runner
 // applies.
 func (f *FaultRunner) Supports(kind string) error {
 	switch kind {
-	case FaultEngineRestart, FaultCoordinatorCrash, FaultShareFailover:
+	case FaultNetworkPartition:
 		return nil
+	case FaultEngineRestart, FaultCoordinatorCrash, FaultShareFailover:
+		if f.durable {
+			return nil
+		}
+		return fmt.Errorf("engine target: %w: fault %q needs an engine with a data directory (run with --data-dir)", target.ErrUnsupported, kind)
 	}
 	return fmt.Errorf("engine target: %w: fault %q", target.ErrUnsupported, kind)
 }
@@ -92,7 +99,12 @@ func (f *FaultRunner) Apply(kind string, params map[string]string) (string, erro
 		f.rng = rand.New(rand.NewPCG(1, 2))
 	})
 	e := f.t.e
+	if err := f.Supports(kind); err != nil {
+		return "", err
+	}
 	switch kind {
+	case FaultNetworkPartition:
+		return f.partition(params)
 	case FaultEngineRestart:
 		rep, err := e.Restart()
 		if err != nil {
@@ -179,6 +191,41 @@ func (f *FaultRunner) Apply(kind string, params map[string]string) (string, erro
 		return fmt.Sprintf("share partition %s of group %s failed over: reloaded from the share-state log", tp, cfg.Group), nil
 	}
 	return "", f.Supports(kind)
+}
+
+// partition cuts the transaction coordinator off from the leader of
+// partition N (param partition, or random) of the run's input and output
+// topics for the param for: the markers for those partitions (outputs,
+// share partitions) wait until it heals.
+func (f *FaultRunner) partition(params map[string]string) (string, error) {
+	f.t.mu.Lock()
+	cfg := f.t.mu.cfg
+	f.t.mu.Unlock()
+	d, err := time.ParseDuration(params["for"])
+	if err != nil || d <= 0 {
+		return "", fmt.Errorf("engine target: network-partition for %q (a duration above 0)", params["for"])
+	}
+	if cfg.InputPartitions < 1 {
+		return "", errors.New("engine target: network-partition before the run set up its topics")
+	}
+	part := int32(f.rng.IntN(int(cfg.InputPartitions)))
+	if p := params["partition"]; p != "" && p != "random" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n >= int(cfg.InputPartitions) {
+			return "", fmt.Errorf("engine target: network-partition partition %q (valid: 0..%d or random)", p, cfg.InputPartitions-1)
+		}
+		part = int32(n)
+	}
+	cut := []eng.TopicPartition{{Topic: cfg.InputTopic, Partition: part}}
+	if part < cfg.OutputPartitions || cfg.OutputPartitions == 0 {
+		cut = append(cut, eng.TopicPartition{Topic: cfg.OutputTopic, Partition: part})
+	}
+	for _, tp := range cut {
+		if err := f.t.e.PartitionMarkers(tp, d); err != nil {
+			return "", fmt.Errorf("engine target: network-partition of %s: %w", tp, err)
+		}
+	}
+	return fmt.Sprintf("transaction coordinator cut off from the leader of %v for %v", cut, d), nil
 }
 
 // hook strikes the armed crash (called by the engine with locks held).

@@ -24,8 +24,69 @@ func TestFaultRunnerNeedsDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	if tg.FaultRunner() != nil {
-		t.Fatal("an in-memory target has a fault runner")
+	// In memory, the runner applies only what needs no data directory.
+	fr := tg.FaultRunner()
+	for _, kind := range []string{FaultEngineRestart, FaultCoordinatorCrash, FaultShareFailover} {
+		if err := fr.Supports(kind); !errors.Is(err, target.ErrUnsupported) {
+			t.Errorf("in memory, Supports(%s) = %v, want ErrUnsupported", kind, err)
+		}
+		if _, err := fr.Apply(kind, nil); !errors.Is(err, target.ErrUnsupported) {
+			t.Errorf("in memory, Apply(%s) = %v, want ErrUnsupported", kind, err)
+		}
+	}
+	if err := fr.Supports(FaultNetworkPartition); err != nil {
+		t.Errorf("in memory, Supports(network-partition) = %v", err)
+	}
+}
+
+// TestNetworkPartitionFault: a coordinator-participant partition holds
+// the markers of one partition's leader: the transaction stays
+// PREPARE_COMMIT and its outputs invisible until the partition heals.
+func TestNetworkPartitionFault(t *testing.T) {
+	t.Parallel()
+	tg, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ctx := context.Background()
+	cfg := target.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 1, OutputPartitions: 1, Group: "g",
+		TransactionalIDPrefix: "p-"}
+	if err := tg.Setup(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tg.NewWorker(ctx, cfg, target.Transactional, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc, err := tg.FaultRunner().Apply(FaultNetworkPartition, map[string]string{"for": "300ms", "partition": "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(desc)
+	if err := w.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Produce(ctx, []*target.Record{{Topic: "out", Partition: 0, Value: []byte("o")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tg.Engine().DeliverMarkers()
+	if info, _ := tg.Engine().Transaction("p-0"); info.State != eng.TxnPrepareCommit || info.MarkersPending != 1 {
+		t.Fatalf("during the partition: %v with %d markers pending, want PREPARE_COMMIT with 1", info.State, info.MarkersPending)
+	}
+	// The next transaction waits for the partition to heal, then starts.
+	if err := w.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := tg.Engine().Transaction("p-0"); info.State != eng.TxnOngoing {
+		t.Fatalf("after the partition healed: %v, want ONGOING", info.State)
+	}
+	recs, _, err := tg.Engine().Fetch(eng.TopicPartition{Topic: "out"}, 0, 10, eng.ReadCommitted)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("read_committed read %d outputs (%v), want 1", len(recs), err)
 	}
 }
 

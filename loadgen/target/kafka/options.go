@@ -197,6 +197,10 @@ func (c *conn) clientOpts(d *dialer, suffix string) []kgo.Opt {
 		kgo.Dialer(d.DialContext),
 		// KIP-714 pushes would add requests to every benchmark run.
 		kgo.DisableClientMetrics(),
+		// Uncompressed batches, as Kafka's producer sends by default
+		// (compression.type=none); franz-go would pick snappy, which
+		// shrinks the load generator's mostly-zero payloads to little.
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
 	}
 	if c.sasl != nil {
 		opts = append(opts, kgo.SASL(c.sasl))

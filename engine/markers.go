@@ -1,0 +1,369 @@
+// This file holds the transaction coordinator's marker channels (DESIGN
+// §3.5): once a transaction's decision (PREPARE_*) is durable, Commit and
+// Abort return, and its markers go to the participants asynchronously,
+// retried until each applies them; COMPLETE_* is logged once all have. A
+// network partition between the coordinator and a partition's leader
+// (PartitionMarkers) holds that participant's markers until it heals.
+
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sharebench/sharebench/engine/internal/mutant"
+	"github.com/sharebench/sharebench/engine/internal/sharepart"
+)
+
+// ErrConcurrentTransactions: the producer's previous transaction is still
+// PREPARE_* (its markers are on their way, or a participant is cut off),
+// so the call cannot start yet; retry it, as Kafka's client retries
+// CONCURRENT_TRANSACTIONS. With real timers the engine waits for the
+// markers up to the producer's transaction timeout first; with a manual
+// clock it returns at once, and the driver fires timers (FireTimers or
+// DeliverMarkers) before retrying.
+var ErrConcurrentTransactions = errors.New("engine: concurrent transactions: the previous transaction is still completing")
+
+// markerJob is a decided transaction's markers on their way: the
+// participants that have not applied them yet, in the order they are
+// sent (output partitions, share partitions, classic groups).
+type markerJob struct {
+	commit bool
+	pid    int64 // the markers' producer id and epoch
+	epoch  int16
+	// nextPID and nextEpoch are the transactional id's producer id and
+	// epoch once the transaction completes (the epoch is bumped, KIP-890);
+	// the producer takes them when Commit or Abort returns.
+	nextPID   int64
+	nextEpoch int16
+	parts     []TopicPartition
+	shares    []shareKey
+	groups    []string
+	changed   []string // topics whose readers to wake at completion
+	info      HookInfo
+	done      chan struct{} // closed at COMPLETE_* (or when a coordinator reload took the job over)
+}
+
+func (j *markerJob) pending() int { return len(j.parts) + len(j.shares) + len(j.groups) }
+
+// markerQueue lists the transactional ids whose markers are pending, each
+// once, in the order they were decided. It is bounded by the number of
+// transactional ids: an id has at most one transaction in PREPARE_* (its
+// producer's next one waits), so each participant's channel holds at most
+// one marker per transactional id. mu is a leaf lock (lockorder.go).
+type markerQueue struct {
+	// sending serialises DeliverMarkers calls, so one that finds the
+	// queue empty returns only after a concurrent one finished what it
+	// took. Taken before any transaction shard lock, never under one.
+	sending sync.Mutex
+	mu      sync.Mutex
+	ids     []string
+	queued  map[string]bool
+	kick    chan struct{} // wakes the marker goroutine (buffered 1)
+	// cut holds the network partitions between the coordinator and a
+	// partition's leader: markers for that partition wait until the clock
+	// passes the time.
+	cut map[TopicPartition]time.Duration
+}
+
+func (q *markerQueue) init() {
+	q.queued = map[string]bool{}
+	q.kick = make(chan struct{}, 1)
+	q.cut = map[TopicPartition]time.Duration{}
+}
+
+func (q *markerQueue) add(id string) {
+	q.mu.Lock()
+	if !q.queued[id] {
+		q.queued[id] = true
+		q.ids = append(q.ids, id)
+	}
+	q.mu.Unlock()
+	select {
+	case q.kick <- struct{}{}:
+	default:
+	}
+}
+
+// take removes and returns the queued ids.
+func (q *markerQueue) take() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ids := q.ids
+	q.ids = nil
+	clear(q.queued)
+	return ids
+}
+
+// cutOff reports whether markers to tp's leader cannot get through at now.
+func (q *markerQueue) cutOff(tp TopicPartition, now time.Duration) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	until, ok := q.cut[tp]
+	if ok && now >= until {
+		delete(q.cut, tp)
+		return false
+	}
+	return ok
+}
+
+// PartitionMarkers cuts the transaction coordinator off from the leader of
+// tp for d (a network partition fault): markers for tp's output partition
+// and for every share partition of tp wait, and so do the transactions
+// they belong to (still PREPARE_*, their producers' next transactions
+// wait), until the clock passes now+d; then the markers are delivered with
+// the decided outcome. Other participants are not delayed.
+func (e *Engine) PartitionMarkers(tp TopicPartition, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%w: partition duration %v must be positive", ErrInvalidConfig, d)
+	}
+	if err := e.enterWrite(); err != nil {
+		return err
+	}
+	defer e.exit()
+	if _, err := e.topic(tp.Topic); err != nil {
+		return err
+	}
+	until := e.clock.Now() + d
+	e.markers.mu.Lock()
+	if until > e.markers.cut[tp] {
+		e.markers.cut[tp] = until
+	}
+	e.markers.mu.Unlock()
+	return nil
+}
+
+// DeliverMarkers sends every pending marker that can get through now (the
+// coordinator's marker channels) and completes the transactions whose
+// participants have all applied theirs; it returns how many completed.
+// FireTimers calls it; with real timers a goroutine also runs it as soon
+// as a transaction is decided. When it returns, every marker decided
+// before the call that could get through has been applied.
+func (e *Engine) DeliverMarkers() int {
+	if e.enter() != nil {
+		return 0
+	}
+	defer e.exit()
+	e.markers.sending.Lock()
+	defer e.markers.sending.Unlock()
+	ids := e.markers.take()
+	if len(ids) == 0 {
+		return 0
+	}
+	now := e.clock.Now()
+	var op syncPoint
+	n := 0
+	for _, id := range ids {
+		ts := e.txnShard(id)
+		ts.mu.Lock()
+		t := ts.mu.txns[id]
+		if t == nil || t.job == nil {
+			ts.mu.Unlock()
+			continue
+		}
+		err := e.deliverLocked(&op, ts, t, now)
+		switch {
+		case errors.Is(err, ErrCrashed):
+			ts.mu.Unlock()
+			return n
+		case err != nil:
+			// A journal failure: the engine crashed with it.
+			ts.mu.Unlock()
+			return n
+		}
+		if t = ts.mu.txns[id]; t != nil && t.job != nil {
+			e.markers.add(id) // a participant is cut off: retried later
+		} else {
+			n++
+		}
+		ts.mu.Unlock()
+	}
+	_ = e.finish(&op, nil)
+	return n
+}
+
+// markerLoop delivers markers as soon as transactions are decided, and
+// retries cut-off participants every timer interval, until Close. It exits
+// when e.stop closes.
+func (e *Engine) markerLoop() {
+	defer close(e.markersDone)
+	tick := time.NewTicker(e.cfg.timerInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-e.markers.kick:
+		case <-tick.C:
+		}
+		e.DeliverMarkers()
+	}
+}
+
+// decideLocked turns t's decision into a marker job: the markers carry
+// producer id pid and epoch markerEpoch, and the transactional id's next
+// producer id and epoch are fixed now. The transaction's shard lock is
+// held.
+func (e *Engine) decideLocked(t *txnState, commit bool, pid int64, markerEpoch int16, info HookInfo) *markerJob {
+	j := &markerJob{commit: commit, pid: pid, epoch: markerEpoch, info: info, done: make(chan struct{}),
+		parts:  append([]TopicPartition(nil), t.parts...),
+		shares: append([]shareKey(nil), t.shares...),
+		groups: append([]string(nil), t.groups...),
+	}
+	if t.epoch >= math.MaxInt16-1 {
+		j.nextPID, j.nextEpoch = e.nextPID.Add(1), 0
+	} else {
+		j.nextPID, j.nextEpoch = t.pid, t.epoch+1
+	}
+	t.job = j
+	e.markers.add(t.id)
+	return j
+}
+
+// deliverLocked sends t's pending markers to every participant that is
+// not cut off, each applying it (markers are idempotent), and completes
+// the transaction once none is left: COMPLETE_* logged, the epoch bumped,
+// the job's waiters woken. The transaction's shard lock is held; partition
+// and group shard locks are taken one at a time (lockorder.go). An
+// injected coordinator crash reloads the shard here (the reload completes
+// the transaction); an injected engine crash returns ErrCrashed.
+func (e *Engine) deliverLocked(op *syncPoint, ts *txnShard, t *txnState, now time.Duration) error {
+	j := t.job
+	err := e.sendPendingLocked(op, t, j, now)
+	if err == nil && j.pending() == 0 {
+		err = e.completeLocked(op, t, j)
+	}
+	if errors.Is(err, errCoordinatorCrash) {
+		return e.reloadAfterCrashLocked(op, ts)
+	}
+	return err
+}
+
+// sendPendingLocked applies j's markers at the participants that can be
+// reached, keeping the others pending.
+func (e *Engine) sendPendingLocked(op *syncPoint, t *txnState, j *markerJob, now time.Duration) error {
+	var err error
+	hook := func() {
+		j.info.Marker++
+		err = e.callHook(HookTxnMarker, j.info)
+	}
+	// dropped reports whether a cut-off participant's marker is kept for a
+	// retry (the rule) or, under the mutant, dropped as if delivered.
+	keepCut := func() bool { return !mutant.On("marker-dropped-without-retry") }
+	parts := j.parts[:0]
+	for _, tp := range j.parts {
+		switch {
+		case err != nil:
+			parts = append(parts, tp)
+			continue
+		case e.markers.cutOff(tp, now):
+			if keepCut() {
+				parts = append(parts, tp)
+			}
+			continue
+		}
+		if !j.commit || !mutant.On("commit-outputs-unmarked") {
+			e.markPartition(op, tp, j.pid, j.epoch, j.commit, now)
+		}
+		j.changed = append(j.changed, tp.Topic)
+		hook()
+	}
+	j.parts = parts
+	shares := j.shares[:0]
+	for _, k := range j.shares {
+		switch {
+		case err != nil:
+			shares = append(shares, k)
+			continue
+		case e.markers.cutOff(k.tp, now):
+			if keepCut() {
+				shares = append(shares, k)
+			}
+			continue
+		}
+		e.markShare(op, k, j.pid, j.epoch, j.commit, now)
+		j.changed = append(j.changed, k.tp.Topic)
+		hook()
+	}
+	j.shares = shares
+	groups := j.groups[:0]
+	for _, g := range j.groups {
+		if err != nil {
+			groups = append(groups, g)
+			continue
+		}
+		e.offsetMarker(op, g, j.pid, j.commit)
+		hook()
+	}
+	j.groups = groups
+	return err
+}
+
+// completeLocked logs COMPLETE_* for t once every marker of j is applied.
+func (e *Engine) completeLocked(op *syncPoint, t *txnState, j *markerJob) error {
+	if j.commit {
+		t.state = TxnCompleteCommit
+		e.stats.committed.Add(1)
+	} else {
+		t.state = TxnCompleteAbort
+		e.stats.aborted.Add(1)
+	}
+	t.pid, t.epoch = j.nextPID, j.nextEpoch
+	e.jTxnLocked(op, t, j.pid, j.epoch)
+	t.parts, t.shares, t.groups = t.parts[:0], t.shares[:0], t.groups[:0]
+	t.job = nil
+	close(j.done)
+	e.notifyTopics(j.changed)
+	return e.callHook(HookTxnCompleted, j.info)
+}
+
+// abandonJobsLocked wakes the waiters of every pending job of ts before a
+// coordinator reload replaces its transactions (the reload completes
+// them). ts's lock is held.
+func abandonJobsLocked(ts *txnShard) {
+	for _, t := range ts.mu.txns {
+		if t.job != nil {
+			close(t.job.done)
+			t.job = nil
+		}
+	}
+}
+
+// markPartition writes a transaction marker to an output partition.
+func (e *Engine) markPartition(op *syncPoint, tp TopicPartition, pid int64, epoch int16, commit bool, now time.Duration) {
+	_ = e.withPartitionOp(tp, op, func(part *partition) error {
+		at := part.log.HighWatermark()
+		_, err := part.log.Marker(pid, epoch, commit, int64(now))
+		if err == nil {
+			e.jMarker(part, markerRecord{pid: pid, epoch: epoch, commit: commit, ts: int64(now)}, at)
+		}
+		return err
+	})
+}
+
+// markShare applies a transaction marker to a share partition.
+func (e *Engine) markShare(op *syncPoint, k shareKey, pid int64, epoch int16, commit bool, now time.Duration) {
+	_ = e.withPartitionOp(k.tp, op, func(part *partition) error {
+		if sp := part.shares[k.group]; sp != nil {
+			sp.Marker(now, sharepart.ProducerID(pid), epoch, commit)
+		}
+		return nil
+	})
+}
+
+// sortParticipantsLocked puts t's participants in the order markers are
+// sent. The transaction's shard lock is held.
+func sortParticipantsLocked(t *txnState) {
+	sort.Slice(t.parts, func(i, j int) bool { return tpLess(t.parts[i], t.parts[j]) })
+	sort.Slice(t.shares, func(i, j int) bool {
+		if t.shares[i].group != t.shares[j].group {
+			return t.shares[i].group < t.shares[j].group
+		}
+		return tpLess(t.shares[i].tp, t.shares[j].tp)
+	})
+	sort.Strings(t.groups)
+}

@@ -1,0 +1,92 @@
+// This file tests SIGINT on a real process: the test binary runs the
+// command line again as a subprocess (TestHelperMain), is interrupted in
+// its second mode, and must keep the first mode's figures, mark the second
+// interrupted, render the report and exit 130.
+
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/loadgen/result"
+)
+
+// TestHelperMain is the subprocess: it runs the command line given in
+// SHAREBENCH_HELPER_ARGS (tab-separated) with real signal handling.
+func TestHelperMain(t *testing.T) {
+	args := os.Getenv("SHAREBENCH_HELPER_ARGS")
+	if args == "" {
+		t.Skip("runs only as the subprocess of TestInterruptKeepsMeasuredModes")
+	}
+	os.Exit(cli.MainWithSignals(append([]string{"sharebench"}, strings.Split(args, "\t")...)))
+}
+
+func TestInterruptKeepsMeasuredModes(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs a subprocess for several seconds")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net, not an assertion
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperMain$")
+	cmd.Env = append(os.Environ(), "SHAREBENCH_HELPER_ARGS="+strings.Join([]string{
+		"run", "--workload", tinyWorkload, "--duration", "3s", "--seed", "7", "--out", dir}, "\t"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = new(strings.Builder)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	sc := bufio.NewScanner(stderr)
+	signalled := false
+	for sc.Scan() {
+		line := sc.Text()
+		seen = append(seen, line)
+		// The second mode's first progress line: the first mode is done.
+		if !signalled && strings.HasPrefix(line, "transactional ") && !strings.Contains(line, "verifying") {
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			signalled = true
+		}
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !signalled || !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
+		t.Fatalf("signalled %v, exit %v; want exit %d\nstderr:\n%s", signalled, err, cli.ExitInterrupted, strings.Join(seen, "\n"))
+	}
+	res, err := result.Read(filepath.Join(dir, result.FileName))
+	if err != nil {
+		t.Fatalf("result.json after the interrupt: %v\nstderr:\n%s", err, strings.Join(seen, "\n"))
+	}
+	if !res.Interrupted || len(res.Modes) != 2 {
+		t.Fatalf("interrupted %v, %d modes; want the completed mode and the interrupted one", res.Interrupted, len(res.Modes))
+	}
+	done, stopped := res.Modes[0], res.Modes[1]
+	if done.Mode != "explicit" || done.Interrupted || done.Error != "" || done.Verify == nil || !done.Verify.Pass || done.Histograms[result.HistEndToEnd].Count == 0 {
+		t.Errorf("the completed mode: %+v", done)
+	}
+	if stopped.Mode != "transactional" || !stopped.Interrupted {
+		t.Errorf("the interrupted mode is not marked: mode %s interrupted %v", stopped.Mode, stopped.Interrupted)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report", "report.html")); err != nil {
+		t.Errorf("no report after the interrupt: %v", err)
+	}
+	if last := seen[len(seen)-1]; !strings.Contains(last, "interrupted") {
+		t.Errorf("last line %q does not say the run was interrupted", last)
+	}
+}
