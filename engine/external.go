@@ -34,7 +34,7 @@ func (e *Engine) CommitOffsets(group string, offsets map[TopicPartition]int64) e
 	if group == "" {
 		return fmt.Errorf("%w: empty group id", ErrInvalidConfig)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
@@ -130,18 +130,45 @@ func (e *Engine) CommittedOffsets(group string) map[TopicPartition]int64 {
 }
 
 // Heartbeat records that the member is alive (a ShareGroupHeartbeat), so
-// its session does not time out between polls, and returns its current
-// group metadata.
+// its session does not time out between polls, and tells the member its
+// current epoch, as a poll does; it returns the member's group metadata.
 func (m *ShareMember) Heartbeat() (GroupMetadata, error) {
 	e := m.e
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return GroupMetadata{}, err
 	}
 	defer e.exit()
-	if _, _, err := e.touchShareMember(m.group, m.id, e.clock.Now()); err != nil {
+	_, epoch, err := e.touchShareMember(m.group, m.id, e.clock.Now())
+	if err != nil {
 		return GroupMetadata{}, err
 	}
+	m.mu.Lock()
+	m.mu.epoch = epoch
+	m.mu.Unlock()
 	return m.Metadata(), nil
+}
+
+// PendingOffset reports whether an open transaction holds an offset of a
+// classic group's partition that has not committed yet (OffsetFetch's
+// require_stable answers UNSTABLE_OFFSET_COMMIT for it).
+func (e *Engine) PendingOffset(group string, tp TopicPartition) bool {
+	if e.enter() != nil {
+		return false
+	}
+	defer e.exit()
+	gs := e.groupShard(group)
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	g := gs.mu.classic[group]
+	if g == nil {
+		return false
+	}
+	for _, offs := range g.pending {
+		if _, ok := offs[tp]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // TransactionalIDs returns every transactional id the coordinator holds,

@@ -2,12 +2,14 @@
 //
 // The engine's committed offsets of a classic group (-1 where none). No
 // topics (nil) asks for every committed partition. Offsets still pending in
-// an open transaction are not reported, as with Kafka; RequireStable is
-// served by the engine applying commit markers before EndTxn returns.
+// a transaction (sent to it and not yet committed or aborted by its marker)
+// are not reported; with RequireStable (v7+) such a partition answers
+// UNSTABLE_OFFSET_COMMIT, which the client retries, as Kafka does.
 
 package serve
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/engine"
@@ -19,24 +21,33 @@ type fetchedOffset struct {
 	topic     string
 	partition int32
 	offset    int64
+	code      int16
 }
 
-func (s *Server) groupOffsets(group string, topics map[string][]int32, all bool) []fetchedOffset {
+func (s *Server) groupOffsets(group string, topics map[string][]int32, all, requireStable bool) []fetchedOffset {
 	committed := s.e.CommittedOffsets(group)
 	var out []fetchedOffset
+	add := func(tp engine.TopicPartition, off int64) {
+		fo := fetchedOffset{tp.Topic, tp.Partition, off, 0}
+		if requireStable && s.e.PendingOffset(group, tp) {
+			fo.offset, fo.code = -1, kerr.UnstableOffsetCommit.Code
+		}
+		out = append(out, fo)
+	}
 	if all {
 		for tp, off := range committed {
-			out = append(out, fetchedOffset{tp.Topic, tp.Partition, off})
+			add(tp, off)
 		}
 		return out
 	}
 	for t, ps := range topics {
 		for _, p := range ps {
-			off, ok := committed[engine.TopicPartition{Topic: t, Partition: p}]
+			tp := engine.TopicPartition{Topic: t, Partition: p}
+			off, ok := committed[tp]
 			if !ok {
 				off = -1
 			}
-			out = append(out, fetchedOffset{t, p, off})
+			add(tp, off)
 		}
 	}
 	return out
@@ -52,7 +63,7 @@ func (s *Server) handleOffsetFetch(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 		}
 		byTopic := map[string]*kmsg.OffsetFetchResponseTopic{}
 		var order []string
-		for _, o := range s.groupOffsets(req.Group, topics, req.Topics == nil) {
+		for _, o := range s.groupOffsets(req.Group, topics, req.Topics == nil, req.Version >= 7 && req.RequireStable) {
 			rt := byTopic[o.topic]
 			if rt == nil {
 				t := kmsg.NewOffsetFetchResponseTopic()
@@ -62,7 +73,7 @@ func (s *Server) handleOffsetFetch(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 				order = append(order, o.topic)
 			}
 			rp := kmsg.NewOffsetFetchResponseTopicPartition()
-			rp.Partition, rp.Offset, rp.LeaderEpoch = o.partition, o.offset, -1
+			rp.Partition, rp.Offset, rp.LeaderEpoch, rp.ErrorCode = o.partition, o.offset, -1, o.code
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		for _, t := range order {
@@ -79,7 +90,7 @@ func (s *Server) handleOffsetFetch(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 		}
 		byTopic := map[string]*kmsg.OffsetFetchResponseGroupTopic{}
 		var order []string
-		for _, o := range s.groupOffsets(g.Group, topics, g.Topics == nil) {
+		for _, o := range s.groupOffsets(g.Group, topics, g.Topics == nil, req.RequireStable) {
 			rt := byTopic[o.topic]
 			if rt == nil {
 				t := kmsg.NewOffsetFetchResponseGroupTopic()
@@ -89,7 +100,7 @@ func (s *Server) handleOffsetFetch(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 				order = append(order, o.topic)
 			}
 			rp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
-			rp.Partition, rp.Offset, rp.LeaderEpoch = o.partition, o.offset, -1
+			rp.Partition, rp.Offset, rp.LeaderEpoch, rp.ErrorCode = o.partition, o.offset, -1, o.code
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		for _, t := range order {

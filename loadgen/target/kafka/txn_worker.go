@@ -8,10 +8,12 @@
 // (kgo refuses keys it does not know).
 //
 // Fencing: the member epoch of the last heartbeat travels with every
-// staging; a stale one is refused by the broker (FENCED_MEMBER_EPOCH) and
-// the worker must be replaced. Abortable transactions: once a staging
-// fails, Produce, StageAcks and Commit refuse until Abort, as Kafka's
-// producer does after a failed TxnOffsetCommit. A transaction that carries
+// staging; a stale one is refused by the broker (FENCED_MEMBER_EPOCH): the
+// staging error wraps target.ErrAbortable and target.ErrStaleMemberEpoch,
+// the worker heartbeats at once to learn the new epoch, and the caller
+// aborts and goes on. Abortable transactions: once a staging fails,
+// Produce, StageAcks and Commit refuse until Abort, as Kafka's producer
+// does after a failed TxnOffsetCommit. A transaction that carries
 // only acknowledgements ends with an EndTxn of its own, because kgo skips
 // EndTxn for a transaction it produced nothing in.
 
@@ -37,6 +39,14 @@ import (
 
 	"github.com/sharebench/sharebench/internal/txnshareack"
 	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// fetchMargin is how long before the caller's deadline a share fetch's
+// wait at the broker ends, and requestTimeout how long past its wait a
+// share request may take.
+const (
+	fetchMargin    = 20 * time.Millisecond
+	requestTimeout = 10 * time.Second
 )
 
 // errAbortable is wrapped by every call refused because an earlier staging
@@ -228,9 +238,13 @@ func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*target.Record, er
 	req.Version = 2
 	req.GroupID, req.MemberID = kmsg.StringPtr(w.cfg.Group), kmsg.StringPtr(w.memberID)
 	req.ShareSessionEpoch = w.session
+	// The broker holds a fetch up to its wait; the wait ends well before
+	// ctx does, and the request itself does not die with ctx: a request
+	// cut off in flight closes its connection, and with it the share
+	// session, which gives back what the session holds.
 	wait := shareFetchMaxWait
 	if dl, ok := ctx.Deadline(); ok {
-		wait = min(wait, max(time.Until(dl), 0))
+		wait = min(wait, max(time.Until(dl)-fetchMargin, 0))
 	}
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = int32(wait/time.Millisecond), 1, 50<<20
 	req.MaxRecords, req.BatchSize, req.ShareAcquireMode = int32(maxRecs), int32(maxRecs), 1
@@ -263,11 +277,10 @@ func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*target.Record, er
 		req.Topics = append(req.Topics, rt)
 	}
 	clear(w.pending)
-	resp, err := req.RequestWith(ctx, w.cl)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait+requestTimeout)
+	defer cancel()
+	resp, err := req.RequestWith(rctx, w.cl)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("kafka: share fetch: %w", err)
 	}
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
@@ -512,12 +525,41 @@ func (w *txnWorker) StageAcks(ctx context.Context, recs []*target.Record, t targ
 		delete(w.pending, pendingKey(r.Partition, r.Offset))
 	}
 	resp, err := w.rawRequest(ctx, req)
+	failed := map[int32]bool{} // partitions whose records did not stage
 	if err == nil {
-		err = txnAckErr(resp.(*txnshareack.Response), w.cfg.InputTopic)
+		r := resp.(*txnshareack.Response)
+		err = txnAckErr(r, w.cfg.InputTopic)
+		for _, t := range r.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 || r.ErrorCode != 0 {
+					failed[p.Partition] = true
+				}
+			}
+		}
 	}
 	if err != nil {
+		// Records that did not stage are still held (ACQUIRED): the next
+		// poll releases them, so they are not stuck until their locks
+		// expire. Without per-partition results, none staged.
+		for _, r := range recs {
+			if len(failed) == 0 || failed[r.Partition] {
+				w.pending[pendingKey(r.Partition, r.Offset)] = r
+			}
+		}
 		w.abortable = err
-		return fmt.Errorf("kafka: staging %d acknowledgements in the transaction of %s: %w", len(recs), w.txnID, err)
+		err = fmt.Errorf("kafka: staging %d acknowledgements in the transaction of %s: %w", len(recs), w.txnID, err)
+		if errors.Is(err, kerr.FencedMemberEpoch) {
+			// The group moved the member's epoch on (another member
+			// joined or left) since the last heartbeat: learn it now, so
+			// the next transaction stages with it.
+			hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if cur, herr := w.member(); herr == nil && cur > 0 {
+				w.heartbeat(hctx, cur)
+			}
+			cancel()
+			return target.Abortable(err, true)
+		}
+		return target.Abortable(err, false)
 	}
 	return nil
 }
