@@ -27,6 +27,13 @@
 //     classic-eos lose nothing committed. It restarts the broker, so it needs
 //     the one scripts/kafka/up started (or SHAREBENCH_KAFKA_CONTROL, a
 //     command with {action}; "off" skips it).
+//   - TestJavaToolsAgainstServe: sharebench serve (in process) driven by
+//     Kafka's Java tools from the jar cache: ProducerPerformance with and
+//     without --transactional-id, ShareConsumerPerformance, a read_committed
+//     ConsoleConsumer, kafka-share-groups --describe, kafka-transactions
+//     list (through their main classes, scripts/kafka/run-class).
+//   - TestServeBesideKafka: the same quick run against the real broker and
+//     against serve (plus transactional there), both verified.
 //
 // Environment: SHAREBENCH_KAFKA (seed brokers, required to run),
 // SHAREBENCH_KAFKA_CONTROL (broker-control command for TestBrokerRestart,

@@ -73,8 +73,14 @@ type run struct {
 // with a fresh output directory and reads its result.json.
 func sharebenchRun(t *testing.T, args ...string) run {
 	t.Helper()
+	return sharebenchRunAt(t, brokers(t), args...)
+}
+
+// sharebenchRunAt is sharebenchRun against the given brokers.
+func sharebenchRunAt(t *testing.T, brokers string, args ...string) run {
+	t.Helper()
 	r := run{out: t.TempDir()}
-	argv := append([]string{"sharebench", "run", "--target", "kafka", "--brokers", brokers(t),
+	argv := append([]string{"sharebench", "run", "--target", "kafka", "--brokers", brokers,
 		"--out", r.out, "--quiet", "--no-report"}, args...)
 	var stdout, stderr bytes.Buffer
 	start := time.Now()

@@ -20,9 +20,15 @@ var fencingErrors = []error{
 	kerr.FencedMemberEpoch,
 }
 
-// classify wraps a fencing error with target.ErrFenced.
+// classify wraps a fencing error with target.ErrFenced. An error already
+// marked target.ErrAbortable (a staging that failed, for a stale member
+// epoch among other causes) stays abortable: the worker aborts and goes on,
+// unless its producer was fenced.
 func classify(err error) error {
 	if err == nil || errors.Is(err, target.ErrFenced) {
+		return err
+	}
+	if errors.Is(err, target.ErrAbortable) && !errors.Is(err, kerr.ProducerFenced) && !errors.Is(err, kerr.InvalidProducerEpoch) {
 		return err
 	}
 	for _, f := range fencingErrors {

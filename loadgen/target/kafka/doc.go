@@ -21,11 +21,20 @@
 //   - deferred: explicit plus a transactional producer client: Begin,
 //     Produce and Commit run on the producer, then Ack acknowledges. Renew
 //     sends AckRenew (KIP-1222, Kafka 4.2+).
-//   - transactional (KIP-1289): no released Kafka and no franz-go release
-//     has an API that sends share acknowledgements to a transaction.
-//     Supports looks for one in the broker's ApiVersions and returns an
-//     error wrapping target.ErrUnsupported that points at deferred mode or
-//     the engine target.
+//   - transactional (KIP-1289): only on a broker that advertises the
+//     draft's TxnShareAcknowledge (key 95, or key 93 on a broker without
+//     streams-group APIs), which today means sharebench serve; elsewhere
+//     Supports returns an error wrapping target.ErrUnsupported that points
+//     at deferred mode or the engine target. The worker (txn_worker.go)
+//     is a share-group member of its own (heartbeats, ShareFetch,
+//     ShareAcknowledge for releases and renewals), because staging needs
+//     the member id and epoch and kgo's share consumer acknowledges by
+//     itself; a kgo transactional producer writes the outputs; StageAcks
+//     sends TxnShareAcknowledge with the member epoch of the last
+//     heartbeat on a connection of its own to the transaction
+//     coordinator. A fenced member epoch wraps target.ErrFenced; after a
+//     failed staging the transaction can only abort. A transaction with
+//     acknowledgements and no outputs ends with an EndTxn of its own.
 //   - classic-eos: a classic consumer group member that fetches
 //     read_committed, inside kgo's GroupTransactSession: StageAcks adds
 //     the consumed offsets to the transaction (sendOffsetsToTransaction),
@@ -55,6 +64,9 @@
 //
 // Close the Target after its workers have stopped: it closes whatever they
 // left open, and a worker is used from one goroutine only.
+//
+// Teardown deletes a finished mode's topics on an in-memory cluster (the
+// embedded kfake cluster, or sharebench serve, known by its cluster id).
 //
 // Inspect reports share-partition start offsets (DescribeShareGroupOffsets);
 // Kafka exposes no per-record share state, so ShareState.Records is empty.

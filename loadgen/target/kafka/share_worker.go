@@ -51,7 +51,14 @@ func (t *Target) NewWorker(ctx context.Context, cfg target.Config, m target.Mode
 		if err := t.Supports(ctx, m); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("kafka: mode transactional is not implemented by this target; run --modes deferred, or use --target engine: %w", target.ErrUnsupported)
+		resp := t.versions
+		if resp == nil {
+			var err error
+			if resp, err = t.apiVersions(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return classified(t.newTxnWorker(ctx, cfg, id, txnShareAckKey(resp)))
 	}
 	return nil, fmt.Errorf("kafka: unknown mode %q (valid: implicit, explicit, deferred, transactional, classic-eos)", m)
 }

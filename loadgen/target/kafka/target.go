@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/sharebench/sharebench/internal/txnshareack"
 	"github.com/sharebench/sharebench/loadgen/target"
 )
 
@@ -246,10 +247,13 @@ func supports(resp *kmsg.ApiVersionsResponse, m target.Mode) error {
 		}
 		return nil
 	case target.Transactional:
-		if api := txnShareAckAPI(resp); api != "" {
-			return fmt.Errorf("kafka: the broker advertises %s, but this kafka target does not implement KIP-1289 transactional share acknowledgements yet; run --modes deferred for today's best effort, or use --target engine: %w", api, target.ErrUnsupported)
+		if txnShareAckKey(resp) == 0 {
+			return fmt.Errorf("kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine (or sharebench serve): %w", target.ErrUnsupported)
 		}
-		return fmt.Errorf("kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine: %w", target.ErrUnsupported)
+		if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.InitProducerID)) {
+			return fmt.Errorf("kafka: mode transactional needs share groups and transactions, which this broker does not advertise: %w", target.ErrUnsupported)
+		}
+		return nil
 	}
 	// The share modes.
 	if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.ShareAcknowledge)) {
@@ -261,18 +265,22 @@ func supports(resp *kmsg.ApiVersionsResponse, m target.Mode) error {
 	return nil
 }
 
-// txnShareAckAPI returns the name of an advertised API that sends share
-// acknowledgements to a transaction (KIP-1289), or "". kmsg knows every key
-// franz-go knows; none is such an API today, so this finds none until both
-// Kafka and franz-go add one.
-func txnShareAckAPI(resp *kmsg.ApiVersionsResponse) string {
+// txnShareAckKey returns the key of the KIP-1289 draft's
+// TxnShareAcknowledge the broker advertises (95, or 93), or 0. Key 93 is
+// also the key kmsg gives a streams-group API, so it counts only on a
+// broker that advertises no streams-group API.
+func txnShareAckKey(resp *kmsg.ApiVersionsResponse) int16 {
+	has := map[int16]bool{}
 	for _, k := range resp.ApiKeys {
-		name := kmsg.NameForKey(k.ApiKey)
-		if strings.Contains(name, "Share") && (strings.Contains(name, "Txn") || strings.Contains(name, "Transaction")) {
-			return name
-		}
+		has[k.ApiKey] = k.MinVersion <= 0 && k.MaxVersion >= 0
 	}
-	return ""
+	switch {
+	case has[txnshareack.Key95]:
+		return txnshareack.Key95
+	case has[txnshareack.Key93] && !has[int16(kmsg.StreamsGroupHeartbeat)] && !has[int16(kmsg.StreamsGroupDescribe)]:
+		return txnshareack.Key93
+	}
+	return 0
 }
 
 // track registers c so Close closes it; it fails once the target is closed.

@@ -1,0 +1,83 @@
+// Metadata: v0-12.
+//
+// One broker (node 0, the listen address), the controller; every partition
+// led by it with it as the only replica. Topics named and missing are
+// created when auto-creation is on and the request allows it (v4+), else
+// UNKNOWN_TOPIC_OR_PARTITION. Topic ids are derived from topic names.
+
+package serve
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func init() { register(int16(kmsg.Metadata), 0, 12, (*Server).handleMetadata) }
+
+// ClusterID is the cluster id the server reports (Metadata,
+// DescribeCluster), by which a client can tell it is talking to
+// sharebench serve.
+const ClusterID = "sharebench-serve"
+
+const clusterID = ClusterID
+
+func (s *Server) handleMetadata(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
+	req := kreq.(*kmsg.MetadataRequest)
+	resp := req.ResponseKind().(*kmsg.MetadataResponse)
+	b := kmsg.NewMetadataResponseBroker()
+	b.NodeID, b.Host, b.Port = nodeID, s.host, s.port
+	resp.Brokers = append(resp.Brokers, b)
+	cid := clusterID
+	resp.ClusterID = &cid
+	resp.ControllerID = nodeID
+
+	var names []string
+	all := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
+	if all {
+		names = s.e.Topics()
+	}
+	for _, t := range req.Topics {
+		switch {
+		case t.Topic != nil && *t.Topic != "":
+			names = append(names, *t.Topic)
+		default:
+			name, ok := s.topicName(t.TopicID)
+			if !ok {
+				rt := kmsg.NewMetadataResponseTopic()
+				rt.TopicID = t.TopicID
+				rt.ErrorCode = kerr.UnknownTopicID.Code
+				resp.Topics = append(resp.Topics, rt)
+				continue
+			}
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		rt := kmsg.NewMetadataResponseTopic()
+		n := name
+		rt.Topic = &n
+		rt.TopicID = topicID(name)
+		parts, ok := s.partitions(name)
+		if !ok && !all && (req.Version < 4 || req.AllowAutoTopicCreation) {
+			if np, err := s.ensureTopic(name); err == nil {
+				parts, ok = np, true
+			}
+		}
+		if !ok {
+			rt.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			if !validTopicName(name) {
+				rt.ErrorCode = kerr.InvalidTopicException.Code
+			}
+			resp.Topics = append(resp.Topics, rt)
+			continue
+		}
+		for p := int32(0); p < parts; p++ {
+			rp := kmsg.NewMetadataResponseTopicPartition()
+			rp.Partition, rp.Leader, rp.LeaderEpoch = p, nodeID, 0
+			rp.Replicas, rp.ISR = []int32{nodeID}, []int32{nodeID}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp, nil
+}

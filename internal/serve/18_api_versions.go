@@ -1,0 +1,61 @@
+// ApiVersions: v0-4.
+//
+// Lists every API in the server's table with the versions its handler
+// serves (TxnShareAcknowledge only in the shape WithTxnShareAck selects),
+// and the share.version feature (share groups on). A request of a version
+// above 4 gets a v0 UNSUPPORTED_VERSION answer with the list, so the client
+// retries at a version it finds there, as Kafka does.
+
+package serve
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kbin"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func init() { register(int16(kmsg.ApiVersions), 0, 4, (*Server).handleApiVersions) }
+
+func (s *Server) apiKeys() []kmsg.ApiVersionsResponseApiKey {
+	keys := make([]kmsg.ApiVersionsResponseApiKey, 0, len(s.apis))
+	for k, a := range s.apis {
+		ak := kmsg.NewApiVersionsResponseApiKey()
+		ak.ApiKey, ak.MinVersion, ak.MaxVersion = k, a.min, a.max
+		keys = append(keys, ak)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].ApiKey < keys[j].ApiKey })
+	return keys
+}
+
+func (s *Server) handleApiVersions(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
+	req := kreq.(*kmsg.ApiVersionsRequest)
+	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	resp.ApiKeys = s.apiKeys()
+	if req.Version >= 3 {
+		sf := kmsg.NewApiVersionsResponseSupportedFeature()
+		sf.Name, sf.MinVersion, sf.MaxVersion = "share.version", 0, 1
+		ff := kmsg.NewApiVersionsResponseFinalizedFeature()
+		ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = "share.version", 1, 1
+		resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
+		resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
+		resp.FinalizedFeaturesEpoch = 1
+	}
+	return resp, nil
+}
+
+// apiVersionsUnsupported appends the v0 UNSUPPORTED_VERSION response frame.
+func (s *Server) apiVersionsUnsupported(dst []byte, corr int32) []byte {
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.Version = 0
+	resp.ErrorCode = kerr.UnsupportedVersion.Code
+	resp.ApiKeys = s.apiKeys()
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst = kbin.AppendInt32(dst, corr)
+	dst = resp.AppendTo(dst)
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	return dst
+}

@@ -1,0 +1,78 @@
+// InitProducerId: v0-5.
+//
+// Without a transactional id: a new idempotent engine producer. With one:
+// a new transactional engine producer for the id, which fences the previous
+// one and aborts its open transaction. A client that names its current
+// producer id and epoch (KIP-360, v3+) and holds an older epoch than the
+// id's current one is fenced.
+
+package serve
+
+import (
+	"errors"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/engine"
+)
+
+func init() { register(int16(kmsg.InitProducerID), 0, 5, (*Server).handleInitProducerID) }
+
+func (s *Server) handleInitProducerID(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
+	req := kreq.(*kmsg.InitProducerIDRequest)
+	resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)
+	resp.ProducerID, resp.ProducerEpoch = -1, -1
+	id := ""
+	if req.TransactionalID != nil {
+		id = *req.TransactionalID
+	}
+	cfg := engine.ProducerConfig{TransactionalID: id, Idempotent: id == ""}
+	if id != "" {
+		if req.TransactionTimeoutMillis <= 0 {
+			resp.ErrorCode = kerr.InvalidTransactionTimeout.Code
+			return resp, nil
+		}
+		cfg.TransactionTimeout = time.Duration(req.TransactionTimeoutMillis) * time.Millisecond
+		if req.ProducerID >= 0 {
+			s.state.mu.Lock()
+			cur := s.state.mu.producers[s.state.mu.txnIDs[id]]
+			s.state.mu.Unlock()
+			if cur != nil && cur.p.ProducerID() == req.ProducerID {
+				cur.mu.Lock()
+				stale := req.ProducerEpoch < cur.epoch
+				cur.mu.Unlock()
+				if stale {
+					resp.ErrorCode = kerr.ProducerFenced.Code
+					return resp, nil
+				}
+			}
+		}
+	}
+	ep, err := s.e.NewProducer(cfg)
+	if err != nil {
+		if errors.Is(err, engine.ErrInvalidConfig) {
+			resp.ErrorCode = kerr.InvalidTransactionTimeout.Code
+		} else {
+			resp.ErrorCode = errCode(err)
+		}
+		return resp, nil
+	}
+	p := &producer{
+		p: ep, txnID: id, epoch: ep.Epoch(), timeout: req.TransactionTimeoutMillis,
+		seqs: map[engine.TopicPartition]*seqState{}, addedTPs: map[engine.TopicPartition]bool{}, addedGrps: map[string]bool{},
+	}
+	pid := ep.ProducerID()
+	s.state.mu.Lock()
+	if id != "" {
+		if old, ok := s.state.mu.txnIDs[id]; ok && old != pid {
+			delete(s.state.mu.producers, old)
+		}
+		s.state.mu.txnIDs[id] = pid
+	}
+	s.state.mu.producers[pid] = p
+	s.state.mu.Unlock()
+	resp.ProducerID, resp.ProducerEpoch = pid, p.epoch
+	return resp, nil
+}

@@ -1,0 +1,51 @@
+// IncrementalAlterConfigs: v0-1.
+//
+// Share group settings (SET and DELETE of share.record.lock.duration.ms,
+// share.delivery.count.limit, share.partition.max.record.locks,
+// share.auto.offset.reset, share.isolation.level; share.acknowledgement.mode
+// and share.acquire.mode are accepted) go to Engine.SetShareGroupConfig, all
+// of a resource's settings at once or none. Topic and broker settings are
+// refused with INVALID_CONFIG: the engine keeps none.
+
+package serve
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func init() {
+	register(int16(kmsg.IncrementalAlterConfigs), 0, 1, (*Server).handleIncrementalAlterConfigs)
+}
+
+func (s *Server) handleIncrementalAlterConfigs(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
+	req := kreq.(*kmsg.IncrementalAlterConfigsRequest)
+	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
+	for _, r := range req.Resources {
+		rr := kmsg.NewIncrementalAlterConfigsResponseResource()
+		rr.ResourceType, rr.ResourceName = r.ResourceType, r.ResourceName
+		if r.ResourceType != kmsg.ConfigResourceTypeGroupConfig {
+			rr.ErrorCode = kerr.InvalidConfig.Code
+			m := "serve: only share group configs can be altered (the engine has no topic or broker configuration)"
+			rr.ErrorMessage = &m
+			resp.Resources = append(resp.Resources, rr)
+			continue
+		}
+		cfg := s.shareGroupConfig(r.ResourceName)
+		var err error
+		for _, c := range r.Configs {
+			if err != nil {
+				break
+			}
+			err = setGroupConfig(&cfg, c.Name, c.Value, c.Op)
+		}
+		if err == nil && !req.ValidateOnly {
+			err = s.setShareGroupConfig(r.ResourceName, cfg)
+		}
+		if err != nil {
+			rr.ErrorCode, rr.ErrorMessage = errCode(err), msg(err)
+		}
+		resp.Resources = append(resp.Resources, rr)
+	}
+	return resp, nil
+}

@@ -1,0 +1,229 @@
+// ShareFetch: v1-2.
+//
+// In order: the share session (epoch 0 opens one on this connection, -1
+// closes it after the acknowledgements, any other epoch must be the next
+// one), the piggybacked acknowledgements (each partition all or nothing;
+// errors in AcknowledgeErrorCode), then, unless the session closes or the
+// request carries lock renewals (IsRenewAck, v2: the acknowledgements are applied and nothing is fetched), a poll of the engine member for up
+// to MaxRecords records, waiting up to MaxWaitMillis for records to become
+// available. The engine acquires at most MaxRecords, which both acquire
+// modes (batch_optimized and record_limit, v2) allow. Acquired records come
+// back as batches with their acquired ranges and delivery counts.
+
+package serve
+
+import (
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/engine"
+)
+
+func init() { register(int16(kmsg.ShareFetch), 1, 2, (*Server).handleShareFetch) }
+
+// defaultShareMaxRecords is the poll size when a request gives none.
+const defaultShareMaxRecords = 500
+
+// sharePollTick is how often a waiting share fetch polls again for
+// records that became available without a produce (lock expiries,
+// releases, aborted transactions).
+const sharePollTick = 20 * time.Millisecond
+
+func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, error) {
+	req := kreq.(*kmsg.ShareFetchRequest)
+	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
+	resp.NodeEndpoints = []kmsg.ShareFetchResponseNodeEndpoint{nodeEndpoint(s)}
+	var group, memberID string
+	if req.GroupID != nil {
+		group = *req.GroupID
+	}
+	if req.MemberID != nil {
+		memberID = *req.MemberID
+	}
+	if cfg, err := s.e.ShareGroupConfig(group); err == nil {
+		resp.AcquisitionLockTimeoutMillis = int32(cfg.LockDuration / time.Millisecond)
+	}
+	if req.Version >= 2 && req.ShareAcquireMode != 0 && req.ShareAcquireMode != 1 {
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		return resp, nil
+	}
+	m := s.lookupMember(group, memberID)
+	if m == nil {
+		resp.ErrorCode = kerr.UnknownMemberID.Code
+		return resp, nil
+	}
+
+	m.mu.Lock()
+	if m.gone || m.em == nil {
+		m.mu.Unlock()
+		resp.ErrorCode = kerr.UnknownMemberID.Code
+		return resp, nil
+	}
+	m.lastSeen = time.Now()
+	if code := s.checkSessionLocked(m, c, req.ShareSessionEpoch, true); code != 0 {
+		m.mu.Unlock()
+		resp.ErrorCode = code
+		return resp, nil
+	}
+	// Partitions of the response, in request order.
+	type partKey struct {
+		topic [16]byte
+		part  int32
+	}
+	var order []partKey
+	parts := map[partKey]*kmsg.ShareFetchResponseTopicPartition{}
+	get := func(k partKey) *kmsg.ShareFetchResponseTopicPartition {
+		if rp := parts[k]; rp != nil {
+			return rp
+		}
+		rp := kmsg.NewShareFetchResponseTopicPartition()
+		rp.Partition = k.part
+		rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = nodeID, 0
+		parts[k] = &rp
+		order = append(order, k)
+		return &rp
+	}
+	var acks []engine.Acknowledgement
+	ackTP := map[engine.TopicPartition]partKey{}
+	for _, t := range req.Topics {
+		name, ok := s.topicName(t.TopicID)
+		for _, p := range t.Partitions {
+			k := partKey{t.TopicID, p.Partition}
+			if !ok {
+				get(k).ErrorCode = kerr.UnknownTopicID.Code
+				continue
+			}
+			tp := engine.TopicPartition{Topic: name, Partition: p.Partition}
+			if m.session != nil {
+				m.session.parts[tp] = true
+			}
+			if len(p.AcknowledgementBatches) == 0 {
+				continue
+			}
+			first := make([]int64, len(p.AcknowledgementBatches))
+			last := make([]int64, len(p.AcknowledgementBatches))
+			types := make([][]int8, len(p.AcknowledgementBatches))
+			for i, b := range p.AcknowledgementBatches {
+				first[i], last[i], types[i] = b.FirstOffset, b.LastOffset, b.AcknowledgeTypes
+			}
+			a, ok := acksOf(tp, first, last, types)
+			if !ok {
+				get(k).AcknowledgeErrorCode = kerr.InvalidRequest.Code
+				continue
+			}
+			acks = append(acks, a...)
+			ackTP[tp] = k
+			get(k)
+		}
+	}
+	for _, f := range req.ForgottenTopicsData {
+		if name, ok := s.topicName(f.TopicID); ok && m.session != nil {
+			for _, p := range f.Partitions {
+				delete(m.session.parts, engine.TopicPartition{Topic: name, Partition: p})
+			}
+		}
+	}
+	em := m.em
+	failed, err := ackCodes(em, acks)
+	if err != nil {
+		m.mu.Unlock()
+		resp.ErrorCode = errCode(err)
+		resp.ErrorMessage = msg(err)
+		return resp, nil
+	}
+	for tp, k := range ackTP {
+		if e := failed[tp]; e != nil {
+			rp := get(k)
+			rp.AcknowledgeErrorCode = errCode(e)
+			rp.AcknowledgeErrorMessage = msg(e)
+		}
+	}
+	closing := req.ShareSessionEpoch == -1
+	if closing {
+		s.closeSessionLocked(m)
+	}
+	m.mu.Unlock()
+
+	if !closing && !(req.Version >= 2 && req.IsRenewAck) {
+		maxRecs := int(req.MaxRecords)
+		if maxRecs <= 0 {
+			maxRecs = defaultShareMaxRecords
+		}
+		recs, err := s.pollShare(c, m, em, maxRecs, req.MaxWaitMillis)
+		if err != nil {
+			resp.ErrorCode = errCode(err)
+			resp.ErrorMessage = msg(err)
+		}
+		var w batchWriter
+		for len(recs) > 0 {
+			// One partition's records are contiguous in a poll.
+			j := 1
+			for j < len(recs) && recs[j].Topic == recs[0].Topic && recs[j].Partition == recs[0].Partition {
+				j++
+			}
+			rp := get(partKey{topicID(recs[0].Topic), recs[0].Partition})
+			w.reset(rp.Records, s.tsBase)
+			if rp.Records == nil {
+				w.reset(getBuf(encodedSize(recs[:j])), s.tsBase)
+			} else {
+				w.grow(encodedSize(recs[:j]))
+			}
+			for i := range recs[:j] {
+				r := &recs[i]
+				w.add(r)
+				n := len(rp.AcquiredRecords)
+				if n > 0 && rp.AcquiredRecords[n-1].LastOffset+1 == r.Offset && rp.AcquiredRecords[n-1].DeliveryCount == int16(r.DeliveryCount) {
+					rp.AcquiredRecords[n-1].LastOffset = r.Offset
+					continue
+				}
+				ar := kmsg.NewShareFetchResponseTopicPartitionAcquiredRecord()
+				ar.FirstOffset, ar.LastOffset, ar.DeliveryCount = r.Offset, r.Offset, int16(r.DeliveryCount)
+				rp.AcquiredRecords = append(rp.AcquiredRecords, ar)
+			}
+			rp.Records = w.bytes()
+			recs = recs[j:]
+		}
+	}
+	byTopic := map[[16]byte]int{}
+	for _, k := range order {
+		i, ok := byTopic[k.topic]
+		if !ok {
+			rt := kmsg.NewShareFetchResponseTopic()
+			rt.TopicID = k.topic
+			resp.Topics = append(resp.Topics, rt)
+			i = len(resp.Topics) - 1
+			byTopic[k.topic] = i
+		}
+		resp.Topics[i].Partitions = append(resp.Topics[i].Partitions, *parts[k])
+	}
+	return resp, nil
+}
+
+// pollShare polls em, waiting up to maxWait for records.
+func (s *Server) pollShare(c *conn, m *member, em *engine.ShareMember, max int, maxWaitMs int32) ([]engine.Record, error) {
+	deadline := time.Now().Add(time.Duration(maxWaitMs) * time.Millisecond)
+	m.mu.Lock()
+	topics := m.joined
+	m.mu.Unlock()
+	for {
+		var waits []<-chan struct{}
+		for _, t := range topics {
+			if ch, err := s.e.Notify(t); err == nil {
+				waits = append(waits, ch)
+			}
+		}
+		recs, err := em.Poll(max)
+		if err != nil || len(recs) > 0 || !time.Now().Before(deadline) {
+			return recs, err
+		}
+		wait := min(time.Until(deadline), sharePollTick)
+		waitAny(waits, time.Now().Add(wait), c.gone)
+		select {
+		case <-c.gone:
+			return nil, nil
+		default:
+		}
+	}
+}

@@ -1,0 +1,107 @@
+// ShareAcknowledge: v1-2.
+//
+// Acknowledgements outside a fetch. The share session epoch must be the
+// next one (0 is invalid here); -1 applies the acknowledgements and then
+// closes the session. IsRenewAck (v2) marks requests that carry RENEW. Each
+// partition applies all or nothing; its error is in its ErrorCode.
+
+package serve
+
+import (
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/engine"
+)
+
+func init() { register(int16(kmsg.ShareAcknowledge), 1, 2, (*Server).handleShareAcknowledge) }
+
+func (s *Server) handleShareAcknowledge(c *conn, kreq kmsg.Request) (kmsg.Response, error) {
+	req := kreq.(*kmsg.ShareAcknowledgeRequest)
+	resp := req.ResponseKind().(*kmsg.ShareAcknowledgeResponse)
+	var group, memberID string
+	if req.GroupID != nil {
+		group = *req.GroupID
+	}
+	if req.MemberID != nil {
+		memberID = *req.MemberID
+	}
+	if cfg, err := s.e.ShareGroupConfig(group); err == nil {
+		resp.AcquisitionLockTimeoutMillis = int32(cfg.LockDuration / time.Millisecond)
+	}
+	m := s.lookupMember(group, memberID)
+	if m == nil {
+		resp.ErrorCode = kerr.UnknownMemberID.Code
+		return resp, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.gone || m.em == nil {
+		resp.ErrorCode = kerr.UnknownMemberID.Code
+		return resp, nil
+	}
+	m.lastSeen = time.Now()
+	if code := s.checkSessionLocked(m, c, req.ShareSessionEpoch, false); code != 0 {
+		resp.ErrorCode = code
+		return resp, nil
+	}
+	type result struct {
+		tp   engine.TopicPartition
+		code int16
+		err  error
+	}
+	var acks []engine.Acknowledgement
+	results := make([][]result, len(req.Topics))
+	for i, t := range req.Topics {
+		name, ok := s.topicName(t.TopicID)
+		for _, p := range t.Partitions {
+			tp := engine.TopicPartition{Topic: name, Partition: p.Partition}
+			r := result{tp: tp}
+			if !ok {
+				r.code = kerr.UnknownTopicID.Code
+				results[i] = append(results[i], r)
+				continue
+			}
+			first := make([]int64, len(p.AcknowledgementBatches))
+			last := make([]int64, len(p.AcknowledgementBatches))
+			types := make([][]int8, len(p.AcknowledgementBatches))
+			for j, b := range p.AcknowledgementBatches {
+				first[j], last[j], types[j] = b.FirstOffset, b.LastOffset, b.AcknowledgeTypes
+			}
+			a, ok := acksOf(tp, first, last, types)
+			if !ok {
+				r.code = kerr.InvalidRequest.Code
+			} else {
+				acks = append(acks, a...)
+			}
+			results[i] = append(results[i], r)
+		}
+	}
+	failed, err := ackCodes(m.em, acks)
+	if err != nil {
+		resp.ErrorCode = errCode(err)
+		resp.ErrorMessage = msg(err)
+		return resp, nil
+	}
+	for i, t := range req.Topics {
+		rt := kmsg.NewShareAcknowledgeResponseTopic()
+		rt.TopicID = t.TopicID
+		for _, r := range results[i] {
+			rp := kmsg.NewShareAcknowledgeResponseTopicPartition()
+			rp.Partition = r.tp.Partition
+			rp.CurrentLeader.LeaderID = nodeID
+			rp.ErrorCode = r.code
+			if e := failed[r.tp]; e != nil && r.code == 0 {
+				rp.ErrorCode, rp.ErrorMessage = errCode(e), msg(e)
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	if req.ShareSessionEpoch == -1 {
+		s.closeSessionLocked(m)
+	}
+	return resp, nil
+}

@@ -1,0 +1,170 @@
+// This file holds the configurations DescribeConfigs and
+// IncrementalAlterConfigs serve: a share group's share.* settings (kept by
+// the engine) and read-only topic and broker defaults.
+
+package serve
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/engine"
+)
+
+// groupConfigs lists a share group's settings by name.
+func groupConfigs(c engine.GroupConfig) [][2]string {
+	reset, iso := "latest", "read_uncommitted"
+	if c.AutoOffsetReset == engine.ResetEarliest {
+		reset = "earliest"
+	}
+	if c.Isolation == engine.ReadCommitted {
+		iso = "read_committed"
+	}
+	return [][2]string{
+		{"share.record.lock.duration.ms", strconv.FormatInt(c.LockDuration.Milliseconds(), 10)},
+		{"share.delivery.count.limit", strconv.Itoa(c.DeliveryLimit)},
+		{"share.partition.max.record.locks", strconv.Itoa(c.MaxRecordLocks)},
+		{"share.auto.offset.reset", reset},
+		{"share.isolation.level", iso},
+	}
+}
+
+// setGroupConfig applies one setting to c (op: 0 set, 1 delete = default).
+func setGroupConfig(c *engine.GroupConfig, name string, value *string, op kmsg.IncrementalAlterConfigOp) error {
+	def := engine.DefaultGroupConfig()
+	v := ""
+	if value != nil {
+		v = *value
+	}
+	if op == kmsg.IncrementalAlterConfigOpDelete {
+		switch name {
+		case "share.record.lock.duration.ms":
+			c.LockDuration = def.LockDuration
+		case "share.delivery.count.limit":
+			c.DeliveryLimit = def.DeliveryLimit
+		case "share.partition.max.record.locks":
+			c.MaxRecordLocks = def.MaxRecordLocks
+		case "share.auto.offset.reset":
+			c.AutoOffsetReset = def.AutoOffsetReset
+		case "share.isolation.level":
+			c.Isolation = def.Isolation
+		default:
+			return fmt.Errorf("%w: unknown group config %q", engine.ErrInvalidConfig, name)
+		}
+		return nil
+	}
+	if op != kmsg.IncrementalAlterConfigOpSet {
+		return fmt.Errorf("%w: operation %v on %q (only SET and DELETE)", engine.ErrInvalidConfig, op, name)
+	}
+	num := func() (int64, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %s=%q is not a number", engine.ErrInvalidConfig, name, v)
+		}
+		return n, nil
+	}
+	switch name {
+	case "share.record.lock.duration.ms":
+		n, err := num()
+		if err != nil {
+			return err
+		}
+		c.LockDuration = time.Duration(n) * time.Millisecond
+	case "share.delivery.count.limit":
+		n, err := num()
+		if err != nil {
+			return err
+		}
+		c.DeliveryLimit = int(n)
+	case "share.partition.max.record.locks":
+		n, err := num()
+		if err != nil {
+			return err
+		}
+		c.MaxRecordLocks = int(n)
+	case "share.auto.offset.reset":
+		switch v {
+		case "earliest":
+			c.AutoOffsetReset = engine.ResetEarliest
+		case "latest":
+			c.AutoOffsetReset = engine.ResetLatest
+		default:
+			return fmt.Errorf("%w: share.auto.offset.reset=%q (valid: earliest, latest)", engine.ErrInvalidConfig, v)
+		}
+	case "share.isolation.level":
+		switch v {
+		case "read_committed":
+			c.Isolation = engine.ReadCommitted
+		case "read_uncommitted":
+			c.Isolation = engine.ReadUncommitted
+		default:
+			return fmt.Errorf("%w: share.isolation.level=%q (valid: read_committed, read_uncommitted)", engine.ErrInvalidConfig, v)
+		}
+	case "share.acknowledgement.mode", "share.acquire.mode":
+		// Accepted: the mode is chosen by each client's requests (explicit
+		// acknowledgements, or TxnShareAcknowledge), and the engine
+		// acquires at most what a fetch asks for, which both acquire modes
+		// allow.
+	default:
+		return fmt.Errorf("%w: unknown group config %q", engine.ErrInvalidConfig, name)
+	}
+	return nil
+}
+
+// topicConfigs are the read-only topic settings DescribeConfigs reports.
+var topicConfigs = [][2]string{
+	{"cleanup.policy", "delete"},
+	{"retention.ms", "-1"},
+	{"min.insync.replicas", "1"},
+	{"message.timestamp.type", "LogAppendTime"},
+}
+
+// brokerConfigs are the read-only broker settings DescribeConfigs reports.
+var brokerConfigs = [][2]string{
+	{"group.share.enable", "true"},
+	{"share.version", "1"},
+	{"transaction.state.log.replication.factor", "1"},
+	{"offsets.topic.replication.factor", "1"},
+}
+
+// shareGroupConfig is a share group's configuration, or the defaults for a
+// group the engine does not know yet.
+func (s *Server) shareGroupConfig(group string) engine.GroupConfig {
+	if c, err := s.e.ShareGroupConfig(group); err == nil {
+		return c
+	}
+	s.state.mu.Lock()
+	defer s.state.mu.Unlock()
+	if c, ok := s.state.mu.groupCfgs[group]; ok {
+		return c
+	}
+	return engine.DefaultGroupConfig()
+}
+
+// setShareGroupConfig applies c to the engine's share group, or keeps it
+// for the group's first member when the engine has no such group yet.
+func (s *Server) setShareGroupConfig(group string, c engine.GroupConfig) error {
+	if _, err := s.e.ShareGroupConfig(group); err == nil {
+		return s.e.SetShareGroupConfig(group, c)
+	}
+	s.state.mu.Lock()
+	s.state.mu.groupCfgs[group] = c
+	s.state.mu.Unlock()
+	return nil
+}
+
+// applyPendingConfig gives a share group its kept configuration as its
+// first member joins.
+func (s *Server) applyPendingConfig(group string) error {
+	s.state.mu.Lock()
+	c, ok := s.state.mu.groupCfgs[group]
+	delete(s.state.mu.groupCfgs, group)
+	s.state.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return s.e.SetShareGroupConfig(group, c)
+}

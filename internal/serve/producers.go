@@ -1,0 +1,101 @@
+// This file holds the wire producers: what InitProducerId handed out, the
+// epoch the client holds, and the sequence numbers of idempotent batches.
+
+package serve
+
+import (
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/sharebench/sharebench/engine"
+)
+
+// producer is one producer id. mu serialises the producer's requests (an
+// engine Producer is driven by one goroutine at a time).
+type producer struct {
+	mu        sync.Mutex
+	p         *engine.Producer
+	txnID     string
+	epoch     int16 // the epoch the client holds
+	timeout   int32 // transaction.timeout.ms
+	seqs      map[engine.TopicPartition]*seqState
+	lastEnd   int8 // outcome of the last EndTxn: 0 none, 1 commit, 2 abort
+	inTxn     bool
+	addedTPs  map[engine.TopicPartition]bool
+	addedGrps map[string]bool
+}
+
+// recentBatches is how many batches per partition a producer may have in
+// flight and retry (Kafka's max.in.flight.requests.per.connection bound).
+const recentBatches = 5
+
+// seqState is one partition's sequence numbers of one producer.
+type seqState struct {
+	next   int32
+	recent [recentBatches]struct {
+		seq, count int32
+		base       int64
+	}
+	n      int
+	lastMs int64 // Unix milliseconds of the last append
+}
+
+// check classifies a batch: dup is the first offset of an identical batch
+// already appended; ok is false for an out-of-order sequence.
+func (st *seqState) check(seq, count int32) (dup int64, isDup, ok bool) {
+	for i := 0; i < min(st.n, recentBatches); i++ {
+		r := st.recent[i]
+		if r.seq == seq && r.count == count {
+			return r.base, true, true
+		}
+	}
+	return 0, false, st.n == 0 || seq == st.next
+}
+
+func (st *seqState) appended(seq, count int32, base int64) {
+	st.recent[st.n%recentBatches] = struct {
+		seq, count int32
+		base       int64
+	}{seq, count, base}
+	st.n++
+	st.next = seq + count
+	st.lastMs = time.Now().UnixMilli()
+}
+
+// lookupProducer returns the producer with id pid, checking the epoch the
+// client sent: an older epoch is fenced.
+func (s *Server) lookupProducer(pid int64, epoch int16) (*producer, int16) {
+	s.state.mu.Lock()
+	p := s.state.mu.producers[pid]
+	s.state.mu.Unlock()
+	if p == nil {
+		return nil, kerr.UnknownProducerID.Code
+	}
+	p.mu.Lock()
+	cur := p.epoch
+	p.mu.Unlock()
+	if epoch != cur {
+		if p.txnID != "" {
+			return nil, kerr.ProducerFenced.Code
+		}
+		return nil, kerr.InvalidProducerEpoch.Code
+	}
+	return p, 0
+}
+
+// beginLocked opens the engine transaction if none is open. p.mu is held.
+func (p *producer) beginLocked() error {
+	if p.inTxn {
+		return nil
+	}
+	if err := p.p.Begin(); err != nil {
+		return err
+	}
+	p.inTxn = true
+	p.lastEnd = 0
+	clear(p.addedTPs)
+	clear(p.addedGrps)
+	return nil
+}

@@ -1,0 +1,34 @@
+// This file holds Teardown: dropping a finished mode's topics on a cluster
+// that keeps them in memory.
+
+package kafka
+
+import (
+	"context"
+
+	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/loadgen/target"
+)
+
+// inMemory reports whether the cluster holds its topics in memory: the
+// embedded kfake cluster, or sharebench serve (which names itself by its
+// cluster id; with a data directory it refuses deletion, which Teardown
+// ignores). A real cluster's topics are left for the user to inspect.
+func (t *Target) inMemory(ctx context.Context) bool {
+	if t.cluster != nil {
+		return true
+	}
+	m, err := t.adm.BrokerMetadata(ctx)
+	return err == nil && m.Cluster == serve.ClusterID
+}
+
+// Teardown deletes the mode's topics from an in-memory cluster once the
+// mode is measured and verified, so a run of many modes holds one mode's
+// records at a time. Elsewhere it does nothing.
+func (t *Target) Teardown(ctx context.Context, cfg target.Config) error {
+	if !t.inMemory(ctx) {
+		return nil
+	}
+	_, err := t.adm.DeleteTopics(ctx, cfg.InputTopic, cfg.OutputTopic)
+	return err
+}
