@@ -162,7 +162,9 @@ func (g *Group) Last() Ticket {
 }
 
 // Wait returns once every append up to t is as durable as the policy
-// promises (see the package comment), or the group's error.
+// promises (see the package comment), or the group's error. ErrCrashed
+// means the record at t is not written and never will be: no flush took it
+// before the crash. (After an I/O error a record may be partly written.)
 func (g *Group) Wait(t Ticket) error { return g.wait(t, g.opts.Mode == SyncAlways) }
 
 // Flush writes and fsyncs everything appended so far, whatever the policy.
@@ -187,14 +189,18 @@ func (g *Group) wait(t Ticket, sync bool) error {
 		if done >= t {
 			return nil
 		}
+		if g.flushing {
+			// A flush in progress may hold t, and it finishes its writes
+			// even when the group crashes meanwhile (Crash waits for it):
+			// t's fate is known only once it ends. An error here would
+			// tell the caller its record is lost while it is written.
+			g.cond.Wait()
+			continue
+		}
 		if g.err != nil {
 			return g.err
 		}
-		if !g.flushing {
-			g.flushLocked(sync)
-			continue
-		}
-		g.cond.Wait()
+		g.flushLocked(sync)
 	}
 }
 

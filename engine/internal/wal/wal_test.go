@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestFrameRoundTrip(t *testing.T) {
@@ -494,5 +495,65 @@ func TestRollDeleteScan(t *testing.T) {
 	l2, got, _ := openLog(t, newGroup(t, SyncAlways, 1<<20), dir)
 	if len(got) != 10 || !bytes.Equal(got[0], payload(20)) || l2.FirstBase(0) != 20 {
 		t.Fatalf("after DeleteBefore: %d records, first base %d; want 10 from record 20", len(got), l2.FirstBase(0))
+	}
+}
+
+// TestCrashDuringFlushWaitsForIt: a Wait that comes in while a flush
+// holding its record is in progress, after a crash was called, returns
+// only once that flush ends, and then succeeds, since the flush writes the
+// record. An error from Wait means the record is not in the log: a caller
+// that retries on ErrCrashed (an idempotent producer across a restart)
+// must not find it written twice.
+func TestCrashDuringFlushWaitsForIt(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []Mode{SyncAlways, SyncInterval, SyncNever} {
+		dir := t.TempDir()
+		g := newGroup(t, mode, 1<<20)
+		l, _, _ := openLog(t, g, dir)
+		pos, err := g.Append(l, payload(0), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.fmu.Lock() // the flush leader blocks in writeOut, holding the record
+		leader := make(chan error, 1)
+		go func() { leader <- g.Wait(pos.Ticket) }()
+		waitFor(t, g, func() bool { return g.flushing })
+		crashed := make(chan struct{})
+		go func() { g.Crash(); close(crashed) }()
+		waitFor(t, g, func() bool { return g.err != nil })
+		// The flush ends only after this Wait has looked at the group;
+		// if the clock fires first the Wait sees the record written and
+		// the test proves nothing, but cannot fail wrongly.
+		unblock := time.AfterFunc(50*time.Millisecond, l.fmu.Unlock)
+		late := g.Wait(pos.Ticket)
+		if unblock.Stop() {
+			l.fmu.Unlock()
+		}
+		if err := <-leader; err != nil {
+			t.Fatalf("mode %d: leader Wait = %v, want nil (its flush wrote the record)", mode, err)
+		}
+		<-crashed
+		_, got, _ := openLog(t, newGroup(t, SyncAlways, 1<<20), dir)
+		checkPrefix(t, got, 1)
+		if late != nil {
+			t.Fatalf("mode %d: Wait during the crashed flush = %v, but the flush wrote the record", mode, late)
+		}
+	}
+}
+
+// waitFor polls cond under g.mu until it holds.
+func waitFor(t *testing.T, g *Group, cond func() bool) {
+	t.Helper()
+	for i := 0; ; i++ {
+		g.mu.Lock()
+		ok := cond()
+		g.mu.Unlock()
+		if ok {
+			return
+		}
+		if i > 100000 {
+			t.Fatal("condition never held")
+		}
+		time.Sleep(10 * time.Microsecond)
 	}
 }
