@@ -353,31 +353,29 @@ func (l *ledger) addDeliveries(worker int, recs []*target.Record, at int64) {
 // setAck records the acknowledgement sent for the deliveries tagged tags
 // and its fate; a reject that took effect settles its input.
 func (l *ledger) setAck(tags []int64, ack, fate uint8) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, t := range tags {
-		if t <= 0 || int(t) > l.deliveries.len() {
-			continue
-		}
-		d := l.deliveries.at(int(t - 1))
+	l.eachTagged(tags, func(d *deliveryRec) {
 		d.ack, d.fate = ack, fate
 		if ack == ackReject && fate == fateCommitted {
 			l.rejectLocked(d.id)
 		}
-	}
+	})
 }
 
 // stageAcks records acknowledgements staged in transaction txn: their
 // fate is the transaction's (resolved when the ledger is read).
 func (l *ledger) stageAcks(tags []int64, ack uint8, txn int32) {
+	l.eachTagged(tags, func(d *deliveryRec) { d.ack, d.fate, d.txn = ack, fateTxn, txn })
+}
+
+// eachTagged calls fn, under the ledger's lock, for the delivery of each
+// tag (tags that name none are skipped).
+func (l *ledger) eachTagged(tags []int64, fn func(*deliveryRec)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, t := range tags {
-		if t <= 0 || int(t) > l.deliveries.len() {
-			continue
+		if t > 0 && int(t) <= l.deliveries.len() {
+			fn(l.deliveries.at(int(t - 1)))
 		}
-		d := l.deliveries.at(int(t - 1))
-		d.ack, d.fate, d.txn = ack, fateTxn, txn
 	}
 }
 
@@ -449,13 +447,7 @@ func (l *ledger) nameOpen(mr *modeRun, open []verify.OpenTransaction) {
 // rejectStaged settles the inputs of rejects staged with tags (their
 // transaction committed).
 func (l *ledger) rejectStaged(tags []int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, t := range tags {
-		if t > 0 && int(t) <= l.deliveries.len() {
-			l.rejectLocked(l.deliveries.at(int(t - 1)).id)
-		}
-	}
+	l.eachTagged(tags, func(d *deliveryRec) { l.rejectLocked(d.id) })
 }
 
 // settled counts inputs that need nothing more: a committed output or a

@@ -117,35 +117,28 @@ func TestHangingTransactionReported(t *testing.T) {
 	runID := "hang" + seedFor(t.Name())
 	outTopic := runID + "-deferred-out"
 
-	// The stray producer: once the run has created its output topic, it
-	// opens a transaction there and never ends it (until the test is over).
+	// The stray producer: it creates the run's output topic ahead of the
+	// run (the target's set-up accepts a topic that exists), opens a
+	// transaction there and never ends it (until the test is over).
 	stray, err := kgo.NewClient(kgo.SeedBrokers(b), kgo.TransactionalID(runID+"-stray"),
 		kgo.TransactionTimeout(5*time.Minute), kgo.DefaultProduceTopic(outTopic))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stray.Close()
-	strayPID := make(chan int64, 1)
-	go func() {
-		adm := kadm.NewClient(stray)
-		for ctx.Err() == nil {
-			if tds, err := adm.ListTopics(ctx, outTopic); err == nil && tds.Has(outTopic) {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if err := stray.BeginTransaction(); err != nil {
-			t.Errorf("stray producer: %v", err)
-			strayPID <- -1
-			return
-		}
-		rec := &kgo.Record{Value: make([]byte, loadgen.HeaderBytes), Partition: 0}
-		if err := stray.ProduceSync(ctx, rec).FirstErr(); err != nil {
-			t.Errorf("stray producer: %v", err)
-		}
-		pid, _, _ := stray.ProducerID(ctx)
-		strayPID <- pid
-	}()
+	if _, err := kadm.NewClient(stray).CreateTopic(ctx, int32(spec.PartitionsPerTopic), 1, nil, outTopic); err != nil {
+		t.Fatalf("creating %s: %v", outTopic, err)
+	}
+	if err := stray.BeginTransaction(); err != nil {
+		t.Fatalf("stray producer: %v", err)
+	}
+	if err := stray.ProduceSync(ctx, &kgo.Record{Value: make([]byte, loadgen.HeaderBytes)}).FirstErr(); err != nil {
+		t.Fatalf("stray producer: %v", err)
+	}
+	pid, _, err := stray.ProducerID(ctx)
+	if err != nil {
+		t.Fatalf("stray producer: %v", err)
+	}
 	defer func() {
 		actx, acancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer acancel()
@@ -157,7 +150,6 @@ func TestHangingTransactionReported(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	pid := <-strayPID
 	v := res.Modes[0].Verify
 	if v == nil || v.Verdict != verify.VerdictFail || v.Counts[verify.KindHangingTransaction] == 0 {
 		t.Fatalf("verdict %+v, want FAIL with a hanging transaction", v)
