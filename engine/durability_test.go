@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -520,14 +521,21 @@ func TestGroupCommit(t *testing.T) {
 	}
 	const workers = 8
 	done := make(chan int, workers)
+	// Every member joins before any polls: each join bumps every member's
+	// epoch, and a staging with an epoch learned before the last join would
+	// be fenced and abort, leaving records for workers that have stopped.
+	var joined sync.WaitGroup
+	joined.Add(workers)
 	for w := 0; w < workers; w++ {
 		go func() {
 			n := 0
 			defer func() { done <- n }()
 			m, err := e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional)
+			joined.Done()
 			if err != nil {
 				return
 			}
+			joined.Wait()
 			p, err := e.NewProducer(engine.ProducerConfig{TransactionalID: fmt.Sprintf("w%d", w)})
 			if err != nil {
 				return
