@@ -205,14 +205,12 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	case crash || mr.mode != target.ClassicEOS:
 		wl.w.Crash()
 	default:
-		// Fix (issue 7, found against Kafka 4.4.0): a classic-eos worker
-		// replaced after a fencing or rebalance error closes its clients,
-		// as an application does after a ProducerFencedException. Dropped
-		// without a LeaveGroup, it stayed in the consumer group until the
-		// coordinator timed it out of the next rebalance, which held the
-		// whole group that long, and the commits that rebalance failed
-		// replaced more workers the same way (chaos drains of 60-75s).
-		// Close aborts the open transaction and acknowledges nothing.
+		// A classic-eos worker replaced after a fencing or rebalance
+		// error closes its clients, as an application does after a
+		// ProducerFencedException: dropped without a LeaveGroup, it would
+		// stay in the consumer group until the coordinator timed it out
+		// of the next rebalance, holding the whole group that long. Close
+		// aborts the open transaction and acknowledges nothing.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		_ = wl.w.Close(cctx)
 		cancel()

@@ -71,11 +71,10 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg target.Config, id int) (*
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.SessionTimeout(eosSessionTimeout),
 		kgo.HeartbeatInterval(eosHeartbeat),
-		// Fix (issue 7, found against Kafka 4.4.0): while a classic group
-		// rebalances, the coordinator waits up to the rebalance timeout
-		// (kgo's default 60s) for a crashed member to rejoin, so the short
-		// session above did not shorten anything: a crash stalled the
-		// group for a minute (chaos drains of 60-75s; 15s with this).
+		// While a classic group rebalances, the coordinator waits up to
+		// the rebalance timeout (kgo's default 60s) for a crashed member
+		// to rejoin: it must be as short as the session, or a crash
+		// stalls the whole group that long.
 		kgo.RebalanceTimeout(eosSessionTimeout),
 		kgo.TransactionalID(w.txnID),
 		kgo.DefaultProduceTopic(cfg.OutputTopic),

@@ -75,12 +75,10 @@ func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareS
 		}
 	}
 	if len(st.SPSO) == 0 {
-		// Fix (issue 7, found against Kafka 4.4.0): a real broker answers
-		// DescribeShareGroupOffsets for a classic group id with no error
-		// and start offset -1 on every partition (kfake says
-		// GROUP_ID_NOT_FOUND), so classic-eos never reached classicState
-		// and the verifier judged none of its inputs. With no start offset
-		// at all, look for a classic group's committed offsets too.
+		// Kafka answers DescribeShareGroupOffsets for a classic group id
+		// with no error and start offset -1 on every partition (kfake
+		// says GROUP_ID_NOT_FOUND): with no start offset at all, look for
+		// a classic group's committed offsets too.
 		if cs, err := t.classicState(ctx, cfg); err == nil && len(cs.SPSO) > 0 {
 			return cs, nil
 		}
@@ -92,11 +90,10 @@ func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareS
 const inspectAttempts = 3
 
 // describeShareGroupOffsets issues req, trying again after a transport
-// error. Fix (issue 7, found with a broker restart through --broker-control):
-// after the broker restarts, kgo's sharded DescribeShareGroupOffsets does not
-// retry its FindCoordinator when the admin client's old connection answers
-// EOF, so a run that rode out the restart failed at its very last step. A
-// describe is read-only, so it is simply sent again (on a new connection).
+// error: after a broker restart, kgo's sharded DescribeShareGroupOffsets does
+// not retry its FindCoordinator when the admin client's old connection
+// answers EOF. A describe is read-only, so it is simply sent again (on a new
+// connection).
 func describeShareGroupOffsets(ctx context.Context, t *Target, req *kmsg.DescribeShareGroupOffsetsRequest) (*kmsg.DescribeShareGroupOffsetsResponse, error) {
 	for attempt := 1; ; attempt++ {
 		resp, err := req.RequestWith(ctx, t.admin)
