@@ -322,12 +322,6 @@ func (l *ledger) finishMarkers() []verify.OpenTransaction {
 	return open
 }
 
-func (l *ledger) reject(id uint64) {
-	l.mu.Lock()
-	l.rejectLocked(id)
-	l.mu.Unlock()
-}
-
 func (l *ledger) rejectLocked(id uint64) {
 	if !l.rejected[id] {
 		l.rejected[id] = true
@@ -403,8 +397,7 @@ func (l *ledger) commitSent(i int32) {
 	l.mu.Unlock()
 }
 
-// endTxn records what the client was told of transaction i; a committed
-// transaction settles the inputs its rejects were staged for.
+// endTxn records what the client was told of transaction i.
 func (l *ledger) endTxn(i int32, outcome uint8) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -55,8 +55,9 @@ func testLedger() *ledger {
 func TestLedgerCounters(t *testing.T) {
 	t.Parallel()
 	l := testLedger()
-	l.reject(2)
-	l.reject(2) // counted once
+	reject := func(id uint64) { l.mu.Lock(); l.rejectLocked(id); l.mu.Unlock() }
+	reject(2)
+	reject(2) // counted once
 	// Settled: id 1 (has an output) and id 2 (rejected).
 	if got := l.settled(); got != 2 {
 		t.Errorf("settled() = %d, want 2", got)

@@ -38,6 +38,10 @@ type judge struct {
 	// workers observed stand for the delivery count (share groups only:
 	// a classic group refetches after every rebalance).
 	observedCounts bool
+	// withDeliveries: the ledger recorded the deliveries workers observed
+	// (v2); without them (v1) a worker's reject is taken at its word and a
+	// terminal record with no output is taken to have been accepted.
+	withDeliveries bool
 }
 
 // tornFinding is a torn transaction waiting for its input id.
@@ -66,6 +70,7 @@ func newJudge(v *Verifier) *judge {
 		unjudgedFirst: make(map[string]uint64),
 
 		observedCounts: deliveryLimited(v.mode),
+		withDeliveries: v.mu.deliveries > 0,
 	}
 }
 
@@ -375,17 +380,14 @@ func (j *judge) visit(id uint64, r *rec) {
 	}
 	accepted := r.flags&flagAcceptCommitted != 0
 	unknownAck := r.flags&flagAckUnknown != 0
-	if j.v.mu.deliveries == 0 {
-		// No deliveries recorded (a v1 ledger): a terminal record with no
-		// output is taken to have been accepted.
+	if !j.withDeliveries {
 		accepted = true
 	}
 	switch r.state {
 	case codeAcknowledged:
-		if committed > 0 || j.v.mu.deliveries == 0 && rejected {
-			// Without deliveries (a v1 ledger) a worker's reject is taken
-			// at its word; with them, a reject that committed on a record
-			// the target acknowledged is the broker's error, and lost.
+		if committed > 0 || !j.withDeliveries && rejected {
+			// With deliveries, a reject that committed on a record the
+			// target acknowledged is the broker's error, and lost.
 			return
 		}
 		if !j.find(KindLost) {
@@ -403,7 +405,7 @@ func (j *judge) visit(id uint64, r *rec) {
 		// A record the broker acknowledged a worker's accept or reject for
 		// is terminal whatever the start offset says (Kafka's reported
 		// start offset trails its acknowledgements).
-		ackedTerminal := j.v.mu.deliveries > 0 && r.flags&(flagAcceptCommitted|flagRejectCommitted) != 0
+		ackedTerminal := j.withDeliveries && r.flags&(flagAcceptCommitted|flagRejectCommitted) != 0
 		if r.flags&flagBelowSPSO == 0 && !ackedTerminal {
 			// Nothing says whether it is terminal: it cannot be judged
 			// lost or unresolved.
@@ -423,7 +425,7 @@ func (j *judge) visit(id uint64, r *rec) {
 				w := j.inputWitness(KindLost, id, r)
 				w.Outputs = j.refs(j.buf, nil)
 				w.Detail = "below SPSO (terminal, state unknown) but no committed output"
-				if j.v.mu.deliveries > 0 {
+				if j.withDeliveries {
 					w.Detail = "below SPSO (terminal, state unknown), a worker's accept took effect, but no committed output"
 				}
 				j.lostDetail(&w, pending, aborted)
@@ -665,10 +667,6 @@ func (j *judge) verdict() *result.Verification {
 		res.Notes = append(res.Notes, msg)
 	}
 	if v.opts.DrainTimedOut {
-		if res.UnjudgedReasons == nil {
-			res.UnjudgedReasons = map[string]int64{}
-		}
-		res.UnjudgedReasons[UnjudgedDrainTimeout] = 0
 		msg := "verify: the drain timed out: the run did not finish, so the evidence is incomplete"
 		if v.opts.DrainNote != "" {
 			msg += " (" + v.opts.DrainNote + ")"

@@ -79,11 +79,10 @@ const (
 
 // Reasons an input is left unjudged (Verification.Unjudged).
 const (
-	UnjudgedNoState      = "no final state and not below the share-partition start offset"
-	UnjudgedLostOrLimit  = "lost or archived-at-limit: terminal, no output, an acknowledgement's fate unknown"
-	UnjudgedInvalid      = "a field the verifier cannot use"
-	UnjudgedDuplicateID  = "the same input id twice in the ledger"
-	UnjudgedOverflow     = "outputs beyond the verifier's capacity"
-	UnjudgedDrainTimeout = "the drain timed out"
-	UnjudgedNotFinished  = "not terminal when the drain timed out"
+	UnjudgedNoState     = "no final state and not below the share-partition start offset"
+	UnjudgedLostOrLimit = "lost or archived-at-limit: terminal, no output, an acknowledgement's fate unknown"
+	UnjudgedInvalid     = "a field the verifier cannot use"
+	UnjudgedDuplicateID = "the same input id twice in the ledger"
+	UnjudgedOverflow    = "outputs beyond the verifier's capacity"
+	UnjudgedNotFinished = "not terminal when the drain timed out"
 )
