@@ -15,7 +15,7 @@ import (
 // decodeInput decodes one inputs.jsonl line into in.
 func decodeInput(line []byte, in *Input) error {
 	*in = Input{}
-	if fastInput(line, in) {
+	if fastInput(line, in, nil) {
 		return nil
 	}
 	*in = Input{}
@@ -25,15 +25,18 @@ func decodeInput(line []byte, in *Input) error {
 // decodeOutput decodes one outputs.jsonl line into o.
 func decodeOutput(line []byte, o *Output) error {
 	*o = Output{}
-	if fastOutput(line, o) {
+	if fastOutput(line, o, nil) {
 		return nil
 	}
 	*o = Output{}
 	return json.Unmarshal(line, o)
 }
 
-func fastInput(line []byte, in *Input) bool {
+func fastInput(line []byte, in *Input, seen *uint64) bool {
 	return scanObject(line, func(key, val []byte, kind byte) bool {
+		if seen != nil {
+			*seen |= keyBit(inputKeys, key)
+		}
 		var ok bool
 		switch string(key) {
 		case "id":
@@ -64,15 +67,18 @@ func fastInput(line []byte, in *Input) bool {
 // decodeDelivery decodes one deliveries.jsonl line into d.
 func decodeDelivery(line []byte, d *Delivery) error {
 	*d = Delivery{}
-	if fastDelivery(line, d) {
+	if fastDelivery(line, d, nil) {
 		return nil
 	}
 	*d = Delivery{}
 	return json.Unmarshal(line, d)
 }
 
-func fastDelivery(line []byte, d *Delivery) bool {
+func fastDelivery(line []byte, d *Delivery, seen *uint64) bool {
 	return scanObject(line, func(key, val []byte, kind byte) bool {
+		if seen != nil {
+			*seen |= keyBit(deliveryKeys, key)
+		}
 		var ok bool
 		var n int64
 		switch string(key) {
@@ -97,6 +103,17 @@ func fastDelivery(line []byte, d *Delivery) bool {
 		}
 		return ok
 	})
+}
+
+// keyBit is key's bit in a presence mask over known (0 for an unknown key:
+// the fast decoders refuse those anyway).
+func keyBit(known []string, key []byte) uint64 {
+	for i, k := range known {
+		if string(key) == k {
+			return 1 << i
+		}
+	}
+	return 0
 }
 
 // enumString returns b as a string, without allocating for the ledger's
@@ -129,8 +146,11 @@ func enumString(b []byte) string {
 	return string(b)
 }
 
-func fastOutput(line []byte, o *Output) bool {
+func fastOutput(line []byte, o *Output, seen *uint64) bool {
 	return scanObject(line, func(key, val []byte, kind byte) bool {
+		if seen != nil {
+			*seen |= keyBit(outputKeys, key)
+		}
 		var ok bool
 		var n int64
 		switch string(key) {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,36 +60,36 @@ var (
 	deliveryNeed = []string{"id", "worker", "at_ns", "delivery_count", "ack", "ack_outcome"}
 )
 
-// checkKeys returns why line's keys do not fit (an unknown key, a missing
-// one), or "". Keys match exactly: encoding/json would accept "ID" for
-// "id", a ledger may not.
-func checkKeys(line []byte, known, need []string) string {
-	var keys []string
-	if !scanObject(line, func(key, _ []byte, _ byte) bool {
-		keys = append(keys, string(key))
-		return true
-	}) {
+// decodeChecked decodes line with fast (which marks the keys it saw) or,
+// for a line the fast scanner does not take, with encoding/json, and
+// returns why the line does not fit: invalid JSON, an unknown key (keys
+// match exactly: encoding/json would accept "ID" for "id", a ledger may
+// not), or a missing one. The usual line costs one allocation-free scan.
+func decodeChecked(line []byte, known, need []string, fast func(seen *uint64) bool, slow func() error) (string, error) {
+	var seen uint64
+	if !fast(&seen) {
+		if err := slow(); err != nil {
+			return fmt.Sprintf("invalid JSON (%v)", err), err
+		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(line, &m); err != nil {
-			return fmt.Sprintf("invalid JSON (%v)", err)
+			return fmt.Sprintf("invalid JSON (%v)", err), err
 		}
-		keys = keys[:0]
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-	}
-	for _, k := range keys {
-		if !slices.Contains(known, k) {
-			return fmt.Sprintf("unknown field %q (known: %v)", k, known)
+		seen = 0
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			i := slices.Index(known, k)
+			if i < 0 {
+				return fmt.Sprintf("unknown field %q (known: %v)", k, known), nil
+			}
+			seen |= 1 << i
 		}
 	}
 	for _, k := range need {
-		if !slices.Contains(keys, k) {
-			return fmt.Sprintf("missing field %q", k)
+		if seen&(1<<slices.Index(known, k)) == 0 {
+			return fmt.Sprintf("missing field %q", k), nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // oneOf returns a reason when v is not one of vals.
@@ -141,13 +142,23 @@ func ReadLedgers(dir string, v *Verifier) error {
 	if v2 {
 		states = states[:len(states)-1] // v2 writes UNKNOWN, never ""
 	}
-	var in Input
+	// The decoders are made once, not per line: cur is the line at hand.
+	var (
+		cur    []byte
+		in     Input
+		o      Output
+		d      Delivery
+		inFast = func(seen *uint64) bool { in = Input{}; return fastInput(cur, &in, seen) }
+		inSlow = func() error { in = Input{}; return json.Unmarshal(cur, &in) }
+		oFast  = func(seen *uint64) bool { o = Output{}; return fastOutput(cur, &o, seen) }
+		oSlow  = func() error { o = Output{}; return json.Unmarshal(cur, &o) }
+		dFast  = func(seen *uint64) bool { d = Delivery{}; return fastDelivery(cur, &d, seen) }
+		dSlow  = func() error { d = Delivery{}; return json.Unmarshal(cur, &d) }
+	)
 	err = readLines(filepath.Join(dir, InputsFile), func(line []byte) (string, error) {
-		if err := decodeInput(line, &in); err != nil {
-			return fmt.Sprintf("invalid JSON (%v)", err), err
-		}
-		if reason := checkKeys(line, inputKeys, inNeed); reason != "" {
-			return reason, nil
+		cur = line
+		if reason, err := decodeChecked(line, inputKeys, inNeed, inFast, inSlow); reason != "" {
+			return reason, err
 		}
 		switch {
 		case in.ID == 0:
@@ -166,13 +177,10 @@ func ReadLedgers(dir string, v *Verifier) error {
 	if err != nil {
 		return err
 	}
-	var o Output
 	err = readLines(filepath.Join(dir, OutputsFile), func(line []byte) (string, error) {
-		if err := decodeOutput(line, &o); err != nil {
-			return fmt.Sprintf("invalid JSON (%v)", err), err
-		}
-		if reason := checkKeys(line, outputKeys, outNeed); reason != "" {
-			return reason, nil
+		cur = line
+		if reason, err := decodeChecked(line, outputKeys, outNeed, oFast, oSlow); reason != "" {
+			return reason, err
 		}
 		if reason := oneOf("txn_outcome", o.TxnOutcome, "", OutcomeCommitted, OutcomeAborted, OutcomeUnknown); reason != "" {
 			return reason, nil
@@ -186,13 +194,10 @@ func ReadLedgers(dir string, v *Verifier) error {
 	if err != nil || !v2 {
 		return err
 	}
-	var d Delivery
 	err = readLines(filepath.Join(dir, DeliveriesFile), func(line []byte) (string, error) {
-		if err := decodeDelivery(line, &d); err != nil {
-			return fmt.Sprintf("invalid JSON (%v)", err), err
-		}
-		if reason := checkKeys(line, deliveryKeys, deliveryNeed); reason != "" {
-			return reason, nil
+		cur = line
+		if reason, err := decodeChecked(line, deliveryKeys, deliveryNeed, dFast, dSlow); reason != "" {
+			return reason, err
 		}
 		switch {
 		case d.InputID == 0:
