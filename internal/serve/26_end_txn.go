@@ -1,7 +1,9 @@
 // EndTxn: v0-4.
 //
 // Commit or Abort of the engine transaction: they return once the decision
-// is durable and the markers are applied. A retried EndTxn with the same
+// is durable; the markers follow asynchronously, as Kafka's coordinator
+// sends them after PREPARE_* (offsets still pending answer OffsetFetch with
+// RequireStable as UNSTABLE_OFFSET_COMMIT meanwhile). A retried EndTxn with the same
 // outcome as the one that ended the last transaction succeeds; a commit
 // with no transaction open is INVALID_TXN_STATE; an abort with none open
 // succeeds. v5 (KIP-890's epoch bump in the response) is not served:

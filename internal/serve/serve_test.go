@@ -94,6 +94,9 @@ func TestClassicGroupTransactSession(t *testing.T) {
 			t.Fatalf("end: committed %v, %v", committed, err)
 		}
 	}
+	// Markers are asynchronous: End returns once the commit is decided, and
+	// the offsets become committed when the marker reaches the group.
+	e.DeliverMarkers()
 	var sum int64
 	for _, off := range e.CommittedOffsets("g") {
 		sum += off
