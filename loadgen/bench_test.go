@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/target"
-	enginetarget "github.com/sharebench/sharebench/loadgen/target/engine"
+	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -42,10 +42,10 @@ type pipelineTally struct {
 }
 
 // run runs the transactional pipeline once against a new target.
-func (p *pipelineTally) run(b *testing.B, spec *workloads.Spec, newTarget func() target.Target) {
+func (p *pipelineTally) run(b *testing.B, spec *workloads.Spec, newTarget func() targets.Target) {
 	tgt := newTarget()
 	before := cpuTime()
-	res, err := Run(b.Context(), Config{Workload: spec, Target: tgt, Modes: []target.Mode{target.Transactional}, Seed: 1})
+	res, err := Run(b.Context(), Config{Workload: spec, Target: tgt, Modes: []targets.Mode{targets.Transactional}, Seed: 1})
 	p.cpu += cpuTime() - before
 	tgt.Close()
 	if err != nil {
@@ -71,7 +71,7 @@ func (p *pipelineTally) cpuPerRecord() float64 { return float64(p.cpu) / float64
 
 // benchPipeline runs the transactional pipeline once per iteration and
 // reports the outputs made visible per second of the measured window.
-func benchPipeline(b *testing.B, newTarget func() target.Target) {
+func benchPipeline(b *testing.B, newTarget func() targets.Target) {
 	spec := benchSpec(b)
 	var p pipelineTally
 	for b.Loop() {
@@ -91,7 +91,7 @@ func BenchmarkLoadgenHeadroom(b *testing.B) {
 	var eng, noop pipelineTally
 	for b.Loop() {
 		eng.run(b, spec, newEngineTarget(b))
-		noop.run(b, spec, func() target.Target { return newMemTarget() })
+		noop.run(b, spec, func() targets.Target { return newMemTarget() })
 	}
 	b.ReportMetric(eng.rate(), "engine-records/s")
 	b.ReportMetric(noop.rate(), "noop-records/s")
@@ -100,8 +100,8 @@ func BenchmarkLoadgenHeadroom(b *testing.B) {
 }
 
 // newEngineTarget returns a constructor of in-process engine targets.
-func newEngineTarget(b *testing.B) func() target.Target {
-	return func() target.Target {
+func newEngineTarget(b *testing.B) func() targets.Target {
+	return func() targets.Target {
 		t, err := enginetarget.New(enginetarget.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -122,7 +122,7 @@ func cpuTime() time.Duration {
 // BenchmarkLoadgenNoop measures the load generator alone: producers,
 // workers and the reader pass records through memory.
 func BenchmarkLoadgenNoop(b *testing.B) {
-	benchPipeline(b, func() target.Target { return newMemTarget() })
+	benchPipeline(b, func() targets.Target { return newMemTarget() })
 }
 
 // BenchmarkLoadgenEngineTransactional is the same pipeline against the

@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -20,9 +20,9 @@ type Config struct {
 	// WorkloadRef is how the user named it (a built-in name or a file).
 	WorkloadRef string
 	// Target is the system under test; Run does not close it.
-	Target target.Target
+	Target targets.Target
 	// Modes to run, in order; empty: the workload's modes.
-	Modes []target.Mode
+	Modes []targets.Mode
 	// Seed drives every random choice of the run.
 	Seed int64
 	// Repeats runs each mode this many times, interleaved
@@ -51,7 +51,7 @@ type Config struct {
 }
 
 // FaultRunner applies target-side faults. It returns an error wrapping
-// target.ErrUnsupported when it cannot apply a kind.
+// targets.ErrUnsupported when it cannot apply a kind.
 type FaultRunner interface {
 	// Supports reports whether kind can be applied.
 	Supports(kind string) error
@@ -77,7 +77,7 @@ func (c *Config) validate() error {
 	}
 	if len(c.Modes) == 0 {
 		for _, name := range c.Workload.Modes() {
-			m, err := target.ParseMode(name)
+			m, err := targets.ParseMode(name)
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrBadConfig, err)
 			}

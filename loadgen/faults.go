@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -64,12 +64,12 @@ func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 }
 
 // phaseApplies reports whether mode m has the crash phase.
-func phaseApplies(m target.Mode, phase string) bool {
+func phaseApplies(m targets.Mode, phase string) bool {
 	switch phase {
 	case PhaseAfterStage:
-		return m == target.Transactional || m == target.ClassicEOS
+		return m == targets.Transactional || m == targets.ClassicEOS
 	case PhaseAfterCommitBeforeAck:
-		return m == target.Deferred
+		return m == targets.Deferred
 	}
 	return true
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 
@@ -259,13 +259,13 @@ func (l *ledger) addCommittedLocked(o outputRec) bool {
 // addUncommitted records a record the read_uncommitted pass saw: an output
 // (new, or one the committed reader saw already), or a transaction marker,
 // which resolves its producer's outputs on that partition seen so far.
-func (l *ledger) addUncommitted(r *target.Record) {
+func (l *ledger) addUncommitted(r *targets.Record) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if r.Control != target.ControlNone {
+	if r.Control != targets.ControlNone {
 		k := pidKey{r.Partition, r.ProducerID}
 		m := markerCommit
-		if r.Control == target.ControlAbort {
+		if r.Control == targets.ControlAbort {
 			m = markerAbort
 		}
 		for _, i := range l.pending[k] {
@@ -331,7 +331,7 @@ func (l *ledger) rejectLocked(id uint64) {
 
 // addDeliveries records a poll's records as deliveries to worker, tagging
 // each record with its delivery's index (plus one) for its later ack.
-func (l *ledger) addDeliveries(worker int, recs []*target.Record, at int64) {
+func (l *ledger) addDeliveries(worker int, recs []*targets.Record, at int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range recs {
@@ -464,7 +464,7 @@ func (l *ledger) visibleBetween(from, to int64) int64 {
 // each streams the ledger, joined with the target's final share state, as
 // the verifier's inputs, outputs and deliveries, so a run of millions of
 // records never holds them all twice.
-func (l *ledger) each(mr *modeRun, state *target.ShareState, input func(verify.Input), output func(verify.Output), delivery func(verify.Delivery)) {
+func (l *ledger) each(mr *modeRun, state *targets.ShareState, input func(verify.Input), output func(verify.Output), delivery func(verify.Delivery)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	states := indexStates(state)
@@ -585,10 +585,10 @@ type stateIndex map[int32]*partStates
 
 type partStates struct {
 	base int64
-	recs []*target.RecordState // by offset-base; nil where not reported
+	recs []*targets.RecordState // by offset-base; nil where not reported
 }
 
-func indexStates(state *target.ShareState) stateIndex {
+func indexStates(state *targets.ShareState) stateIndex {
 	idx := stateIndex{}
 	if state == nil {
 		return idx
@@ -601,7 +601,7 @@ func indexStates(state *target.ShareState) stateIndex {
 			idx[r.Partition] = ps
 		}
 		if r.Offset < ps.base {
-			grown := make([]*target.RecordState, int(ps.base-r.Offset)+len(ps.recs))
+			grown := make([]*targets.RecordState, int(ps.base-r.Offset)+len(ps.recs))
 			copy(grown[ps.base-r.Offset:], ps.recs)
 			ps.recs, ps.base = grown, r.Offset
 		}
@@ -614,7 +614,7 @@ func indexStates(state *target.ShareState) stateIndex {
 	return idx
 }
 
-func (idx stateIndex) get(p int32, offset int64) *target.RecordState {
+func (idx stateIndex) get(p int32, offset int64) *targets.RecordState {
 	ps := idx[p]
 	if ps == nil || offset < ps.base || offset-ps.base >= int64(len(ps.recs)) {
 		return nil

@@ -8,20 +8,20 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 
-func outputRecord(p int32, off int64, h outputHeader, aborted bool) *target.Record {
+func outputRecord(p int32, off int64, h outputHeader, aborted bool) *targets.Record {
 	v := make([]byte, HeaderBytes)
 	putOutput(v, h)
-	return &target.Record{Partition: p, Offset: off, Value: v, Aborted: aborted}
+	return &targets.Record{Partition: p, Offset: off, Value: v, Aborted: aborted}
 }
 
-func inputRecord(id uint64, count int) *target.Record {
+func inputRecord(id uint64, count int) *targets.Record {
 	v := make([]byte, HeaderBytes)
 	putInput(v, inputHeader{ID: id})
-	return &target.Record{Value: v, DeliveryCount: count}
+	return &targets.Record{Value: v, DeliveryCount: count}
 }
 
 type collected struct {
@@ -30,7 +30,7 @@ type collected struct {
 	dels []verify.Delivery
 }
 
-func collect(l *ledger, mr *modeRun, st *target.ShareState) collected {
+func collect(l *ledger, mr *modeRun, st *targets.ShareState) collected {
 	var c collected
 	l.each(mr, st, func(in verify.Input) { c.ins = append(c.ins, in) },
 		func(o verify.Output) { c.outs = append(c.outs, o) },
@@ -86,10 +86,10 @@ func TestLedgerCounters(t *testing.T) {
 
 func TestLedgerEachFinalStates(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: target.Explicit,
-		tcfg: target.Config{TransactionalIDPrefix: "run-worker-"}}
-	st := &target.ShareState{
-		Records: []target.RecordState{
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: targets.Explicit,
+		tcfg: targets.Config{TransactionalIDPrefix: "run-worker-"}}
+	st := &targets.ShareState{
+		Records: []targets.RecordState{
 			{Partition: 0, Offset: 0, State: verify.StateAcknowledged, DeliveryCount: 1},
 			{Partition: 0, Offset: 1, State: verify.StateArchived, DeliveryCount: 2, Rejected: true},
 			{Partition: 9, Offset: 9, State: verify.StateAvailable}, // not an input: ignored
@@ -123,7 +123,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 // open transaction.
 func TestLedgerMarkers(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: target.Transactional, tcfg: target.Config{TransactionalIDPrefix: "w-"}}
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: targets.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
 	l := newLedger()
 	l.addInputs([]uint64{1, 2, 3, 4}, []inputRec{{0, 0, 0}, {0, 1, 0}, {0, 2, 0}, {0, 3, 0}})
 	committed := l.beginTxn(1, 1<<32|1, 77, 0)
@@ -135,7 +135,7 @@ func TestLedgerMarkers(t *testing.T) {
 	l.endTxn(aborted, outcomeAborted)
 	// The tail reader saw output 1 only.
 	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 10, txnSeq: 1<<32 | 1, worker: 1})
-	txnRec := func(id uint64, off int64, worker uint16, pid int64) *target.Record {
+	txnRec := func(id uint64, off int64, worker uint16, pid int64) *targets.Record {
 		r := outputRecord(0, off, outputHeader{InputID: id, TxnSeq: 1<<32 | 1, Worker: worker}, false)
 		r.ProducerID, r.Transactional = pid, true
 		return r
@@ -143,10 +143,10 @@ func TestLedgerMarkers(t *testing.T) {
 	l.addUncommitted(txnRec(1, 0, 1, 77))
 	l.addUncommitted(txnRec(2, 1, 1, 77))
 	l.addUncommitted(txnRec(3, 2, 2, 88))
-	l.addUncommitted(&target.Record{Partition: 0, Offset: 3, ProducerID: 88, ProducerEpoch: 1, Control: target.ControlAbort})
-	l.addUncommitted(&target.Record{Partition: 0, Offset: 4, ProducerID: 77, ProducerEpoch: 1, Control: target.ControlCommit})
-	l.addUncommitted(txnRec(4, 5, 3, 99))                                             // a producer that never ends its transaction
-	l.addUncommitted(&target.Record{Partition: 0, Offset: 6, Value: []byte("short")}) // not an output: ignored
+	l.addUncommitted(&targets.Record{Partition: 0, Offset: 3, ProducerID: 88, ProducerEpoch: 1, Control: targets.ControlAbort})
+	l.addUncommitted(&targets.Record{Partition: 0, Offset: 4, ProducerID: 77, ProducerEpoch: 1, Control: targets.ControlCommit})
+	l.addUncommitted(txnRec(4, 5, 3, 99))                                              // a producer that never ends its transaction
+	l.addUncommitted(&targets.Record{Partition: 0, Offset: 6, Value: []byte("short")}) // not an output: ignored
 	open := l.finishMarkers()
 	wantOpen := []verify.OpenTransaction{{Partition: 0, ProducerID: 99, FirstOffset: 5, Source: "markers"}}
 	if !reflect.DeepEqual(open, wantOpen) {
@@ -167,7 +167,7 @@ func TestLedgerMarkers(t *testing.T) {
 		t.Fatalf("outputs:\n got %+v\nwant %+v", got, want)
 	}
 	// Non-transactional modes carry no producer identity.
-	mr.mode = target.Explicit
+	mr.mode = targets.Explicit
 	for _, o := range collect(l, mr, nil).outs {
 		if o.TransactionalID != "" || o.Epoch != -1 || o.TxnOutcome != "" {
 			t.Errorf("explicit output %+v carries a transaction", o)
@@ -180,9 +180,9 @@ func TestLedgerMarkers(t *testing.T) {
 // that took effect settles its input.
 func TestLedgerDeliveries(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: target.Transactional, tcfg: target.Config{TransactionalIDPrefix: "w-"}}
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: targets.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
 	l := newLedger()
-	recs := []*target.Record{inputRecord(1, 1), inputRecord(2, 1), inputRecord(3, 2), inputRecord(4, 1), inputRecord(5, 3), inputRecord(6, 1)}
+	recs := []*targets.Record{inputRecord(1, 1), inputRecord(2, 1), inputRecord(3, 2), inputRecord(4, 1), inputRecord(5, 3), inputRecord(6, 1)}
 	l.addDeliveries(0, recs, 42)
 	for i, r := range recs {
 		if r.Tag != int64(i+1) {

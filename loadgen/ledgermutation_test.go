@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	enginetarget "github.com/sharebench/sharebench/loadgen/target/engine"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 

@@ -1,4 +1,4 @@
-// This file holds memTarget, an in-memory target.Target for the load
+// This file holds memTarget, an in-memory targets.Target for the load
 // generator's own tests and benchmarks: producers append to a queue,
 // workers take from it, readers see committed outputs. It does as little
 // as a target can while keeping the pipeline honest (every input reaches
@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // memQueueCap bounds the records waiting for a worker. The closed loop
@@ -29,7 +29,7 @@ type memTarget struct {
 	produceDelay time.Duration
 	// checkPolls tags every polled record with its poll and counts, in
 	// stale, records acked, staged or renewed after a later poll of the
-	// same worker: target.Worker lets a target reuse them by then.
+	// same worker: targets.Worker lets a target reuse them by then.
 	checkPolls bool
 	stale      atomic.Int64
 	// joinDelay keeps a new worker's polls empty this long, as a share
@@ -40,7 +40,7 @@ type memTarget struct {
 	topics map[string]*memTopic
 }
 
-var _ target.Target = (*memTarget)(nil)
+var _ targets.Target = (*memTarget)(nil)
 
 func newMemTarget() *memTarget { return &memTarget{topics: map[string]*memTopic{}} }
 
@@ -49,7 +49,7 @@ func newMemTarget() *memTarget { return &memTarget{topics: map[string]*memTopic{
 // header (a worker copies an input's tail into its output unread, and the
 // producer leaves it zero), so the target hands out values of the
 // produced length rebuilt from the header. A target that kept millions of
-// *target.Record, or copied every kilobyte twice, cost more than the load
+// *targets.Record, or copied every kilobyte twice, cost more than the load
 // generator it is here to measure.
 
 // memIn is an input record waiting for a worker.
@@ -68,7 +68,7 @@ type memOut struct {
 	hdr       [HeaderBytes]byte
 }
 
-func toMemOut(r *target.Record) memOut {
+func toMemOut(r *targets.Record) memOut {
 	o := memOut{partition: r.Partition}
 	copy(o.hdr[:], r.Value)
 	return o
@@ -118,7 +118,7 @@ func (t *memTopic) number(p *int32) int64 {
 
 // produce numbers new input records and hands them to the workers; their
 // partitions and offsets are written back to recs.
-func (t *memTopic) produce(recs []*target.Record) error {
+func (t *memTopic) produce(recs []*targets.Record) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.roomLocked(len(recs)); err != nil {
@@ -136,7 +136,7 @@ func (t *memTopic) produce(recs []*target.Record) error {
 }
 
 // redeliver puts polled records back for another worker.
-func (t *memTopic) redeliver(recs []*target.Record) error {
+func (t *memTopic) redeliver(recs []*targets.Record) error {
 	ins := make([]memIn, len(recs))
 	for i, r := range recs {
 		ins[i] = memIn{partition: r.Partition, offset: r.Offset, size: int32(len(r.Value)), delivery: int32(r.DeliveryCount)}
@@ -226,13 +226,13 @@ func (m *memTarget) topic(name string) (*memTopic, error) {
 	return t, nil
 }
 
-func (m *memTarget) Info() target.Info {
-	return target.Info{Target: "mem", Embedded: true, Notes: []string{"in-memory no-op target (tests)"}}
+func (m *memTarget) Info() targets.Info {
+	return targets.Info{Target: "mem", Embedded: true, Notes: []string{"in-memory no-op target (tests)"}}
 }
 
-func (m *memTarget) Supports(context.Context, target.Mode) error { return nil }
+func (m *memTarget) Supports(context.Context, targets.Mode) error { return nil }
 
-func (m *memTarget) Setup(_ context.Context, cfg target.Config) error {
+func (m *memTarget) Setup(_ context.Context, cfg targets.Config) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.topics[cfg.InputTopic] = newMemTopic(cfg.InputPartitions)
@@ -241,11 +241,11 @@ func (m *memTarget) Setup(_ context.Context, cfg target.Config) error {
 	return nil
 }
 
-func (m *memTarget) NewProducer(_ context.Context, _ target.Config, _ int) (target.Producer, error) {
+func (m *memTarget) NewProducer(_ context.Context, _ targets.Config, _ int) (targets.Producer, error) {
 	return &memProducer{m: m}, nil
 }
 
-func (m *memTarget) NewWorker(_ context.Context, cfg target.Config, mode target.Mode, id int) (target.Worker, error) {
+func (m *memTarget) NewWorker(_ context.Context, cfg targets.Config, mode targets.Mode, id int) (targets.Worker, error) {
 	in, err := m.topic(cfg.InputTopic)
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ func (m *memTarget) NewWorker(_ context.Context, cfg target.Config, mode target.
 	return &memWorker{m: m, in: in, out: out, inTopic: cfg.InputTopic, mode: mode, tid: cfg.TransactionalIDPrefix + strconv.Itoa(id), joined: time.Now().Add(m.joinDelay)}, nil
 }
 
-func (m *memTarget) NewReader(_ context.Context, _ target.Config, topic string, _ bool) (target.Reader, error) {
+func (m *memTarget) NewReader(_ context.Context, _ targets.Config, topic string, _ bool) (targets.Reader, error) {
 	t, err := m.topic(topic)
 	if err != nil {
 		return nil, err
@@ -268,7 +268,7 @@ func (m *memTarget) NewReader(_ context.Context, _ target.Config, topic string, 
 // Pending counts the input records waiting for a worker (the drain then
 // ends when nothing waits and no output arrives any more: a record
 // archived at the delivery limit never gets one).
-func (m *memTarget) Pending(_ context.Context, cfg target.Config) (int64, error) {
+func (m *memTarget) Pending(_ context.Context, cfg targets.Config) (int64, error) {
 	t, err := m.topic(cfg.InputTopic)
 	if err != nil {
 		return 0, err
@@ -281,14 +281,14 @@ func (m *memTarget) Pending(_ context.Context, cfg target.Config) (int64, error)
 // Inspect reports a share-partition start offset per input partition: a
 // record a worker took is done (this target redelivers nothing), so SPSO
 // is the first offset still queued, or the partition's end.
-func (m *memTarget) Inspect(_ context.Context, cfg target.Config) (*target.ShareState, error) {
+func (m *memTarget) Inspect(_ context.Context, cfg targets.Config) (*targets.ShareState, error) {
 	t, err := m.topic(cfg.InputTopic)
 	if err != nil {
-		return nil, fmt.Errorf("memtarget: %w: no share state", target.ErrUnsupported)
+		return nil, fmt.Errorf("memtarget: %w: no share state", targets.ErrUnsupported)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := &target.ShareState{SPSO: map[int32]int64{}}
+	st := &targets.ShareState{SPSO: map[int32]int64{}}
 	for p, next := range t.next {
 		st.SPSO[int32(p)] = next
 	}
@@ -302,7 +302,7 @@ func (m *memTarget) Close() error { return nil }
 
 type memProducer struct{ m *memTarget }
 
-func (p *memProducer) Produce(ctx context.Context, recs []*target.Record) error {
+func (p *memProducer) Produce(ctx context.Context, recs []*targets.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -326,7 +326,7 @@ type memWorker struct {
 	polls   int       // Poll calls so far
 	in, out *memTopic
 	inTopic string
-	mode    target.Mode
+	mode    targets.Mode
 	tid     string
 
 	open    bool
@@ -334,15 +334,15 @@ type memWorker struct {
 	polled  []memIn  // inputs of the open transaction (transactional, classic-eos)
 
 	// The records of the last poll. Reused from poll to poll, as
-	// target.Worker allows: only the headers are rewritten, and the
+	// targets.Worker allows: only the headers are rewritten, and the
 	// values' tails stay zero, as the producer wrote them.
 	taken   []memIn
 	vals    []byte
-	backing []target.Record
-	recs    []*target.Record
+	backing []targets.Record
+	recs    []*targets.Record
 }
 
-func (w *memWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+func (w *memWorker) Poll(ctx context.Context, max int) ([]*targets.Record, error) {
 	if d := time.Until(w.joined); d > 0 {
 		sleepCtx(ctx, d)
 		return nil, nil
@@ -350,7 +350,7 @@ func (w *memWorker) Poll(ctx context.Context, max int) ([]*target.Record, error)
 	w.polls++
 	w.taken = w.in.take(ctx, max, w.taken[:0])
 	ins := w.taken
-	if w.mode == target.Transactional || w.mode == target.ClassicEOS {
+	if w.mode == targets.Transactional || w.mode == targets.ClassicEOS {
 		// Polled before Begin or inside the transaction: either way the
 		// next Commit or Abort decides them.
 		w.polled = append(w.polled, ins...)
@@ -359,7 +359,7 @@ func (w *memWorker) Poll(ctx context.Context, max int) ([]*target.Record, error)
 }
 
 // records turns taken inputs into the poll's records.
-func (w *memWorker) records(ins []memIn) []*target.Record {
+func (w *memWorker) records(ins []memIn) []*targets.Record {
 	total := 0
 	for i := range ins {
 		total += int(ins[i].size)
@@ -368,8 +368,8 @@ func (w *memWorker) records(ins []memIn) []*target.Record {
 		w.vals = make([]byte, 2*total)
 	}
 	if cap(w.backing) < len(ins) {
-		w.backing = make([]target.Record, 2*len(ins))
-		w.recs = make([]*target.Record, 2*len(ins))
+		w.backing = make([]targets.Record, 2*len(ins))
+		w.recs = make([]*targets.Record, 2*len(ins))
 	}
 	recs := w.recs[:len(ins)]
 	at := 0
@@ -379,7 +379,7 @@ func (w *memWorker) records(ins []memIn) []*target.Record {
 		at += int(in.size)
 		copy(v, in.hdr[:])
 		clear(v[min(len(v), HeaderBytes):]) // no-op unless sizes vary
-		w.backing[i] = target.Record{Topic: w.inTopic, Partition: in.partition, Offset: in.offset, Value: v, DeliveryCount: int(in.delivery)}
+		w.backing[i] = targets.Record{Topic: w.inTopic, Partition: in.partition, Offset: in.offset, Value: v, DeliveryCount: int(in.delivery)}
 		if w.m.checkPolls {
 			w.backing[i].Handle = w.polls
 		}
@@ -388,7 +388,7 @@ func (w *memWorker) records(ins []memIn) []*target.Record {
 	return recs
 }
 
-func (w *memWorker) Produce(_ context.Context, recs []*target.Record) error {
+func (w *memWorker) Produce(_ context.Context, recs []*targets.Record) error {
 	if w.open {
 		for _, r := range recs {
 			w.pending = append(w.pending, toMemOut(r))
@@ -404,7 +404,7 @@ func (w *memWorker) Produce(_ context.Context, recs []*target.Record) error {
 }
 
 // checkCurrent counts recs that came from an earlier poll than the last.
-func (w *memWorker) checkCurrent(recs []*target.Record) {
+func (w *memWorker) checkCurrent(recs []*targets.Record) {
 	if !w.m.checkPolls {
 		return
 	}
@@ -415,28 +415,28 @@ func (w *memWorker) checkCurrent(recs []*target.Record) {
 	}
 }
 
-func (w *memWorker) Ack(_ context.Context, recs []*target.Record, t target.AckType) error {
+func (w *memWorker) Ack(_ context.Context, recs []*targets.Record, t targets.AckType) error {
 	w.checkCurrent(recs)
-	if t == target.AckRelease {
+	if t == targets.AckRelease {
 		return w.in.redeliver(recs)
 	}
 	return nil
 }
 
-func (w *memWorker) Renew(_ context.Context, recs []*target.Record) error {
+func (w *memWorker) Renew(_ context.Context, recs []*targets.Record) error {
 	w.checkCurrent(recs)
 	return nil
 }
 
 func (w *memWorker) Begin(context.Context) error {
 	if !w.mode.Transactional() {
-		return fmt.Errorf("memtarget: %w: transactions in mode %s", target.ErrUnsupported, w.mode)
+		return fmt.Errorf("memtarget: %w: transactions in mode %s", targets.ErrUnsupported, w.mode)
 	}
 	w.open = true
 	return nil
 }
 
-func (w *memWorker) StageAcks(_ context.Context, recs []*target.Record, _ target.AckType) error {
+func (w *memWorker) StageAcks(_ context.Context, recs []*targets.Record, _ targets.AckType) error {
 	w.checkCurrent(recs)
 	return nil
 }
@@ -470,11 +470,11 @@ type memReader struct {
 	topic string
 	pos   int
 	// Reused from poll to poll: loadgen keeps nothing of a polled record.
-	backing []target.Record
-	recs    []*target.Record
+	backing []targets.Record
+	recs    []*targets.Record
 }
 
-func (r *memReader) Poll(ctx context.Context) ([]*target.Record, error) {
+func (r *memReader) Poll(ctx context.Context) ([]*targets.Record, error) {
 	for {
 		r.t.mu.Lock()
 		if end := r.t.log.len(); r.pos < end {
@@ -494,16 +494,16 @@ func (r *memReader) Poll(ctx context.Context) ([]*target.Record, error) {
 
 // records turns log entries pos..end into records whose values point into
 // the log (an entry never changes once appended). r.t.mu must be held.
-func (r *memReader) records(end int) []*target.Record {
+func (r *memReader) records(end int) []*targets.Record {
 	n := end - r.pos
 	if cap(r.backing) < n {
-		r.backing = make([]target.Record, n)
-		r.recs = make([]*target.Record, n)
+		r.backing = make([]targets.Record, n)
+		r.recs = make([]*targets.Record, n)
 	}
 	recs := r.recs[:n]
 	for i := range n {
 		o := r.t.log.at(r.pos + i)
-		r.backing[i] = target.Record{Topic: r.topic, Partition: o.partition, Offset: o.offset, Value: o.hdr[:]}
+		r.backing[i] = targets.Record{Topic: r.topic, Partition: o.partition, Offset: o.offset, Value: o.hdr[:]}
 		recs[i] = &r.backing[i]
 	}
 	r.pos = end

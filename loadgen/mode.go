@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -26,7 +26,7 @@ import (
 // Drainer is implemented by targets that can count input records not yet
 // terminal; the drain then also waits for that count to reach zero.
 type Drainer interface {
-	Pending(ctx context.Context, cfg target.Config) (int64, error)
+	Pending(ctx context.Context, cfg targets.Config) (int64, error)
 }
 
 // StatsReporter is implemented by targets that can count lock expiries.
@@ -37,9 +37,9 @@ type StatsReporter interface {
 type modeRun struct {
 	cfg  *Config
 	spec *workloads.Spec
-	mode target.Mode
+	mode targets.Mode
 	rep  int
-	tcfg target.Config
+	tcfg targets.Config
 	name string // mode, with the repeat when repeating
 
 	start time.Time
@@ -95,7 +95,7 @@ type modeRun struct {
 	workersWG       sync.WaitGroup
 }
 
-func newModeRun(cfg *Config, m target.Mode, rep int) (*modeRun, error) {
+func newModeRun(cfg *Config, m targets.Mode, rep int) (*modeRun, error) {
 	spec := cfg.Workload
 	name := string(m)
 	if cfg.Repeats > 1 {
@@ -104,7 +104,7 @@ func newModeRun(cfg *Config, m target.Mode, rep int) (*modeRun, error) {
 	prefix := fmt.Sprintf("%s-%s", cfg.RunID, name)
 	mr := &modeRun{
 		cfg: cfg, spec: spec, mode: m, rep: rep, name: name,
-		tcfg: target.Config{
+		tcfg: targets.Config{
 			InputTopic:            prefix + "-in",
 			OutputTopic:           prefix + "-out",
 			InputPartitions:       int32(spec.PartitionsPerTopic),
@@ -190,7 +190,7 @@ const formationLimit = 10 * time.Second
 // leaves the workers beyond the partition count without a partition.
 func (mr *modeRun) expectedReceivers() int32 {
 	n := int32(mr.spec.Consumers)
-	if mr.mode == target.ClassicEOS && mr.tcfg.InputPartitions < n {
+	if mr.mode == targets.ClassicEOS && mr.tcfg.InputPartitions < n {
 		n = mr.tcfg.InputPartitions
 	}
 	return max(n, 1)
@@ -542,7 +542,7 @@ func (mr *modeRun) settleGrace() time.Duration {
 // open on the output topic, and returns those still open, with a note when
 // the target cannot list them.
 func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransaction, string) {
-	ti, ok := mr.cfg.Target.(target.TransactionInspector)
+	ti, ok := mr.cfg.Target.(targets.TransactionInspector)
 	if !ok || !mr.mode.Transactional() {
 		return nil, ""
 	}
@@ -578,16 +578,16 @@ const (
 // has passed its last input, or they stop moving: records above a start
 // offset are then judged from what it says, not from a snapshot taken
 // while it was still catching up.
-func (mr *modeRun) inspectSettled(ctx context.Context) (*target.ShareState, error) {
+func (mr *modeRun) inspectSettled(ctx context.Context) (*targets.ShareState, error) {
 	state, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
-	if errors.Is(err, target.ErrUnsupported) {
+	if errors.Is(err, targets.ErrUnsupported) {
 		return nil, nil
 	}
 	if err != nil || len(state.Records) > 0 {
 		return state, err
 	}
 	ends := mr.ledger.inputEnds()
-	done := func(st *target.ShareState) bool {
+	done := func(st *targets.ShareState) bool {
 		for p, end := range ends {
 			if st.SPSO[p] < end {
 				return false
@@ -645,7 +645,7 @@ func (mr *modeRun) readAll(ctx context.Context, readCommitted bool) error {
 		return err
 	}
 	defer rd.Close()
-	return drainReader(ctx, rd, func(r *target.Record) {
+	return drainReader(ctx, rd, func(r *targets.Record) {
 		if !readCommitted {
 			mr.ledger.addUncommitted(r)
 			return
@@ -658,7 +658,7 @@ func (mr *modeRun) readAll(ctx context.Context, readCommitted bool) error {
 }
 
 // drainReader polls rd until three polls in a row return nothing.
-func drainReader(ctx context.Context, rd target.Reader, add func(*target.Record)) error {
+func drainReader(ctx context.Context, rd targets.Reader, add func(*targets.Record)) error {
 	for empty := 0; empty < 3; {
 		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		recs, err := rd.Poll(pctx)
@@ -683,7 +683,7 @@ func drainReader(ctx context.Context, rd target.Reader, add func(*target.Record)
 // followed it where the target's reader returns markers (it reports
 // whether it did).
 func (mr *modeRun) readUncommitted(ctx context.Context) (markers bool, err error) {
-	mrd, ok := mr.cfg.Target.(target.MarkerReader)
+	mrd, ok := mr.cfg.Target.(targets.MarkerReader)
 	if !ok {
 		return false, mr.readAll(ctx, false)
 	}

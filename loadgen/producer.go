@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -120,7 +120,7 @@ func (mr *modeRun) backlogBound() int64 {
 	return max(b, 1000)
 }
 
-func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Schedule, idx int) error {
+func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *Schedule, idx int) error {
 	size := mr.spec.MessageSizeBytes
 	lag, svc := NewHist(), NewHist()
 	defer func() {
@@ -131,12 +131,12 @@ func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Sc
 	nextPart := int32(idx) % nparts
 	intended := make([]time.Time, 0, maxProduceBatch)
 	// Buffers reused from batch to batch: Produce is synchronous and a
-	// target keeps nothing of a record after it returns (target.Producer),
+	// target keeps nothing of a record after it returns (targets.Producer),
 	// so the generator allocates nothing per record.
 	var (
 		payload []byte
-		backing []target.Record
-		recs    []*target.Record
+		backing []targets.Record
+		recs    []*targets.Record
 		lags    []time.Duration
 		batch   []inputRec
 		ids     []uint64
@@ -177,15 +177,15 @@ func (mr *modeRun) produceLoop(ctx context.Context, p target.Producer, sched *Sc
 		n := len(intended)
 		if cap(payload) < size*n {
 			payload = make([]byte, size*maxProduceBatch)
-			backing = make([]target.Record, maxProduceBatch)
-			recs = make([]*target.Record, maxProduceBatch)
+			backing = make([]targets.Record, maxProduceBatch)
+			recs = make([]*targets.Record, maxProduceBatch)
 		}
 		recs = recs[:n]
 		for i, t := range intended {
 			v := payload[i*size : (i+1)*size : (i+1)*size]
 			id := mr.nextID.Add(1)
 			putInput(v, inputHeader{ID: id, IntendedNs: mr.sinceStart(t)})
-			backing[i] = target.Record{Topic: mr.tcfg.InputTopic, Partition: nextPart, Value: v}
+			backing[i] = targets.Record{Topic: mr.tcfg.InputTopic, Partition: nextPart, Value: v}
 			nextPart = (nextPart + 1) % nparts
 			recs[i] = &backing[i]
 		}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // Run runs cfg's workload in every mode against cfg.Target and returns the
@@ -90,9 +90,9 @@ var ErrInterrupted = errors.New("loadgen: run interrupted")
 
 // runOne runs one mode once and never fails the whole run: errors land in
 // the mode's result.
-func runOne(ctx context.Context, cfg *Config, m target.Mode, rep int) result.ModeResult {
+func runOne(ctx context.Context, cfg *Config, m targets.Mode, rep int) result.ModeResult {
 	if err := cfg.Target.Supports(ctx, m); err != nil {
-		if errors.Is(err, target.ErrUnsupported) {
+		if errors.Is(err, targets.ErrUnsupported) {
 			return result.ModeResult{Mode: string(m), Repeat: rep, Unsupported: err.Error()}
 		}
 		return result.ModeResult{Mode: string(m), Repeat: rep, Error: err.Error()}
@@ -116,11 +116,11 @@ func runOne(ctx context.Context, cfg *Config, m target.Mode, rep int) result.Mod
 // Teardowner is implemented by targets that can drop a mode's topics once
 // the mode is done (the in-process engine, which holds them in memory).
 type Teardowner interface {
-	Teardown(ctx context.Context, cfg target.Config) error
+	Teardown(ctx context.Context, cfg targets.Config) error
 }
 
 // environment records where the run happened.
-func environment(info target.Info, commit string) result.Env {
+func environment(info targets.Info, commit string) result.Env {
 	return result.Env{
 		Commit:        commit,
 		GoVersion:     runtime.Version(),

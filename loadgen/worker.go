@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // Crash phases (the worker-crash fault's phase param).
@@ -36,7 +36,7 @@ type workerCtl struct {
 }
 
 // startWorker starts a new incarnation of worker id.
-func (mr *modeRun) startWorker(ctx context.Context, id int, w target.Worker) {
+func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 	inc := mr.ctl[id].incarnation.Add(1)
 	mr.workersWG.Add(1)
 	go func() {
@@ -56,7 +56,7 @@ type workerLoop struct {
 	mr      *modeRun
 	id      int
 	inc     int64
-	w       target.Worker
+	w       targets.Worker
 	rng     *rand.Rand
 	sample  func() time.Duration
 	commitH *Hist
@@ -81,13 +81,13 @@ type workerLoop struct {
 
 	// Deferred: records held across the output transaction, acked after
 	// it commits (released after it aborts).
-	held, heldAccepted, heldRejected []*target.Record
+	held, heldAccepted, heldRejected []*targets.Record
 	stopping                         bool // shutting down: commit, never abort
 
 	// Reused output buffers (see produce).
 	outBuf  []byte
-	outRecs []target.Record
-	outPtrs []*target.Record
+	outRecs []targets.Record
+	outPtrs []*targets.Record
 }
 
 // errExit ends a worker loop (crashed, or fenced as a zombie).
@@ -173,8 +173,8 @@ func (wl *workerLoop) failed(ctx context.Context, err error) error {
 }
 
 // isFenced reports errors after which a client must be recreated; targets
-// classify them as target.ErrFenced.
-func isFenced(err error) bool { return errors.Is(err, target.ErrFenced) }
+// classify them as targets.ErrFenced.
+func isFenced(err error) bool { return errors.Is(err, targets.ErrFenced) }
 
 // replace starts the next incarnation of this worker (unless a newer one
 // already runs: then this one is a zombie and simply exits). crash is true
@@ -202,7 +202,7 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 			mr.ledger.endTxn(wl.txnIdx, outcomeUnknown)
 		}
 		return errExit
-	case crash || mr.mode != target.ClassicEOS:
+	case crash || mr.mode != targets.ClassicEOS:
 		wl.w.Crash()
 	default:
 		// A classic-eos worker replaced after a fencing or rebalance
@@ -251,7 +251,7 @@ func (wl *workerLoop) crashAt(ctx context.Context, phase string) error {
 }
 
 // handle processes one poll's records in the worker's mode.
-func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
+func (wl *workerLoop) handle(ctx context.Context, recs []*targets.Record) error {
 	mr := wl.mr
 	spec := mr.spec
 	pollAt := time.Now()
@@ -285,8 +285,8 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 
 	// Choose deliberate rejects (not in implicit or classic-eos, which
 	// cannot reject).
-	var accepted, rejected []*target.Record
-	if spec.RejectRatio > 0 && mr.mode != target.Implicit && mr.mode != target.ClassicEOS {
+	var accepted, rejected []*targets.Record
+	if spec.RejectRatio > 0 && mr.mode != targets.Implicit && mr.mode != targets.ClassicEOS {
 		for _, r := range recs {
 			if wl.rng.Float64() < spec.RejectRatio {
 				rejected = append(rejected, r)
@@ -299,7 +299,7 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 	}
 
 	switch mr.mode {
-	case target.Implicit:
+	case targets.Implicit:
 		// The next poll (or the close) accepts these records.
 		wl.implicitTags = appendTags(wl.implicitTags[:0], recs)
 		if err := wl.produce(ctx, accepted); err != nil {
@@ -312,7 +312,7 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 		wl.recordCommit(now, -1, now.Sub(pollAt)) // no commit call: poll to commit only
 		return nil
 
-	case target.Explicit:
+	case targets.Explicit:
 		if err := wl.produce(ctx, accepted); err != nil {
 			return wl.failed(ctx, err)
 		}
@@ -321,7 +321,7 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 		}
 		return wl.ack(ctx, pollAt, accepted, rejected)
 
-	case target.Deferred:
+	case targets.Deferred:
 		// Outputs commit in a producer transaction; the acks follow
 		// outside it.
 		if !wl.open {
@@ -358,13 +358,13 @@ func (wl *workerLoop) handle(ctx context.Context, recs []*target.Record) error {
 		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
 			return err
 		}
-		if err := wl.w.StageAcks(ctx, accepted, target.AckAccept); err != nil {
+		if err := wl.w.StageAcks(ctx, accepted, targets.AckAccept); err != nil {
 			mr.ledger.setAck(wl.tags(accepted), ackAccept, fateFailed)
 			return wl.abortTxn(ctx, err)
 		}
 		mr.ledger.stageAcks(wl.tags(accepted), ackAccept, wl.txnIdx)
 		if len(rejected) > 0 {
-			if err := wl.w.StageAcks(ctx, rejected, target.AckReject); err != nil {
+			if err := wl.w.StageAcks(ctx, rejected, targets.AckReject); err != nil {
 				mr.ledger.setAck(wl.tags(rejected), ackReject, fateFailed)
 				return wl.abortTxn(ctx, err)
 			}
@@ -389,7 +389,7 @@ func (wl *workerLoop) beginTxn(at time.Time) {
 	wl.txnSeq++
 	_, wl.epoch = wl.w.TxnInfo()
 	var pid int64
-	if p, ok := wl.w.(target.ProducerIDer); ok {
+	if p, ok := wl.w.(targets.ProducerIDer); ok {
 		pid = p.ProducerID()
 	}
 	wl.txnIdx = wl.mr.ledger.beginTxn(wl.id, wl.inc<<32|wl.txnSeq, pid, wl.epoch)
@@ -399,12 +399,12 @@ func (wl *workerLoop) beginTxn(at time.Time) {
 
 // tags returns the ledger tags of recs, in a buffer reused until the next
 // call.
-func (wl *workerLoop) tags(recs []*target.Record) []int64 {
+func (wl *workerLoop) tags(recs []*targets.Record) []int64 {
 	wl.tagBuf = appendTags(wl.tagBuf[:0], recs)
 	return wl.tagBuf
 }
 
-func appendTags(dst []int64, recs []*target.Record) []int64 {
+func appendTags(dst []int64, recs []*targets.Record) []int64 {
 	for _, r := range recs {
 		dst = append(dst, r.Tag)
 	}
@@ -424,13 +424,13 @@ func ackFate(err error) uint8 {
 }
 
 // ack acknowledges (explicit and deferred) and records the commit latency.
-func (wl *workerLoop) ack(ctx context.Context, pollAt time.Time, accepted, rejected []*target.Record) error {
+func (wl *workerLoop) ack(ctx context.Context, pollAt time.Time, accepted, rejected []*targets.Record) error {
 	mr := wl.mr
 	t0 := time.Now()
-	err := wl.w.Ack(ctx, accepted, target.AckAccept)
+	err := wl.w.Ack(ctx, accepted, targets.AckAccept)
 	mr.ledger.setAck(wl.tags(accepted), ackAccept, ackFate(err))
 	if err == nil && len(rejected) > 0 {
-		err = wl.w.Ack(ctx, rejected, target.AckReject)
+		err = wl.w.Ack(ctx, rejected, targets.AckReject)
 		mr.ledger.setAck(wl.tags(rejected), ackReject, ackFate(err))
 	}
 	done := time.Now()
@@ -451,14 +451,14 @@ func (wl *workerLoop) ack(ctx context.Context, pollAt time.Time, accepted, rejec
 
 // produce writes one output per record; ack-only workloads write to the
 // external sink instead (made visible when the checkpoint commits).
-func (wl *workerLoop) produce(ctx context.Context, recs []*target.Record) error {
+func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error {
 	mr := wl.mr
 	if len(recs) == 0 {
 		return nil
 	}
 	_, epoch := wl.w.TxnInfo()
 	seq := int64(0)
-	if wl.open || mr.mode == target.Deferred {
+	if wl.open || mr.mode == targets.Deferred {
 		seq = wl.inc<<32 | wl.txnSeq
 		epoch = wl.epoch
 	}
@@ -494,8 +494,8 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*target.Record) error 
 		wl.outBuf = make([]byte, 0, 2*need)
 	}
 	if cap(wl.outRecs) < len(recs) {
-		wl.outRecs = make([]target.Record, 2*len(recs))
-		wl.outPtrs = make([]*target.Record, 2*len(recs))
+		wl.outRecs = make([]targets.Record, 2*len(recs))
+		wl.outPtrs = make([]*targets.Record, 2*len(recs))
 	}
 	buf := wl.outBuf[:0]
 	outs := wl.outPtrs[:len(recs)]
@@ -512,7 +512,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*target.Record) error 
 		}
 		v := buf[start:len(buf):len(buf)]
 		putOutput(v, outputHeader{InputID: h.ID, IntendedNs: h.IntendedNs, TxnSeq: seq, Epoch: epoch, Worker: uint16(wl.id)})
-		wl.outRecs[i] = target.Record{Topic: mr.tcfg.OutputTopic, Partition: r.Partition % nout, Value: v}
+		wl.outRecs[i] = targets.Record{Topic: mr.tcfg.OutputTopic, Partition: r.Partition % nout, Value: v}
 		outs[i] = &wl.outRecs[i]
 	}
 	if err := wl.w.Produce(ctx, outs); err != nil {
@@ -547,7 +547,7 @@ func (wl *workerLoop) maybeCommit(ctx context.Context, force bool) error {
 	if !wl.stopping && wl.abortChosen() {
 		return wl.abortTxn(ctx, nil)
 	}
-	if wl.mr.mode == target.Deferred && len(wl.held) > 0 && time.Since(wl.txnStart) > spec.LockDuration/2 {
+	if wl.mr.mode == targets.Deferred && len(wl.held) > 0 && time.Since(wl.txnStart) > spec.LockDuration/2 {
 		// The held records' locks must outlive the commit: renew them
 		// when a good part of the lock is gone.
 		_ = wl.w.Renew(ctx, wl.held)
@@ -562,7 +562,7 @@ func (wl *workerLoop) maybeCommit(ctx context.Context, force bool) error {
 	wl.stagedRejects = wl.stagedRejects[:0]
 	start := wl.txnStart
 	wl.committed(t0)
-	if wl.mr.mode == target.Deferred {
+	if wl.mr.mode == targets.Deferred {
 		if err := wl.crashAt(ctx, PhaseAfterCommitBeforeAck); err != nil {
 			return err
 		}
@@ -604,7 +604,7 @@ func (wl *workerLoop) abortTxn(ctx context.Context, cause error) error {
 		return wl.failed(ctx, err)
 	}
 	mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
-	if errors.Is(cause, target.ErrStaleMemberEpoch) {
+	if errors.Is(cause, targets.ErrStaleMemberEpoch) {
 		mr.fencedAbort.Add(1)
 	}
 	mr.aborts.Add(1)
@@ -612,7 +612,7 @@ func (wl *workerLoop) abortTxn(ctx context.Context, cause error) error {
 	if len(wl.held) > 0 {
 		// Deferred: release the records now so they are redelivered at
 		// once rather than at lock expiry.
-		err := wl.w.Ack(ctx, wl.held, target.AckRelease)
+		err := wl.w.Ack(ctx, wl.held, targets.AckRelease)
 		mr.ledger.setAck(wl.tags(wl.held), ackRelease, ackFate(err))
 	}
 	wl.held, wl.heldAccepted, wl.heldRejected = nil, nil, nil
@@ -642,7 +642,7 @@ func (wl *workerLoop) shutdown(ctx context.Context) {
 
 // readLoop tails the output topic with read_committed: each output seen is
 // one end-to-end latency sample, measured from its input's intended time.
-func (mr *modeRun) readLoop(ctx context.Context, rd target.Reader, stop chan struct{}) error {
+func (mr *modeRun) readLoop(ctx context.Context, rd targets.Reader, stop chan struct{}) error {
 	h := NewHist()
 	defer mr.mergeHist(result.HistEndToEnd, h)
 	var (

@@ -14,7 +14,7 @@ import (
 	"regexp"
 	"strings"
 
-	kafkatarget "github.com/sharebench/sharebench/loadgen/target/kafka"
+	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 )
 
 // commandConfig is what a properties file sets.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	kafkatarget "github.com/sharebench/sharebench/loadgen/target/kafka"
+	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 )
 
 func TestParseCommandConfig(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // cpuCostEnv names the variable that sets the extra cost.
@@ -47,7 +47,7 @@ func init() {
 		return
 	}
 	burn := &cpuBurner{cost: cost}
-	targetWrap = func(t target.Target) target.Target {
+	targetWrap = func(t targets.Target) targets.Target {
 		full, ok := t.(cpuDemoTarget)
 		if !ok {
 			fmt.Fprintln(os.Stderr, "sharebench: cpudemo build: the target is not the engine; no extra cost")
@@ -59,7 +59,7 @@ func init() {
 
 // cpuDemoTarget is the engine target's method set the wrapper keeps.
 type cpuDemoTarget interface {
-	target.Target
+	targets.Target
 	loadgen.Drainer
 	loadgen.StatsReporter
 	loadgen.Teardowner
@@ -70,7 +70,7 @@ type costlyTarget struct {
 	burn *cpuBurner
 }
 
-func (t *costlyTarget) NewWorker(ctx context.Context, cfg target.Config, m target.Mode, id int) (target.Worker, error) {
+func (t *costlyTarget) NewWorker(ctx context.Context, cfg targets.Config, m targets.Mode, id int) (targets.Worker, error) {
 	w, err := t.cpuDemoTarget.NewWorker(ctx, cfg, m, id)
 	if err != nil {
 		return nil, err
@@ -79,11 +79,11 @@ func (t *costlyTarget) NewWorker(ctx context.Context, cfg target.Config, m targe
 }
 
 type costlyWorker struct {
-	target.Worker
+	targets.Worker
 	burn *cpuBurner
 }
 
-func (w *costlyWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+func (w *costlyWorker) Poll(ctx context.Context, max int) ([]*targets.Record, error) {
 	recs, err := w.Worker.Poll(ctx, max)
 	if len(recs) > 0 {
 		w.burn.spend(len(recs))

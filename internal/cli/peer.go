@@ -431,7 +431,7 @@ func peerShareConsume(env *Env, args []string) error {
 	polls := loadgen.NewHist()
 	res.Start = time.Now()
 	// Configured as `sharebench run`'s share workers are
-	// (loadgen/target/kafka): a ShareFetch waits at most 100 ms at the
+	// (loadgen/targets/kafkatarget): a ShareFetch waits at most 100 ms at the
 	// broker, and a poll returns at most --max-poll-records records.
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(c.seeds()...),

@@ -19,7 +19,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -215,7 +215,7 @@ func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 }
 
 // runTime says how long the run will take at least, before it starts.
-func runTime(spec *workloads.Spec, modes []target.Mode, repeats int) string {
+func runTime(spec *workloads.Spec, modes []targets.Mode, repeats int) string {
 	n := len(modes)
 	if n == 0 {
 		n = len(spec.Modes())
@@ -337,19 +337,19 @@ func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error 
 	return nil
 }
 
-func parseModes(s string) ([]target.Mode, error) {
+func parseModes(s string) ([]targets.Mode, error) {
 	if s == "" {
 		return nil, nil
 	}
 	if s == "all" {
-		return append([]target.Mode(nil), target.AllModes...), nil
+		return append([]targets.Mode(nil), targets.AllModes...), nil
 	}
-	var out []target.Mode
+	var out []targets.Mode
 	for _, part := range strings.Split(s, ",") {
-		m, err := target.ParseMode(strings.TrimSpace(part))
+		m, err := targets.ParseMode(strings.TrimSpace(part))
 		if err != nil {
 			var valid []string
-			for _, m := range target.AllModes {
+			for _, m := range targets.AllModes {
 				valid = append(valid, string(m))
 			}
 			return nil, usageErr("--modes: unknown mode %q (valid: %s, or all)", strings.TrimSpace(part), strings.Join(valid, ", "))
@@ -470,7 +470,7 @@ func verifyCmd(env *Env, args []string) error {
 
 // modeOf strips a repeat suffix ("explicit-r2" -> "explicit").
 func modeOf(dirName string) string {
-	for _, m := range target.AllModes {
+	for _, m := range targets.AllModes {
 		if dirName == string(m) || strings.HasPrefix(dirName, string(m)+"-r") {
 			return string(m)
 		}

@@ -15,9 +15,9 @@ import (
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/target"
-	enginetarget "github.com/sharebench/sharebench/loadgen/target/engine"
-	kafkatarget "github.com/sharebench/sharebench/loadgen/target/kafka"
+	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -56,11 +56,11 @@ var engineOptions []eng.Option
 
 // targetWrap, when set, wraps the engine target: nil, except in the
 // cpudemo build (cpudemo.go, -tags cpudemo).
-var targetWrap func(target.Target) target.Target
+var targetWrap func(targets.Target) targets.Target
 
 // openTarget opens the target named by the flags and, where it can apply
 // target-side faults, the fault runner.
-func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode, spec *workloads.Spec) (target.Target, loadgen.FaultRunner, error) {
+func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
 	switch f.target {
 	case "engine":
 		if f.kafka.brokers != "" {
@@ -87,7 +87,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 			}
 			return nil, nil, usageErr("%v", err)
 		}
-		var tgt target.Target = t
+		var tgt targets.Target = t
 		if targetWrap != nil {
 			tgt = targetWrap(t)
 		}
@@ -152,7 +152,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []target.Mode,
 		// without the KIP-1289 API; with --modes unset it is listed as
 		// unsupported in the table instead.
 		for _, m := range modes {
-			if m == target.Transactional {
+			if m == targets.Transactional {
 				if err := t.Supports(ctx, m); err != nil {
 					t.Close()
 					return nil, nil, withCode(ExitUsage, err)
@@ -207,7 +207,7 @@ func (b *brokerControl) Supports(kind string) error {
 	case "engine-restart", "coordinator-crash", "share-failover":
 		return nil
 	}
-	return fmt.Errorf("broker control: %w: fault %q", target.ErrUnsupported, kind)
+	return fmt.Errorf("broker control: %w: fault %q", targets.ErrUnsupported, kind)
 }
 
 func (b *brokerControl) Apply(kind string, params map[string]string) (string, error) {

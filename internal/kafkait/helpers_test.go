@@ -20,7 +20,7 @@ import (
 
 	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/result"
-	kafkatarget "github.com/sharebench/sharebench/loadgen/target/kafka"
+	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 

@@ -20,8 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/target"
-	kafkatarget "github.com/sharebench/sharebench/loadgen/target/kafka"
+	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -146,7 +146,7 @@ func TestHangingTransactionReported(t *testing.T) {
 	}()
 
 	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "quick-kafka", Target: tgt,
-		Modes: []target.Mode{target.Deferred}, Seed: 5, RunID: runID})
+		Modes: []targets.Mode{targets.Deferred}, Seed: 5, RunID: runID})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

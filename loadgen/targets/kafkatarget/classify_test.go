@@ -1,4 +1,4 @@
-package kafka
+package kafkatarget
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 func TestClassify(t *testing.T) {
@@ -27,7 +27,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("x: %w", ErrTxnAborted), false},
 	} {
 		got := classify(tc.err)
-		if errors.Is(got, target.ErrFenced) != tc.fenced {
+		if errors.Is(got, targets.ErrFenced) != tc.fenced {
 			t.Errorf("classify(%v): fenced %v, want %v", tc.err, !tc.fenced, tc.fenced)
 		}
 		if tc.err != nil && !errors.Is(got, tc.err) {

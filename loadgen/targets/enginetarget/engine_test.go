@@ -1,8 +1,8 @@
 // This file tests the engine target's own mapping: acknowledgement ranges,
 // and Pending and Inspect over a share group and a classic group, driven
-// through the target.Target primitives the load generator uses.
+// through the targets.Target primitives the load generator uses.
 
-package engine
+package enginetarget
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 func TestAcksCoalesceRanges(t *testing.T) {
 	t.Parallel()
-	rec := func(p int32, o int64) *target.Record { return &target.Record{Topic: "in", Partition: p, Offset: o} }
+	rec := func(p int32, o int64) *targets.Record { return &targets.Record{Topic: "in", Partition: p, Offset: o} }
 	// Out of order, across partitions, with gaps.
-	recs := []*target.Record{rec(1, 5), rec(0, 2), rec(0, 0), rec(1, 4), rec(0, 1), rec(0, 7), rec(1, 9)}
+	recs := []*targets.Record{rec(1, 5), rec(0, 2), rec(0, 0), rec(1, 4), rec(0, 1), rec(0, 7), rec(1, 9)}
 	got := acks(recs, eng.AckAccept)
 	want := []eng.Acknowledgement{
 		{Topic: "in", Partition: 0, First: 0, Last: 2, Type: eng.AckAccept},
@@ -40,9 +40,9 @@ func TestAcksCoalesceRanges(t *testing.T) {
 
 func TestAckTypes(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[target.AckType]eng.AckType{
-		target.AckAccept: eng.AckAccept, target.AckReject: eng.AckReject, target.AckRelease: eng.AckRelease,
-		target.AckGap: eng.AckGap, target.AckRenew: eng.AckRenew,
+	for in, want := range map[targets.AckType]eng.AckType{
+		targets.AckAccept: eng.AckAccept, targets.AckReject: eng.AckReject, targets.AckRelease: eng.AckRelease,
+		targets.AckGap: eng.AckGap, targets.AckRenew: eng.AckRenew,
 	} {
 		if got, err := ackType(in); err != nil || got != want {
 			t.Errorf("ackType(%v) = %v, %v; want %v", in, got, err, want)
@@ -63,23 +63,23 @@ func newTarget(t *testing.T) *Target {
 	return tg
 }
 
-func testConfig(name string) target.Config {
-	return target.Config{
+func testConfig(name string) targets.Config {
+	return targets.Config{
 		InputTopic: name + "-in", OutputTopic: name + "-out", InputPartitions: 2, OutputPartitions: 1,
 		Group: name + "-group", TransactionalIDPrefix: name + "-w-", LockDuration: 30 * time.Second,
 		DeliveryLimit: 5, MaxRecordLocks: 1000, TransactionTimeout: 10 * time.Second, MaxPollRecords: 100,
 	}
 }
 
-func produce(t *testing.T, tg *Target, cfg target.Config, n int) {
+func produce(t *testing.T, tg *Target, cfg targets.Config, n int) {
 	t.Helper()
 	p, err := tg.NewProducer(context.Background(), cfg, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := make([]*target.Record, n)
+	recs := make([]*targets.Record, n)
 	for i := range recs {
-		recs[i] = &target.Record{Topic: cfg.InputTopic, Partition: int32(i % 2), Value: []byte{byte(i)}}
+		recs[i] = &targets.Record{Topic: cfg.InputTopic, Partition: int32(i % 2), Value: []byte{byte(i)}}
 	}
 	if err := p.Produce(context.Background(), recs); err != nil {
 		t.Fatal(err)
@@ -92,9 +92,9 @@ func produce(t *testing.T, tg *Target, cfg target.Config, n int) {
 }
 
 // pollAll polls until n records arrived.
-func pollAll(t *testing.T, w target.Worker, n int) []*target.Record {
+func pollAll(t *testing.T, w targets.Worker, n int) []*targets.Record {
 	t.Helper()
-	var got []*target.Record
+	var got []*targets.Record
 	deadline := time.Now().Add(10 * time.Second)
 	for len(got) < n && time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -111,7 +111,7 @@ func pollAll(t *testing.T, w target.Worker, n int) []*target.Record {
 	return got
 }
 
-func states(t *testing.T, tg *Target, cfg target.Config) map[string]int {
+func states(t *testing.T, tg *Target, cfg targets.Config) map[string]int {
 	t.Helper()
 	st, err := tg.Inspect(context.Background(), cfg)
 	if err != nil {
@@ -124,7 +124,7 @@ func states(t *testing.T, tg *Target, cfg target.Config) map[string]int {
 	return out
 }
 
-func pending(t *testing.T, tg *Target, cfg target.Config) int64 {
+func pending(t *testing.T, tg *Target, cfg targets.Config) int64 {
 	t.Helper()
 	n, err := tg.Pending(context.Background(), cfg)
 	if err != nil {
@@ -145,7 +145,7 @@ func TestTransactionalPendingAndInspect(t *testing.T) {
 	if n := pending(t, tg, cfg); n != 10 {
 		t.Errorf("before any poll: Pending = %d, want 10", n)
 	}
-	w, err := tg.NewWorker(ctx, cfg, target.Transactional, 0)
+	w, err := tg.NewWorker(ctx, cfg, targets.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,15 +156,15 @@ func TestTransactionalPendingAndInspect(t *testing.T) {
 	if err := w.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
-	out := []*target.Record{{Topic: cfg.OutputTopic, Partition: 0, Value: []byte("o")}}
+	out := []*targets.Record{{Topic: cfg.OutputTopic, Partition: 0, Value: []byte("o")}}
 	if err := w.Produce(ctx, out); err != nil {
 		t.Fatal(err)
 	}
 	// Reject two, accept the rest, inside the transaction.
-	if err := w.StageAcks(ctx, recs[2:], target.AckAccept); err != nil {
+	if err := w.StageAcks(ctx, recs[2:], targets.AckAccept); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.StageAcks(ctx, recs[:2], target.AckReject); err != nil {
+	if err := w.StageAcks(ctx, recs[:2], targets.AckReject); err != nil {
 		t.Fatal(err)
 	}
 	if n := pending(t, tg, cfg); n != 10 {
@@ -221,19 +221,19 @@ func TestClassicEOSPendingAndInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	produce(t, tg, cfg, 6)
-	w, err := tg.NewWorker(ctx, cfg, target.ClassicEOS, 0)
+	w, err := tg.NewWorker(ctx, cfg, targets.ClassicEOS, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	recs := pollAll(t, w, 6)
 	// A classic worker cannot ack outside a transaction.
-	if err := w.Ack(ctx, recs, target.AckAccept); !errors.Is(err, target.ErrUnsupported) {
+	if err := w.Ack(ctx, recs, targets.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("Ack in classic-eos: %v, want ErrUnsupported", err)
 	}
 	if err := w.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.StageAcks(ctx, recs, target.AckAccept); err != nil {
+	if err := w.StageAcks(ctx, recs, targets.AckAccept); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(ctx); err != nil {
@@ -261,25 +261,25 @@ func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	w, err := tg.NewWorker(ctx, cfg, target.Explicit, 3)
+	w, err := tg.NewWorker(ctx, cfg, targets.Explicit, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tid, epoch := w.TxnInfo(); tid != "" || epoch != -1 {
 		t.Errorf("TxnInfo = %q, %d; want \"\", -1", tid, epoch)
 	}
-	for name, err := range map[string]error{"Begin": w.Begin(ctx), "Commit": w.Commit(ctx), "Abort": w.Abort(ctx), "StageAcks": w.StageAcks(ctx, nil, target.AckAccept)} {
-		if !errors.Is(err, target.ErrUnsupported) {
+	for name, err := range map[string]error{"Begin": w.Begin(ctx), "Commit": w.Commit(ctx), "Abort": w.Abort(ctx), "StageAcks": w.StageAcks(ctx, nil, targets.AckAccept)} {
+		if !errors.Is(err, targets.ErrUnsupported) {
 			t.Errorf("%s in explicit mode: %v, want ErrUnsupported", name, err)
 		}
 	}
-	if _, err := tg.NewWorker(ctx, cfg, target.Mode("sometimes"), 0); !errors.Is(err, target.ErrUnsupported) {
+	if _, err := tg.NewWorker(ctx, cfg, targets.Mode("sometimes"), 0); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("NewWorker of an unknown mode: %v, want ErrUnsupported", err)
 	}
-	if err := tg.Supports(ctx, target.Mode("sometimes")); err == nil {
+	if err := tg.Supports(ctx, targets.Mode("sometimes")); err == nil {
 		t.Error("Supports of an unknown mode succeeded")
 	}
-	for _, m := range target.AllModes {
+	for _, m := range targets.AllModes {
 		if err := tg.Supports(ctx, m); err != nil {
 			t.Errorf("Supports(%s): %v", m, err)
 		}

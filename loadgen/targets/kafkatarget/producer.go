@@ -1,7 +1,7 @@
 // This file holds the input producer: an idempotent, non-transactional kgo
 // client that produces synchronously with no linger.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
-// producer implements target.Producer.
+// producer implements targets.Producer.
 type producer struct {
 	t     *Target
 	cl    *kgo.Client
@@ -23,7 +23,7 @@ type producer struct {
 
 // NewProducer returns an idempotent producer of cfg.InputTopic records (a
 // record with a topic of its own goes there).
-func (t *Target) NewProducer(ctx context.Context, cfg target.Config, id int) (target.Producer, error) {
+func (t *Target) NewProducer(ctx context.Context, cfg targets.Config, id int) (targets.Producer, error) {
 	cl, err := kgo.NewClient(append(t.conn.clientOpts(t.conn.newDialer(), "producer-"+strconv.Itoa(id)),
 		kgo.DefaultProduceTopic(cfg.InputTopic),
 		// Latency is measured per record: never wait for a batch to fill.
@@ -41,7 +41,7 @@ func (t *Target) NewProducer(ctx context.Context, cfg target.Config, id int) (ta
 }
 
 // Produce writes recs and sets their partition and offset.
-func (p *producer) Produce(ctx context.Context, recs []*target.Record) error {
+func (p *producer) Produce(ctx context.Context, recs []*targets.Record) error {
 	return produceSync(ctx, p.cl, recs, p.topic)
 }
 

@@ -3,7 +3,7 @@
 // (transactional in deferred mode), both dialing through one dialer so Crash
 // cuts them together.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // shareFetchMaxWait is how long a ShareFetch may wait at the broker for
@@ -38,16 +38,16 @@ const epochTimeout = 2 * time.Second
 // transactional producer with id cfg.TransactionalIDPrefix+id, initialised
 // here so that a replacement fences its crashed predecessor at once.
 // Transactional mode returns the error of Supports.
-func (t *Target) NewWorker(ctx context.Context, cfg target.Config, m target.Mode, id int) (target.Worker, error) {
+func (t *Target) NewWorker(ctx context.Context, cfg targets.Config, m targets.Mode, id int) (targets.Worker, error) {
 	if err := validateConfig(cfg); err != nil {
 		return nil, err
 	}
 	switch m {
-	case target.Implicit, target.Explicit, target.Deferred:
+	case targets.Implicit, targets.Explicit, targets.Deferred:
 		return classified(t.newShareWorker(ctx, cfg, m, id))
-	case target.ClassicEOS:
+	case targets.ClassicEOS:
 		return classified(t.newEOSWorker(ctx, cfg, id))
-	case target.Transactional:
+	case targets.Transactional:
 		if err := t.Supports(ctx, m); err != nil {
 			return nil, err
 		}
@@ -67,7 +67,7 @@ func (t *Target) NewWorker(ctx context.Context, cfg target.Config, m target.Mode
 // (kgo's and Kafka's default share fetch size).
 const defaultMaxPoll = 500
 
-func maxPoll(cfg target.Config) int {
+func maxPoll(cfg targets.Config) int {
 	if cfg.MaxPollRecords > 0 {
 		return cfg.MaxPollRecords
 	}
@@ -75,7 +75,7 @@ func maxPoll(cfg target.Config) int {
 }
 
 // transactionalID is the id a worker's transactional producer uses.
-func transactionalID(cfg target.Config, id int) string {
+func transactionalID(cfg targets.Config, id int) string {
 	prefix := cfg.TransactionalIDPrefix
 	if prefix == "" {
 		prefix = cfg.Group + "-"
@@ -83,14 +83,14 @@ func transactionalID(cfg target.Config, id int) string {
 	return prefix + strconv.Itoa(id)
 }
 
-// shareWorker implements target.Worker for the share-group modes. Its
-// methods run on one goroutine (the target.Worker contract), except
+// shareWorker implements targets.Worker for the share-group modes. Its
+// methods run on one goroutine (the targets.Worker contract), except
 // closeForTarget, which Target.Close may call from another; once guards the
 // shutdown and done tells later calls the worker is gone.
 type shareWorker struct {
 	t    *Target
-	mode target.Mode
-	cfg  target.Config
+	mode targets.Mode
+	cfg  targets.Config
 	d    *dialer
 	cons *kgo.Client
 	prod *kgo.Client
@@ -116,7 +116,7 @@ type shareWorker struct {
 	done atomic.Bool
 }
 
-func (t *Target) newShareWorker(ctx context.Context, cfg target.Config, m target.Mode, id int) (*shareWorker, error) {
+func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m targets.Mode, id int) (*shareWorker, error) {
 	w := &shareWorker{t: t, mode: m, cfg: cfg, d: t.conn.newDialer(), epoch: -1}
 	name := string(m) + "-worker-" + strconv.Itoa(id)
 	copts := append(t.conn.clientOpts(w.d, name),
@@ -140,7 +140,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg target.Config, m target
 		kgo.DefaultProduceTopic(cfg.OutputTopic),
 		kgo.ProducerLinger(0),
 	)
-	if m == target.Deferred {
+	if m == targets.Deferred {
 		w.txnID = transactionalID(cfg, id)
 		popts = append(popts, kgo.TransactionalID(w.txnID))
 		if cfg.TransactionTimeout > 0 {
@@ -153,7 +153,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg target.Config, m target
 		return nil, wrapNewClient("output producer", err)
 	}
 	w.cons, w.prod = cons, prod
-	if m == target.Deferred {
+	if m == targets.Deferred {
 		// InitProducerID now: it fences a crashed predecessor with the
 		// same transactional id and aborts its open transaction.
 		pid, epoch, err := prod.ProducerID(ctx)
@@ -214,18 +214,18 @@ var errWorkerClosed = errors.New("kafka: worker is closed or crashed")
 // implicit mode kgo first accepts the previous poll's records; in explicit
 // and deferred mode the records of the previous poll that were not acked
 // are released first (see pending).
-func (w *shareWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+func (w *shareWorker) Poll(ctx context.Context, max int) ([]*targets.Record, error) {
 	if w.done.Load() {
 		return nil, errWorkerClosed
 	}
-	if w.mode != target.Implicit {
+	if w.mode != targets.Implicit {
 		w.releasePending()
 	}
 	if max <= 0 {
 		max = maxPoll(w.cfg)
 	}
 	fetches := w.cons.PollRecords(ctx, max)
-	var recs []*target.Record
+	var recs []*targets.Record
 	clear(w.pending)
 	fetches.EachRecord(func(r *kgo.Record) {
 		recs = append(recs, fromKgo(r))
@@ -262,11 +262,11 @@ func (w *shareWorker) releasePending() {
 
 // Produce writes output records (to cfg.OutputTopic unless a record names its
 // topic). In deferred mode it must run inside a transaction.
-func (w *shareWorker) Produce(ctx context.Context, recs []*target.Record) error {
+func (w *shareWorker) Produce(ctx context.Context, recs []*targets.Record) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
-	if w.mode == target.Deferred && !w.inTxn {
+	if w.mode == targets.Deferred && !w.inTxn {
 		return errors.New("kafka: a deferred worker produces inside a transaction: call Begin first")
 	}
 	return produceSync(ctx, w.prod, recs, w.cfg.OutputTopic)
@@ -274,16 +274,16 @@ func (w *shareWorker) Produce(ctx context.Context, recs []*target.Record) error 
 
 // Ack acknowledges recs with type t and waits until the broker answered,
 // returning the errors it reported for their partitions.
-func (w *shareWorker) Ack(ctx context.Context, recs []*target.Record, t target.AckType) error {
+func (w *shareWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
 	var status kgo.AckStatus
 	switch t {
-	case target.AckAccept:
+	case targets.AckAccept:
 		status = kgo.AckAccept
-	case target.AckRelease:
+	case targets.AckRelease:
 		status = kgo.AckRelease
-	case target.AckReject:
+	case targets.AckReject:
 		status = kgo.AckReject
-	case target.AckRenew:
+	case targets.AckRenew:
 		return w.Renew(ctx, recs)
 	default:
 		return fmt.Errorf("kafka: cannot ack with type %s (valid: accept, release, reject, renew)", t)
@@ -292,11 +292,11 @@ func (w *shareWorker) Ack(ctx context.Context, recs []*target.Record, t target.A
 }
 
 // Renew extends the acquisition locks of recs (KIP-1222, Kafka 4.2+).
-func (w *shareWorker) Renew(ctx context.Context, recs []*target.Record) error {
+func (w *shareWorker) Renew(ctx context.Context, recs []*targets.Record) error {
 	return w.ack(ctx, recs, kgo.AckRenew)
 }
 
-func (w *shareWorker) ack(ctx context.Context, recs []*target.Record, status kgo.AckStatus) error {
+func (w *shareWorker) ack(ctx context.Context, recs []*targets.Record, status kgo.AckStatus) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
@@ -330,12 +330,12 @@ func (w *shareWorker) ack(ctx context.Context, recs []*target.Record, status kgo
 
 // errNoTxn is wrapped by Begin, Commit and Abort outside deferred mode.
 func (w *shareWorker) errNoTxn(op string) error {
-	return fmt.Errorf("kafka: a %s worker has no transactions (%s): %w", w.mode, op, target.ErrUnsupported)
+	return fmt.Errorf("kafka: a %s worker has no transactions (%s): %w", w.mode, op, targets.ErrUnsupported)
 }
 
 // Begin opens a producer transaction (deferred mode).
 func (w *shareWorker) Begin(ctx context.Context) error {
-	if w.mode != target.Deferred {
+	if w.mode != targets.Deferred {
 		return w.errNoTxn("begin")
 	}
 	if w.done.Load() {
@@ -350,14 +350,14 @@ func (w *shareWorker) Begin(ctx context.Context) error {
 
 // StageAcks is KIP-1289's transactional acknowledgement, which a share
 // worker on today's Kafka cannot do.
-func (w *shareWorker) StageAcks(ctx context.Context, recs []*target.Record, t target.AckType) error {
-	return fmt.Errorf("kafka: a %s worker cannot add share acknowledgements to a transaction (that is KIP-1289's transactional mode); ack after the commit instead: %w", w.mode, target.ErrUnsupported)
+func (w *shareWorker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+	return fmt.Errorf("kafka: a %s worker cannot add share acknowledgements to a transaction (that is KIP-1289's transactional mode); ack after the commit instead: %w", w.mode, targets.ErrUnsupported)
 }
 
 // Commit commits the open transaction. On error the transaction stays open
 // for Abort, as kgo asks.
 func (w *shareWorker) Commit(ctx context.Context) error {
-	if w.mode != target.Deferred {
+	if w.mode != targets.Deferred {
 		return w.errNoTxn("commit")
 	}
 	if w.done.Load() {
@@ -376,7 +376,7 @@ func (w *shareWorker) Commit(ctx context.Context) error {
 
 // Abort aborts the open transaction; without one it does nothing.
 func (w *shareWorker) Abort(ctx context.Context) error {
-	if w.mode != target.Deferred {
+	if w.mode != targets.Deferred {
 		return w.errNoTxn("abort")
 	}
 	if w.done.Load() {
@@ -419,7 +419,7 @@ func (w *shareWorker) ProducerID() int64 { return w.pid }
 
 // TxnInfo reports the transactional id and epoch (deferred mode).
 func (w *shareWorker) TxnInfo() (string, int16) {
-	if w.mode != target.Deferred {
+	if w.mode != targets.Deferred {
 		return "", -1
 	}
 	return w.txnID, w.epoch
@@ -458,7 +458,7 @@ func (w *shareWorker) shutdown(crash bool, ctx context.Context) error {
 			w.prod.Close()
 			return
 		}
-		if w.mode == target.Implicit {
+		if w.mode == targets.Implicit {
 			w.cons.MarkAcks(kgo.AckAccept)
 			if err := w.cons.FlushAcks(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("kafka: accepting the last poll: %w", err))

@@ -1,7 +1,7 @@
 // This file holds Target: New (connect or start an embedded kfake cluster),
 // Info, Supports and Close, and the bookkeeping of the clients it hands out.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -20,11 +20,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/sharebench/sharebench/internal/txnshareack"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // Target is a Kafka cluster reached through franz-go, or an embedded kfake
-// cluster. It implements target.Target. Its methods are safe for concurrent
+// cluster. It implements targets.Target. Its methods are safe for concurrent
 // use.
 type Target struct {
 	conn    conn
@@ -39,13 +39,13 @@ type Target struct {
 
 	mu struct {
 		sync.Mutex
-		info   target.Info
+		info   targets.Info
 		open   map[closer]struct{}
 		closed bool
 	}
 }
 
-var _ target.Target = (*Target)(nil)
+var _ targets.Target = (*Target)(nil)
 
 // closer is a producer, worker or reader that Target.Close must close if its
 // owner did not.
@@ -76,7 +76,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 	if w := opts.Logger; w != nil {
 		t.logger = func(s string) { fmt.Fprintln(w, "kafka: "+s) }
 	}
-	t.mu.info = target.Info{Target: "kafka"}
+	t.mu.info = targets.Info{Target: "kafka"}
 	seeds := opts.Brokers
 	if len(seeds) == 0 {
 		c, err := kfake.NewCluster(
@@ -205,7 +205,7 @@ func (t *Target) note(s string) {
 }
 
 // Info describes the cluster.
-func (t *Target) Info() target.Info {
+func (t *Target) Info() targets.Info {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	info := t.mu.info
@@ -216,8 +216,8 @@ func (t *Target) Info() target.Info {
 // Supports reports whether mode m can run on this cluster: the share modes
 // need share groups (KIP-932), transactional needs a KIP-1289 API that no
 // released Kafka advertises.
-func (t *Target) Supports(ctx context.Context, m target.Mode) error {
-	if !slices.Contains(target.AllModes, m) {
+func (t *Target) Supports(ctx context.Context, m targets.Mode) error {
+	if !slices.Contains(targets.AllModes, m) {
 		return fmt.Errorf("kafka: unknown mode %q (valid: implicit, explicit, deferred, transactional, classic-eos)", m)
 	}
 	resp := t.versions
@@ -231,7 +231,7 @@ func (t *Target) Supports(ctx context.Context, m target.Mode) error {
 }
 
 // supports decides Supports from one ApiVersions response.
-func supports(resp *kmsg.ApiVersionsResponse, m target.Mode) error {
+func supports(resp *kmsg.ApiVersionsResponse, m targets.Mode) error {
 	has := func(key int16) bool {
 		for _, k := range resp.ApiKeys {
 			if k.ApiKey == key {
@@ -241,26 +241,26 @@ func supports(resp *kmsg.ApiVersionsResponse, m target.Mode) error {
 		return false
 	}
 	switch m {
-	case target.ClassicEOS:
+	case targets.ClassicEOS:
 		if !has(int16(kmsg.InitProducerID)) || !has(int16(kmsg.TxnOffsetCommit)) {
-			return fmt.Errorf("kafka: mode classic-eos needs transactions, which this broker does not advertise; run --modes implicit or explicit: %w", target.ErrUnsupported)
+			return fmt.Errorf("kafka: mode classic-eos needs transactions, which this broker does not advertise; run --modes implicit or explicit: %w", targets.ErrUnsupported)
 		}
 		return nil
-	case target.Transactional:
+	case targets.Transactional:
 		if txnShareAckKey(resp) == 0 {
-			return fmt.Errorf("kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine (or sharebench serve): %w", target.ErrUnsupported)
+			return fmt.Errorf("kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine (or sharebench serve): %w", targets.ErrUnsupported)
 		}
 		if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.InitProducerID)) {
-			return fmt.Errorf("kafka: mode transactional needs share groups and transactions, which this broker does not advertise: %w", target.ErrUnsupported)
+			return fmt.Errorf("kafka: mode transactional needs share groups and transactions, which this broker does not advertise: %w", targets.ErrUnsupported)
 		}
 		return nil
 	}
 	// The share modes.
 	if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.ShareAcknowledge)) {
-		return fmt.Errorf("kafka: mode %s needs share groups (KIP-932, Kafka 4.1+ with share groups enabled), which this broker does not advertise; run --modes classic-eos, or use --target engine: %w", m, target.ErrUnsupported)
+		return fmt.Errorf("kafka: mode %s needs share groups (KIP-932, Kafka 4.1+ with share groups enabled), which this broker does not advertise; run --modes classic-eos, or use --target engine: %w", m, targets.ErrUnsupported)
 	}
-	if m == target.Deferred && !has(int16(kmsg.InitProducerID)) {
-		return fmt.Errorf("kafka: mode deferred needs transactions, which this broker does not advertise; run --modes explicit: %w", target.ErrUnsupported)
+	if m == targets.Deferred && !has(int16(kmsg.InitProducerID)) {
+		return fmt.Errorf("kafka: mode deferred needs transactions, which this broker does not advertise; run --modes explicit: %w", targets.ErrUnsupported)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 // This file holds the output reader: a direct (group-less) consumer of every
 // partition of one topic from its start, at a chosen isolation level.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
-// reader implements target.Reader.
+// reader implements targets.Reader.
 type reader struct {
 	t    *Target
 	cl   *kgo.Client
@@ -23,7 +23,7 @@ type reader struct {
 
 // NewReader returns a reader of topic from its first offset; readCommitted
 // selects read_committed, which hides aborted and still-open transactions.
-func (t *Target) NewReader(ctx context.Context, cfg target.Config, topic string, readCommitted bool) (target.Reader, error) {
+func (t *Target) NewReader(ctx context.Context, cfg targets.Config, topic string, readCommitted bool) (targets.Reader, error) {
 	if topic == "" {
 		topic = cfg.OutputTopic
 	}
@@ -52,9 +52,9 @@ func (t *Target) NewReader(ctx context.Context, cfg target.Config, topic string,
 
 // Poll returns the records fetched since the last call, waiting until some
 // arrive or ctx is done.
-func (r *reader) Poll(ctx context.Context) ([]*target.Record, error) {
+func (r *reader) Poll(ctx context.Context) ([]*targets.Record, error) {
 	fetches := r.cl.PollFetches(ctx)
-	var recs []*target.Record
+	var recs []*targets.Record
 	fetches.EachRecord(func(kr *kgo.Record) {
 		rec := fromKgo(kr)
 		if kr.Attrs.IsControl() {

@@ -1,6 +1,6 @@
-// This file holds the conversions between target.Record and *kgo.Record.
+// This file holds the conversions between targets.Record and *kgo.Record.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // toKgo returns the records to produce for recs; a record without a topic
 // goes to defaultTopic.
-func toKgo(recs []*target.Record, defaultTopic string) ([]*kgo.Record, error) {
+func toKgo(recs []*targets.Record, defaultTopic string) ([]*kgo.Record, error) {
 	out := make([]*kgo.Record, len(recs))
 	for i, r := range recs {
 		if r == nil {
@@ -34,7 +34,7 @@ func toKgo(recs []*target.Record, defaultTopic string) ([]*kgo.Record, error) {
 
 // produceSync produces recs through cl, waits for every acknowledgement and
 // writes the partition and offset back into recs.
-func produceSync(ctx context.Context, cl *kgo.Client, recs []*target.Record, defaultTopic string) error {
+func produceSync(ctx context.Context, cl *kgo.Client, recs []*targets.Record, defaultTopic string) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -74,8 +74,8 @@ func dedupErrs(errs []error) []error {
 }
 
 // fromKgo converts a fetched record; Handle keeps the *kgo.Record for acks.
-func fromKgo(r *kgo.Record) *target.Record {
-	return &target.Record{
+func fromKgo(r *kgo.Record) *targets.Record {
+	return &targets.Record{
 		Topic:         r.Topic,
 		Partition:     r.Partition,
 		Offset:        r.Offset,
@@ -90,7 +90,7 @@ func fromKgo(r *kgo.Record) *target.Record {
 }
 
 // handles returns the *kgo.Record behind each of recs.
-func handles(recs []*target.Record) ([]*kgo.Record, error) {
+func handles(recs []*targets.Record) ([]*kgo.Record, error) {
 	out := make([]*kgo.Record, len(recs))
 	for i, r := range recs {
 		if r == nil {

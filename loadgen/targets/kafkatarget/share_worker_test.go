@@ -1,14 +1,14 @@
 // Tests of the share-group workers (implicit, explicit, deferred), the
 // readers they write for, Crash, and Inspect after consuming.
 
-package kafka
+package kafkatarget
 
 import (
 	"errors"
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 func TestExplicitConsumesAndAcksAll(t *testing.T) {
@@ -24,16 +24,16 @@ func TestExplicitConsumesAndAcksAll(t *testing.T) {
 		}
 	}
 
-	w := newWorker(t, tg, cfg, target.Explicit, 0)
+	w := newWorker(t, tg, cfg, targets.Explicit, 0)
 	seen := make(map[string]int)
-	pollUntil(t, w, func(recs []*target.Record) {
+	pollUntil(t, w, func(recs []*targets.Record) {
 		for _, r := range recs {
 			seen[string(r.Value)]++
 			if r.DeliveryCount != 1 {
 				t.Errorf("record %s: delivery count %d, want 1", r.Value, r.DeliveryCount)
 			}
 		}
-		if err := w.Ack(ctxT(t), recs, target.AckAccept); err != nil {
+		if err := w.Ack(ctxT(t), recs, targets.AckAccept); err != nil {
 			t.Fatalf("Ack: %v", err)
 		}
 	}, func() bool { return len(seen) == n })
@@ -76,16 +76,16 @@ func TestExplicitWorkersShareOnePartition(t *testing.T) {
 
 	// Two members on one partition: while the first holds its batch, the
 	// second must get other records. Each round both poll, then both ack.
-	workers := []target.Worker{newWorker(t, tg, cfg, target.Explicit, 0), newWorker(t, tg, cfg, target.Explicit, 1)}
+	workers := []targets.Worker{newWorker(t, tg, cfg, targets.Explicit, 0), newWorker(t, tg, cfg, targets.Explicit, 1)}
 	owner := make(map[string]int) // partition@offset -> worker id
 	per := make(map[int]int)
 	for len(owner) < n {
-		batches := make([][]*target.Record, len(workers))
+		batches := make([][]*targets.Record, len(workers))
 		for id, w := range workers {
 			if len(owner) == n {
 				break
 			}
-			pollUntil(t, w, func(recs []*target.Record) { batches[id] = recs }, func() bool { return len(batches[id]) > 0 })
+			pollUntil(t, w, func(recs []*targets.Record) { batches[id] = recs }, func() bool { return len(batches[id]) > 0 })
 			for _, r := range batches[id] {
 				k := offsetKey(r)
 				if prev, ok := owner[k]; ok {
@@ -96,7 +96,7 @@ func TestExplicitWorkersShareOnePartition(t *testing.T) {
 			}
 		}
 		for id, w := range workers {
-			if err := w.Ack(ctxT(t), batches[id], target.AckAccept); err != nil {
+			if err := w.Ack(ctxT(t), batches[id], targets.AckAccept); err != nil {
 				t.Fatalf("worker %d Ack: %v", id, err)
 			}
 		}
@@ -115,9 +115,9 @@ func TestImplicitAutoAccepts(t *testing.T) {
 	const n = 20
 	produceInputs(t, tg, cfg, "in", n, 20)
 
-	w := newWorker(t, tg, cfg, target.Implicit, 0)
+	w := newWorker(t, tg, cfg, targets.Implicit, 0)
 	seen := make(map[string]int)
-	pollUntil(t, w, func(recs []*target.Record) {
+	pollUntil(t, w, func(recs []*targets.Record) {
 		if len(recs) > cfg.MaxPollRecords {
 			t.Errorf("poll returned %d records, more than MaxPollRecords %d", len(recs), cfg.MaxPollRecords)
 		}
@@ -143,7 +143,7 @@ func TestImplicitAutoAccepts(t *testing.T) {
 		t.Errorf("SPSO = %d, want %d (all accepted implicitly)", st.SPSO[0], n)
 	}
 	// A new member finds nothing to redeliver.
-	w2 := newWorker(t, tg, cfg, target.Implicit, 1)
+	w2 := newWorker(t, tg, cfg, targets.Implicit, 1)
 	if recs := pollShort(t, w2, 300*time.Millisecond); len(recs) != 0 {
 		t.Errorf("a new worker got %d records after all were accepted", len(recs))
 	}
@@ -157,7 +157,7 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	produceInputs(t, tg, cfg, "in", 10, 10)
 	ctx := ctxT(t)
 
-	w := newWorker(t, tg, cfg, target.Deferred, 7)
+	w := newWorker(t, tg, cfg, targets.Deferred, 7)
 	id, epoch := w.TxnInfo()
 	if id != cfg.TransactionalIDPrefix+"7" || epoch < 0 {
 		t.Fatalf("TxnInfo = %q, %d; want %q and a known epoch", id, epoch, cfg.TransactionalIDPrefix+"7")
@@ -167,8 +167,8 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	}
 	// All ten inputs sit in the log before the first poll, so one poll
 	// (MaxPollRecords 100) acquires them all.
-	var recs []*target.Record
-	pollUntil(t, w, func(got []*target.Record) { recs = got }, func() bool { return len(recs) > 0 })
+	var recs []*targets.Record
+	pollUntil(t, w, func(got []*targets.Record) { recs = got }, func() bool { return len(recs) > 0 })
 	if len(recs) != 10 {
 		t.Fatalf("first poll got %d records, want all 10", len(recs))
 	}
@@ -184,13 +184,13 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	if err := w.Produce(ctx, outputsOf(commitRecs)); err != nil {
 		t.Fatalf("Produce: %v", err)
 	}
-	if err := w.StageAcks(ctx, commitRecs, target.AckAccept); !errors.Is(err, target.ErrUnsupported) {
+	if err := w.StageAcks(ctx, commitRecs, targets.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("StageAcks in deferred mode = %v, want ErrUnsupported", err)
 	}
 	if err := w.Commit(ctx); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
-	if err := w.Ack(ctx, commitRecs, target.AckAccept); err != nil {
+	if err := w.Ack(ctx, commitRecs, targets.AckAccept); err != nil {
 		t.Fatalf("Ack: %v", err)
 	}
 	if _, e2 := w.TxnInfo(); e2 < epoch {
@@ -207,7 +207,7 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	if err := w.Abort(ctx); err != nil {
 		t.Fatalf("Abort: %v", err)
 	}
-	if err := w.Ack(ctx, abortRecs, target.AckRelease); err != nil {
+	if err := w.Ack(ctx, abortRecs, targets.AckRelease); err != nil {
 		t.Fatalf("Ack(release): %v", err)
 	}
 	// A later committed marker: once a read_committed reader sees it,
@@ -215,7 +215,7 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	if err := w.Begin(ctx); err != nil {
 		t.Fatalf("Begin: %v", err)
 	}
-	if err := w.Produce(ctx, []*target.Record{{Value: []byte("marker")}}); err != nil {
+	if err := w.Produce(ctx, []*targets.Record{{Value: []byte("marker")}}); err != nil {
 		t.Fatalf("Produce: %v", err)
 	}
 	if err := w.Commit(ctx); err != nil {
@@ -241,10 +241,10 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	}
 
 	// The released records come back, with a higher delivery count.
-	var again []*target.Record
-	pollUntil(t, w, func(got []*target.Record) {
+	var again []*targets.Record
+	pollUntil(t, w, func(got []*targets.Record) {
 		again = append(again, got...)
-		if err := w.Ack(ctx, got, target.AckAccept); err != nil {
+		if err := w.Ack(ctx, got, targets.AckAccept); err != nil {
 			t.Fatalf("Ack: %v", err)
 		}
 	}, func() bool { return len(again) >= len(abortRecs) })
@@ -266,17 +266,17 @@ func TestCrashRedeliversAndFences(t *testing.T) {
 
 	// The first worker takes records, opens a transaction, writes an
 	// output, and dies without acking or ending the transaction.
-	a, err := tg.NewWorker(ctx, cfg, target.Deferred, 3)
+	a, err := tg.NewWorker(ctx, cfg, targets.Deferred, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var held []*target.Record
-	pollUntil(t, a, func(got []*target.Record) { held = append(held, got...) }, func() bool { return len(held) > 0 })
+	var held []*targets.Record
+	pollUntil(t, a, func(got []*targets.Record) { held = append(held, got...) }, func() bool { return len(held) > 0 })
 	_, epochA := a.TxnInfo()
 	if err := a.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Produce(ctx, []*target.Record{{Value: []byte("zombie")}}); err != nil {
+	if err := a.Produce(ctx, []*targets.Record{{Value: []byte("zombie")}}); err != nil {
 		t.Fatal(err)
 	}
 	a.Crash()
@@ -285,12 +285,12 @@ func TestCrashRedeliversAndFences(t *testing.T) {
 	}
 
 	// Its replacement (same id) fences it and gets every record again.
-	b := newWorker(t, tg, cfg, target.Deferred, 3)
+	b := newWorker(t, tg, cfg, targets.Deferred, 3)
 	if _, epochB := b.TxnInfo(); epochB <= epochA {
 		t.Errorf("replacement epoch %d, want above the crashed worker's %d", epochB, epochA)
 	}
 	seen := make(map[string]int)
-	pollUntil(t, b, func(got []*target.Record) {
+	pollUntil(t, b, func(got []*targets.Record) {
 		if err := b.Begin(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +300,7 @@ func TestCrashRedeliversAndFences(t *testing.T) {
 		if err := b.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Ack(ctx, got, target.AckAccept); err != nil {
+		if err := b.Ack(ctx, got, targets.AckAccept); err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range got {
@@ -328,13 +328,13 @@ func TestLockExpiryRedeliversAndStaleAckFails(t *testing.T) {
 
 	// a holds its records past the lock duration (it does not poll, so
 	// it does not fetch either).
-	a := newWorker(t, tg, cfg, target.Explicit, 0)
-	var held []*target.Record
-	pollUntil(t, a, func(got []*target.Record) { held = append(held, got...) }, func() bool { return len(held) == n })
+	a := newWorker(t, tg, cfg, targets.Explicit, 0)
+	var held []*targets.Record
+	pollUntil(t, a, func(got []*targets.Record) { held = append(held, got...) }, func() bool { return len(held) == n })
 
-	b := newWorker(t, tg, cfg, target.Explicit, 1)
-	var again []*target.Record
-	pollUntil(t, b, func(got []*target.Record) { again = append(again, got...) }, func() bool { return len(again) == n })
+	b := newWorker(t, tg, cfg, targets.Explicit, 1)
+	var again []*targets.Record
+	pollUntil(t, b, func(got []*targets.Record) { again = append(again, got...) }, func() bool { return len(again) == n })
 	for _, r := range again {
 		if r.DeliveryCount != 2 {
 			t.Errorf("record %s redelivered with count %d, want 2", r.Value, r.DeliveryCount)
@@ -343,12 +343,12 @@ func TestLockExpiryRedeliversAndStaleAckFails(t *testing.T) {
 	// While b holds them, a's late ack is refused by the broker, and Ack
 	// says so. (Once b acks them, SPSO passes them and a late ack is a
 	// no-op success, as in Kafka.)
-	if err := a.Ack(ctxT(t), held, target.AckAccept); err == nil {
+	if err := a.Ack(ctxT(t), held, targets.AckAccept); err == nil {
 		t.Error("Ack after the lock expired and another member acquired the records: got nil error")
 	} else {
 		t.Logf("late ack error: %v", err)
 	}
-	if err := b.Ack(ctxT(t), again, target.AckAccept); err != nil {
+	if err := b.Ack(ctxT(t), again, targets.AckAccept); err != nil {
 		t.Fatalf("Ack by the new owner: %v", err)
 	}
 }
@@ -358,18 +358,18 @@ func TestAckRejectsForeignRecords(t *testing.T) {
 	tg := newEmbedded(t)
 	cfg := testConfig(t, 1)
 	setup(t, tg, cfg)
-	w := newWorker(t, tg, cfg, target.Explicit, 0)
+	w := newWorker(t, tg, cfg, targets.Explicit, 0)
 	ctx := ctxT(t)
-	if err := w.Ack(ctx, []*target.Record{{Topic: "x"}}, target.AckAccept); err == nil {
+	if err := w.Ack(ctx, []*targets.Record{{Topic: "x"}}, targets.AckAccept); err == nil {
 		t.Error("Ack of a record without a handle: got nil error")
 	}
-	if err := w.Ack(ctx, []*target.Record{nil}, target.AckAccept); err == nil {
+	if err := w.Ack(ctx, []*targets.Record{nil}, targets.AckAccept); err == nil {
 		t.Error("Ack of a nil record: got nil error")
 	}
-	if err := w.Ack(ctx, nil, target.AckGap); err == nil {
+	if err := w.Ack(ctx, nil, targets.AckGap); err == nil {
 		t.Error("Ack with type gap: got nil error")
 	}
-	if err := w.Begin(ctx); !errors.Is(err, target.ErrUnsupported) {
+	if err := w.Begin(ctx); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("Begin in explicit mode = %v, want ErrUnsupported", err)
 	}
 	if id, epoch := w.TxnInfo(); id != "" || epoch != -1 {

@@ -2,7 +2,7 @@
 // read_uncommitted reader that keeps control records (the transaction
 // markers), and the transactions open on a topic from DescribeProducers.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // NewMarkerReader reads topic from its start read_uncommitted, returning
 // the control records too: a marker comes back as a Record with Control
 // set and the producer id and epoch the marker was written with.
-func (t *Target) NewMarkerReader(ctx context.Context, cfg target.Config, topic string) (target.Reader, error) {
+func (t *Target) NewMarkerReader(ctx context.Context, cfg targets.Config, topic string) (targets.Reader, error) {
 	if topic == "" {
 		return nil, errNoReaderTopic
 	}
@@ -41,22 +41,22 @@ func (t *Target) NewMarkerReader(ctx context.Context, cfg target.Config, topic s
 
 // controlOf reads a control record's key: version (int16) then type
 // (int16: 0 abort, 1 commit).
-func controlOf(kr *kgo.Record) target.Control {
+func controlOf(kr *kgo.Record) targets.Control {
 	if len(kr.Key) >= 4 && binary.BigEndian.Uint16(kr.Key[2:4]) == 1 {
-		return target.ControlCommit
+		return targets.ControlCommit
 	}
-	return target.ControlAbort
+	return targets.ControlAbort
 }
 
 // OpenTransactions lists the transactions open on topic's partitions
 // (DescribeProducers: each producer with a current transaction start
 // offset).
-func (t *Target) OpenTransactions(ctx context.Context, _ target.Config, topic string) ([]target.OpenTransaction, error) {
+func (t *Target) OpenTransactions(ctx context.Context, _ targets.Config, topic string) ([]targets.OpenTransaction, error) {
 	resp, err := t.adm.DescribeProducers(ctx, kadm.TopicsSet{topic: nil})
 	if err != nil {
 		return nil, fmt.Errorf("kafka: describing the producers of %s: %w", topic, err)
 	}
-	var out []target.OpenTransaction
+	var out []targets.OpenTransaction
 	for _, dt := range resp {
 		for _, p := range dt.Partitions {
 			if p.Err != nil {
@@ -64,7 +64,7 @@ func (t *Target) OpenTransactions(ctx context.Context, _ target.Config, topic st
 			}
 			for _, prod := range p.ActiveProducers {
 				if prod.CurrentTxnStartOffset >= 0 {
-					out = append(out, target.OpenTransaction{Partition: p.Partition, ProducerID: prod.ProducerID,
+					out = append(out, targets.OpenTransaction{Partition: p.Partition, ProducerID: prod.ProducerID,
 						ProducerEpoch: prod.ProducerEpoch, FirstOffset: prod.CurrentTxnStartOffset})
 				}
 			}

@@ -2,7 +2,7 @@
 // topic, read with DescribeShareGroupOffsets (KIP-932). Kafka exposes no
 // per-record share state, so ShareState.Records stays empty.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 var errNoReaderTopic = errors.New("kafka: reader needs a topic")
@@ -22,12 +22,12 @@ var errNoReaderTopic = errors.New("kafka: reader needs a topic")
 // Inspect returns the share-partition start offset of every input partition
 // the group has started; a partition the group never fetched has none and is
 // absent from SPSO. Records is empty: Kafka does not expose per-record state.
-func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareState, error) {
+func (t *Target) Inspect(ctx context.Context, cfg targets.Config) (*targets.ShareState, error) {
 	if err := validateConfig(cfg); err != nil {
 		return nil, err
 	}
 	if t.versions != nil && !hasKey(t.versions, kmsg.DescribeShareGroupOffsets) {
-		return nil, fmt.Errorf("kafka: the broker does not advertise DescribeShareGroupOffsets (KIP-932), so share state cannot be inspected: %w", target.ErrUnsupported)
+		return nil, fmt.Errorf("kafka: the broker does not advertise DescribeShareGroupOffsets (KIP-932), so share state cannot be inspected: %w", targets.ErrUnsupported)
 	}
 	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
 	rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
@@ -43,11 +43,11 @@ func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareS
 	kresp, err := describeShareGroupOffsets(ctx, t, req)
 	if err != nil {
 		if errors.Is(err, kerr.UnsupportedVersion) {
-			return nil, fmt.Errorf("kafka: the broker cannot describe share group offsets (KIP-932): %w", target.ErrUnsupported)
+			return nil, fmt.Errorf("kafka: the broker cannot describe share group offsets (KIP-932): %w", targets.ErrUnsupported)
 		}
 		return nil, fmt.Errorf("kafka: describing the offsets of share group %s: %w", cfg.Group, err)
 	}
-	st := &target.ShareState{SPSO: make(map[int32]int64)}
+	st := &targets.ShareState{SPSO: make(map[int32]int64)}
 	for _, g := range kresp.Groups {
 		if g.GroupID != cfg.Group {
 			continue
@@ -120,8 +120,8 @@ func hasKey(resp *kmsg.ApiVersionsResponse, key kmsg.Key) bool {
 
 // classicState reports a classic group's committed offsets as the boundary
 // below which input records are terminal.
-func (t *Target) classicState(ctx context.Context, cfg target.Config) (*target.ShareState, error) {
-	st := &target.ShareState{SPSO: make(map[int32]int64)}
+func (t *Target) classicState(ctx context.Context, cfg targets.Config) (*targets.ShareState, error) {
+	st := &targets.ShareState{SPSO: make(map[int32]int64)}
 	resp, err := kadm.NewClient(t.admin).FetchOffsets(ctx, cfg.Group)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: fetching the committed offsets of group %s: %w", cfg.Group, err)

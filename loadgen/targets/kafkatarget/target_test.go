@@ -1,6 +1,6 @@
 // Tests of New, Options, Info, Supports, Setup and Inspect.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 func TestUnreachableBrokers(t *testing.T) {
@@ -100,14 +100,14 @@ func TestSupports(t *testing.T) {
 	t.Parallel()
 	tg := newEmbedded(t)
 	ctx := ctxT(t)
-	for _, m := range []target.Mode{target.Implicit, target.Explicit, target.Deferred, target.ClassicEOS} {
+	for _, m := range []targets.Mode{targets.Implicit, targets.Explicit, targets.Deferred, targets.ClassicEOS} {
 		if err := tg.Supports(ctx, m); err != nil {
 			t.Errorf("Supports(%s) = %v, want nil", m, err)
 		}
 	}
 	const want = "kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine"
-	err := tg.Supports(ctx, target.Transactional)
-	if !errors.Is(err, target.ErrUnsupported) {
+	err := tg.Supports(ctx, targets.Transactional)
+	if !errors.Is(err, targets.ErrUnsupported) {
 		t.Fatalf("Supports(transactional) = %v, want an error wrapping ErrUnsupported", err)
 	}
 	if !strings.HasPrefix(err.Error(), want) {
@@ -115,10 +115,10 @@ func TestSupports(t *testing.T) {
 	}
 	cfg := testConfig(t, 1)
 	setup(t, tg, cfg)
-	if _, err := tg.NewWorker(ctx, cfg, target.Transactional, 0); !errors.Is(err, target.ErrUnsupported) {
+	if _, err := tg.NewWorker(ctx, cfg, targets.Transactional, 0); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("NewWorker(transactional) = %v, want an error wrapping ErrUnsupported", err)
 	}
-	if err := tg.Supports(ctx, "bogus"); err == nil || errors.Is(err, target.ErrUnsupported) {
+	if err := tg.Supports(ctx, "bogus"); err == nil || errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("Supports(bogus) = %v, want an unknown-mode error", err)
 	}
 }
@@ -131,12 +131,12 @@ func TestSupportsWithoutShareGroups(t *testing.T) {
 		ak.ApiKey = int16(k)
 		resp.ApiKeys = append(resp.ApiKeys, ak)
 	}
-	for _, m := range []target.Mode{target.Implicit, target.Explicit, target.Deferred, target.Transactional} {
-		if err := supports(resp, m); !errors.Is(err, target.ErrUnsupported) {
+	for _, m := range []targets.Mode{targets.Implicit, targets.Explicit, targets.Deferred, targets.Transactional} {
+		if err := supports(resp, m); !errors.Is(err, targets.ErrUnsupported) {
 			t.Errorf("supports(%s) on a broker without share groups = %v, want ErrUnsupported", m, err)
 		}
 	}
-	if err := supports(resp, target.ClassicEOS); err != nil {
+	if err := supports(resp, targets.ClassicEOS); err != nil {
 		t.Errorf("supports(classic-eos) = %v, want nil", err)
 	}
 }
@@ -189,7 +189,7 @@ func TestSetupCreatesTopicsAndGroupConfig(t *testing.T) {
 	// Setting up again (same names) is not an error.
 	setup(t, tg, cfg)
 
-	if err := tg.Setup(ctx, target.Config{Group: "g"}); err == nil {
+	if err := tg.Setup(ctx, targets.Config{Group: "g"}); err == nil {
 		t.Error("Setup without an input topic: got nil error")
 	}
 }
@@ -220,7 +220,7 @@ func TestCloseClosesHandedOutClients(t *testing.T) {
 	if _, err := tg.NewProducer(ctx, cfg, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tg.NewWorker(ctx, cfg, target.Explicit, 0); err != nil {
+	if _, err := tg.NewWorker(ctx, cfg, targets.Explicit, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tg.NewReader(ctx, cfg, cfg.OutputTopic, true); err != nil {

@@ -3,7 +3,7 @@
 // one producer transaction (sendOffsetsToTransaction), through kgo's
 // GroupTransactSession.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // eosSessionTimeout is the classic group session timeout. kgo's default
@@ -40,11 +40,11 @@ type tpo struct {
 	offset    int64
 }
 
-// eosWorker implements target.Worker for classic-eos. Like shareWorker, its
+// eosWorker implements targets.Worker for classic-eos. Like shareWorker, its
 // methods run on one goroutine except closeForTarget.
 type eosWorker struct {
 	t     *Target
-	cfg   target.Config
+	cfg   targets.Config
 	d     *dialer
 	sess  *kgo.GroupTransactSession
 	txnID string
@@ -62,7 +62,7 @@ type eosWorker struct {
 	done atomic.Bool
 }
 
-func (t *Target) newEOSWorker(ctx context.Context, cfg target.Config, id int) (*eosWorker, error) {
+func (t *Target) newEOSWorker(ctx context.Context, cfg targets.Config, id int) (*eosWorker, error) {
 	w := &eosWorker{t: t, cfg: cfg, d: t.conn.newDialer(), txnID: transactionalID(cfg, id), epoch: -1, unstaged: make(map[tpo]struct{})}
 	opts := append(t.conn.clientOpts(w.d, "classic-eos-worker-"+strconv.Itoa(id)),
 		kgo.ConsumerGroup(cfg.Group),
@@ -102,7 +102,7 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg target.Config, id int) (*
 }
 
 // Poll fetches up to max committed records (cfg.MaxPollRecords when max <= 0).
-func (w *eosWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+func (w *eosWorker) Poll(ctx context.Context, max int) ([]*targets.Record, error) {
 	if w.done.Load() {
 		return nil, errWorkerClosed
 	}
@@ -113,7 +113,7 @@ func (w *eosWorker) Poll(ctx context.Context, max int) ([]*target.Record, error)
 		max = -1
 	}
 	fetches := w.sess.PollRecords(ctx, max)
-	var recs []*target.Record
+	var recs []*targets.Record
 	fetches.EachRecord(func(r *kgo.Record) {
 		recs = append(recs, fromKgo(r))
 		w.unstaged[tpo{r.Topic, r.Partition, r.Offset}] = struct{}{}
@@ -127,7 +127,7 @@ func (w *eosWorker) Poll(ctx context.Context, max int) ([]*target.Record, error)
 }
 
 // Produce writes output records inside the open transaction.
-func (w *eosWorker) Produce(ctx context.Context, recs []*target.Record) error {
+func (w *eosWorker) Produce(ctx context.Context, recs []*targets.Record) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
@@ -137,15 +137,15 @@ func (w *eosWorker) Produce(ctx context.Context, recs []*target.Record) error {
 	return produceSync(ctx, w.sess.Client(), recs, w.cfg.OutputTopic)
 }
 
-var errNoShareAcks = fmt.Errorf("kafka: a classic-eos worker has no share acknowledgements; StageAcks adds the consumed offsets to the transaction: %w", target.ErrUnsupported)
+var errNoShareAcks = fmt.Errorf("kafka: a classic-eos worker has no share acknowledgements; StageAcks adds the consumed offsets to the transaction: %w", targets.ErrUnsupported)
 
 // Ack is not part of classic-eos.
-func (w *eosWorker) Ack(context.Context, []*target.Record, target.AckType) error {
+func (w *eosWorker) Ack(context.Context, []*targets.Record, targets.AckType) error {
 	return errNoShareAcks
 }
 
 // Renew is not part of classic-eos.
-func (w *eosWorker) Renew(context.Context, []*target.Record) error { return errNoShareAcks }
+func (w *eosWorker) Renew(context.Context, []*targets.Record) error { return errNoShareAcks }
 
 // Begin opens a transaction.
 func (w *eosWorker) Begin(ctx context.Context) error {
@@ -161,11 +161,11 @@ func (w *eosWorker) Begin(ctx context.Context) error {
 
 // StageAcks adds the consumed offsets of recs to the transaction (accept and
 // reject both move the group past a record).
-func (w *eosWorker) StageAcks(ctx context.Context, recs []*target.Record, t target.AckType) error {
+func (w *eosWorker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
-	if t != target.AckAccept && t != target.AckReject {
+	if t != targets.AckAccept && t != targets.AckReject {
 		return fmt.Errorf("kafka: cannot stage %s in a transaction (valid: accept, reject)", t)
 	}
 	if !w.inTxn {

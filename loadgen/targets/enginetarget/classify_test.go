@@ -1,4 +1,4 @@
-package engine
+package enginetarget
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 func TestClassify(t *testing.T) {
@@ -35,12 +35,12 @@ func TestClassify(t *testing.T) {
 		{abortable(eng.ErrIllegalGeneration), true, false, false},
 	} {
 		got := classify(tc.err)
-		if errors.Is(got, target.ErrFenced) != tc.fenced {
+		if errors.Is(got, targets.ErrFenced) != tc.fenced {
 			t.Errorf("classify(%v): fenced %v, want %v", tc.err, !tc.fenced, tc.fenced)
 		}
-		if errors.Is(got, target.ErrAbortable) != tc.abortable || errors.Is(got, target.ErrStaleMemberEpoch) != tc.stale {
+		if errors.Is(got, targets.ErrAbortable) != tc.abortable || errors.Is(got, targets.ErrStaleMemberEpoch) != tc.stale {
 			t.Errorf("classify(%v) = %v: abortable %v stale %v, want %v %v", tc.err, got,
-				errors.Is(got, target.ErrAbortable), errors.Is(got, target.ErrStaleMemberEpoch), tc.abortable, tc.stale)
+				errors.Is(got, targets.ErrAbortable), errors.Is(got, targets.ErrStaleMemberEpoch), tc.abortable, tc.stale)
 		}
 		if tc.err != nil && !errors.Is(got, tc.err) {
 			t.Errorf("classify(%v) lost the original error: %v", tc.err, got)

@@ -2,18 +2,18 @@
 // read_uncommitted reader that keeps the transaction markers, the open
 // transactions of a topic, and a worker's producer id.
 
-package engine
+package enginetarget
 
 import (
 	"context"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // NewMarkerReader tails a topic read_uncommitted from its start, returning
 // transaction markers as records with Control set.
-func (t *Target) NewMarkerReader(_ context.Context, _ target.Config, topic string) (target.Reader, error) {
+func (t *Target) NewMarkerReader(_ context.Context, _ targets.Config, topic string) (targets.Reader, error) {
 	n, err := t.e.Partitions(topic)
 	if err != nil {
 		return nil, err
@@ -27,34 +27,34 @@ func (r *reader) fetchMarkers(tp eng.TopicPartition) ([]eng.Record, int64, error
 }
 
 // toTarget converts an engine record for a reader.
-func toTarget(topic string, rec *eng.Record) *target.Record {
-	tr := &target.Record{Topic: topic, Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value,
+func toTarget(topic string, rec *eng.Record) *targets.Record {
+	tr := &targets.Record{Topic: topic, Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value,
 		Aborted: rec.Aborted, ProducerID: rec.ProducerID, ProducerEpoch: rec.Epoch, Transactional: rec.Transactional}
 	switch {
 	case rec.Control && rec.Commit:
-		tr.Control = target.ControlCommit
+		tr.Control = targets.ControlCommit
 	case rec.Control:
-		tr.Control = target.ControlAbort
+		tr.Control = targets.ControlAbort
 	}
 	return tr
 }
 
 // OpenTransactions lists the transactions open on topic's partitions, with
 // the transactional id of each where a worker of cfg owns the producer.
-func (t *Target) OpenTransactions(ctx context.Context, cfg target.Config, topic string) ([]target.OpenTransaction, error) {
-	return retryRestart(ctx, t, func() ([]target.OpenTransaction, error) {
+func (t *Target) OpenTransactions(ctx context.Context, cfg targets.Config, topic string) ([]targets.OpenTransaction, error) {
+	return retryRestart(ctx, t, func() ([]targets.OpenTransaction, error) {
 		n, err := t.e.Partitions(topic)
 		if err != nil {
 			return nil, err
 		}
-		var out []target.OpenTransaction
+		var out []targets.OpenTransaction
 		for p := int32(0); p < n; p++ {
 			open, err := t.e.OpenTransactions(eng.TopicPartition{Topic: topic, Partition: p})
 			if err != nil {
 				return nil, err
 			}
 			for _, o := range open {
-				out = append(out, target.OpenTransaction{Partition: p, ProducerID: o.ProducerID, ProducerEpoch: o.Epoch, FirstOffset: o.FirstOffset})
+				out = append(out, targets.OpenTransaction{Partition: p, ProducerID: o.ProducerID, ProducerEpoch: o.Epoch, FirstOffset: o.FirstOffset})
 			}
 		}
 		return out, nil

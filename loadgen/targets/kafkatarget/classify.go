@@ -1,8 +1,8 @@
 // This file classifies the broker's fencing errors for the load generator:
 // a worker whose producer was fenced or whose member left its group must be
-// replaced, and loadgen recognises that by target.ErrFenced, not by text.
+// replaced, and loadgen recognises that by targets.ErrFenced, not by text.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // fencingErrors are the broker errors after which a client cannot go on.
@@ -20,55 +20,55 @@ var fencingErrors = []error{
 	kerr.FencedMemberEpoch,
 }
 
-// classify wraps a fencing error with target.ErrFenced. An error already
-// marked target.ErrAbortable (a staging that failed, for a stale member
+// classify wraps a fencing error with targets.ErrFenced. An error already
+// marked targets.ErrAbortable (a staging that failed, for a stale member
 // epoch among other causes) stays abortable: the worker aborts and goes on,
 // unless its producer was fenced.
 func classify(err error) error {
-	if err == nil || errors.Is(err, target.ErrFenced) {
+	if err == nil || errors.Is(err, targets.ErrFenced) {
 		return err
 	}
-	if errors.Is(err, target.ErrAbortable) && !errors.Is(err, kerr.ProducerFenced) && !errors.Is(err, kerr.InvalidProducerEpoch) {
+	if errors.Is(err, targets.ErrAbortable) && !errors.Is(err, kerr.ProducerFenced) && !errors.Is(err, kerr.InvalidProducerEpoch) {
 		return err
 	}
 	for _, f := range fencingErrors {
 		if errors.Is(err, f) {
-			return target.Fenced(err)
+			return targets.Fenced(err)
 		}
 	}
 	return err
 }
 
 // classifiedWorker classifies every error of the worker it wraps.
-type classifiedWorker struct{ w target.Worker }
+type classifiedWorker struct{ w targets.Worker }
 
-func classified[W target.Worker](w W, err error) (target.Worker, error) {
+func classified[W targets.Worker](w W, err error) (targets.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
 	return classifiedWorker{w}, nil
 }
 
-func (c classifiedWorker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+func (c classifiedWorker) Poll(ctx context.Context, max int) ([]*targets.Record, error) {
 	recs, err := c.w.Poll(ctx, max)
 	return recs, classify(err)
 }
 
-func (c classifiedWorker) Produce(ctx context.Context, recs []*target.Record) error {
+func (c classifiedWorker) Produce(ctx context.Context, recs []*targets.Record) error {
 	return classify(c.w.Produce(ctx, recs))
 }
 
-func (c classifiedWorker) Ack(ctx context.Context, recs []*target.Record, t target.AckType) error {
+func (c classifiedWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
 	return classify(c.w.Ack(ctx, recs, t))
 }
 
-func (c classifiedWorker) Renew(ctx context.Context, recs []*target.Record) error {
+func (c classifiedWorker) Renew(ctx context.Context, recs []*targets.Record) error {
 	return classify(c.w.Renew(ctx, recs))
 }
 
 func (c classifiedWorker) Begin(ctx context.Context) error { return classify(c.w.Begin(ctx)) }
 
-func (c classifiedWorker) StageAcks(ctx context.Context, recs []*target.Record, t target.AckType) error {
+func (c classifiedWorker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
 	return classify(c.w.StageAcks(ctx, recs, t))
 }
 
@@ -80,7 +80,7 @@ func (c classifiedWorker) TxnInfo() (string, int16) { return c.w.TxnInfo() }
 
 // ProducerID passes the wrapped worker's producer id through.
 func (c classifiedWorker) ProducerID() int64 {
-	if p, ok := c.w.(target.ProducerIDer); ok {
+	if p, ok := c.w.(targets.ProducerIDer); ok {
 		return p.ProducerID()
 	}
 	return 0

@@ -1,13 +1,13 @@
 // This file holds Teardown: dropping a finished mode's topics on a cluster
 // that keeps them in memory.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
 
 	"github.com/sharebench/sharebench/internal/serve"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // inMemory reports whether the cluster holds its topics in memory: the
@@ -25,7 +25,7 @@ func (t *Target) inMemory(ctx context.Context) bool {
 // Teardown deletes the mode's topics from an in-memory cluster once the
 // mode is measured and verified, so a run of many modes holds one mode's
 // records at a time. Elsewhere it does nothing.
-func (t *Target) Teardown(ctx context.Context, cfg target.Config) error {
+func (t *Target) Teardown(ctx context.Context, cfg targets.Config) error {
 	if !t.inMemory(ctx) {
 		return nil
 	}

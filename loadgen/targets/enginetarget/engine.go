@@ -1,8 +1,8 @@
-// Package engine is the load generator's target for the in-process
+// Package enginetarget is the load generator's target for the in-process
 // reference engine: it maps the target primitives (poll, produce, ack,
 // stage, commit) onto the engine's public API, one share member and one
 // producer per worker, exactly as a client library would.
-package engine
+package enginetarget
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // Options configures the engine target.
@@ -47,7 +47,7 @@ type Target struct {
 	mu struct {
 		sync.Mutex
 		groups map[string]eng.GroupConfig // share group configs not yet applied
-		cfg    target.Config              // of the last Setup (the running mode)
+		cfg    targets.Config             // of the last Setup (the running mode)
 	}
 }
 
@@ -84,24 +84,24 @@ func New(opts Options) (*Target, error) {
 func (t *Target) Engine() *eng.Engine { return t.e }
 
 // Info describes the target.
-func (t *Target) Info() target.Info {
+func (t *Target) Info() targets.Info {
 	notes := []string{fmt.Sprintf("reference engine, %d lock shards", t.e.Shards())}
 	if t.opts.DataDir != "" {
 		notes = append(notes, fmt.Sprintf("data directory %s, flush %v; %v", t.opts.DataDir, t.opts.Flush, t.e.Recovery()))
 	}
-	return target.Info{Target: "engine", Embedded: true, ReportsAborted: true, Notes: notes}
+	return targets.Info{Target: "engine", Embedded: true, ReportsAborted: true, Notes: notes}
 }
 
 // Supports reports that the engine runs every mode.
-func (t *Target) Supports(_ context.Context, m target.Mode) error {
-	if _, err := target.ParseMode(string(m)); err != nil {
+func (t *Target) Supports(_ context.Context, m targets.Mode) error {
+	if _, err := targets.ParseMode(string(m)); err != nil {
 		return err
 	}
 	return nil
 }
 
 // Setup creates the topics and the share group's configuration.
-func (t *Target) Setup(_ context.Context, cfg target.Config) error {
+func (t *Target) Setup(_ context.Context, cfg targets.Config) error {
 	if err := t.e.CreateTopic(cfg.InputTopic, cfg.InputPartitions); err != nil {
 		return fmt.Errorf("engine target: %w", err)
 	}
@@ -146,11 +146,11 @@ func (t *Target) shareGroup(group string) error {
 // Pending counts input records that are not yet terminal: in flight in the
 // share group's window or never acquired (for a classic group: beyond the
 // committed offset). The load generator drains until it is zero.
-func (t *Target) Pending(ctx context.Context, cfg target.Config) (int64, error) {
+func (t *Target) Pending(ctx context.Context, cfg targets.Config) (int64, error) {
 	return retryRestart(ctx, t, func() (int64, error) { return t.pending(cfg) })
 }
 
-func (t *Target) pending(cfg target.Config) (int64, error) {
+func (t *Target) pending(cfg targets.Config) (int64, error) {
 	var n int64
 	for p := int32(0); p < cfg.InputPartitions; p++ {
 		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
@@ -174,7 +174,7 @@ func (t *Target) pending(cfg target.Config) (int64, error) {
 
 // Teardown deletes the mode's topics from an in-memory engine, freeing their
 // records; with a data directory it keeps them (deletion is not journaled).
-func (t *Target) Teardown(_ context.Context, cfg target.Config) error {
+func (t *Target) Teardown(_ context.Context, cfg targets.Config) error {
 	err := errors.Join(t.e.DeleteTopic(cfg.InputTopic), t.e.DeleteTopic(cfg.OutputTopic))
 	if errors.Is(err, eng.ErrInvalidConfig) {
 		return nil
@@ -197,7 +197,7 @@ type producer struct {
 }
 
 // NewProducer returns an idempotent producer of input records.
-func (t *Target) NewProducer(_ context.Context, cfg target.Config, id int) (target.Producer, error) {
+func (t *Target) NewProducer(_ context.Context, cfg targets.Config, id int) (targets.Producer, error) {
 	p, err := t.e.NewProducer(eng.ProducerConfig{Idempotent: true})
 	if err != nil {
 		return nil, err
@@ -205,7 +205,7 @@ func (t *Target) NewProducer(_ context.Context, cfg target.Config, id int) (targ
 	return &producer{t: t, p: p, next: int32(id)}, nil
 }
 
-func (p *producer) Produce(_ context.Context, recs []*target.Record) error {
+func (p *producer) Produce(_ context.Context, recs []*targets.Record) error {
 	return produceGrouped(p.p, recs, &p.next, p.t)
 }
 
@@ -213,7 +213,7 @@ func (p *producer) Close() error { return nil }
 
 // produceGrouped produces recs partition by partition (round-robin for
 // records without a partition), setting each record's offset.
-func produceGrouped(p *eng.Producer, recs []*target.Record, next *int32, t *Target) error {
+func produceGrouped(p *eng.Producer, recs []*targets.Record, next *int32, t *Target) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -222,7 +222,7 @@ func produceGrouped(p *eng.Producer, recs []*target.Record, next *int32, t *Targ
 	if err != nil {
 		return err
 	}
-	byPart := map[int32][]*target.Record{}
+	byPart := map[int32][]*targets.Record{}
 	var order []int32
 	for _, r := range recs {
 		if r.Topic != topic {
@@ -265,8 +265,8 @@ func produceGrouped(p *eng.Producer, recs []*target.Record, next *int32, t *Targ
 
 type worker struct {
 	t    *Target
-	cfg  target.Config
-	mode target.Mode
+	cfg  targets.Config
+	mode targets.Mode
 	id   int
 
 	share   *eng.ShareMember
@@ -279,7 +279,7 @@ type worker struct {
 // NewWorker joins the group in the mode's acknowledgement mode and creates
 // the worker's producer; a transactional producer's id is
 // TransactionalIDPrefix+id, so a replacement fences its crashed predecessor.
-func (t *Target) NewWorker(_ context.Context, cfg target.Config, m target.Mode, id int) (target.Worker, error) {
+func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m targets.Mode, id int) (targets.Worker, error) {
 	w := &worker{t: t, cfg: cfg, mode: m, id: id, next: int32(id)}
 	var err error
 	if m.UsesShareGroup() {
@@ -288,16 +288,16 @@ func (t *Target) NewWorker(_ context.Context, cfg target.Config, m target.Mode, 
 		}
 	}
 	switch m {
-	case target.Implicit:
+	case targets.Implicit:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckImplicit)
-	case target.Explicit, target.Deferred:
+	case targets.Explicit, targets.Deferred:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckExplicit)
-	case target.Transactional:
+	case targets.Transactional:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckTransactional)
-	case target.ClassicEOS:
+	case targets.ClassicEOS:
 		w.classic, err = t.e.JoinClassicGroup(cfg.Group, []string{cfg.InputTopic}, eng.ResetEarliest)
 	default:
-		return nil, fmt.Errorf("engine target: %w: mode %q", target.ErrUnsupported, m)
+		return nil, fmt.Errorf("engine target: %w: mode %q", targets.ErrUnsupported, m)
 	}
 	if err != nil {
 		return nil, err
@@ -317,7 +317,7 @@ func (t *Target) NewWorker(_ context.Context, cfg target.Config, m target.Mode, 
 // timer goroutine are seen even when no topic change is signalled.
 const pollWait = 20 * time.Millisecond
 
-func (w *worker) pollRaw(ctx context.Context, max int) ([]*target.Record, error) {
+func (w *worker) pollRaw(ctx context.Context, max int) ([]*targets.Record, error) {
 	for {
 		var recs []eng.Record
 		var err error
@@ -330,11 +330,11 @@ func (w *worker) pollRaw(ctx context.Context, max int) ([]*target.Record, error)
 			return nil, err
 		}
 		if len(recs) > 0 {
-			out := make([]*target.Record, len(recs))
-			backing := make([]target.Record, len(recs))
+			out := make([]*targets.Record, len(recs))
+			backing := make([]targets.Record, len(recs))
 			for i := range recs {
 				r := &recs[i]
-				backing[i] = target.Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, DeliveryCount: r.DeliveryCount}
+				backing[i] = targets.Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value, DeliveryCount: r.DeliveryCount}
 				out[i] = &backing[i]
 			}
 			return out, nil
@@ -345,7 +345,7 @@ func (w *worker) pollRaw(ctx context.Context, max int) ([]*target.Record, error)
 	}
 }
 
-func (w *worker) produceRaw(_ context.Context, recs []*target.Record) error {
+func (w *worker) produceRaw(_ context.Context, recs []*targets.Record) error {
 	p := w.plain
 	if w.txn != nil {
 		p = w.txn
@@ -354,29 +354,29 @@ func (w *worker) produceRaw(_ context.Context, recs []*target.Record) error {
 }
 
 // acks turns records into per-partition ranges of consecutive offsets.
-func acks(recs []*target.Record, t eng.AckType) []eng.Acknowledgement {
-	return eng.AckRanges(recs, func(r *target.Record) (string, int32, int64) { return r.Topic, r.Partition, r.Offset }, t)
+func acks(recs []*targets.Record, t eng.AckType) []eng.Acknowledgement {
+	return eng.AckRanges(recs, func(r *targets.Record) (string, int32, int64) { return r.Topic, r.Partition, r.Offset }, t)
 }
 
-func ackType(t target.AckType) (eng.AckType, error) {
+func ackType(t targets.AckType) (eng.AckType, error) {
 	switch t {
-	case target.AckAccept:
+	case targets.AckAccept:
 		return eng.AckAccept, nil
-	case target.AckReject:
+	case targets.AckReject:
 		return eng.AckReject, nil
-	case target.AckRelease:
+	case targets.AckRelease:
 		return eng.AckRelease, nil
-	case target.AckGap:
+	case targets.AckGap:
 		return eng.AckGap, nil
-	case target.AckRenew:
+	case targets.AckRenew:
 		return eng.AckRenew, nil
 	}
 	return 0, fmt.Errorf("engine target: unknown ack type %d", t)
 }
 
-func (w *worker) ackRaw(_ context.Context, recs []*target.Record, t target.AckType) error {
+func (w *worker) ackRaw(_ context.Context, recs []*targets.Record, t targets.AckType) error {
 	if w.share == nil {
-		return fmt.Errorf("engine target: %w: ack in mode %s", target.ErrUnsupported, w.mode)
+		return fmt.Errorf("engine target: %w: ack in mode %s", targets.ErrUnsupported, w.mode)
 	}
 	at, err := ackType(t)
 	if err != nil {
@@ -385,21 +385,21 @@ func (w *worker) ackRaw(_ context.Context, recs []*target.Record, t target.AckTy
 	return w.share.Acknowledge(acks(recs, at))
 }
 
-func (w *worker) renewRaw(ctx context.Context, recs []*target.Record) error {
-	return w.ackRaw(ctx, recs, target.AckRenew)
+func (w *worker) renewRaw(ctx context.Context, recs []*targets.Record) error {
+	return w.ackRaw(ctx, recs, targets.AckRenew)
 }
 
 func (w *worker) beginRaw(context.Context) error {
 	if w.txn == nil {
-		return fmt.Errorf("engine target: %w: transactions in mode %s", target.ErrUnsupported, w.mode)
+		return fmt.Errorf("engine target: %w: transactions in mode %s", targets.ErrUnsupported, w.mode)
 	}
 	return w.txn.Begin()
 }
 
-func (w *worker) stageAcksRaw(_ context.Context, recs []*target.Record, t target.AckType) error {
+func (w *worker) stageAcksRaw(_ context.Context, recs []*targets.Record, t targets.AckType) error {
 	switch {
 	case w.txn == nil:
-		return fmt.Errorf("engine target: %w: staging in mode %s", target.ErrUnsupported, w.mode)
+		return fmt.Errorf("engine target: %w: staging in mode %s", targets.ErrUnsupported, w.mode)
 	case w.classic != nil:
 		offsets := map[eng.TopicPartition]int64{}
 		for _, r := range recs {
@@ -420,14 +420,14 @@ func (w *worker) stageAcksRaw(_ context.Context, recs []*target.Record, t target
 
 func (w *worker) commitRaw(context.Context) error {
 	if w.txn == nil {
-		return fmt.Errorf("engine target: %w: commit in mode %s", target.ErrUnsupported, w.mode)
+		return fmt.Errorf("engine target: %w: commit in mode %s", targets.ErrUnsupported, w.mode)
 	}
 	return w.txn.Commit()
 }
 
 func (w *worker) abortRaw(context.Context) error {
 	if w.txn == nil {
-		return fmt.Errorf("engine target: %w: abort in mode %s", target.ErrUnsupported, w.mode)
+		return fmt.Errorf("engine target: %w: abort in mode %s", targets.ErrUnsupported, w.mode)
 	}
 	err := w.txn.Abort()
 	if w.classic != nil {
@@ -440,40 +440,40 @@ func (w *worker) abortRaw(context.Context) error {
 
 // classify marks the engine errors after which a worker must be replaced
 // (a fenced or timed-out producer, a member no longer in its group) as
-// target.ErrFenced, and a share-group staging failure that left the
+// targets.ErrFenced, and a share-group staging failure that left the
 // transaction abortable (the worker aborts and goes on; a stale member
-// epoch is learned on the next poll) as target.ErrAbortable.
+// epoch is learned on the next poll) as targets.ErrAbortable.
 func classify(err error) error {
 	if errors.Is(err, eng.ErrAbortableTransaction) && !errors.Is(err, eng.ErrProducerFenced) &&
 		!errors.Is(err, eng.ErrUnknownMember) && !errors.Is(err, eng.ErrIllegalGeneration) {
-		return target.Abortable(err, errors.Is(err, eng.ErrFencedMemberEpoch))
+		return targets.Abortable(err, errors.Is(err, eng.ErrFencedMemberEpoch))
 	}
 	if eng.ErrorIsFenced(err) || errors.Is(err, eng.ErrTransactionTimedOut) {
-		return target.Fenced(err)
+		return targets.Fenced(err)
 	}
 	return err
 }
 
-func (w *worker) Poll(ctx context.Context, max int) ([]*target.Record, error) {
+func (w *worker) Poll(ctx context.Context, max int) ([]*targets.Record, error) {
 	recs, err := w.pollRaw(ctx, max)
 	return recs, classify(err)
 }
 
-func (w *worker) Produce(ctx context.Context, recs []*target.Record) error {
+func (w *worker) Produce(ctx context.Context, recs []*targets.Record) error {
 	return classify(w.produceRaw(ctx, recs))
 }
 
-func (w *worker) Ack(ctx context.Context, recs []*target.Record, t target.AckType) error {
+func (w *worker) Ack(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
 	return classify(w.ackRaw(ctx, recs, t))
 }
 
-func (w *worker) Renew(ctx context.Context, recs []*target.Record) error {
+func (w *worker) Renew(ctx context.Context, recs []*targets.Record) error {
 	return classify(w.renewRaw(ctx, recs))
 }
 
 func (w *worker) Begin(ctx context.Context) error { return classify(w.beginRaw(ctx)) }
 
-func (w *worker) StageAcks(ctx context.Context, recs []*target.Record, t target.AckType) error {
+func (w *worker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
 	return classify(w.stageAcksRaw(ctx, recs, t))
 }
 
@@ -495,7 +495,7 @@ func (w *worker) Crash() {}
 
 func (w *worker) Close(context.Context) error {
 	var err error
-	if w.mode == target.Implicit && w.share != nil {
+	if w.mode == targets.Implicit && w.share != nil {
 		// Closing an implicit consumer commits the acknowledgements of its
 		// last poll, as Kafka's close does; a zero-record poll does that.
 		_, err = w.share.Poll(0)
@@ -529,7 +529,7 @@ type reader struct {
 }
 
 // NewReader tails a topic from its start.
-func (t *Target) NewReader(_ context.Context, _ target.Config, topic string, readCommitted bool) (target.Reader, error) {
+func (t *Target) NewReader(_ context.Context, _ targets.Config, topic string, readCommitted bool) (targets.Reader, error) {
 	n, err := t.e.Partitions(topic)
 	if err != nil {
 		return nil, err
@@ -543,11 +543,11 @@ func (t *Target) NewReader(_ context.Context, _ target.Config, topic string, rea
 
 const readerBatch = 4096
 
-func (r *reader) Poll(ctx context.Context) ([]*target.Record, error) {
+func (r *reader) Poll(ctx context.Context) ([]*targets.Record, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		var out []*target.Record
+		var out []*targets.Record
 		for p := range r.pos {
 			tp := eng.TopicPartition{Topic: r.topic, Partition: int32(p)}
 			var recs []eng.Record
@@ -587,12 +587,12 @@ func (r *reader) Close() error { return nil }
 // Inspect reports every input record's final share state from the engine's
 // introspection (the engine keeps history, so records below SPSO are
 // known).
-func (t *Target) Inspect(ctx context.Context, cfg target.Config) (*target.ShareState, error) {
-	return retryRestart(ctx, t, func() (*target.ShareState, error) { return t.inspect(cfg) })
+func (t *Target) Inspect(ctx context.Context, cfg targets.Config) (*targets.ShareState, error) {
+	return retryRestart(ctx, t, func() (*targets.ShareState, error) { return t.inspect(cfg) })
 }
 
-func (t *Target) inspect(cfg target.Config) (*target.ShareState, error) {
-	st := &target.ShareState{SPSO: map[int32]int64{}}
+func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
+	st := &targets.ShareState{SPSO: map[int32]int64{}}
 	for p := int32(0); p < cfg.InputPartitions; p++ {
 		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
 		_, hw, _, err := t.e.Offsets(tp)
@@ -611,7 +611,7 @@ func (t *Target) inspect(cfg target.Config) (*target.ShareState, error) {
 					if o < committed {
 						state = "ACKNOWLEDGED"
 					}
-					st.Records = append(st.Records, target.RecordState{Partition: p, Offset: o, State: state})
+					st.Records = append(st.Records, targets.RecordState{Partition: p, Offset: o, State: state})
 				}
 				continue
 			}
@@ -623,7 +623,7 @@ func (t *Target) inspect(cfg target.Config) (*target.ShareState, error) {
 			if err != nil {
 				return nil, err
 			}
-			st.Records = append(st.Records, target.RecordState{
+			st.Records = append(st.Records, targets.RecordState{
 				Partition: p, Offset: o, State: ri.State.String(), DeliveryCount: ri.DeliveryCount,
 				Rejected: ri.State == eng.StateArchived && ri.Reason == eng.ReasonRejected,
 			})

@@ -1,4 +1,4 @@
-package kafka
+package kafkatarget
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/internal/serve"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // newServed starts the reference engine behind sharebench serve (with the
@@ -32,11 +32,11 @@ func newServed(t *testing.T, key int16) (*Target, *engine.Engine) {
 	return tg, e
 }
 
-func txnInner(w target.Worker) *txnWorker { return w.(classifiedWorker).w.(*txnWorker) }
+func txnInner(w targets.Worker) *txnWorker { return w.(classifiedWorker).w.(*txnWorker) }
 
 // waitState waits until r's share state is one of want (markers reach the
 // share partitions after EndTxn returns) and returns the last state seen.
-func waitState(t *testing.T, e *engine.Engine, cfg target.Config, r *target.Record, want ...engine.RecordState) engine.RecordState {
+func waitState(t *testing.T, e *engine.Engine, cfg targets.Config, r *targets.Record, want ...engine.RecordState) engine.RecordState {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -48,7 +48,7 @@ func waitState(t *testing.T, e *engine.Engine, cfg target.Config, r *target.Reco
 	}
 }
 
-func shareState(t *testing.T, e *engine.Engine, cfg target.Config, r *target.Record) engine.RecordState {
+func shareState(t *testing.T, e *engine.Engine, cfg targets.Config, r *targets.Record) engine.RecordState {
 	t.Helper()
 	ri, err := e.ShareRecord(cfg.Group, engine.TopicPartition{Topic: cfg.InputTopic, Partition: r.Partition}, r.Offset)
 	if err != nil {
@@ -64,22 +64,22 @@ func TestTransactionalCommitAndAbort(t *testing.T) {
 	for _, key := range []int16{95, 93} {
 		t.Run(map[int16]string{93: "key93", 95: "key95"}[key], func(t *testing.T) {
 			tg, e := newServed(t, key)
-			if err := tg.Supports(ctxT(t), target.Transactional); err != nil {
+			if err := tg.Supports(ctxT(t), targets.Transactional); err != nil {
 				t.Fatalf("Supports(transactional) = %v", err)
 			}
 			cfg := testConfig(t, 1)
 			cfg.LockDuration = 30e9
 			setup(t, tg, cfg)
 			produceInputs(t, tg, cfg, "in", 6, 6)
-			w := newWorker(t, tg, cfg, target.Transactional, 0)
+			w := newWorker(t, tg, cfg, targets.Transactional, 0)
 			ctx := ctxT(t)
-			var recs []*target.Record
-			pollUntil(t, w, func(rs []*target.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 6 })
+			var recs []*targets.Record
+			pollUntil(t, w, func(rs []*targets.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 6 })
 
 			// Aborted: outputs and acks for records 0-1.
 			must(t, w.Begin(ctx))
-			must(t, w.Produce(ctx, []*target.Record{{Value: []byte("out-aborted")}}))
-			must(t, w.StageAcks(ctx, recs[:2], target.AckAccept))
+			must(t, w.Produce(ctx, []*targets.Record{{Value: []byte("out-aborted")}}))
+			must(t, w.StageAcks(ctx, recs[:2], targets.AckAccept))
 			if st := shareState(t, e, cfg, recs[0]); st != engine.StateTxPending {
 				t.Errorf("staged record: %v, want TX_PENDING", st)
 			}
@@ -89,13 +89,13 @@ func TestTransactionalCommitAndAbort(t *testing.T) {
 			}
 			// Committed: outputs and acks for records 2-3 (accept, reject).
 			must(t, w.Begin(ctx))
-			must(t, w.Produce(ctx, []*target.Record{{Value: []byte("out-committed")}}))
-			must(t, w.StageAcks(ctx, recs[2:3], target.AckAccept))
-			must(t, w.StageAcks(ctx, recs[3:4], target.AckReject))
+			must(t, w.Produce(ctx, []*targets.Record{{Value: []byte("out-committed")}}))
+			must(t, w.StageAcks(ctx, recs[2:3], targets.AckAccept))
+			must(t, w.StageAcks(ctx, recs[3:4], targets.AckReject))
 			must(t, w.Commit(ctx))
 			// Acks only: records 4-5.
 			must(t, w.Begin(ctx))
-			must(t, w.StageAcks(ctx, recs[4:6], target.AckAccept))
+			must(t, w.StageAcks(ctx, recs[4:6], targets.AckAccept))
 			must(t, w.Commit(ctx))
 			for _, r := range recs[2:6] {
 				if st := waitState(t, e, cfg, r, engine.StateAcknowledged, engine.StateArchived); st != engine.StateAcknowledged && st != engine.StateArchived {
@@ -124,25 +124,25 @@ func TestTransactionalFencedMemberEpoch(t *testing.T) {
 	cfg.LockDuration = 30e9
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 2, 2)
-	w := newWorker(t, tg, cfg, target.Transactional, 0)
+	w := newWorker(t, tg, cfg, targets.Transactional, 0)
 	ctx := ctxT(t)
-	var recs []*target.Record
-	pollUntil(t, w, func(rs []*target.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 2 })
+	var recs []*targets.Record
+	pollUntil(t, w, func(rs []*targets.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 2 })
 	// A second member joins: the group moves the first member's epoch
 	// on, which it learns on its next heartbeat (up to a second away).
-	newWorker(t, tg, cfg, target.Transactional, 1)
+	newWorker(t, tg, cfg, targets.Transactional, 1)
 	must(t, w.Begin(ctx))
-	err := w.StageAcks(ctx, recs, target.AckAccept)
+	err := w.StageAcks(ctx, recs, targets.AckAccept)
 	if err == nil {
 		t.Skip("the heartbeat learned the new epoch before the staging")
 	}
-	if !errors.Is(err, target.ErrAbortable) || !errors.Is(err, target.ErrStaleMemberEpoch) || errors.Is(err, target.ErrFenced) {
+	if !errors.Is(err, targets.ErrAbortable) || !errors.Is(err, targets.ErrStaleMemberEpoch) || errors.Is(err, targets.ErrFenced) {
 		t.Fatalf("StageAcks with a stale member epoch = %v, want ErrAbortable and ErrStaleMemberEpoch, not ErrFenced", err)
 	}
 	if err := w.Commit(ctx); !errors.Is(err, errAbortable) {
 		t.Errorf("Commit after a failed staging = %v, want errAbortable", err)
 	}
-	if err := w.Produce(ctx, []*target.Record{{Value: []byte("x")}}); !errors.Is(err, errAbortable) {
+	if err := w.Produce(ctx, []*targets.Record{{Value: []byte("x")}}); !errors.Is(err, errAbortable) {
 		t.Errorf("Produce after a failed staging = %v, want errAbortable", err)
 	}
 	must(t, w.Abort(ctx))
@@ -150,7 +150,7 @@ func TestTransactionalFencedMemberEpoch(t *testing.T) {
 		t.Errorf("record after the refused staging: %v, want still ACQUIRED", st)
 	}
 	must(t, w.Begin(ctx))
-	must(t, w.StageAcks(ctx, recs, target.AckAccept))
+	must(t, w.StageAcks(ctx, recs, targets.AckAccept))
 	must(t, w.Commit(ctx))
 	if st := waitState(t, e, cfg, recs[0], engine.StateAcknowledged); st != engine.StateAcknowledged {
 		t.Errorf("record after staging with the learned epoch: %v, want ACKNOWLEDGED", st)
@@ -164,10 +164,10 @@ func TestTransactionalStagingFailureIsAbortable(t *testing.T) {
 	cfg := testConfig(t, 1)
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 1, 1)
-	w := newWorker(t, tg, cfg, target.Transactional, 0)
+	w := newWorker(t, tg, cfg, targets.Transactional, 0)
 	ctx := ctxT(t)
 	must(t, w.Begin(ctx))
-	err := w.StageAcks(ctx, []*target.Record{{Topic: cfg.InputTopic, Partition: 0, Offset: 0}}, target.AckAccept)
+	err := w.StageAcks(ctx, []*targets.Record{{Topic: cfg.InputTopic, Partition: 0, Offset: 0}}, targets.AckAccept)
 	if err == nil {
 		t.Fatal("staging a record never acquired succeeded")
 	}
@@ -187,22 +187,22 @@ func TestTransactionalCrashFences(t *testing.T) {
 	cfg.LockDuration = 30e9
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 1, 1)
-	w, err := tg.NewWorker(ctxT(t), cfg, target.Transactional, 0)
+	w, err := tg.NewWorker(ctxT(t), cfg, targets.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := ctxT(t)
-	var recs []*target.Record
-	pollUntil(t, w, func(rs []*target.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 1 })
+	var recs []*targets.Record
+	pollUntil(t, w, func(rs []*targets.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 1 })
 	must(t, w.Begin(ctx))
-	must(t, w.StageAcks(ctx, recs, target.AckAccept))
+	must(t, w.StageAcks(ctx, recs, targets.AckAccept))
 	w.Crash()
-	w2 := newWorker(t, tg, cfg, target.Transactional, 0)
+	w2 := newWorker(t, tg, cfg, targets.Transactional, 0)
 	if st := waitState(t, e, cfg, recs[0], engine.StateAvailable, engine.StateAcquired); st != engine.StateAvailable && st != engine.StateAcquired {
 		t.Errorf("staged record after the replacement fenced the crashed worker: %v, want AVAILABLE", st)
 	}
-	var again []*target.Record
-	pollUntil(t, w2, func(rs []*target.Record) { again = append(again, rs...) }, func() bool { return len(again) >= 1 })
+	var again []*targets.Record
+	pollUntil(t, w2, func(rs []*targets.Record) { again = append(again, rs...) }, func() bool { return len(again) >= 1 })
 	if again[0].DeliveryCount < 2 {
 		t.Errorf("redelivery count %d, want at least 2", again[0].DeliveryCount)
 	}

@@ -1,13 +1,13 @@
 // Tests of the classic-eos worker.
 
-package kafka
+package kafkatarget
 
 import (
 	"errors"
 	"slices"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 func TestClassicEOSCommitAndAbort(t *testing.T) {
@@ -18,11 +18,11 @@ func TestClassicEOSCommitAndAbort(t *testing.T) {
 	produceInputs(t, tg, cfg, "first", 6, 6)
 	ctx := ctxT(t)
 
-	w := newWorker(t, tg, cfg, target.ClassicEOS, 2)
+	w := newWorker(t, tg, cfg, targets.ClassicEOS, 2)
 	if id, epoch := w.TxnInfo(); id != cfg.TransactionalIDPrefix+"2" || epoch < 0 {
 		t.Fatalf("TxnInfo = %q, %d; want %q and a known epoch", id, epoch, cfg.TransactionalIDPrefix+"2")
 	}
-	if err := w.Ack(ctx, nil, target.AckAccept); !errors.Is(err, target.ErrUnsupported) {
+	if err := w.Ack(ctx, nil, targets.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("Ack in classic-eos = %v, want ErrUnsupported", err)
 	}
 	committedOffset := func() int64 {
@@ -40,10 +40,10 @@ func TestClassicEOSCommitAndAbort(t *testing.T) {
 
 	// process polls n records, writes their outputs, stages them and
 	// commits (or aborts).
-	process := func(n int, commit bool) []*target.Record {
+	process := func(n int, commit bool) []*targets.Record {
 		t.Helper()
-		var recs []*target.Record
-		pollUntil(t, w, func(got []*target.Record) { recs = append(recs, got...) }, func() bool { return len(recs) >= n })
+		var recs []*targets.Record
+		pollUntil(t, w, func(got []*targets.Record) { recs = append(recs, got...) }, func() bool { return len(recs) >= n })
 		if err := w.Begin(ctx); err != nil {
 			t.Fatalf("Begin: %v", err)
 		}
@@ -53,7 +53,7 @@ func TestClassicEOSCommitAndAbort(t *testing.T) {
 		if err := w.Commit(ctx); err == nil {
 			t.Fatal("Commit with unstaged polled records: got nil error")
 		}
-		if err := w.StageAcks(ctx, recs, target.AckAccept); err != nil {
+		if err := w.StageAcks(ctx, recs, targets.AckAccept); err != nil {
 			t.Fatalf("StageAcks: %v", err)
 		}
 		if commit {
@@ -78,7 +78,7 @@ func TestClassicEOSCommitAndAbort(t *testing.T) {
 	}
 	// The abort rewound the consumer: the same records come again.
 	again := process(4, true)
-	key := func(rs []*target.Record) []string {
+	key := func(rs []*targets.Record) []string {
 		var ks []string
 		for _, r := range rs {
 			ks = append(ks, offsetKey(r))

@@ -2,7 +2,7 @@
 // applied while a transactional worker copies records, after which every
 // input has exactly one committed output.
 
-package engine
+package enginetarget
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 func TestFaultRunnerNeedsDataDir(t *testing.T) {
@@ -27,10 +27,10 @@ func TestFaultRunnerNeedsDataDir(t *testing.T) {
 	// In memory, the runner applies only what needs no data directory.
 	fr := tg.FaultRunner()
 	for _, kind := range []string{FaultEngineRestart, FaultCoordinatorCrash, FaultShareFailover} {
-		if err := fr.Supports(kind); !errors.Is(err, target.ErrUnsupported) {
+		if err := fr.Supports(kind); !errors.Is(err, targets.ErrUnsupported) {
 			t.Errorf("in memory, Supports(%s) = %v, want ErrUnsupported", kind, err)
 		}
-		if _, err := fr.Apply(kind, nil); !errors.Is(err, target.ErrUnsupported) {
+		if _, err := fr.Apply(kind, nil); !errors.Is(err, targets.ErrUnsupported) {
 			t.Errorf("in memory, Apply(%s) = %v, want ErrUnsupported", kind, err)
 		}
 	}
@@ -50,12 +50,12 @@ func TestNetworkPartitionFault(t *testing.T) {
 	}
 	defer tg.Close()
 	ctx := context.Background()
-	cfg := target.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 1, OutputPartitions: 1, Group: "g",
+	cfg := targets.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 1, OutputPartitions: 1, Group: "g",
 		TransactionalIDPrefix: "p-"}
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	w, err := tg.NewWorker(ctx, cfg, target.Transactional, 0)
+	w, err := tg.NewWorker(ctx, cfg, targets.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestNetworkPartitionFault(t *testing.T) {
 	if err := w.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Produce(ctx, []*target.Record{{Topic: "out", Partition: 0, Value: []byte("o")}}); err != nil {
+	if err := w.Produce(ctx, []*targets.Record{{Topic: "out", Partition: 0, Value: []byte("o")}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(ctx); err != nil {
@@ -101,11 +101,11 @@ func TestFaultRunner(t *testing.T) {
 	if fr == nil {
 		t.Fatal("no fault runner with a data directory")
 	}
-	if err := fr.Supports("power-cut"); !errors.Is(err, target.ErrUnsupported) {
+	if err := fr.Supports("power-cut"); !errors.Is(err, targets.ErrUnsupported) {
 		t.Fatalf("Supports(power-cut) = %v, want ErrUnsupported", err)
 	}
 	ctx := context.Background()
-	cfg := target.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 2, OutputPartitions: 1, Group: "g",
+	cfg := targets.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 2, OutputPartitions: 1, Group: "g",
 		TransactionalIDPrefix: "w-", LockDuration: 500 * time.Millisecond, DeliveryLimit: 50, MaxRecordLocks: 1000}
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
@@ -115,9 +115,9 @@ func TestFaultRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 400
-	var recs []*target.Record
+	var recs []*targets.Record
 	for i := 0; i < n; i++ {
-		recs = append(recs, &target.Record{Topic: "in", Partition: -1, Value: []byte(fmt.Sprintf("v%03d", i))})
+		recs = append(recs, &targets.Record{Topic: "in", Partition: -1, Value: []byte(fmt.Sprintf("v%03d", i))})
 	}
 	if err := prod.Produce(ctx, recs); err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestFaultRunner(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var w target.Worker
+			var w targets.Worker
 			var err error
 			for {
 				select {
@@ -140,7 +140,7 @@ func TestFaultRunner(t *testing.T) {
 				default:
 				}
 				if w == nil {
-					if w, err = tg.NewWorker(ctx, cfg, target.Transactional, id); err != nil {
+					if w, err = tg.NewWorker(ctx, cfg, targets.Transactional, id); err != nil {
 						w = nil
 						time.Sleep(time.Millisecond)
 						continue
@@ -156,14 +156,14 @@ func TestFaultRunner(t *testing.T) {
 					err = w.Begin(ctx)
 				}
 				if err == nil {
-					outs := make([]*target.Record, len(in))
+					outs := make([]*targets.Record, len(in))
 					for i, r := range in {
-						outs[i] = &target.Record{Topic: "out", Partition: 0, Value: r.Value}
+						outs[i] = &targets.Record{Topic: "out", Partition: 0, Value: r.Value}
 					}
 					err = w.Produce(ctx, outs)
 				}
 				if err == nil {
-					err = w.StageAcks(ctx, in, target.AckAccept)
+					err = w.StageAcks(ctx, in, targets.AckAccept)
 				}
 				if err == nil {
 					abortSome.Lock()
@@ -263,7 +263,7 @@ func TestProduceAcrossRestarts(t *testing.T) {
 	}
 	defer tg.Close()
 	ctx := context.Background()
-	cfg := target.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 4, OutputPartitions: 1, Group: "g"}
+	cfg := targets.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 4, OutputPartitions: 1, Group: "g"}
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -275,9 +275,9 @@ func TestProduceAcrossRestarts(t *testing.T) {
 	errs := make(chan error, 1)
 	go func() {
 		for i := 0; i < batches; i++ {
-			var recs []*target.Record
+			var recs []*targets.Record
 			for k := 0; k < 8; k++ {
-				recs = append(recs, &target.Record{Topic: "in", Partition: -1, Value: []byte(fmt.Sprintf("%d-%d", i, k))})
+				recs = append(recs, &targets.Record{Topic: "in", Partition: -1, Value: []byte(fmt.Sprintf("%d-%d", i, k))})
 			}
 			if err := prod.Produce(ctx, recs); err != nil {
 				errs <- err

@@ -1,4 +1,4 @@
-// Package target defines the small interface the load generator drives: one
+// Package targets defines the small interface the load generator drives: one
 // Target (the in-process reference engine, or a Kafka cluster through
 // franz-go) hands out input producers, mode-specific workers and output
 // readers. The mode loops live in loadgen; a target only offers primitives,
@@ -6,7 +6,7 @@
 //
 // This package is a leaf: it imports nothing of sharebench, so targets do not
 // import loadgen and loadgen does not import a target's internals.
-package target
+package targets
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package kafka is the Kafka target of the load generator: it implements
+// Package kafkatarget is the Kafka target of the load generator: it implements
 // target.Target against a real Kafka cluster (4.1+ with share groups) through
 // franz-go, or, when no brokers are given, against an embedded kfake cluster
 // on 127.0.0.1 that lives as long as the Target.
@@ -70,4 +70,4 @@
 //
 // Inspect reports share-partition start offsets (DescribeShareGroupOffsets);
 // Kafka exposes no per-record share state, so ShareState.Records is empty.
-package kafka
+package kafkatarget

@@ -2,7 +2,7 @@
 // connections it opened so a worker's Crash can cut them all at once, the way
 // the operating system closes the sockets of a killed process.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"

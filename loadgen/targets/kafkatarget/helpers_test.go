@@ -2,7 +2,7 @@
 // configs with unique names, producing inputs and draining workers and
 // readers.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // testTimeout bounds every wait in a test; it is a safety net for a hung
@@ -38,9 +38,9 @@ func newEmbedded(t *testing.T) *Target {
 }
 
 // testConfig returns a config with names unique to the test.
-func testConfig(t *testing.T, partitions int32) target.Config {
+func testConfig(t *testing.T, partitions int32) targets.Config {
 	name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
-	return target.Config{
+	return targets.Config{
 		InputTopic:            name + "-in",
 		OutputTopic:           name + "-out",
 		InputPartitions:       partitions,
@@ -61,7 +61,7 @@ func ctxT(t *testing.T) context.Context {
 }
 
 // setup runs Setup or fails the test.
-func setup(t *testing.T, tg *Target, cfg target.Config) {
+func setup(t *testing.T, tg *Target, cfg targets.Config) {
 	t.Helper()
 	if err := tg.Setup(ctxT(t), cfg); err != nil {
 		t.Fatalf("Setup: %v", err)
@@ -70,18 +70,18 @@ func setup(t *testing.T, tg *Target, cfg target.Config) {
 
 // produceInputs produces n records valued "<prefix>-<i>" in batches of
 // batch and returns them.
-func produceInputs(t *testing.T, tg *Target, cfg target.Config, prefix string, n, batch int) []*target.Record {
+func produceInputs(t *testing.T, tg *Target, cfg targets.Config, prefix string, n, batch int) []*targets.Record {
 	t.Helper()
 	p, err := tg.NewProducer(ctxT(t), cfg, 0)
 	if err != nil {
 		t.Fatalf("NewProducer: %v", err)
 	}
 	defer p.Close()
-	var all []*target.Record
+	var all []*targets.Record
 	for i := 0; i < n; i += batch {
-		var recs []*target.Record
+		var recs []*targets.Record
 		for j := i; j < min(n, i+batch); j++ {
-			recs = append(recs, &target.Record{Value: fmt.Appendf(nil, "%s-%d", prefix, j)})
+			recs = append(recs, &targets.Record{Value: fmt.Appendf(nil, "%s-%d", prefix, j)})
 		}
 		if err := p.Produce(ctxT(t), recs); err != nil {
 			t.Fatalf("Produce: %v", err)
@@ -92,7 +92,7 @@ func produceInputs(t *testing.T, tg *Target, cfg target.Config, prefix string, n
 }
 
 // newWorker creates a worker or fails the test; Cleanup closes it.
-func newWorker(t *testing.T, tg *Target, cfg target.Config, m target.Mode, id int) target.Worker {
+func newWorker(t *testing.T, tg *Target, cfg targets.Config, m targets.Mode, id int) targets.Worker {
 	t.Helper()
 	w, err := tg.NewWorker(ctxT(t), cfg, m, id)
 	if err != nil {
@@ -103,7 +103,7 @@ func newWorker(t *testing.T, tg *Target, cfg target.Config, m target.Mode, id in
 }
 
 // pollShort polls once, waiting at most d for records.
-func pollShort(t *testing.T, w target.Worker, d time.Duration) []*target.Record {
+func pollShort(t *testing.T, w targets.Worker, d time.Duration) []*targets.Record {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
@@ -116,7 +116,7 @@ func pollShort(t *testing.T, w target.Worker, d time.Duration) []*target.Record 
 
 // pollUntil polls w, calling each with every batch, until done reports
 // true or testTimeout passes.
-func pollUntil(t *testing.T, w target.Worker, each func([]*target.Record), done func() bool) {
+func pollUntil(t *testing.T, w targets.Worker, each func([]*targets.Record), done func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(testTimeout)
 	for !done() {
@@ -130,7 +130,7 @@ func pollUntil(t *testing.T, w target.Worker, each func([]*target.Record), done 
 }
 
 // readUntil reads r until done reports true for the values read so far.
-func readUntil(t *testing.T, r target.Reader, done func(seen map[string]int) bool) map[string]int {
+func readUntil(t *testing.T, r targets.Reader, done func(seen map[string]int) bool) map[string]int {
 	t.Helper()
 	seen := make(map[string]int)
 	deadline := time.Now().Add(testTimeout)
@@ -151,7 +151,7 @@ func readUntil(t *testing.T, r target.Reader, done func(seen map[string]int) boo
 	return seen
 }
 
-func newReader(t *testing.T, tg *Target, cfg target.Config, readCommitted bool) target.Reader {
+func newReader(t *testing.T, tg *Target, cfg targets.Config, readCommitted bool) targets.Reader {
 	t.Helper()
 	r, err := tg.NewReader(ctxT(t), cfg, cfg.OutputTopic, readCommitted)
 	if err != nil {
@@ -162,13 +162,13 @@ func newReader(t *testing.T, tg *Target, cfg target.Config, readCommitted bool) 
 }
 
 // outputsOf returns one output record per input, valued "out-<input>".
-func outputsOf(recs []*target.Record) []*target.Record {
-	out := make([]*target.Record, len(recs))
+func outputsOf(recs []*targets.Record) []*targets.Record {
+	out := make([]*targets.Record, len(recs))
 	for i, r := range recs {
-		out[i] = &target.Record{Value: append([]byte("out-"), r.Value...)}
+		out[i] = &targets.Record{Value: append([]byte("out-"), r.Value...)}
 	}
 	return out
 }
 
 // offsetKey names a record by partition and offset.
-func offsetKey(r *target.Record) string { return fmt.Sprintf("%d@%d", r.Partition, r.Offset) }
+func offsetKey(r *targets.Record) string { return fmt.Sprintf("%d@%d", r.Partition, r.Offset) }

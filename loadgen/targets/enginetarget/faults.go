@@ -4,7 +4,7 @@
 // share-failover of an input partition; on any engine a network partition
 // between the transaction coordinator and one partition's leader.
 
-package engine
+package enginetarget
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // Fault kinds the runner applies (workloads' names).
@@ -70,9 +70,9 @@ func (f *FaultRunner) Supports(kind string) error {
 		if f.durable {
 			return nil
 		}
-		return fmt.Errorf("engine target: %w: fault %q needs an engine with a data directory (run with --data-dir)", target.ErrUnsupported, kind)
+		return fmt.Errorf("engine target: %w: fault %q needs an engine with a data directory (run with --data-dir)", targets.ErrUnsupported, kind)
 	}
-	return fmt.Errorf("engine target: %w: fault %q", target.ErrUnsupported, kind)
+	return fmt.Errorf("engine target: %w: fault %q", targets.ErrUnsupported, kind)
 }
 
 // Apply applies one fault now and describes what happened:

@@ -1,7 +1,7 @@
 // This file holds Setup: it creates the input and output topics, waits for
 // their metadata, and writes the share group's configuration.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // setupTimeout bounds Setup when the caller's context has no deadline.
@@ -28,7 +28,7 @@ const metadataPoll = 50 * time.Millisecond
 // correctness needs, and where the broker accepts them the lock duration,
 // delivery limit and record-lock window of cfg. A refused optional setting
 // becomes a note in Info, not an error.
-func (t *Target) Setup(ctx context.Context, cfg target.Config) error {
+func (t *Target) Setup(ctx context.Context, cfg targets.Config) error {
 	if err := validateConfig(cfg); err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (t *Target) Setup(ctx context.Context, cfg target.Config) error {
 	return t.configureGroup(ctx, cfg)
 }
 
-func validateConfig(cfg target.Config) error {
+func validateConfig(cfg targets.Config) error {
 	switch {
 	case cfg.InputTopic == "":
 		return errors.New("kafka: config has no input topic")
@@ -114,7 +114,7 @@ func (t *Target) waitTopics(ctx context.Context, want map[string]int32) error {
 // configureGroup writes the per-group share configuration, one setting per
 // request so a broker that refuses one setting does not take the others down
 // with it.
-func (t *Target) configureGroup(ctx context.Context, cfg target.Config) error {
+func (t *Target) configureGroup(ctx context.Context, cfg targets.Config) error {
 	if err := t.alterConfig(ctx, kmsg.ConfigResourceTypeGroupConfig, cfg.Group, "share.auto.offset.reset", "earliest"); err != nil {
 		return fmt.Errorf("kafka: setting share.auto.offset.reset=earliest on group %s (needed so the group sees records produced before it first polls): %w", cfg.Group, err)
 	}

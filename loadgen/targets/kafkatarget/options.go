@@ -1,7 +1,7 @@
 // This file holds Options, their validation, and the kgo client options every
 // client of the target shares (seed brokers, client id, SASL, TLS dialing).
 
-package kafka
+package kafkatarget
 
 import (
 	"context"

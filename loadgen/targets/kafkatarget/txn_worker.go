@@ -9,7 +9,7 @@
 //
 // Fencing: the member epoch of the last heartbeat travels with every
 // staging; a stale one is refused by the broker (FENCED_MEMBER_EPOCH): the
-// staging error wraps target.ErrAbortable and target.ErrStaleMemberEpoch,
+// staging error wraps targets.ErrAbortable and targets.ErrStaleMemberEpoch,
 // the worker heartbeats at once to learn the new epoch, and the caller
 // aborts and goes on. Abortable transactions: once a staging fails,
 // Produce, StageAcks and Commit refuse until Abort, as Kafka's producer
@@ -17,7 +17,7 @@
 // only acknowledgements ends with an EndTxn of its own, because kgo skips
 // EndTxn for a transaction it produced nothing in.
 
-package kafka
+package kafkatarget
 
 import (
 	"context"
@@ -38,7 +38,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/internal/txnshareack"
-	"github.com/sharebench/sharebench/loadgen/target"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // fetchMargin is how long before the caller's deadline a share fetch's
@@ -60,7 +60,7 @@ type txnRecord struct {
 
 type txnWorker struct {
 	t     *Target
-	cfg   target.Config
+	cfg   targets.Config
 	d     *dialer
 	cl    *kgo.Client // share-group requests
 	prod  *kgo.Client // transactional outputs
@@ -78,7 +78,7 @@ type txnWorker struct {
 
 	session int32 // next share session epoch
 	topicID [16]byte
-	pending map[int64]*target.Record // offsets of the input topic, from the last poll, not yet staged or acked
+	pending map[int64]*targets.Record // offsets of the input topic, from the last poll, not yet staged or acked
 
 	inTxn     bool
 	produced  bool
@@ -91,9 +91,9 @@ type txnWorker struct {
 	done atomic.Bool
 }
 
-func (t *Target) newTxnWorker(ctx context.Context, cfg target.Config, id int, key int16) (*txnWorker, error) {
+func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, key int16) (*txnWorker, error) {
 	w := &txnWorker{t: t, cfg: cfg, d: t.conn.newDialer(), key: key, txnID: transactionalID(cfg, id),
-		stopHB: make(chan struct{}), hbDone: make(chan struct{}), pending: map[int64]*target.Record{}}
+		stopHB: make(chan struct{}), hbDone: make(chan struct{}), pending: map[int64]*targets.Record{}}
 	name := "transactional-worker-" + strconv.Itoa(id)
 	cl, err := kgo.NewClient(append(t.conn.clientOpts(w.d, name),
 		kgo.ConnIdleTimeout(max(minConnIdle, 2*cfg.LockDuration)))...)
@@ -224,7 +224,7 @@ func ackBatches(offs []int64, types map[int64]int8) (first, last []int64, ty []i
 
 // Poll releases what the last poll left unstaged and fetches up to max
 // records.
-func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*target.Record, error) {
+func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*targets.Record, error) {
 	if w.done.Load() {
 		return nil, errWorkerClosed
 	}
@@ -264,7 +264,7 @@ func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*target.Record, er
 			rp.Partition, rp.PartitionMaxBytes = p, 50<<20
 			types := map[int64]int8{}
 			for _, o := range offs {
-				types[o] = int8(target.AckRelease)
+				types[o] = int8(targets.AckRelease)
 			}
 			first, last, ty := ackBatches(offs, types)
 			for i := range first {
@@ -290,7 +290,7 @@ func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*target.Record, er
 		return nil, fmt.Errorf("kafka: share fetch: %w", err)
 	}
 	w.session++
-	var out []*target.Record
+	var out []*targets.Record
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
@@ -334,8 +334,8 @@ func (w *txnWorker) releasesByPartition() map[int32][]int64 {
 }
 
 // decodeShareRecords decodes uncompressed record batches.
-func decodeShareRecords(b []byte) ([]*target.Record, error) {
-	var out []*target.Record
+func decodeShareRecords(b []byte) ([]*targets.Record, error) {
+	var out []*targets.Record
 	for len(b) > 0 {
 		var rb kmsg.RecordBatch
 		if len(b) < 12 {
@@ -375,14 +375,14 @@ func decodeShareRecords(b []byte) ([]*target.Record, error) {
 			if !rr.Ok() || !r.Ok() {
 				return out, errors.New("kafka: a truncated record in a share fetch")
 			}
-			out = append(out, &target.Record{Offset: rb.FirstOffset + int64(od), Key: key, Value: val})
+			out = append(out, &targets.Record{Offset: rb.FirstOffset + int64(od), Key: key, Value: val})
 		}
 	}
 	return out, nil
 }
 
 // Produce writes outputs inside the open transaction.
-func (w *txnWorker) Produce(ctx context.Context, recs []*target.Record) error {
+func (w *txnWorker) Produce(ctx context.Context, recs []*targets.Record) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
@@ -398,7 +398,7 @@ func (w *txnWorker) Produce(ctx context.Context, recs []*target.Record) error {
 
 // Ack acknowledges recs outside a transaction (ShareAcknowledge); RENEW
 // extends their locks.
-func (w *txnWorker) Ack(ctx context.Context, recs []*target.Record, t target.AckType) error {
+func (w *txnWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
@@ -409,7 +409,7 @@ func (w *txnWorker) Ack(ctx context.Context, recs []*target.Record, t target.Ack
 	req.Version = 2
 	req.GroupID, req.MemberID = kmsg.StringPtr(w.cfg.Group), kmsg.StringPtr(w.memberID)
 	req.ShareSessionEpoch = w.session
-	req.IsRenewAck = t == target.AckRenew
+	req.IsRenewAck = t == targets.AckRenew
 	rt := kmsg.NewShareAcknowledgeRequestTopic()
 	rt.TopicID = w.topicID
 	for p, offs := range byPart(recs) {
@@ -444,7 +444,7 @@ func (w *txnWorker) Ack(ctx context.Context, recs []*target.Record, t target.Ack
 			}
 		}
 	}
-	if t != target.AckRenew {
+	if t != targets.AckRenew {
 		for _, r := range recs {
 			delete(w.pending, pendingKey(r.Partition, r.Offset))
 		}
@@ -455,7 +455,7 @@ func (w *txnWorker) Ack(ctx context.Context, recs []*target.Record, t target.Ack
 	return nil
 }
 
-func byPart(recs []*target.Record) map[int32][]int64 {
+func byPart(recs []*targets.Record) map[int32][]int64 {
 	out := map[int32][]int64{}
 	for _, r := range recs {
 		out[r.Partition] = append(out[r.Partition], r.Offset)
@@ -464,8 +464,8 @@ func byPart(recs []*target.Record) map[int32][]int64 {
 }
 
 // Renew extends the acquisition locks of recs.
-func (w *txnWorker) Renew(ctx context.Context, recs []*target.Record) error {
-	return w.Ack(ctx, recs, target.AckRenew)
+func (w *txnWorker) Renew(ctx context.Context, recs []*targets.Record) error {
+	return w.Ack(ctx, recs, targets.AckRenew)
 }
 
 // Begin opens a transaction.
@@ -482,7 +482,7 @@ func (w *txnWorker) Begin(ctx context.Context) error {
 
 // StageAcks sends recs' acknowledgements to the open transaction
 // (TxnShareAcknowledge) with the member's current epoch.
-func (w *txnWorker) StageAcks(ctx context.Context, recs []*target.Record, t target.AckType) error {
+func (w *txnWorker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
@@ -492,7 +492,7 @@ func (w *txnWorker) StageAcks(ctx context.Context, recs []*target.Record, t targ
 	if w.abortable != nil {
 		return fmt.Errorf("%w: %w", errAbortable, w.abortable)
 	}
-	if t != target.AckAccept && t != target.AckReject {
+	if t != targets.AckAccept && t != targets.AckReject {
 		return fmt.Errorf("kafka: cannot stage %s in a transaction (valid: accept, reject)", t)
 	}
 	if len(recs) == 0 {
@@ -557,9 +557,9 @@ func (w *txnWorker) StageAcks(ctx context.Context, recs []*target.Record, t targ
 				w.heartbeat(hctx, cur)
 			}
 			cancel()
-			return target.Abortable(err, true)
+			return targets.Abortable(err, true)
 		}
-		return target.Abortable(err, false)
+		return targets.Abortable(err, false)
 	}
 	return nil
 }
@@ -756,7 +756,7 @@ func (w *txnWorker) shutdown(crash bool, ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-var _ target.Worker = (*txnWorker)(nil)
+var _ targets.Worker = (*txnWorker)(nil)
 
 // ProducerID reports the transactional producer's id.
 func (w *txnWorker) ProducerID() int64 { return w.pid }
