@@ -43,6 +43,7 @@ func serveCmd(env *Env, args []string) error {
 	logRequests := fs.Bool("log-requests", false, "log every request (API, version, client) to stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server to this file until it stops")
 	retention := fs.Int64("retention-bytes", 0, "bound on each partition's retained record bytes (default: the engine's, 256 MiB)")
+	txnVersion := fs.Int16("transaction-version", 2, "transaction.version feature to finalize: 2 (KIP-890 part 2: EndTxn v5, an epoch per transaction, partitions added by Produce) or 1")
 	adminListen := fs.String("admin-listen", "", "loopback address of the admin endpoint: POST /control/ACTION applies an engine-side fault (kill, restart, stop, start, coordinator-crash, share-failover), /debug/pprof serves profiles (default: none)")
 	blockRate := fs.Int("block-profile-rate", 0, "runtime.SetBlockProfileRate for /debug/pprof/block (nanoseconds; 0: off)")
 	mutexFrac := fs.Int("mutex-profile-fraction", 0, "runtime.SetMutexProfileFraction for /debug/pprof/mutex (0: off)")
@@ -90,7 +91,7 @@ func serveCmd(env *Env, args []string) error {
 		serve.WithListen(*listen), serve.WithAllowRemote(*allowRemote), serve.WithTxnShareAck(key),
 		serve.WithMaxConns(*maxConns), serve.WithMaxRequestBytes(*maxReq),
 		serve.WithDefaultPartitions(*partitions), serve.WithAutoCreateTopics(*autoCreate),
-		serve.WithLogger(env.Stderr), serve.WithRequestLog(*logRequests),
+		serve.WithLogger(env.Stderr), serve.WithRequestLog(*logRequests), serve.WithTransactionVersion(*txnVersion),
 	)
 	if err != nil {
 		if errors.Is(err, serve.ErrConfig) {

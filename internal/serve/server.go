@@ -88,6 +88,11 @@ func New(e *engine.Engine, opts ...Option) (*Server, error) {
 	for k, a := range apiTable {
 		s.apis[k] = a
 	}
+	if cfg.txnVersion < 2 {
+		a := s.apis[int16(kmsg.EndTxn)]
+		a.max = 4 // v5 is KIP-890 part 2's
+		s.apis[int16(kmsg.EndTxn)] = a
+	}
 	if k := cfg.txnShareAck; k != 0 {
 		s.apis[k] = txnShareAckAPI(k)
 	}

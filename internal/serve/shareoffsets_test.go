@@ -81,8 +81,8 @@ func TestShareGroupOffsetsAdmin(t *testing.T) {
 	var bad kadm.Offsets
 	bad.Add(kadm.Offset{Topic: "in", Partition: 0, At: 99})
 	bad.Add(kadm.Offset{Topic: "in", Partition: 7, At: 0})
-	if rs, err := adm.AlterShareGroupOffsets(ctx(t), "sg", bad); err != nil || !errors.Is(rs.Error(), kerr.OffsetOutOfRange) && !errors.Is(rs.Error(), kerr.UnknownTopicOrPartition) {
-		t.Fatalf("alter out of range: %v, %v", err, rs)
+	if rs, err := adm.AlterShareGroupOffsets(ctx(t), "sg", bad); err != nil {
+		t.Fatalf("alter out of range: %v", err)
 	} else {
 		for p, want := range map[int32]error{0: kerr.OffsetOutOfRange, 7: kerr.UnknownTopicOrPartition} {
 			if got := rs["in"][p]; !errors.Is(got, want) {
