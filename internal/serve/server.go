@@ -178,6 +178,9 @@ type conn struct {
 	// when the connection's goroutine has exited.
 	gone chan struct{}
 	done chan struct{}
+	// pollBuf is the records buffer share fetches poll into, reused from
+	// request to request (a connection serves one request at a time).
+	pollBuf []engine.Record
 }
 
 // errConnClosed ends a request whose connection or server closed while it
