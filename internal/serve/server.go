@@ -178,8 +178,10 @@ type conn struct {
 	// when the connection's goroutine has exited.
 	gone chan struct{}
 	done chan struct{}
-	// pollBuf is the records buffer share fetches poll into, reused from
-	// request to request (a connection serves one request at a time).
+	// pollBuf is the records buffer fetches and share fetches read into,
+	// reused from read to read (a connection serves one request at a
+	// time; the records are encoded before the next read). At most
+	// maxPollBuf records, so what stale entries keep alive is bounded.
 	pollBuf []engine.Record
 }
 

@@ -694,7 +694,13 @@ func (w *txnWorker) end(ctx context.Context, commit bool) error {
 		// new epoch behind kgo's back.
 		req := endTxnV4{kmsg.NewPtrEndTxnRequest()}
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = w.txnID, w.pid, w.epoch, commit
-		kresp, err := w.prod.Request(ctx, req)
+		var kresp kmsg.Response
+		node, err := w.txnCoordinator(ctx)
+		if err == nil {
+			// Sent to the coordinator directly: kgo's own routing knows
+			// EndTxn by its request type only.
+			kresp, err = w.prod.Broker(int(node)).Request(ctx, req)
+		}
 		if err == nil {
 			err = kerr.ErrorForCode(kresp.(*kmsg.EndTxnResponse).ErrorCode)
 		}
@@ -711,6 +717,22 @@ func (w *txnWorker) end(ctx context.Context, commit bool) error {
 	}
 	w.pid, w.epoch = pid, epoch
 	return nil
+}
+
+// txnCoordinator returns the node id of the transactional id's
+// coordinator.
+func (w *txnWorker) txnCoordinator(ctx context.Context) (int32, error) {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorType, req.CoordinatorKey, req.CoordinatorKeys = 1, w.txnID, []string{w.txnID}
+	resp, err := req.RequestWith(ctx, w.prod)
+	if err != nil {
+		return 0, err
+	}
+	if len(resp.Coordinators) > 0 {
+		c := resp.Coordinators[0]
+		return c.NodeID, kerr.ErrorForCode(c.ErrorCode)
+	}
+	return resp.NodeID, kerr.ErrorForCode(resp.ErrorCode)
 }
 
 // endTxnV4 is an EndTxn request kgo sends at version 4 at most.
