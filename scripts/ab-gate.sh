@@ -120,6 +120,22 @@ flags_for() {
 	ctp-throughput) echo "--modes explicit,transactional --duration 4s --warmup 1s" ;;
 	esac
 }
+# pairing_for WORKLOAD: how a workload's pairs run. A closed loop's figures
+# measure the CPU the run got, so its pairs run at the same time: both sides
+# share the same neighbours' load at the same moment, and the CPU each
+# record costs (the gate's cpu/record row: records per CPU-second) is what
+# separates them. An open loop's latency would suffer from the other side's
+# load, so its pairs run one after the other.
+pairing_for() {
+	if [[ -n ${AB_PAIRING:-} ]]; then
+		echo "$AB_PAIRING"
+		return
+	fi
+	case $1 in
+	ctp-throughput) echo concurrent ;;
+	*) echo sequential ;;
+	esac
+}
 # wname WORKLOAD: a directory name for it.
 wname() { basename "${1%.yaml}"; }
 
@@ -215,22 +231,6 @@ note "$what: baseline $short_base ($base_ref), candidate $short_head ($head_ref)
 for w in "${workloads[@]}"; do
 	note "$repeats runs a side, $(pairing_for "$w") pairs: sharebench run --workload $w --seed $seed $(flags_for "$w")${extra[*]:+ ${extra[*]}}"
 done
-# pairing_for WORKLOAD: how a workload's pairs run. A closed loop's figures
-# measure the CPU the run got, so its pairs run at the same time: both sides
-# share the same neighbours' load at the same moment, and the CPU each
-# record costs (the gate's cpu/record row: records per CPU-second) is what
-# separates them. An open loop's latency would suffer from the other side's
-# load, so its pairs run one after the other.
-pairing_for() {
-	if [[ -n ${AB_PAIRING:-} ]]; then
-		echo "$AB_PAIRING"
-		return
-	fi
-	case $1 in
-	ctp-throughput) echo concurrent ;;
-	*) echo sequential ;;
-	esac
-}
 for w in "${workloads[@]}"; do
 	case $(pairing_for "$w") in
 	concurrent | sequential) ;;
