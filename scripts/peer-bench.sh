@@ -34,9 +34,10 @@
 #     to PEER_COMPRESSION (none) on both sides: ProducerPerformance gets
 #     --command-property for each. A random payload per record.
 #   - Both consumers use implicit acknowledgement, max.poll.records 500 and
-#     share.acquire.mode PEER_ACQUIRE_MODE (record_limit, as `sharebench
-#     run`'s share workers: a poll never holds more locks than it returns;
-#     Kafka's default, batch_optimized, may acquire whole batches past 500),
+#     the same share.acquire.mode, PEER_ACQUIRE_MODE: batch_optimized,
+#     Kafka's client default (a fetch may acquire whole batches past 500),
+#     or record_limit, as `sharebench run`'s share workers (a poll never
+#     holds more locks than it returns; one round trip per 500 records),
 #     and time from subscribe to the last record, as ShareConsumerPerformance
 #     does; neither reports a per-record latency, so the share-consume rows
 #     show sharebench's poll latency only.
@@ -56,7 +57,7 @@
 #   PEER_COMPRESSION   none      compression.type of both producers
 #   PEER_LINGER_MS     0         linger.ms of both producers (run's)
 #   PEER_BATCH_BYTES   1000012   batch.size of both producers (run's)
-#   PEER_ACQUIRE_MODE  record_limit  share.acquire.mode of both consumers
+#   PEER_ACQUIRE_MODE  batch_optimized  share.acquire.mode of both consumers
 #   PEER_ROUNDS        3
 #   PEER_OUT           results/peer-bench-<UTC time>
 #   KAFKA_TOOL_HEAP_OPTS  heap of Kafka's tools (-Xmx512m, see scripts/kafka)
@@ -75,7 +76,7 @@ W="${PEER_WARMUP_RECORDS:-$((N / 5))}"
 COMP="${PEER_COMPRESSION:-none}"
 LINGER="${PEER_LINGER_MS:-0}"
 BATCH="${PEER_BATCH_BYTES:-1000012}"
-ACQUIRE="${PEER_ACQUIRE_MODE:-record_limit}"
+ACQUIRE="${PEER_ACQUIRE_MODE:-batch_optimized}"
 OUT="${PEER_OUT:-results/peer-bench-$(date -u +%Y%m%dT%H%M%SZ)}"
 RC=scripts/kafka/run-class
 

@@ -412,7 +412,7 @@ func peerShareConsume(env *Env, args []string) error {
 	fs.DurationVar(&timeout, "timeout", 10*time.Second, "give up when no record came for this long (the tool's --timeout)")
 	fs.BoolVar(&setReset, "earliest", true, "set share.auto.offset.reset=earliest on the group first (before the clock), so it reads records produced before it joined")
 	fs.Int64Var(&warmup, "warmup-records", 0, "records to treat as warm-up: the steady rate counts from the poll that passes them")
-	fs.StringVar(&acquire, "acquire-mode", "record_limit", "share.acquire.mode: record_limit (a fetch acquires at most --max-poll-records, as run's share workers) or batch_optimized (whole batches, Kafka's client default)")
+	fs.StringVar(&acquire, "acquire-mode", "batch_optimized", "share.acquire.mode: record_limit (a fetch acquires at most --max-poll-records, as run's share workers) or batch_optimized (whole batches, Kafka's client default)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
