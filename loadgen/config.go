@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -22,7 +23,7 @@ type Config struct {
 	// Target is the system under test; Run does not close it.
 	Target targets.Target
 	// Modes to run, in order; empty: the workload's modes.
-	Modes []targets.Mode
+	Modes []pipeline.Mode
 	// Seed drives every random choice of the run.
 	Seed int64
 	// Repeats runs each mode this many times, interleaved
@@ -77,7 +78,7 @@ func (c *Config) validate() error {
 	}
 	if len(c.Modes) == 0 {
 		for _, name := range c.Workload.Modes() {
-			m, err := targets.ParseMode(name)
+			m, err := pipeline.ParseMode(name)
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrBadConfig, err)
 			}

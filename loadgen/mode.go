@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
@@ -37,7 +39,7 @@ type StatsReporter interface {
 type modeRun struct {
 	cfg  *Config
 	spec *workloads.Spec
-	mode targets.Mode
+	mode pipeline.Mode
 	rep  int
 	tcfg targets.Config
 	name string // mode, with the repeat when repeating
@@ -95,7 +97,7 @@ type modeRun struct {
 	workersWG       sync.WaitGroup
 }
 
-func newModeRun(cfg *Config, m targets.Mode, rep int) (*modeRun, error) {
+func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 	spec := cfg.Workload
 	name := string(m)
 	if cfg.Repeats > 1 {
@@ -136,14 +138,18 @@ func newModeRun(cfg *Config, m targets.Mode, rep int) (*modeRun, error) {
 	return mr, nil
 }
 
-// seed derives a stream's seed from the run's seed, the mode and a
-// stream id, so each goroutine's choices are reproducible on their own.
-func (mr *modeRun) rng(stream uint64) *rand.Rand {
+// rng returns the random stream named label ("fault",
+// "worker/3/incarnation/7", "producer/0"), derived from the run's seed and
+// the mode: each stream is reproducible on its own, and distinct labels
+// never share a stream.
+func (mr *modeRun) rng(label string) *rand.Rand {
 	h := uint64(mr.cfg.Seed)
 	for _, c := range mr.name {
 		h = h*1099511628211 + uint64(c)
 	}
-	return rand.New(rand.NewPCG(h, stream))
+	f := fnv.New64a()
+	f.Write([]byte(label))
+	return rand.New(rand.NewPCG(h, f.Sum64()))
 }
 
 func (mr *modeRun) mergeHist(name string, h *Hist) {
@@ -190,7 +196,7 @@ const formationLimit = 10 * time.Second
 // leaves the workers beyond the partition count without a partition.
 func (mr *modeRun) expectedReceivers() int32 {
 	n := int32(mr.spec.Consumers)
-	if mr.mode == targets.ClassicEOS && mr.tcfg.InputPartitions < n {
+	if mr.mode == pipeline.ClassicEOS && mr.tcfg.InputPartitions < n {
 		n = mr.tcfg.InputPartitions
 	}
 	return max(n, 1)
