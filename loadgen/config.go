@@ -77,13 +77,7 @@ func (c *Config) validate() error {
 		c.Repeats = 1
 	}
 	if len(c.Modes) == 0 {
-		for _, name := range c.Workload.Modes() {
-			m, err := pipeline.ParseMode(name)
-			if err != nil {
-				return fmt.Errorf("%w: %v", ErrBadConfig, err)
-			}
-			c.Modes = append(c.Modes, m)
-		}
+		c.Modes = c.Workload.Modes()
 	}
 	if c.RunID == "" {
 		c.RunID = fmt.Sprintf("sb-%d-%x", time.Now().Unix()%100000, uint32(c.Seed))

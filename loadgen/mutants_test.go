@@ -148,14 +148,14 @@ func mutantRun(t *testing.T, id string, seed int64) map[string]*result.Verificat
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := mutantMode(spec, pipeline.Mode(m), seed, t.TempDir())
+			v, err := mutantMode(spec, m, seed, t.TempDir())
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				t.Errorf("mutant %q, %s: %v", id, m, err)
 				return
 			}
-			verdicts[m] = v
+			verdicts[string(m)] = v
 		}()
 	}
 	wg.Wait()

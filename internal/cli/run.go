@@ -391,7 +391,7 @@ func workloadsCmd(env *Env, args []string) error {
 		if i := strings.Index(desc, ". "); i > 0 {
 			desc = desc[:i+1]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(s.Modes(), ","), rate, s.TestDuration(), desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(pipeline.Names(s.Modes()), ","), rate, s.TestDuration(), desc)
 	}
 	return tw.Flush()
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/internal/sim"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 func init() {
@@ -247,8 +249,7 @@ func (t *simTotals) print(w io.Writer, took time.Duration) {
 	for m := range t.counts {
 		modes = append(modes, m)
 	}
-	order := map[string]int{"implicit": 0, "explicit": 1, "deferred": 2, "transactional": 3, "classic-eos": 4}
-	sort.Slice(modes, func(i, j int) bool { return order[modes[i]] < order[modes[j]] })
+	sort.Slice(modes, func(i, j int) bool { return pipeline.Mode(modes[i]).Order() < pipeline.Mode(modes[j]).Order() })
 	for _, m := range modes {
 		kinds := make([]string, 0, len(t.counts[m]))
 		for k := range t.counts[m] {

@@ -40,8 +40,10 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // ModeNames lists every mode's name in report order.
-func ModeNames() []string {
-	ms := AllModes()
+func ModeNames() []string { return Names(AllModes()) }
+
+// Names returns the names of ms, in their order.
+func Names(ms []Mode) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = string(m)
