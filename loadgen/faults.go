@@ -151,7 +151,7 @@ func clientPartition(f workloads.Fault) bool {
 // never polls) and removes it after d: two assignment changes. The
 // aborts they cost are counted as fenced aborts by the workers.
 func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
-	id := len(mr.ctl) + int(mr.churns.Add(1)) // ids past the workers': no transactional id is shared
+	id := len(mr.ctl) + int(mr.counts.churns.Add(1)) // ids past the workers': no transactional id is shared
 	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
 	if err != nil {
 		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))

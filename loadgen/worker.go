@@ -19,6 +19,19 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
+// counts are the mode's counters the workers (and the faults) add to from
+// their goroutines; the result reads them once the workers have stopped.
+type counts struct {
+	processed   atomic.Int64
+	redelivered atomic.Int64
+	commits     atomic.Int64
+	aborts      atomic.Int64
+	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
+	churns      atomic.Int64 // members added by membership-churn faults
+	crashes     atomic.Int64
+	ackErrors   atomic.Int64
+}
+
 // workerCtl is how faults reach one worker id (across incarnations).
 type workerCtl struct {
 	incarnation atomic.Int64
@@ -152,7 +165,7 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 	switch a.Op {
 	case pipeline.OpWait:
 		if a.Retry {
-			mr.ackErrors.Add(1)
+			mr.counts.ackErrors.Add(1)
 		}
 		sleepCtx(ctx, time.Until(a.Until))
 	case pipeline.OpPoll:
@@ -228,10 +241,10 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		mr.ledger.setAck(wl.tags(a.Recs), kind, ackFate(err))
 		switch {
 		case err != nil && !isFenced(err):
-			mr.ackErrors.Add(1)
+			mr.counts.ackErrors.Add(1)
 		case err == nil && a.Last:
 			done := time.Now()
-			mr.commits.Add(1)
+			mr.counts.commits.Add(1)
 			wl.recordCommit(done, done.Sub(wl.ackT0), done.Sub(a.Since))
 		}
 		res = outcome(ctx, err)
@@ -257,9 +270,9 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		if err == nil {
 			mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
 			if errors.Is(a.Cause, targets.ErrStaleMemberEpoch) {
-				mr.fencedAbort.Add(1)
+				mr.counts.fencedAbort.Add(1)
 			}
-			mr.aborts.Add(1)
+			mr.counts.aborts.Add(1)
 			mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
 		}
 		res = outcome(ctx, err)
@@ -267,7 +280,7 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		if a.Aborted {
 			// The fencing aborted the open transaction (the coordinator
 			// did, before the worker heard of it).
-			mr.aborts.Add(1)
+			mr.counts.aborts.Add(1)
 			mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
 		}
 		_ = wl.replace(ctx, false)
@@ -299,10 +312,10 @@ func (wl *workerLoop) polled(now time.Time, recs []*targets.Record) {
 		}
 	}
 	if redelivered > 0 {
-		mr.redelivered.Add(redelivered)
+		mr.counts.redelivered.Add(redelivered)
 		mr.series.add(mr.series.redeliveries, mr.secondOf(now), redelivered)
 	}
-	mr.processed.Add(int64(len(recs)))
+	mr.counts.processed.Add(int64(len(recs)))
 	mr.noteReceived(wl.id)
 }
 
@@ -316,7 +329,7 @@ func isFenced(err error) bool { return errors.Is(err, targets.ErrFenced) }
 func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	mr := wl.mr
 	if crash {
-		mr.crashes.Add(1)
+		mr.counts.crashes.Add(1)
 	}
 	stopping := false
 	select {
@@ -503,7 +516,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 func (wl *workerLoop) committed(t0, since time.Time) {
 	mr := wl.mr
 	done := time.Now()
-	mr.commits.Add(1)
+	mr.counts.commits.Add(1)
 	wl.recordCommit(done, done.Sub(t0), done.Sub(since))
 	for i, o := range wl.sink {
 		o.visible = mr.sinceStart(done)
@@ -511,72 +524,4 @@ func (wl *workerLoop) committed(t0, since time.Time) {
 		mr.ledger.addCommitted(o)
 	}
 	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
-}
-
-// readLoop tails the output topic with read_committed: each output seen is
-// one end-to-end latency sample, measured from its input's intended time.
-func (mr *modeRun) readLoop(ctx context.Context, rd targets.Reader, stop chan struct{}) error {
-	h := NewHist()
-	defer mr.mergeHist(result.HistEndToEnd, h)
-	var (
-		lat   []time.Duration
-		batch []outputRec
-	)
-	for {
-		select {
-		case <-stop:
-			return nil
-		default:
-		}
-		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-		recs, err := rd.Poll(pctx)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if len(recs) == 0 {
-			continue
-		}
-		now := time.Now()
-		vis := mr.sinceStart(now)
-		lat = lat[:0]
-		batch = batch[:0]
-		for _, r := range recs {
-			oh, err := readOutput(r.Value)
-			if err != nil {
-				continue
-			}
-			// One sample per output of an input intended inside the
-			// window.
-			if d := time.Duration(vis - oh.IntendedNs); mr.inWindowNs(oh.IntendedNs) {
-				h.Record(d)
-				lat = append(lat, d)
-			}
-			batch = append(batch, outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset, visible: vis, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
-		}
-		mr.ledger.addCommittedBatch(batch)
-		if len(lat) > 0 {
-			mr.ivE2E.record(now, lat...)
-		}
-		mr.series.add(mr.series.outputs, mr.secondOf(now), int64(len(batch)))
-	}
-}
-
-// recordVisible books outputs made visible outside the output topic
-// (ack-only checkpoints).
-func (mr *modeRun) recordVisible(now time.Time, intendedNs int64, n int64) {
-	d := time.Duration(mr.sinceStart(now) - intendedNs)
-	if mr.inWindowNs(intendedNs) {
-		mr.histMu.Lock()
-		if mr.hists[result.HistEndToEnd] == nil {
-			mr.hists[result.HistEndToEnd] = NewHist()
-		}
-		mr.hists[result.HistEndToEnd].Record(d)
-		mr.histMu.Unlock()
-		mr.ivE2E.record(now, d)
-	}
-	mr.series.add(mr.series.outputs, mr.secondOf(now), n)
 }
