@@ -64,7 +64,7 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 func (mr *modeRun) pipelineConfig() pipeline.Config {
 	spec := mr.spec
 	c := pipeline.Config{
-		Mode: mr.mode, MaxPollRecords: spec.MaxPollRecords, RejectRatio: spec.RejectRatio,
+		Mode: mr.mode, MaxPollRecords: spec.MaxPollRecords,
 		MaxRecords: spec.Transaction.MaxRecords, MaxDuration: spec.Transaction.MaxDuration,
 		LockDuration: spec.LockDuration, AckOnly: spec.AckOnly,
 	}
@@ -111,7 +111,7 @@ var errExit = errors.New("worker exits")
 func (wl *workerLoop) inputs(now time.Time) pipeline.Inputs {
 	mr := wl.mr
 	ctl := mr.ctl[wl.id]
-	in := pipeline.Inputs{Now: now, AbortRatio: mr.spec.AbortRatio}
+	in := pipeline.Inputs{Now: now, AbortRatio: mr.spec.AbortRatio, RejectRatio: mr.spec.RejectRatio}
 	select {
 	case <-mr.stopWorkers:
 		in.Stop = true
@@ -229,10 +229,13 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 			}
 		}
 		res = outcome(ctx, err)
-	case pipeline.OpAccept, pipeline.OpReject:
+	case pipeline.OpAccept, pipeline.OpReject, pipeline.OpRelease:
 		t, kind := targets.AckAccept, uint8(ackAccept)
-		if a.Op == pipeline.OpReject {
+		switch a.Op {
+		case pipeline.OpReject:
 			t, kind = targets.AckReject, ackReject
+		case pipeline.OpRelease:
+			t, kind = targets.AckRelease, ackRelease
 		}
 		if a.First {
 			wl.ackT0 = time.Now()
@@ -248,7 +251,7 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 			wl.recordCommit(done, done.Sub(wl.ackT0), done.Sub(a.Since))
 		}
 		res = outcome(ctx, err)
-	case pipeline.OpRelease:
+	case pipeline.OpReleaseHeld:
 		err := wl.w.Ack(ctx, a.Recs, targets.AckRelease)
 		mr.ledger.setAck(wl.tags(a.Recs), ackRelease, ackFate(err))
 	case pipeline.OpRenew:

@@ -27,20 +27,22 @@ const (
 	// consumed offsets in classic-eos mode) to the open transaction.
 	OpStageAccept
 	OpStageReject
-	// OpAccept and OpReject acknowledge Recs and commit the
+	// OpAccept, OpReject and OpRelease acknowledge Recs and commit the
 	// acknowledgements (explicit mode, and deferred mode after its output
 	// transaction committed). The calls of one poll's acknowledgement form
 	// a group: First opens it, Last closes it; the group succeeded when
-	// its Last call did. Since is when its records were polled.
+	// its Last call did. Since is when its records were polled. Released
+	// records got no output: they are redelivered.
 	OpAccept
 	OpReject
-	// OpRelease releases Recs (deferred mode after an abort, so they are
-	// redelivered at once rather than at lock expiry). Its outcome does
-	// not change what comes next.
 	OpRelease
+	// OpReleaseHeld releases Recs after an abort (deferred mode), so they
+	// are redelivered at once rather than at lock expiry. Its outcome does
+	// not change what comes next.
+	OpReleaseHeld
 	// OpRenew extends Recs' locks (deferred mode, before a commit that
-	// comes late in the lock). Its outcome does not change what comes
-	// next.
+	// comes late in the lock; or on purpose at Inputs.RenewRatio). Its
+	// outcome does not change what comes next.
 	OpRenew
 	// OpCommit commits the open transaction, which opened at Since.
 	OpCommit
@@ -63,7 +65,7 @@ const (
 )
 
 var opNames = [...]string{"?", "poll", "process", "begin", "produce", "stage-accept", "stage-reject",
-	"accept", "reject", "release", "renew", "commit", "abort", "wait", "replace", "close", "exit"}
+	"accept", "reject", "release", "release-held", "renew", "commit", "abort", "wait", "replace", "close", "exit"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -113,9 +115,6 @@ type Rand interface{ Float64() float64 }
 type Config struct {
 	Mode           Mode
 	MaxPollRecords int
-	// RejectRatio is the share of records rejected on purpose (modes that
-	// can reject only).
-	RejectRatio float64
 	// MaxRecords ends a transaction once it holds that many records (0: no
 	// bound; ignored with AckOnly). MaxDuration ends it once it is that
 	// old (0: 1s); for AckOnly it is the checkpoint interval.
@@ -146,6 +145,20 @@ type Inputs struct {
 	StallUntil time.Time
 	// AbortRatio is the share of transactions to abort on purpose.
 	AbortRatio float64
+	// RejectRatio is the share of a poll's records rejected on purpose
+	// (modes that can reject); ReleaseRatio the share released on purpose
+	// without an output (explicit mode only: the other modes' acks are
+	// part of, or follow, a transaction).
+	RejectRatio, ReleaseRatio float64
+	// RenewRatio is the chance that the worker renews its held records'
+	// locks before it goes on with them (explicit: before processing a
+	// poll; deferred: before ending its transaction).
+	RenewRatio float64
+	// EndTxn ends the open transaction at this step's commit check,
+	// whatever its size and age (a checkpoint, or a simulator's choice).
+	EndTxn bool
+	// MaxPoll bounds this step's poll (0: Config.MaxPollRecords).
+	MaxPoll int
 }
 
 // Idle poll bound: a worker with nothing to do polls at least this often,
@@ -171,6 +184,7 @@ const (
 	stCommit
 	stAckAccept
 	stAckReject
+	stAckRelease
 	stAbort
 	stRelease
 	stRetry
@@ -192,9 +206,10 @@ type Machine[R any] struct {
 	force    bool // the pending commit check commits whatever the size and age
 
 	// The poll being processed.
-	pollAt   time.Time
-	held     []R
-	acc, rej []R
+	pollAt        time.Time
+	held          []R
+	acc, rej, rel []R
+	renewed       bool // explicit: the held records' locks were renewed at this poll
 	// Implicit mode: the previous poll's records, which the next poll (or
 	// the close) accepts.
 	prev []R
@@ -209,10 +224,11 @@ type Machine[R any] struct {
 	dHeld, dAcc, dRej []R
 
 	// The acknowledgement group in flight.
-	ackAcc, ackRej []R
-	ackSince       time.Time
+	ackAcc, ackRej, ackRel []R
+	ackSince               time.Time
 
-	cause   error // of the abort to send
+	renewOnly bool  // the renew to send is a choice, not the late-lock one
+	cause     error // of the abort to send
 	aborted bool  // of the replace to send
 }
 
@@ -275,8 +291,18 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 				timeout = max(d, time.Millisecond)
 			}
 		}
-		return Action[R]{Op: OpPoll, Max: m.cfg.MaxPollRecords, Timeout: timeout, Recs: m.prev}, true
+		max := m.cfg.MaxPollRecords
+		if in.MaxPoll > 0 {
+			max = in.MaxPoll
+		}
+		return Action[R]{Op: OpPoll, Max: max, Timeout: timeout, Recs: m.prev}, true
 	case stProcess:
+		if m.cfg.Mode == Explicit && !m.renewed && in.RenewRatio > 0 && m.rng.Float64() < in.RenewRatio {
+			m.renewed = true
+			return Action[R]{Op: OpRenew, Recs: m.held}, true
+		}
+		m.renewed = false
+		m.split(in)
 		return Action[R]{Op: OpProcess, Recs: m.held}, true
 	case stBegin:
 		return Action[R]{Op: OpBegin}, true
@@ -302,13 +328,15 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 	case stCommit:
 		return Action[R]{Op: OpCommit, Since: m.txnStart}, true
 	case stAckAccept:
-		return Action[R]{Op: OpAccept, Recs: m.ackAcc, Since: m.ackSince, First: true, Last: len(m.ackRej) == 0}, true
+		return Action[R]{Op: OpAccept, Recs: m.ackAcc, Since: m.ackSince, First: true, Last: len(m.ackRej) == 0 && len(m.ackRel) == 0}, true
 	case stAckReject:
-		return Action[R]{Op: OpReject, Recs: m.ackRej, Since: m.ackSince, Last: true}, true
+		return Action[R]{Op: OpReject, Recs: m.ackRej, Since: m.ackSince, Last: len(m.ackRel) == 0}, true
+	case stAckRelease:
+		return Action[R]{Op: OpRelease, Recs: m.ackRel, Since: m.ackSince, First: len(m.ackAcc) == 0 && len(m.ackRej) == 0, Last: true}, true
 	case stAbort:
 		return Action[R]{Op: OpAbort, Cause: m.cause}, true
 	case stRelease:
-		return Action[R]{Op: OpRelease, Recs: m.dHeld}, true
+		return Action[R]{Op: OpReleaseHeld, Recs: m.dHeld}, true
 	case stRetry:
 		return Action[R]{Op: OpWait, Until: in.Now.Add(RetryPause), Retry: true}, true
 	case stReplace:
@@ -339,7 +367,6 @@ func (m *Machine[R]) Done(res Result[R]) Phase {
 		m.st = stProcess
 		return m.cross(AfterPoll)
 	case OpProcess:
-		m.split()
 		switch {
 		case m.cfg.Mode == Implicit:
 			m.prev = append(m.prev[:0], m.held...)
@@ -373,7 +400,7 @@ func (m *Machine[R]) Done(res Result[R]) Phase {
 		case Implicit:
 			m.st = stTop
 		case Explicit:
-			m.ackAcc, m.ackRej, m.ackSince = m.acc, m.rej, m.pollAt
+			m.ackAcc, m.ackRej, m.ackRel, m.ackSince = m.acc, m.rej, m.rel, m.pollAt
 			m.st = stAckAccept
 		case Deferred:
 			// A share consumer must acknowledge a poll's records before
@@ -402,10 +429,16 @@ func (m *Machine[R]) Done(res Result[R]) Phase {
 		case stStall:
 			m.staged()
 		case stRetry:
-			m.st = stTop
+			m.top()
 		}
 	case OpRenew:
-		m.st = stCommit
+		switch {
+		case m.st == stRenew && m.renewOnly:
+			m.renewOnly = false
+			m.st = stCommitCheck
+		case m.st == stRenew:
+			m.st = stCommit
+		}
 	case OpCommit:
 		if res.Err != nil {
 			m.abort(res)
@@ -413,31 +446,35 @@ func (m *Machine[R]) Done(res Result[R]) Phase {
 		}
 		m.open = false
 		if m.cfg.Mode != Deferred {
-			m.st = stTop
+			m.top()
 			return ""
 		}
-		m.ackAcc, m.ackRej, m.ackSince = m.dAcc, m.dRej, m.txnStart
+		m.ackAcc, m.ackRej, m.ackRel, m.ackSince = m.dAcc, m.dRej, nil, m.txnStart
 		m.dHeld, m.dAcc, m.dRej = nil, nil, nil
 		m.st = stAckAccept
 		return m.cross(AfterCommitBeforeAck)
-	case OpAccept, OpReject:
+	case OpAccept, OpReject, OpRelease:
 		if res.Err != nil {
 			// Records whose lock expired before the ack are redelivered:
 			// the output written for them becomes a duplicate, as these
 			// modes allow.
+			m.ackAcc, m.ackRej, m.ackRel = nil, nil, nil
 			if res.Fenced {
 				m.fail(res)
 			} else {
-				m.st = stTop
+				m.top()
 			}
 			return ""
 		}
-		if m.last == OpAccept && len(m.ackRej) > 0 {
+		switch {
+		case m.last == OpAccept && len(m.ackRej) > 0:
 			m.st = stAckReject
-			return ""
+		case m.last != OpRelease && len(m.ackRel) > 0:
+			m.st = stAckRelease
+		default:
+			m.ackAcc, m.ackRej, m.ackRel = nil, nil, nil
+			m.top()
 		}
-		m.ackAcc, m.ackRej = nil, nil
-		m.st = stTop
 	case OpAbort:
 		if res.Err != nil {
 			m.fail(res)
@@ -448,10 +485,10 @@ func (m *Machine[R]) Done(res Result[R]) Phase {
 			return ""
 		}
 		m.dHeld, m.dAcc, m.dRej = nil, nil, nil
-		m.st = stTop
-	case OpRelease:
+		m.top()
+	case OpReleaseHeld:
 		m.dHeld, m.dAcc, m.dRej = nil, nil, nil
-		m.st = stTop
+		m.top()
 	case OpReplace, OpClose, OpExit:
 		m.st = stExit
 	}
@@ -464,19 +501,39 @@ func (m *Machine[R]) cross(p Phase) Phase {
 }
 
 // split decides the fate of the poll's records: rejected on purpose at the
-// reject ratio (modes that can reject), accepted otherwise.
-func (m *Machine[R]) split() {
-	m.acc, m.rej = m.held, nil
-	if m.cfg.RejectRatio <= 0 || !m.cfg.Mode.CanReject() {
+// reject ratio (modes that can reject), released at the release ratio
+// (explicit mode), accepted otherwise.
+func (m *Machine[R]) split(in Inputs) {
+	m.acc, m.rej, m.rel = m.held, nil, nil
+	rej, rel := in.RejectRatio, in.ReleaseRatio
+	if !m.cfg.Mode.CanReject() {
+		rej = 0
+	}
+	if m.cfg.Mode != Explicit {
+		rel = 0
+	}
+	if rej <= 0 && rel <= 0 {
 		return
 	}
 	m.acc = nil
 	for _, r := range m.held {
-		if m.rng.Float64() < m.cfg.RejectRatio {
+		switch x := m.rng.Float64(); {
+		case x < rej:
 			m.rej = append(m.rej, r)
-		} else {
+		case x < rej+rel:
+			m.rel = append(m.rel, r)
+		default:
 			m.acc = append(m.acc, r)
 		}
+	}
+}
+
+// top sends the worker back to the top of its loop: to poll again, in its
+// open transaction if one is open, else idle.
+func (m *Machine[R]) top() {
+	m.st = stTop
+	if !m.open {
+		m.phase = Idle
 	}
 }
 
@@ -503,12 +560,18 @@ func (m *Machine[R]) staged() {
 // forced), aborting it instead when the abort ratio says so; otherwise
 // the worker polls on.
 func (m *Machine[R]) commitCheck(in Inputs) {
-	m.st = stTop
+	m.top()
 	if !m.open {
 		return
 	}
 	full := !m.cfg.AckOnly && m.cfg.MaxRecords > 0 && m.txnCount >= m.cfg.MaxRecords
-	if !m.force && !full && in.Now.Before(m.Deadline()) {
+	if !m.force && !full && !in.EndTxn && in.Now.Before(m.Deadline()) {
+		return
+	}
+	if m.cfg.Mode == Deferred && len(m.dHeld) > 0 && in.RenewRatio > 0 && m.rng.Float64() < in.RenewRatio {
+		// Renewed on purpose; the end is decided again at the next step.
+		m.st = stRenew
+		m.renewOnly = true
 		return
 	}
 	if !m.stopping && in.AbortRatio > 0 && m.rng.Float64() < in.AbortRatio {

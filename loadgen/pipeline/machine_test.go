@@ -58,6 +58,14 @@ func run(t *testing.T, cfg Config, rnd []float64, script string) string {
 			case "abort":
 				r, _ := strconv.ParseFloat(f[1], 64)
 				in.AbortRatio = r
+			case "reject":
+				in.RejectRatio, _ = strconv.ParseFloat(f[1], 64)
+			case "release":
+				in.ReleaseRatio, _ = strconv.ParseFloat(f[1], 64)
+			case "renew":
+				in.RenewRatio, _ = strconv.ParseFloat(f[1], 64)
+			case "end":
+				in.EndTxn = true
 			case "at":
 				in.Now = t0.Add(arg())
 			default:
@@ -116,7 +124,7 @@ func fmtAction(a Action[int], in Inputs) string {
 		if a.Aborted {
 			s += "(aborted)"
 		}
-	case OpAccept, OpReject:
+	case OpAccept, OpReject, OpRelease:
 		if a.First {
 			s += "<"
 		}
@@ -141,7 +149,8 @@ func TestMachineModes(t *testing.T) {
 		want   string
 	}{
 		{"implicit: the next poll and the close accept the previous poll",
-			Config{Mode: Implicit, MaxPollRecords: 5, RejectRatio: 0.5}, nil, `
+			Config{Mode: Implicit, MaxPollRecords: 5}, nil, `
+				@reject 0.5
 				recs 1 2
 				ok
 				ok
@@ -152,7 +161,8 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1 2] produce[1 2] |after-produce poll[1 2] |after-poll process[3] produce[3] |after-produce close[3]"},
 		{"explicit: produce the accepted, accept then reject in one group",
-			Config{Mode: Explicit, RejectRatio: 0.5}, []float64{0.9, 0.1, 0.7}, `
+			Config{Mode: Explicit}, []float64{0.9, 0.1, 0.7}, `
+				@reject 0.5
 				recs 1 2 3
 				ok
 				ok
@@ -173,7 +183,8 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] produce[1] |after-produce accept<>[1] poll |after-poll process[2] produce[2] |after-produce accept<>[2] replace"},
 		{"deferred: the output transaction commits with every poll, then the acks",
-			Config{Mode: Deferred, RejectRatio: 0.5, LockDuration: time.Minute}, []float64{0.1, 0.9}, `
+			Config{Mode: Deferred, LockDuration: time.Minute}, []float64{0.1, 0.9}, `
+				@reject 0.5
 				recs 1 2
 				ok
 				ok
@@ -193,7 +204,7 @@ func TestMachineModes(t *testing.T) {
 				ok
 				ok
 				recs`,
-			"poll |after-poll process[1 2] begin produce[1 2] |after-produce commit abort(boom) release[1 2] poll"},
+			"poll |after-poll process[1 2] begin produce[1 2] |after-produce commit abort(boom) release-held[1 2] poll"},
 		{"deferred: locks past half their duration are renewed before the commit",
 			Config{Mode: Deferred, LockDuration: time.Second}, nil, `
 				recs 1
@@ -206,7 +217,8 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce renew[1] commit |after-commit-before-ack accept<>[1]"},
 		{"transactional: polls fill one transaction up to its size, rejects staged apart",
-			Config{Mode: Transactional, MaxRecords: 3, RejectRatio: 0.5}, []float64{0.9, 0.9, 0.1}, `
+			Config{Mode: Transactional, MaxRecords: 3}, []float64{0.9, 0.9, 0.1}, `
+				@reject 0.5
 				recs 1 2
 				ok
 				ok
@@ -287,12 +299,47 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage commit close"},
 		{"classic-eos: nothing is rejected; offsets are staged",
-			Config{Mode: ClassicEOS, MaxRecords: 1, RejectRatio: 0.9}, []float64{0.1}, `
+			Config{Mode: ClassicEOS, MaxRecords: 1}, []float64{0.1}, `
+				@reject 0.9
 				recs 1
 				ok
 				ok
 				ok
 				ok
+				ok`,
+			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage commit"},
+		{"explicit: renew on purpose before processing, release without an output",
+			Config{Mode: Explicit}, []float64{0.1, 0.5, 0.05, 0.15, 0.9}, `
+				@renew 0.2
+				@reject 0.1
+				@release 0.1
+				recs 1 2 3
+				ok
+				ok
+				ok
+				ok
+				ok
+				ok`,
+			"poll |after-poll renew[1 2 3] process[1 2 3] produce[1] |after-produce accept<[1] reject[2] release>[3]"},
+		{"deferred: a renew on purpose, then the end is decided again",
+			Config{Mode: Deferred, LockDuration: time.Minute}, []float64{0.1, 0.9}, `
+				@renew 0.5
+				recs 1
+				ok
+				ok
+				ok
+				ok
+				ok
+				ok`,
+			"poll |after-poll process[1] begin produce[1] |after-produce renew[1] commit |after-commit-before-ack accept<>[1]"},
+		{"transactional: EndTxn ends a small young transaction; MaxPoll bounds the poll",
+			Config{Mode: Transactional, MaxRecords: 100, MaxDuration: time.Hour, MaxPollRecords: 50}, nil, `
+				recs 1
+				ok
+				ok
+				ok
+				ok
+				@end
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage commit"},
 		{"a failed poll pauses and polls again; a cancelled one ends the loop",
@@ -397,5 +444,35 @@ func TestParse(t *testing.T) {
 	}
 	if got := Mode("x").Order(); got != len(AllModes()) {
 		t.Errorf(`Mode("x").Order() = %d, want %d`, got, len(AllModes()))
+	}
+}
+
+// TestMachinePhaseIdle: the worker sits idle between loops with nothing
+// held, and at after-stage between the polls of an open transaction.
+func TestMachinePhaseIdle(t *testing.T) {
+	m := New[int](Config{Mode: Transactional, MaxRecords: 2, MaxDuration: time.Hour}, &seq{})
+	step := func(in Inputs, res Result[int]) Op {
+		a := m.Next(in)
+		m.Done(res)
+		return a.Op
+	}
+	in := Inputs{Now: t0, MaxPoll: 7}
+	if a := m.Next(in); a.Op != OpPoll || a.Max != 7 {
+		t.Fatalf("first action %s max %d, want poll max 7", a.Op, a.Max)
+	}
+	m.Done(Result[int]{Recs: []int{1}, At: t0})
+	for range 4 { // process, begin, produce, stage
+		step(in, Result[int]{})
+	}
+	step(in, Result[int]{}) // an empty poll: the transaction stays open
+	if got := m.Phase(); got != AfterStage {
+		t.Errorf("between polls of an open transaction: phase %s, want %s", got, AfterStage)
+	}
+	in.EndTxn = true
+	if op := step(in, Result[int]{}); op != OpCommit {
+		t.Fatalf("with EndTxn: %s, want commit", op)
+	}
+	if got := m.Phase(); got != Idle {
+		t.Errorf("after the commit: phase %s, want %s", got, Idle)
 	}
 }
