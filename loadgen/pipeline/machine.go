@@ -188,6 +188,7 @@ const (
 	stAbort
 	stRelease
 	stRetry
+	stRetryBegin
 	stReplace
 	stClose
 	stExit
@@ -242,6 +243,10 @@ func New[R any](cfg Config, rng Rand) *Machine[R] {
 
 // Phase is the boundary the worker last crossed.
 func (m *Machine[R]) Phase() Phase { return m.phase }
+
+// Pending returns the records the next poll (or the close) accepts:
+// implicit mode's previous poll. The slice is the machine's.
+func (m *Machine[R]) Pending() []R { return m.prev }
 
 // Open reports whether a transaction is open.
 func (m *Machine[R]) Open() bool { return m.open }
@@ -337,7 +342,7 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 		return Action[R]{Op: OpAbort, Cause: m.cause}, true
 	case stRelease:
 		return Action[R]{Op: OpReleaseHeld, Recs: m.dHeld}, true
-	case stRetry:
+	case stRetry, stRetryBegin:
 		return Action[R]{Op: OpWait, Until: in.Now.Add(RetryPause), Retry: true}, true
 	case stReplace:
 		return Action[R]{Op: OpReplace, Aborted: m.aborted}, true
@@ -380,6 +385,14 @@ func (m *Machine[R]) Done(res Result[R]) Phase {
 			m.st = stProduce
 		}
 	case OpBegin:
+		if res.Err != nil && !res.Fenced && !res.Canceled {
+			// The worker keeps the poll's records and begins again after
+			// a pause (the previous transaction's markers may still be on
+			// their way): a consumer group's position has moved past
+			// them, so polling on would skip them for good.
+			m.st = stRetryBegin
+			return ""
+		}
 		if res.Err != nil {
 			m.fail(res)
 			return ""
@@ -430,6 +443,8 @@ func (m *Machine[R]) Done(res Result[R]) Phase {
 			m.staged()
 		case stRetry:
 			m.top()
+		case stRetryBegin:
+			m.st = stBegin
 		}
 	case OpRenew:
 		switch {

@@ -355,14 +355,17 @@ func TestMachineModes(t *testing.T) {
 				ok
 				recs`,
 			"wait(2s) poll"},
-		{"a failed begin retries; the poll's records stay held",
-			Config{Mode: Transactional}, nil, `
+		{"a failed begin is retried after a pause; the poll's records stay held",
+			Config{Mode: ClassicEOS, MaxRecords: 1}, nil, `
 				recs 1
 				ok
 				err
 				ok
-				recs`,
-			"poll |after-poll process[1] begin wait(10ms retry) poll"},
+				ok
+				ok
+				ok
+				ok`,
+			"poll |after-poll process[1] begin wait(10ms retry) begin produce[1] |after-produce stage-accept[1] |after-stage commit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := run(t, tc.cfg, tc.rnd, tc.script); got != tc.want {
