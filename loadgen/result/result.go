@@ -112,7 +112,10 @@ type ModeResult struct {
 	Aborts       int64 `json:"aborts"`
 	// FencedAborts counts the aborts whose cause was a staging fenced by
 	// a stale member epoch (a rebalance between poll and staging).
-	FencedAborts  int64 `json:"fenced_aborts,omitempty"`
+	FencedAborts int64 `json:"fenced_aborts,omitempty"`
+	// DLQRecords counts the records read back from the share group's
+	// dead-letter topic after the drain (read_committed).
+	DLQRecords    int64 `json:"dlq_records,omitempty"`
 	LockExpiries  int64 `json:"lock_expiries"`
 	WorkerCrashes int64 `json:"worker_crashes"`
 
