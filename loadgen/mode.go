@@ -75,6 +75,7 @@ type modeRun struct {
 	aborts      atomic.Int64
 	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
 	churns      atomic.Int64 // members added by membership-churn faults
+	rebalances  atomic.Int64 // their joins and leaves
 	crashes     atomic.Int64
 	ackErrors   atomic.Int64
 
@@ -430,6 +431,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	out.Commits = mr.commits.Load()
 	out.Aborts = mr.aborts.Load()
 	out.FencedAborts = mr.fencedAbort.Load()
+	out.Rebalances = mr.rebalances.Load()
 	out.WorkerCrashes = mr.crashes.Load()
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart
