@@ -17,7 +17,10 @@ import (
 // iteration is one record of each mode. Metrics: each mode's records/s
 // over the time spent in its own rounds (input production excluded), and
 // txn/explicit, the median over rounds of the ratio of the two modes'
-// throughputs in that round. Markers are the engine's default
+// throughputs in that round; txn/explicit-cpu is the same ratio for the
+// process's CPU time per record (every goroutine's, the marker
+// goroutine's included), which an oversubscribed machine disturbs less
+// than the wall clock. Markers are the engine's default
 // (asynchronous); markers=inline sends them inside Commit.
 //
 //	go test -run x -bench CTPRatio -count 6 ./engine/
@@ -30,7 +33,8 @@ func BenchmarkCTPRatio(b *testing.B) {
 			ex := newCTPLoop(b, "explicit", 500)
 			tx := newCTPLoop(b, "transactional", 500, engine.WithMarkerDelivery(markers.mode))
 			var exT, txT time.Duration
-			var ratios []float64 // per round: explicit time / transactional time
+			var ratios []float64    // per round: explicit time / transactional time
+			var cpuRatios []float64 // per round: the same for the process's CPU time
 			b.ReportAllocs()
 			b.ResetTimer()
 			for done := 0; done < b.N; {
@@ -42,15 +46,19 @@ func BenchmarkCTPRatio(b *testing.B) {
 				// Alternate which mode goes first, so neither always runs
 				// right after the refill.
 				var et, tt time.Duration
+				var ec, tc int64
 				if (done/benchChunk)%2 == 0 {
-					et = ex.run(n)
-					tt = tx.run(n)
+					et, ec = ex.run(n)
+					tt, tc = tx.run(n)
 				} else {
-					tt = tx.run(n)
-					et = ex.run(n)
+					tt, tc = tx.run(n)
+					et, ec = ex.run(n)
 				}
 				exT, txT = exT+et, txT+tt
 				ratios = append(ratios, et.Seconds()/tt.Seconds())
+				if ec > 0 && tc > 0 {
+					cpuRatios = append(cpuRatios, float64(ec)/float64(tc))
+				}
 				done += n
 			}
 			b.StopTimer()
@@ -62,6 +70,10 @@ func BenchmarkCTPRatio(b *testing.B) {
 			// elsewhere spoils a round or two, not the figure.
 			slices.Sort(ratios)
 			b.ReportMetric(ratios[len(ratios)/2], "txn/explicit")
+			if len(cpuRatios) > 0 {
+				slices.Sort(cpuRatios)
+				b.ReportMetric(cpuRatios[len(cpuRatios)/2], "txn/explicit-cpu")
+			}
 		})
 	}
 }
@@ -102,9 +114,11 @@ func newCTPLoop(b *testing.B, mode string, batch int, opts ...engine.Option) *ct
 
 func (l *ctpLoop) fill(n int) { benchFill(l.b, l.e, "in", 0, n, benchPayloadBytes) }
 
-// run processes n records and returns the time it took.
-func (l *ctpLoop) run(n int) time.Duration {
+// run processes n records and returns the time it took and the CPU time
+// the process used meanwhile (0 where it cannot be read).
+func (l *ctpLoop) run(n int) (time.Duration, int64) {
 	b := l.b
+	cpu0 := processCPU()
 	start := time.Now()
 	for done := 0; done < n; {
 		recs, err := l.sm.Poll(min(l.batch, n-done))
@@ -142,5 +156,9 @@ func (l *ctpLoop) run(n int) time.Duration {
 		}
 		done += len(recs)
 	}
-	return time.Since(start)
+	elapsed := time.Since(start)
+	if cpu0 < 0 {
+		return elapsed, 0
+	}
+	return elapsed, processCPU() - cpu0
 }
