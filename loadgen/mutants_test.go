@@ -29,8 +29,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
@@ -54,13 +54,13 @@ var unobservable = map[string]string{
 // unexercised lists the mutants whose rule the probe's runs never reach,
 // and why; the simulator's mutant test covers them.
 var unexercised = map[string]string{
-	"dlq-written-twice":           "the load generator configures no dead-letter queue, so no run writes one",
 	"commit-after-failed-staging": "the load generator's workers abort after any failed staging (as Kafka's producer forces after a failed TxnOffsetCommit), so no run asks to commit one",
 }
 
 // mutantWorkload is short and busy: every phase of the loop crashes, locks
 // expire, a transaction outlives its timeout, a zombie keeps producing, a
-// third of the transactions abort and some records are rejected.
+// third of the transactions abort and some records are rejected, to a
+// dead-letter queue.
 const mutantWorkload = `
 name: mutant-probe
 partitionsPerTopic: 4
@@ -74,6 +74,7 @@ deliveryLimit: 5
 transactionTimeout: 1s
 abortRatio: 0.5
 rejectRatio: 0.05
+errors.deadletterqueue.topic.name: dlq.probe
 modes: [deferred, transactional, classic-eos]
 faults:
   - {every: 300ms, kind: worker-crash, params: {phase: after-poll, worker: random}}
@@ -148,14 +149,14 @@ func mutantRun(t *testing.T, id string, seed int64) map[string]*result.Verificat
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := mutantMode(spec, targets.Mode(m), seed, t.TempDir())
+			v, err := mutantMode(spec, m, seed, t.TempDir())
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				t.Errorf("mutant %q, %s: %v", id, m, err)
 				return
 			}
-			verdicts[m] = v
+			verdicts[string(m)] = v
 		}()
 	}
 	wg.Wait()
@@ -163,7 +164,7 @@ func mutantRun(t *testing.T, id string, seed int64) map[string]*result.Verificat
 }
 
 // mutantMode runs one mode of the probe and verifies its dumped ledgers.
-func mutantMode(spec *workloads.Spec, m targets.Mode, seed int64, out string) (*result.Verification, error) {
+func mutantMode(spec *workloads.Spec, m pipeline.Mode, seed int64, out string) (*result.Verification, error) {
 	tgt, err := enginetarget.New(enginetarget.Options{SessionTimeout: 500 * time.Millisecond})
 	if err != nil {
 		return nil, err
@@ -171,7 +172,7 @@ func mutantMode(spec *workloads.Spec, m targets.Mode, seed int64, out string) (*
 	defer tgt.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "mutant-probe", Target: tgt, Modes: []targets.Mode{m},
+	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "mutant-probe", Target: tgt, Modes: []pipeline.Mode{m},
 		Seed: seed, RunID: "mut", OutDir: out, DumpLedgers: true, FaultRunner: tgt.FaultRunner()})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)

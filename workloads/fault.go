@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // Fault kinds (DESIGN.md §8).
@@ -58,14 +60,6 @@ const (
 const (
 	BetweenCoordinatorParticipant = "coordinator-participant"
 	BetweenWorkerEngine           = "worker-engine"
-)
-
-// Values of the worker-crash phase param.
-const (
-	PhaseAfterPoll            = "after-poll"
-	PhaseAfterProduce         = "after-produce"
-	PhaseAfterStage           = "after-stage"
-	PhaseAfterCommitBeforeAck = "after-commit-before-ack"
 )
 
 // Values of the coordinator-crash state param.
@@ -196,8 +190,7 @@ type faultKind struct {
 // faultKinds maps each kind to its params, in the order they are checked.
 var faultKinds = map[string]faultKind{
 	FaultWorkerCrash: {params: []faultParam{
-		{name: "phase", required: true, check: checkEnum("crash phase",
-			PhaseAfterPoll, PhaseAfterProduce, PhaseAfterStage, PhaseAfterCommitBeforeAck)},
+		{name: "phase", required: true, check: checkEnum("crash phase", pipeline.CrashPhaseNames()...)},
 		workerParam,
 	}},
 	FaultAbortRatio: {params: []faultParam{

@@ -12,24 +12,13 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
-// Mode names, in report order. A workload lists the modes it runs in its
-// modes field; "all" stands for every one of them.
-const (
-	ModeImplicit      = "implicit"      // the next poll acks; at-least-once
-	ModeExplicit      = "explicit"      // ack each record, then commit acks; at-least-once
-	ModeDeferred      = "deferred"      // commit the output transaction, then ack
-	ModeTransactional = "transactional" // acks inside the producer transaction (KIP-1289)
-	ModeClassicEOS    = "classic-eos"   // consumer group + sendOffsetsToTransaction
-	ModeAll           = "all"           // every mode above
-)
-
-// modeOrder is the report order of the modes.
-var modeOrder = []string{ModeImplicit, ModeExplicit, ModeDeferred, ModeTransactional, ModeClassicEOS}
-
-// AllModes returns every mode name in report order.
-func AllModes() []string { return slices.Clone(modeOrder) }
+// ModeAll, in a workload's modes field, stands for every mode
+// (pipeline.AllModes).
+const ModeAll = pipeline.AllName
 
 // Rate distributions of the producers' intended send times.
 const (
@@ -105,6 +94,19 @@ type Spec struct {
 	// MaxRecordLocks is share.partition.max.record.locks, the in-flight
 	// window of each share partition.
 	MaxRecordLocks int `yaml:"maxRecordLocks" json:"maxRecordLocks"`
+	// AcquireMode is share.acquire.mode (KIP-1206): AcquireBatchOptimized
+	// or AcquireRecordLimit; "" leaves each target's default.
+	AcquireMode string `yaml:"share.acquire.mode" json:"share.acquire.mode,omitempty"`
+	// DLQTopic is the share group's errors.deadletterqueue.topic.name
+	// (KIP-1191): records archived by a reject or at the delivery limit
+	// are copied to a dead-letter topic, which the verifier reads back.
+	// Each mode run gets its own topic, this name followed by "." and the
+	// run's topic prefix, so the name's own prefix (Kafka requires "dlq."
+	// by default) is kept. "": no dead-letter queue.
+	DLQTopic string `yaml:"errors.deadletterqueue.topic.name" json:"errors.deadletterqueue.topic.name,omitempty"`
+	// DLQCopyRecord is errors.deadletterqueue.copy.record.enable: the
+	// dead-letter record carries the source record's key and value.
+	DLQCopyRecord bool `yaml:"errors.deadletterqueue.copy.record.enable" json:"errors.deadletterqueue.copy.record.enable,omitempty"`
 	// TransactionTimeout is transaction.timeout.ms of the workers' producers.
 	TransactionTimeout time.Duration `yaml:"transactionTimeout" json:"transactionTimeout"`
 	// Transaction says when a worker commits its open transaction.
@@ -128,6 +130,12 @@ type Spec struct {
 	// Faults are injected on each mode's timeline.
 	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
 }
+
+// Acquire modes (share.acquire.mode), as Kafka spells them.
+const (
+	AcquireBatchOptimized = "batch_optimized"
+	AcquireRecordLimit    = "record_limit"
+)
 
 // Transaction says when a worker commits: when its open transaction holds
 // MaxRecords records or has been open for MaxDuration, whichever comes
@@ -288,13 +296,13 @@ func (s *Spec) Warmup() time.Duration {
 // Modes returns the modes to run in report order (implicit, explicit,
 // deferred, transactional, classic-eos), with "all" expanded, duplicates
 // and unknown names dropped, and every mode when none is listed.
-func (s *Spec) Modes() []string {
+func (s *Spec) Modes() []pipeline.Mode {
 	if len(s.ModeNames) == 0 || slices.Contains(s.ModeNames, ModeAll) {
-		return AllModes()
+		return pipeline.AllModes()
 	}
-	var out []string
-	for _, m := range modeOrder {
-		if slices.Contains(s.ModeNames, m) {
+	var out []pipeline.Mode
+	for _, m := range pipeline.AllModes() {
+		if slices.Contains(s.ModeNames, string(m)) {
 			out = append(out, m)
 		}
 	}

@@ -8,7 +8,10 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // Ranges that are not Kafka's; Kafka's are written where they are checked.
@@ -64,7 +67,7 @@ func (s *Spec) validateAll() []*Error {
 	for _, check := range []func() *Error{
 		s.validateIdentity, s.validateTopics, s.validateProducers, s.validateTiming,
 		s.validateConsumers, s.validateKafka, s.validateTransaction, s.validateRatios,
-		s.validateAckOnly, s.validateModes, s.validateFaults,
+		s.validateAckOnly, s.validateModes, s.validateFaults, s.validateAcquireMode, s.validateDLQ,
 	} {
 		if err := check(); err != nil {
 			out = append(out, err)
@@ -290,6 +293,37 @@ func (s *Spec) validateRatios() *Error {
 	return nil
 }
 
+func (s *Spec) validateAcquireMode() *Error {
+	switch s.AcquireMode {
+	case "", AcquireBatchOptimized, AcquireRecordLimit:
+		return nil
+	}
+	return fieldErr("share.acquire.mode", "%q is not an acquire mode; use %s (Kafka's default) or %s", s.AcquireMode, AcquireBatchOptimized, AcquireRecordLimit)
+}
+
+// dlqNameRE is the characters Kafka allows in a topic name.
+var dlqNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+
+// maxDLQName leaves room, in Kafka's 249 characters, for the run's prefix.
+const maxDLQName = 120
+
+func (s *Spec) validateDLQ() *Error {
+	const field = "errors.deadletterqueue.topic.name"
+	switch {
+	case s.DLQTopic == "" && s.DLQCopyRecord:
+		return fieldErr("errors.deadletterqueue.copy.record.enable", "is set but %s is not; name the dead-letter topic, like dlq.sharebench, or drop this field", field)
+	case s.DLQTopic == "":
+		return nil
+	case strings.HasPrefix(s.DLQTopic, "__"):
+		return fieldErr(field, "%q starts with __, which Kafka keeps for internal topics; use a name like dlq.sharebench", s.DLQTopic)
+	case len(s.DLQTopic) > maxDLQName:
+		return fieldErr(field, "is %d characters long; use at most %d (the run appends its topic prefix)", len(s.DLQTopic), maxDLQName)
+	case !dlqNameRE.MatchString(s.DLQTopic):
+		return fieldErr(field, "%q has characters Kafka does not allow in a topic name; use letters, digits, '.', '_' and '-', like dlq.sharebench", s.DLQTopic)
+	}
+	return nil
+}
+
 func (s *Spec) validateAckOnly() *Error {
 	if s.CheckpointInterval <= 0 {
 		return fieldErr("checkpointInterval", "%s is not above 0; use a duration like 1s", fmtDur(s.CheckpointInterval))
@@ -307,15 +341,15 @@ func (s *Spec) validateAckOnly() *Error {
 
 func (s *Spec) validateModes() *Error {
 	if len(s.ModeNames) == 0 {
-		return fieldErr("modes", "lists no modes; list some of %s, or write [all]", andList(modeOrder))
+		return fieldErr("modes", "lists no modes; list some of %s, or write [all]", andList(pipeline.ModeNames()))
 	}
 	for i, m := range s.ModeNames {
 		field := fmt.Sprintf("modes[%d]", i)
 		switch {
 		case m == ModeAll && len(s.ModeNames) > 1:
 			return fieldErr(field, "all stands for every mode, so it cannot be listed with others; write [all] alone or list the modes")
-		case m != ModeAll && !slices.Contains(modeOrder, m):
-			return fieldErr(field, "%q is not a mode; use %s, or all", m, orList(modeOrder))
+		case m != ModeAll && !slices.Contains(pipeline.ModeNames(), m):
+			return fieldErr(field, "%q is not a mode; use %s, or all", m, orList(pipeline.ModeNames()))
 		case slices.Index(s.ModeNames, m) < i:
 			return fieldErr(field, "%s is listed twice; list each mode once", m)
 		}

@@ -18,8 +18,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -44,6 +44,7 @@ type runFlags struct {
 	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
 	flush       string
 	kafka       kafkaFlags
+	share       shareFlags
 }
 
 const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine
@@ -72,7 +73,8 @@ func runCmd(env *Env, args []string) error {
 	fs.IntVar(&f.repeat, "repeat", 1, "run each mode N times, interleaved, keeping every repeat")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report/ (plots, report.html, summary.md) into the run directory")
 	fs.IntVar(&f.shards, "shards", 0, "engine target: lock shards (default: 4×GOMAXPROCS)")
-	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock")
+	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of "+knobList)
+	f.share.register(fs)
 	fs.StringVar(&f.dataDir, "data-dir", "", "engine target: make the engine durable in DIR (an empty or sharebench-made directory; recovered if it holds data) and enable the engine-restart, coordinator-crash and share-failover faults (default: in memory)")
 	fs.StringVar(&f.flush, "flush", "always", "engine target with --data-dir: when the logs are fsynced: always (before each call returns, group commit), interval:DURATION (e.g. interval:10ms) or never")
 	f.kafka.register(fs)
@@ -215,7 +217,7 @@ func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 }
 
 // runTime says how long the run will take at least, before it starts.
-func runTime(spec *workloads.Spec, modes []targets.Mode, repeats int) string {
+func runTime(spec *workloads.Spec, modes []pipeline.Mode, repeats int) string {
 	n := len(modes)
 	if n == 0 {
 		n = len(spec.Modes())
@@ -331,25 +333,28 @@ func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error 
 			spec.RateDistribution = workloads.RateConstant
 		}
 	}
+	if err := f.share.apply(fs, spec); err != nil {
+		return err
+	}
 	if err := spec.Validate(); err != nil {
 		return usageErr("the workload with your flags is not valid: %v", err)
 	}
 	return nil
 }
 
-func parseModes(s string) ([]targets.Mode, error) {
+func parseModes(s string) ([]pipeline.Mode, error) {
 	if s == "" {
 		return nil, nil
 	}
 	if s == "all" {
-		return append([]targets.Mode(nil), targets.AllModes...), nil
+		return append([]pipeline.Mode(nil), pipeline.AllModes()...), nil
 	}
-	var out []targets.Mode
+	var out []pipeline.Mode
 	for _, part := range strings.Split(s, ",") {
-		m, err := targets.ParseMode(strings.TrimSpace(part))
+		m, err := pipeline.ParseMode(strings.TrimSpace(part))
 		if err != nil {
 			var valid []string
-			for _, m := range targets.AllModes {
+			for _, m := range pipeline.AllModes() {
 				valid = append(valid, string(m))
 			}
 			return nil, usageErr("--modes: unknown mode %q (valid: %s, or all)", strings.TrimSpace(part), strings.Join(valid, ", "))
@@ -391,7 +396,7 @@ func workloadsCmd(env *Env, args []string) error {
 		if i := strings.Index(desc, ". "); i > 0 {
 			desc = desc[:i+1]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(s.Modes(), ","), rate, s.TestDuration(), desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(pipeline.Names(s.Modes()), ","), rate, s.TestDuration(), desc)
 	}
 	return tw.Flush()
 }
@@ -470,7 +475,7 @@ func verifyCmd(env *Env, args []string) error {
 
 // modeOf strips a repeat suffix ("explicit-r2" -> "explicit").
 func modeOf(dirName string) string {
-	for _, m := range targets.AllModes {
+	for _, m := range pipeline.AllModes() {
 		if dirName == string(m) || strings.HasPrefix(dirName, string(m)+"-r") {
 			return string(m)
 		}

@@ -9,12 +9,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
@@ -60,7 +62,7 @@ var targetWrap func(targets.Target) targets.Target
 
 // openTarget opens the target named by the flags and, where it can apply
 // target-side faults, the fault runner.
-func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
+func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
 	switch f.target {
 	case "engine":
 		if f.kafka.brokers != "" {
@@ -152,7 +154,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 		// without the KIP-1289 API; with --modes unset it is listed as
 		// unsupported in the table instead.
 		for _, m := range modes {
-			if m == targets.Transactional {
+			if m == pipeline.Transactional {
 				if err := t.Supports(ctx, m); err != nil {
 					t.Close()
 					return nil, nil, withCode(ExitUsage, err)
@@ -178,7 +180,16 @@ func parseKnobs(s string) (eng.Knobs, error) {
 			RejectIdenticalRetry: true, FailedStageNoLock: true}, nil
 	}
 	for _, part := range strings.Split(s, ",") {
-		switch strings.TrimSpace(part) {
+		part = strings.TrimSpace(part)
+		if v, ok := strings.CutPrefix(part, "tx-pending-limit="); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return k, usageErr("--knobs: tx-pending-limit=%s: want a whole number of records above 0, like tx-pending-limit=2000 (TX_PENDING records then stay out of share.partition.max.record.locks, at most that many per share partition)", v)
+			}
+			k.TxPendingLimit = n
+			continue
+		}
+		switch part {
 		case "exact-epoch-match":
 			k.ExactEpochMatch = true
 		case "abort-to-available-at-limit":
@@ -189,8 +200,10 @@ func parseKnobs(s string) (eng.Knobs, error) {
 			k.RejectIdenticalRetry = true
 		case "failed-stage-no-lock":
 			k.FailedStageNoLock = true
+		case "dlq-after-marker":
+			k.DLQAfterMarker = true
 		default:
-			return k, usageErr("--knobs: unknown knob %q (valid: safe, draft, exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock)", part)
+			return k, usageErr("--knobs: unknown knob %q (valid: safe, draft, %s)", part, knobList)
 		}
 	}
 	return k, nil

@@ -4,8 +4,9 @@
 // readers. The mode loops live in loadgen; a target only offers primitives,
 // so every target runs exactly the same pipeline.
 //
-// This package is a leaf: it imports nothing of sharebench, so targets do not
-// import loadgen and loadgen does not import a target's internals.
+// This package imports nothing of sharebench but the pipeline's vocabulary
+// (the modes), so targets do not import loadgen and loadgen does not import
+// a target's internals.
 package targets
 
 import (
@@ -13,42 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
-
-// Mode is an acknowledgement mode (DESIGN §5).
-type Mode string
-
-// The acknowledgement modes, in the order reports list them.
-const (
-	Implicit      Mode = "implicit"
-	Explicit      Mode = "explicit"
-	Deferred      Mode = "deferred"
-	Transactional Mode = "transactional"
-	ClassicEOS    Mode = "classic-eos"
-)
-
-// AllModes lists every mode in report order.
-var AllModes = []Mode{Implicit, Explicit, Deferred, Transactional, ClassicEOS}
-
-// ParseMode returns the mode named s, or an error naming the valid modes.
-func ParseMode(s string) (Mode, error) {
-	for _, m := range AllModes {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("target: unknown mode %q (valid: implicit, explicit, deferred, transactional, classic-eos, all)", s)
-}
-
-// UsesShareGroup reports whether workers of mode m consume through a share
-// group (every mode but classic-eos, which uses a classic consumer group).
-func (m Mode) UsesShareGroup() bool { return m != ClassicEOS }
-
-// Transactional reports whether mode m writes its outputs in producer
-// transactions.
-func (m Mode) Transactional() bool {
-	return m == Deferred || m == Transactional || m == ClassicEOS
-}
 
 // AckType is a share-group acknowledgement type.
 type AckType int8
@@ -130,6 +98,9 @@ type Record struct {
 	Offset    int64
 	Key       []byte
 	Value     []byte
+	// Headers are the record's headers, where a reader returns them (the
+	// provenance of a dead-letter record).
+	Headers []Header
 	// DeliveryCount is the share-group delivery count of a polled record
 	// (1 on first delivery); 0 where the target does not know it.
 	DeliveryCount int
@@ -150,6 +121,18 @@ type Record struct {
 	// Handle is target-private (for example the *kgo.Record a share ack
 	// needs). loadgen passes it back untouched.
 	Handle any
+}
+
+// Acquire modes (share.acquire.mode, KIP-1206), as Kafka spells them.
+const (
+	AcquireBatchOptimized = "batch_optimized"
+	AcquireRecordLimit    = "record_limit"
+)
+
+// Header is one record header.
+type Header struct {
+	Key   string
+	Value []byte
 }
 
 // Control says whether a record is a transaction marker, and which.
@@ -182,6 +165,13 @@ type Config struct {
 	TransactionTimeout time.Duration // transaction.timeout.ms
 	// MaxPollRecords caps one poll.
 	MaxPollRecords int
+	// AcquireMode is share.acquire.mode ("": the target's default).
+	AcquireMode string
+	// DLQTopic is the share group's errors.deadletterqueue.topic.name
+	// (KIP-1191), the full name, which Setup creates; "": no dead-letter
+	// queue. DLQCopyRecord is errors.deadletterqueue.copy.record.enable.
+	DLQTopic      string
+	DLQCopyRecord bool
 }
 
 // Info describes where a run happens, for the result's environment block.
@@ -193,6 +183,10 @@ type Info struct {
 	// ReportsAborted is true when read_uncommitted readers flag records
 	// of aborted transactions (Record.Aborted).
 	ReportsAborted bool
+	// DLQAtLeastOnce is true when the target promises each dead letter at
+	// least once rather than exactly once (the engine's dlq-after-marker
+	// knob), so a dead-letter record written twice is allowed.
+	DLQAtLeastOnce bool
 	Notes          []string
 }
 
@@ -203,7 +197,7 @@ type Target interface {
 	// Supports returns nil when the target can run mode m, else an error
 	// wrapping ErrUnsupported whose text names the mode and the
 	// alternative.
-	Supports(ctx context.Context, m Mode) error
+	Supports(ctx context.Context, m pipeline.Mode) error
 	// Setup creates the topics and group configuration of cfg. It is
 	// called once per mode run with fresh topic names.
 	Setup(ctx context.Context, cfg Config) error
@@ -214,7 +208,7 @@ type Target interface {
 	// cfg.TransactionalIDPrefix + id. A replacement of a crashed worker
 	// reuses the id (so it fences its predecessor, as a restarted process
 	// would).
-	NewWorker(ctx context.Context, cfg Config, m Mode, id int) (Worker, error)
+	NewWorker(ctx context.Context, cfg Config, m pipeline.Mode, id int) (Worker, error)
 	// NewReader returns a reader of topic at the given isolation level.
 	NewReader(ctx context.Context, cfg Config, topic string, readCommitted bool) (Reader, error)
 	// Inspect reports the final share state of the input topic's records

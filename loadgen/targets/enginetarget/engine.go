@@ -13,6 +13,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -89,12 +90,12 @@ func (t *Target) Info() targets.Info {
 	if t.opts.DataDir != "" {
 		notes = append(notes, fmt.Sprintf("data directory %s, flush %v; %v", t.opts.DataDir, t.opts.Flush, t.e.Recovery()))
 	}
-	return targets.Info{Target: "engine", Embedded: true, ReportsAborted: true, Notes: notes}
+	return targets.Info{Target: "engine", Embedded: true, ReportsAborted: true, DLQAtLeastOnce: t.opts.Knobs.DLQAfterMarker, Notes: notes}
 }
 
 // Supports reports that the engine runs every mode.
-func (t *Target) Supports(_ context.Context, m targets.Mode) error {
-	if _, err := targets.ParseMode(string(m)); err != nil {
+func (t *Target) Supports(_ context.Context, m pipeline.Mode) error {
+	if _, err := pipeline.ParseMode(string(m)); err != nil {
 		return err
 	}
 	return nil
@@ -119,6 +120,23 @@ func (t *Target) Setup(_ context.Context, cfg targets.Config) error {
 		gc.MaxRecordLocks = cfg.MaxRecordLocks
 	}
 	gc.AutoOffsetReset = eng.ResetEarliest
+	switch cfg.AcquireMode {
+	case targets.AcquireRecordLimit:
+		gc.AcquireMode = eng.AcquireRecordLimit
+	case targets.AcquireBatchOptimized:
+		gc.AcquireMode = eng.AcquireBatchOptimized
+	case "":
+	default:
+		return fmt.Errorf("engine target: share.acquire.mode %q (valid: %s, %s)", cfg.AcquireMode, targets.AcquireBatchOptimized, targets.AcquireRecordLimit)
+	}
+	if cfg.DLQTopic != "" {
+		// The dead-letter topic has as many partitions as the input, so
+		// each copy lands on the partition of its source.
+		if err := t.e.CreateTopic(cfg.DLQTopic, cfg.InputPartitions); err != nil {
+			return fmt.Errorf("engine target: dead-letter topic: %w", err)
+		}
+		gc.DLQTopic, gc.DLQCopyRecord = cfg.DLQTopic, cfg.DLQCopyRecord
+	}
 	t.mu.Lock()
 	t.mu.groups[cfg.Group] = gc
 	t.mu.cfg = cfg
@@ -176,6 +194,9 @@ func (t *Target) pending(cfg targets.Config) (int64, error) {
 // records; with a data directory it keeps them (deletion is not journaled).
 func (t *Target) Teardown(_ context.Context, cfg targets.Config) error {
 	err := errors.Join(t.e.DeleteTopic(cfg.InputTopic), t.e.DeleteTopic(cfg.OutputTopic))
+	if cfg.DLQTopic != "" {
+		err = errors.Join(err, t.e.DeleteTopic(cfg.DLQTopic))
+	}
 	if errors.Is(err, eng.ErrInvalidConfig) {
 		return nil
 	}
@@ -266,7 +287,7 @@ func produceGrouped(p *eng.Producer, recs []*targets.Record, next *int32, t *Tar
 type worker struct {
 	t    *Target
 	cfg  targets.Config
-	mode targets.Mode
+	mode pipeline.Mode
 	id   int
 
 	share   *eng.ShareMember
@@ -279,7 +300,7 @@ type worker struct {
 // NewWorker joins the group in the mode's acknowledgement mode and creates
 // the worker's producer; a transactional producer's id is
 // TransactionalIDPrefix+id, so a replacement fences its crashed predecessor.
-func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m targets.Mode, id int) (targets.Worker, error) {
+func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m pipeline.Mode, id int) (targets.Worker, error) {
 	w := &worker{t: t, cfg: cfg, mode: m, id: id, next: int32(id)}
 	var err error
 	if m.UsesShareGroup() {
@@ -288,13 +309,13 @@ func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m targets.Mode
 		}
 	}
 	switch m {
-	case targets.Implicit:
+	case pipeline.Implicit:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckImplicit)
-	case targets.Explicit, targets.Deferred:
+	case pipeline.Explicit, pipeline.Deferred:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckExplicit)
-	case targets.Transactional:
+	case pipeline.Transactional:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckTransactional)
-	case targets.ClassicEOS:
+	case pipeline.ClassicEOS:
 		w.classic, err = t.e.JoinClassicGroup(cfg.Group, []string{cfg.InputTopic}, eng.ResetEarliest)
 	default:
 		return nil, fmt.Errorf("engine target: %w: mode %q", targets.ErrUnsupported, m)
@@ -495,7 +516,7 @@ func (w *worker) Crash() {}
 
 func (w *worker) Close(context.Context) error {
 	var err error
-	if w.mode == targets.Implicit && w.share != nil {
+	if w.mode == pipeline.Implicit && w.share != nil {
 		// Closing an implicit consumer commits the acknowledgements of its
 		// last poll, as Kafka's close does; a zero-record poll does that.
 		_, err = w.share.Poll(0)
