@@ -64,6 +64,9 @@ func serveCmd(env *Env, args []string) error {
 	if *shards > 0 {
 		opts = append(opts, engine.WithShards(*shards))
 	}
+	if *blockRate < 0 || *mutexFrac < 0 {
+		return usageErr("--block-profile-rate and --mutex-profile-fraction must not be negative")
+	}
 	if *retention < 0 {
 		return usageErr("--retention-bytes %d must not be negative", *retention)
 	}
@@ -123,9 +126,6 @@ func serveCmd(env *Env, args []string) error {
 		}
 		defer a.Close()
 		fmt.Fprintf(env.Stdout, "sharebench serve: admin endpoint on http://%s (POST /control/ACTION, /debug/pprof)\n", a.Addr())
-	}
-	if *blockRate < 0 || *mutexFrac < 0 {
-		return usageErr("--block-profile-rate and --mutex-profile-fraction must not be negative")
 	}
 	runtime.SetBlockProfileRate(*blockRate)
 	runtime.SetMutexProfileFraction(*mutexFrac)

@@ -24,6 +24,9 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"--txn-share-ack", "94"}, "valid: off, 93, 95"},
 		{[]string{"--flush", "never"}, "--flush applies with --data-dir"},
 		{[]string{"--retention-bytes", "-1"}, "must not be negative"},
+		{[]string{"--block-profile-rate", "-1"}, "must not be negative"},
+		{[]string{"--listen", "127.0.0.1:0", "--transaction-version", "3"}, "valid: 1, 2"},
+		{[]string{"--listen", "127.0.0.1:0", "--admin-listen", "0.0.0.0:0"}, "not a loopback address"},
 	} {
 		o := sharebench(t, append([]string{"serve"}, tc.args...)...)
 		if o.code != cli.ExitUsage || !strings.Contains(o.stderr, tc.want) || len(lines(o.stderr)) != 1 {
