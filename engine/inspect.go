@@ -284,7 +284,7 @@ func (e *Engine) ShareGroups() []string {
 }
 
 // CheckInvariants checks the structural invariants of every share
-// partition (DESIGN §4: contiguous window, SPSO on a non-terminal record,
+// partition (docs/design.md §4: contiguous window, SPSO on a non-terminal record,
 // in-flight records within the window, owners only on acquired records).
 func (e *Engine) CheckInvariants() error {
 	if err := e.enter(); err != nil {
@@ -311,7 +311,7 @@ func (e *Engine) CheckInvariants() error {
 type ShareMemberInfo struct {
 	ID string
 	// Epoch is the member's current epoch in the group coordinator
-	// (DESIGN §3.9); the member's own handle learns it on its next poll.
+	// (docs/design.md §3.9); the member's own handle learns it on its next poll.
 	Epoch int32
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
 )
 
-// Knobs are the decisions the KIP-1289 draft leaves open (DESIGN §3.4). The
+// Knobs are the decisions the KIP-1289 draft leaves open (docs/design.md §3.4). The
 // zero value is the safe choice for each; setting a field reproduces the
 // draft so benchmarks and the verifier can show the difference.
 type Knobs = sharepart.Knobs
@@ -66,7 +66,7 @@ const (
 )
 
 // GroupConfig is a share group's configuration; names and defaults follow
-// Kafka (DESIGN §3.7).
+// Kafka (docs/design.md §3.7).
 type GroupConfig struct {
 	LockDuration    time.Duration   // share.record.lock.duration.ms, default 30s
 	DeliveryLimit   int             // share.delivery.count.limit, default 5
@@ -133,7 +133,7 @@ type config struct {
 }
 
 // MarkerDelivery says when a decided transaction's markers reach its
-// participants (DESIGN §3.5).
+// participants (docs/design.md §3.5).
 type MarkerDelivery int8
 
 // Marker deliveries.

@@ -67,7 +67,7 @@ type shareGroup struct {
 type shareMemberState struct {
 	id       string
 	owner    sharepart.Owner
-	epoch    int32 // member epoch (DESIGN §3.9): starts at 1, bumped on every assignment change
+	epoch    int32 // member epoch (docs/design.md §3.9): starts at 1, bumped on every assignment change
 	topics   []string
 	lastSeen time.Duration
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Fault kinds (DESIGN.md §8).
+// Fault kinds (docs/design.md §8).
 const (
 	// FaultWorkerCrash crashes a worker at a phase of its loop.
 	// Params: phase (required), worker.

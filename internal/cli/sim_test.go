@@ -50,7 +50,7 @@ func TestSimSameSeedSameLog(t *testing.T) {
 	}
 }
 
-// The draft knobs (DESIGN §3.4) break invariants: exit 3, the violation,
+// The draft knobs (docs/design.md §3.4) break invariants: exit 3, the violation,
 // a shrunk trace with its replay command, and the one-line repro.
 func TestSimDraftViolation(t *testing.T) {
 	t.Parallel()

@@ -106,7 +106,7 @@ func indent(s string) string {
 func workload(name string) string { return filepath.Join("testdata", name) }
 
 // informational are the verifier's kinds that are reported but never an
-// anomaly (DESIGN §7).
+// anomaly (docs/design.md §7).
 var informational = []string{"archived-at-limit", "rejected"}
 
 // checkMode checks the one result of mode in r: it ran, the drain finished

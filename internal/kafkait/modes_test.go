@@ -19,7 +19,7 @@ import (
 	"github.com/sharebench/sharebench/workloads"
 )
 
-// supportedModes are the modes Kafka 4.x runs today (DESIGN §5).
+// supportedModes are the modes Kafka 4.x runs today (docs/design.md §5).
 var supportedModes = []string{"implicit", "explicit", "deferred", "classic-eos"}
 
 // TestModes runs the quick workload in every supported mode, each in its own

@@ -1,6 +1,6 @@
 // This file holds the end of a simulation: the drain, in which the workers
 // finish without faults until every input is resolved, and the verifier's
-// verdict per mode (DESIGN §7).
+// verdict per mode (docs/design.md §7).
 
 package sim
 

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Mode is an acknowledgement mode (DESIGN §5).
+// Mode is an acknowledgement mode (docs/design.md §5).
 type Mode string
 
 // The acknowledgement modes, in the order reports list them.

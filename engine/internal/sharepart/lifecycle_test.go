@@ -1,4 +1,4 @@
-// This file tests the KIP-932 record lifecycle of DESIGN §3.2 on the pure
+// This file tests the KIP-932 record lifecycle of docs/design.md §3.2 on the pure
 // state machine: every transition of the table, every rule under it, and
 // every error case, one table entry each.
 

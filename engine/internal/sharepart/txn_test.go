@@ -1,5 +1,5 @@
 // This file tests KIP-1289's transactional acknowledgements on the pure
-// state machine (DESIGN §3.3): staging into TX_PENDING, the markers that
+// state machine (docs/design.md §3.3): staging into TX_PENDING, the markers that
 // resolve it, what leaves TX_PENDING alone, and each decision knob of §3.4
 // under both its settings.
 

@@ -1,5 +1,5 @@
 // This file holds the engine target's fault runner (loadgen.FaultRunner):
-// the engine-side faults of DESIGN §8 — on an engine with a data directory
+// the engine-side faults of docs/design.md §8 — on an engine with a data directory
 // engine-restart, coordinator-crash in a given transaction state and
 // share-failover of an input partition; on any engine a network partition
 // between the transaction coordinator and one partition's leader.
