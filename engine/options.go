@@ -14,23 +14,57 @@ import (
 // Knobs are the decisions the KIP-1289 draft leaves open (docs/design.md §3.4). The
 // zero value is the safe choice for each; setting a field reproduces the
 // draft so benchmarks and the verifier can show the difference.
-type Knobs = sharepart.Knobs
+type Knobs struct {
+	// ExactEpochMatch applies a marker only when its epoch equals the staged
+	// epoch (draft). Safe: marker epoch >= staged epoch, since the epoch is
+	// bumped when a transaction ends.
+	ExactEpochMatch bool
+	// AbortToAvailableAtLimit makes an abort return a record that has
+	// reached the delivery limit to AVAILABLE (draft: one delivery beyond
+	// the limit). Safe: ARCHIVED.
+	AbortToAvailableAtLimit bool
+	// StageStopAtFirstFailure stages a multi-batch request batch by batch
+	// and stops at the first failure, leaving earlier batches staged
+	// (draft). Safe: validate all, then stage all.
+	StageStopAtFirstFailure bool
+	// RejectIdenticalRetry fails a staging request that repeats one already
+	// applied (draft). Safe: success, as an idempotent retry.
+	RejectIdenticalRetry bool
+	// FailedStageNoLock returns the records of a staging write that failed
+	// to ACQUIRED without a lock (draft). Safe: ACQUIRED with a live lock.
+	FailedStageNoLock bool
+	// DLQAfterMarker writes the dead-letter copy of a record archived by
+	// a transactional REJECT after the commit marker archives it (at
+	// least once). Safe (the default): in the transaction that staged the
+	// reject, committed or aborted with it (exactly once).
+	DLQAfterMarker bool
+	// TxPendingLimit 0 counts TX_PENDING records toward
+	// share.partition.max.record.locks, as the draft does (the default).
+	// n > 0 is the what-if a KIP reviewer asks about: they do not count,
+	// and a separate limit holds at most n of them in the window, so long
+	// transactions no longer cap how many records can be acquired.
+	TxPendingLimit int
+}
 
 // AcquireMode is share.acquire.mode (KIP-1206): how a poll bounds what it
 // acquires. In Kafka it is the consumer's setting; the engine takes it per
 // group, since a benchmark's members all use one.
-type AcquireMode = sharepart.AcquireMode
+type AcquireMode uint8
 
 // Acquire modes.
 const (
 	// AcquireRecordLimit acquires exactly: at most the poll's max records,
 	// never past the in-flight window. The zero value.
-	AcquireRecordLimit = sharepart.RecordLimit
+	AcquireRecordLimit = AcquireMode(sharepart.RecordLimit)
 	// AcquireBatchOptimized is Kafka's default: the window is checked
 	// before the fetch, which then acquires whole produced batches and can
 	// overshoot the window and the poll's max by up to one fetch.
-	AcquireBatchOptimized = sharepart.BatchOptimized
+	AcquireBatchOptimized = AcquireMode(sharepart.BatchOptimized)
 )
+
+// String is the mode's share.acquire.mode value (record_limit,
+// batch_optimized).
+func (m AcquireMode) String() string { return sharepart.AcquireMode(m).String() }
 
 // AutoOffsetReset is share.auto.offset.reset.
 type AutoOffsetReset int8
@@ -220,10 +254,6 @@ func WithClock(clk Clock) Option {
 		_, c.manual = clk.(*ManualClock)
 	}
 }
-
-// WithManualTimers turns off the timer goroutine whatever the clock, so
-// only FireTimers expires locks and transactions. Default: off.
-func WithManualTimers() Option { return func(c *config) { c.manual = true } }
 
 // WithKnobs sets the KIP-1289 decision knobs. Default: all safe.
 func WithKnobs(k Knobs) Option { return func(c *config) { c.knobs = k } }

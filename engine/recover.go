@@ -607,7 +607,7 @@ func (e *Engine) install(rs *replayState, j *journal) {
 		ds.mu.Lock()
 		for _, p := range ds.mu.parts {
 			for _, sp := range p.shares {
-				d.keepCounters(sp.Counters())
+				d.keepCounters(Counters(sp.Counters()))
 			}
 		}
 		ds.mu.parts = parts[i]

@@ -1009,16 +1009,6 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 	return n
 }
 
-// HasPending reports whether producer pid has TX_PENDING records here.
-func (sp *SharePartition) HasPending(pid ProducerID) bool {
-	for i := sp.head; i < len(sp.runs); i++ {
-		if sp.runs[i].state == TxPending && sp.runs[i].pid == pid {
-			return true
-		}
-	}
-	return false
-}
-
 // NextDeadline returns a lower bound of the earliest lock deadline, or
 // NoDeadline when no record is acquired.
 func (sp *SharePartition) NextDeadline() time.Duration { return sp.nextD }
