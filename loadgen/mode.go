@@ -124,7 +124,7 @@ func newModeRun(cfg *Config, m targets.Mode, rep int) (*modeRun, error) {
 		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
 	}
 	for _, f := range spec.Faults {
-		if !clientFault(f.Kind) && !clientPartition(f) {
+		if !f.ClientSide() {
 			if cfg.FaultRunner == nil {
 				return nil, fmt.Errorf("loadgen: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", f.Kind, cfg.Target.Info().Target)
 			}
@@ -881,14 +881,4 @@ func FormatDuration(d time.Duration) string {
 		return fmt.Sprintf("%.3gµs", float64(d)/1e3)
 	}
 	return fmt.Sprintf("%dns", int64(d))
-}
-
-// clientFault reports whether a fault kind is applied by the load
-// generator's own clients (works on every target).
-func clientFault(kind string) bool {
-	switch kind {
-	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer", "membership-churn":
-		return true
-	}
-	return false
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -197,8 +198,8 @@ func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 	}
 	var kinds []string
 	for _, fl := range spec.Faults {
-		if loadgen.NeedsFaultRunner(fl.Kind) && !slices.Contains(kinds, fl.Kind) {
-			kinds = append(kinds, fl.Kind)
+		if enginetarget.NeedsDataDir(fl.Kind) && !slices.Contains(kinds, string(fl.Kind)) {
+			kinds = append(kinds, string(fl.Kind))
 		}
 	}
 	if len(kinds) == 0 {

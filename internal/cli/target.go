@@ -7,7 +7,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 
@@ -161,7 +160,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 		}
 		var fr loadgen.FaultRunner
 		if f.kafka.brokerControl != "" {
-			fr = &brokerControl{cmd: f.kafka.brokerControl}
+			fr = &kafkatarget.BrokerControl{Cmd: f.kafka.brokerControl}
 		}
 		return t, fr, nil
 	}
@@ -197,25 +196,3 @@ func parseKnobs(s string) (eng.Knobs, error) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-// brokerControl applies broker-side faults by running a user command with
-// {action} replaced by the fault kind.
-type brokerControl struct{ cmd string }
-
-func (b *brokerControl) Supports(kind string) error {
-	switch kind {
-	case "engine-restart", "coordinator-crash", "share-failover":
-		return nil
-	}
-	return fmt.Errorf("broker control: %w: fault %q", targets.ErrUnsupported, kind)
-}
-
-func (b *brokerControl) Apply(kind string, params map[string]string) (string, error) {
-	action := map[string]string{"engine-restart": "restart", "coordinator-crash": "restart", "share-failover": "restart"}[kind]
-	line := strings.ReplaceAll(b.cmd, "{action}", action)
-	out, err := runShell(line)
-	if err != nil {
-		return "", fmt.Errorf("%s: %v: %s", line, err, strings.TrimSpace(out))
-	}
-	return "ran " + line, nil
-}
