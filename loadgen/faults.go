@@ -160,10 +160,10 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 	id := len(mr.ctl) + int(mr.churns.Add(1)) // ids past the workers': no transactional id is shared
 	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
 	if err != nil {
-		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))
+		mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("could not add a member: %v", err))
 		return
 	}
-	mr.addFault("membership-churn", fmt.Sprintf("member %d joined for %v", id, d))
+	mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("member %d joined for %v", id, d))
 	go func() {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -174,6 +174,6 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = w.Close(cctx)
-		mr.addFault("membership-churn", fmt.Sprintf("member %d left", id))
+		mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("member %d left", id))
 	}()
 }

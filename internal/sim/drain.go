@@ -146,9 +146,9 @@ func (s *sim) verify() error {
 				}
 				in := verify.Input{ID: r.id, Partition: int32(p), Offset: int64(off)}
 				if mode == "classic-eos" {
-					in.FinalState = verify.StateAvailable
+					in.FinalState = result.StateAvailable
 					if int64(off) < committed {
-						in.FinalState = verify.StateAcknowledged
+						in.FinalState = result.StateAcknowledged
 					}
 				} else {
 					ri, err := s.e.ShareRecord(s.groups[g], ip.tp, int64(off))
@@ -157,7 +157,7 @@ func (s *sim) verify() error {
 					} else if err != nil {
 						return err
 					}
-					in.FinalState = ri.State.String()
+					in.FinalState = result.RecordState(ri.State.String())
 					in.DeliveryCount = ri.DeliveryCount
 					in.Rejected = ri.State == engine.StateArchived && ri.Reason == engine.ReasonRejected
 				}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sharebench/sharebench/loadgen/result"
 	"time"
 )
 
@@ -316,7 +317,7 @@ type ProducerIDer interface {
 type RecordState struct {
 	Partition     int32
 	Offset        int64
-	State         string // "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "TX_PENDING"
+	State         result.RecordState
 	DeliveryCount int
 	// Rejected is true when the record was archived by an explicit reject.
 	Rejected bool

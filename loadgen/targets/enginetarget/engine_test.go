@@ -5,6 +5,7 @@
 package enginetarget
 
 import (
+	"github.com/sharebench/sharebench/loadgen/result"
 	"context"
 	"errors"
 	"reflect"
@@ -111,13 +112,13 @@ func pollAll(t *testing.T, w targets.Worker, n int) []*targets.Record {
 	return got
 }
 
-func states(t *testing.T, tg *Target, cfg targets.Config) map[string]int {
+func states(t *testing.T, tg *Target, cfg targets.Config) map[result.RecordState]int {
 	t.Helper()
 	st, err := tg.Inspect(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Inspect: %v", err)
 	}
-	out := map[string]int{}
+	out := map[result.RecordState]int{}
 	for _, r := range st.Records {
 		out[r.State]++
 	}
