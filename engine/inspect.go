@@ -33,16 +33,6 @@ func (s RecordState) String() string { return sharepart.State(s).String() }
 // (ACKNOWLEDGED or ARCHIVED).
 func (s RecordState) Terminal() bool { return sharepart.State(s).Terminal() }
 
-// ParseRecordState is the inverse of RecordState.String.
-func ParseRecordState(name string) (RecordState, bool) {
-	for s := StateAvailable; s <= StateTxPending; s++ {
-		if s.String() == name {
-			return s, true
-		}
-	}
-	return 0, false
-}
-
 // ArchiveReason says why a record was archived. An archive at the delivery
 // limit is a rule; one before it is an anomaly the verifier reports.
 type ArchiveReason uint8

@@ -11,41 +11,6 @@ import (
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
 )
 
-// Knobs are the decisions the KIP-1289 draft leaves open (docs/design.md §3.4). The
-// zero value is the safe choice for each; setting a field reproduces the
-// draft so benchmarks and the verifier can show the difference.
-type Knobs struct {
-	// ExactEpochMatch applies a marker only when its epoch equals the staged
-	// epoch (draft). Safe: marker epoch >= staged epoch, since the epoch is
-	// bumped when a transaction ends.
-	ExactEpochMatch bool
-	// AbortToAvailableAtLimit makes an abort return a record that has
-	// reached the delivery limit to AVAILABLE (draft: one delivery beyond
-	// the limit). Safe: ARCHIVED.
-	AbortToAvailableAtLimit bool
-	// StageStopAtFirstFailure stages a multi-batch request batch by batch
-	// and stops at the first failure, leaving earlier batches staged
-	// (draft). Safe: validate all, then stage all.
-	StageStopAtFirstFailure bool
-	// RejectIdenticalRetry fails a staging request that repeats one already
-	// applied (draft). Safe: success, as an idempotent retry.
-	RejectIdenticalRetry bool
-	// FailedStageNoLock returns the records of a staging write that failed
-	// to ACQUIRED without a lock (draft). Safe: ACQUIRED with a live lock.
-	FailedStageNoLock bool
-	// DLQAfterMarker writes the dead-letter copy of a record archived by
-	// a transactional REJECT after the commit marker archives it (at
-	// least once). Safe (the default): in the transaction that staged the
-	// reject, committed or aborted with it (exactly once).
-	DLQAfterMarker bool
-	// TxPendingLimit 0 counts TX_PENDING records toward
-	// share.partition.max.record.locks, as the draft does (the default).
-	// n > 0 is the what-if a KIP reviewer asks about: they do not count,
-	// and a separate limit holds at most n of them in the window, so long
-	// transactions no longer cap how many records can be acquired.
-	TxPendingLimit int
-}
-
 // AcquireMode is share.acquire.mode (KIP-1206): how a poll bounds what it
 // acquires. In Kafka it is the consumer's setting; the engine takes it per
 // group, since a benchmark's members all use one.

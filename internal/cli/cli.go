@@ -7,6 +7,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/sharebench/sharebench/reports"
 	"io"
 	"os"
 	"os/signal"
@@ -19,21 +20,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Exit codes.
-const (
-	ExitOK         = 0
-	ExitRuntime    = 1 // something failed while running
-	ExitUsage      = 2 // bad flags, bad workload, bad input file
-	ExitAnomaly    = 3 // a forbidden exactly-once anomaly was found
-	ExitRegression = 4 // the gate found a significant regression
-	// ExitInconclusive: no forbidden anomaly, but the verifier could not
-	// judge the run (a drain that timed out, inputs it could not judge).
-	ExitInconclusive = 5
-	// ExitInterrupted follows the shell's 128+SIGINT: a SIGINT or SIGTERM
-	// stopped the run; what it measured is written.
-	ExitInterrupted = 130
-)
-
 // exitError carries an exit code with its message.
 type exitError struct {
 	code int
@@ -44,7 +30,7 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func usageErr(format string, args ...any) error {
-	return &exitError{ExitUsage, fmt.Errorf(format, args...)}
+	return &exitError{reports.ExitUsage, fmt.Errorf(format, args...)}
 }
 
 func withCode(code int, err error) error {
@@ -95,18 +81,18 @@ func Main(args []string, env *Env) int {
 	if len(args) < 2 || args[1] == "-h" || args[1] == "--help" || args[1] == "help" {
 		mainUsage(env.Stdout, all)
 		if len(args) < 2 {
-			return ExitUsage
+			return reports.ExitUsage
 		}
-		return ExitOK
+		return reports.ExitOK
 	}
 	for _, c := range all {
 		if c.name == args[1] {
 			err := c.run(env, args[2:])
 			if err == nil {
-				return ExitOK
+				return reports.ExitOK
 			}
 			if errors.Is(err, pflag.ErrHelp) {
-				return ExitOK
+				return reports.ExitOK
 			}
 			for _, line := range strings.Split(userMessage(err), "\n") {
 				fmt.Fprintf(env.Stderr, "sharebench %s: %s\n", c.name, line)
@@ -115,11 +101,11 @@ func Main(args []string, env *Env) int {
 			if errors.As(err, &ee) {
 				return ee.code
 			}
-			return ExitRuntime
+			return reports.ExitRuntime
 		}
 	}
 	fmt.Fprintf(env.Stderr, "sharebench: unknown command %q; run 'sharebench --help' for the list\n", args[1])
-	return ExitUsage
+	return reports.ExitUsage
 }
 
 func mainUsage(w io.Writer, all []command) {
@@ -207,7 +193,7 @@ func MainWithSignals(args []string) int {
 		<-sig
 		close(interrupt)
 		<-sig
-		os.Exit(ExitInterrupted)
+		os.Exit(reports.ExitInterrupted)
 	}()
 	return Main(args, &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Interrupt: interrupt})
 }

@@ -15,6 +15,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/sharebench/sharebench/reports"
 	"os"
 	"strconv"
 	"strings"
@@ -38,7 +39,7 @@ func init() {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
 		if err != nil || f < 0 || f > 1000 {
 			fmt.Fprintf(os.Stderr, "sharebench: %s=%q: not a percentage like 15%%; set it to one or unset it\n", cpuCostEnv, v)
-			os.Exit(ExitUsage)
+			os.Exit(reports.ExitUsage)
 		}
 		cost = f / 100
 	}

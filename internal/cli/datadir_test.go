@@ -5,12 +5,11 @@
 package cli_test
 
 import (
+	"github.com/sharebench/sharebench/reports"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sharebench/sharebench/internal/cli"
 )
 
 func TestRunDataDir(t *testing.T) {
@@ -21,7 +20,7 @@ func TestRunDataDir(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")
 			o := sharebench(t, "run", "--workload", tinyWorkload, "--data-dir", dir, "--flush", flush,
 				"--out", t.TempDir(), "--quiet", "--no-report")
-			if o.code != cli.ExitOK {
+			if o.code != reports.ExitOK {
 				t.Fatalf("run with --data-dir: %v", o)
 			}
 			if !strings.Contains(o.stderr, "data directory "+dir) {
@@ -52,8 +51,8 @@ func TestRunDataDirBadInput(t *testing.T) {
 	} {
 		args := append([]string{"run", "--workload", tinyWorkload, "--out", t.TempDir(), "--quiet", "--no-report"}, tc.args...)
 		o := sharebench(t, args...)
-		if o.code != cli.ExitUsage {
-			t.Errorf("%v: exit %d, want %d: %v", tc.args, o.code, cli.ExitUsage, o)
+		if o.code != reports.ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %v", tc.args, o.code, reports.ExitUsage, o)
 			continue
 		}
 		ls := lines(o.stderr)

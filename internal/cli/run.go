@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sharebench/sharebench/reports"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,7 +83,7 @@ func runCmd(env *Env, args []string) error {
 	}
 	spec, notes, err := workloads.LoadWithNotes(f.workload)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return withCode(reports.ExitUsage, err)
 	}
 	for _, n := range notes {
 		kind := "note"
@@ -163,7 +164,7 @@ func runCmd(env *Env, args []string) error {
 	interrupted := errors.Is(err, loadgen.ErrInterrupted)
 	if err != nil && !interrupted {
 		if errors.Is(err, loadgen.ErrBadConfig) {
-			return withCode(ExitUsage, err)
+			return withCode(reports.ExitUsage, err)
 		}
 		return err
 	}
@@ -183,7 +184,7 @@ func runCmd(env *Env, args []string) error {
 				done++
 			}
 		}
-		return withCode(ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, filepath.Join(f.out, result.FileName)))
+		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, filepath.Join(f.out, result.FileName)))
 	}
 	return runVerdict(res, f)
 }
@@ -207,7 +208,7 @@ func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 	}
 	dir, err := os.MkdirTemp("", "sharebench-data-")
 	if err != nil {
-		return withCode(ExitRuntime, fmt.Errorf("a temporary data directory for the %s faults: %v; pass --data-dir DIR", strings.Join(kinds, ", "), err))
+		return withCode(reports.ExitRuntime, fmt.Errorf("a temporary data directory for the %s faults: %v; pass --data-dir DIR", strings.Join(kinds, ", "), err))
 	}
 	f.dataDir, f.tempDataDir = dir, dir
 	fmt.Fprintf(env.Stderr, "sharebench run: the %s faults need a durable engine: data in the temporary directory %s, removed after the run (--data-dir DIR keeps it)\n",
@@ -254,14 +255,14 @@ func runVerdict(res *result.Result, f runFlags) error {
 		}
 	}
 	if len(failed) > 0 {
-		return withCode(ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s; witnesses are in %s, reproduce with --seed %d",
+		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s; witnesses are in %s, reproduce with --seed %d",
 			strings.Join(failed, "; "), filepath.Join(f.out, result.FileName), f.seed))
 	}
 	if len(errs) > 0 {
-		return withCode(ExitRuntime, fmt.Errorf("%s", strings.Join(errs, "; ")))
+		return withCode(reports.ExitRuntime, fmt.Errorf("%s", strings.Join(errs, "; ")))
 	}
 	if len(unjudged) > 0 {
-		return withCode(ExitInconclusive, fmt.Errorf("inconclusive: the verifier could not judge %s; a longer --drain or a target that reports share state settles it (details in %s, reproduce with --seed %d)",
+		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: the verifier could not judge %s; a longer --drain or a target that reports share state settles it (details in %s, reproduce with --seed %d)",
 			strings.Join(unjudged, "; "), filepath.Join(f.out, result.FileName), f.seed))
 	}
 	return nil
@@ -460,11 +461,11 @@ func verifyCmd(env *Env, args []string) error {
 	}
 	switch {
 	case len(failed) > 0:
-		return withCode(ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(failed, ", ")))
+		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(failed, ", ")))
 	case len(broken) > 0:
 		return usageErr("ledgers of %s cannot be read (see above); re-run with --dump-ledgers", strings.Join(broken, ", "))
 	case len(unjudged) > 0:
-		return withCode(ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
+		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
 	}
 	return nil
 }

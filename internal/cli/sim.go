@@ -6,6 +6,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/sharebench/sharebench/reports"
 	"io"
 	"runtime"
 	"sort"
@@ -91,7 +92,7 @@ func simCmd(env *Env, args []string) error {
 	bad, stopped := runSeeds(env, &f, draft, only, agg)
 	if bad == nil {
 		if stopped {
-			return withCode(ExitRuntime, fmt.Errorf("interrupted after %d seeds", agg.seeds))
+			return withCode(reports.ExitRuntime, fmt.Errorf("interrupted after %d seeds", agg.seeds))
 		}
 		agg.print(env.Stdout, time.Since(start))
 		return nil
@@ -178,7 +179,7 @@ func reportViolation(env *Env, f *simFlags, cfg sim.Config, out *sim.Outcome) er
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	fmt.Fprintf(w, "repro: %s\n", repro)
-	return withCode(ExitAnomaly, fmt.Errorf("seed %d: %s (repro: %s)", out.Seed, v.Check, repro))
+	return withCode(reports.ExitAnomaly, fmt.Errorf("seed %d: %s (repro: %s)", out.Seed, v.Check, repro))
 }
 
 func drainWord(step int) string {

@@ -7,6 +7,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"github.com/sharebench/sharebench/reports"
 	"os"
 	"strings"
 
@@ -145,7 +147,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 		}
 		t, err := kafkatarget.New(ctx, opts)
 		if err != nil {
-			return nil, nil, withCode(ExitRuntime, err)
+			return nil, nil, withCode(reports.ExitRuntime, err)
 		}
 		// A transactional run asked for by name must fail fast on a broker
 		// without the KIP-1289 API; with --modes unset it is listed as
@@ -154,7 +156,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 			if m == targets.Transactional {
 				if err := t.Supports(ctx, m); err != nil {
 					t.Close()
-					return nil, nil, withCode(ExitUsage, err)
+					return nil, nil, withCode(reports.ExitUsage, err)
 				}
 			}
 		}
@@ -167,32 +169,14 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 	return nil, nil, usageErr("--target %q: unknown target (valid: engine, kafka)", f.target)
 }
 
+// parseKnobs reads --knobs (engine.ParseKnobs), its error naming the flag.
 func parseKnobs(s string) (eng.Knobs, error) {
-	var k eng.Knobs
-	switch s {
-	case "safe", "":
-		return k, nil
-	case "draft":
-		return eng.Knobs{ExactEpochMatch: true, AbortToAvailableAtLimit: true, StageStopAtFirstFailure: true,
-			RejectIdenticalRetry: true, FailedStageNoLock: true}, nil
+	k, err := eng.ParseKnobs(s)
+	var unknown *eng.UnknownKnobError
+	if errors.As(err, &unknown) {
+		return k, usageErr("--knobs: unknown knob %q (valid: %s)", unknown.Name, strings.Join(eng.KnobNames(), ", "))
 	}
-	for _, part := range strings.Split(s, ",") {
-		switch strings.TrimSpace(part) {
-		case "exact-epoch-match":
-			k.ExactEpochMatch = true
-		case "abort-to-available-at-limit":
-			k.AbortToAvailableAtLimit = true
-		case "stage-stop-at-first-failure":
-			k.StageStopAtFirstFailure = true
-		case "reject-identical-retry":
-			k.RejectIdenticalRetry = true
-		case "failed-stage-no-lock":
-			k.FailedStageNoLock = true
-		default:
-			return k, usageErr("--knobs: unknown knob %q (valid: safe, draft, exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock)", part)
-		}
-	}
-	return k, nil
+	return k, err
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sharebench/sharebench/reports"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -114,8 +115,8 @@ var informational = []string{"archived-at-limit", "rejected"}
 // and it found no kind beyond what the mode allows.
 func checkMode(t *testing.T, r run, mode string) *result.ModeResult {
 	t.Helper()
-	if r.code != cli.ExitOK {
-		t.Errorf("exit code %d, want %d", r.code, cli.ExitOK)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want %d", r.code, reports.ExitOK)
 	}
 	if r.res == nil {
 		t.Fatalf("no %s in %s", result.FileName, r.out)

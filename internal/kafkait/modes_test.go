@@ -6,12 +6,12 @@ package kafkait
 import (
 	"context"
 	"errors"
+	"github.com/sharebench/sharebench/reports"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
@@ -47,8 +47,8 @@ func TestTransactionalFailsFast(t *testing.T) {
 	b := brokers(t)
 	r := sharebenchRun(t, "--workload", workload("quick-kafka.yaml"), "--modes", "transactional",
 		"--seed", seedFor(t.Name()))
-	if r.code != cli.ExitUsage {
-		t.Errorf("exit code %d, want %d (usage: the broker cannot run the mode asked for)", r.code, cli.ExitUsage)
+	if r.code != reports.ExitUsage {
+		t.Errorf("exit code %d, want %d (usage: the broker cannot run the mode asked for)", r.code, reports.ExitUsage)
 	}
 	want := "mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine"
 	if !strings.Contains(r.stderr, want) {

@@ -110,8 +110,7 @@ func knobsFor(draft bool) engine.Knobs {
 	if !draft {
 		return engine.Knobs{}
 	}
-	return engine.Knobs{ExactEpochMatch: true, AbortToAvailableAtLimit: true, StageStopAtFirstFailure: true,
-		RejectIdenticalRetry: true, FailedStageNoLock: true}
+	return engine.DraftKnobs()
 }
 
 // errStageWrite is what the hook returns for a KindFailStage fault.

@@ -1,0 +1,46 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/engine"
+)
+
+func TestParseKnobs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want engine.Knobs
+	}{
+		{"", engine.Knobs{}},
+		{"safe", engine.Knobs{}},
+		{"draft", engine.DraftKnobs()},
+		{"exact-epoch-match", engine.Knobs{ExactEpochMatch: true}},
+		{"reject-identical-retry, failed-stage-no-lock", engine.Knobs{RejectIdenticalRetry: true, FailedStageNoLock: true}},
+		{"abort-to-available-at-limit,stage-stop-at-first-failure",
+			engine.Knobs{AbortToAvailableAtLimit: true, StageStopAtFirstFailure: true}},
+	} {
+		got, err := engine.ParseKnobs(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseKnobs(%q) = %+v, %v; want %+v, nil", tc.in, got, err, tc.want)
+		}
+	}
+	// Every name KnobNames lists parses, and the list of names switches
+	// on every draft choice: the names and DraftKnobs agree.
+	names := engine.KnobNames()[2:] // after "safe" and "draft"
+	for _, n := range names {
+		if k, err := engine.ParseKnobs(n); err != nil || k == (engine.Knobs{}) {
+			t.Errorf("ParseKnobs(%q) = %+v, %v; want one knob on", n, k, err)
+		}
+	}
+	if all, err := engine.ParseKnobs(strings.Join(names, ",")); err != nil || all != engine.DraftKnobs() {
+		t.Errorf("ParseKnobs(every name) = %+v, %v; want DraftKnobs %+v", all, err, engine.DraftKnobs())
+	}
+	_, err := engine.ParseKnobs("exact-epoch-match,no-such-knob")
+	var unknown *engine.UnknownKnobError
+	if !errors.As(err, &unknown) || unknown.Name != "no-such-knob" {
+		t.Errorf("ParseKnobs with an unknown name: err = %v, want an UnknownKnobError naming no-such-knob", err)
+	}
+}
