@@ -11,10 +11,10 @@ package loadgen_test
 import (
 	"context"
 	"fmt"
-	"github.com/sharebench/sharebench/engine"
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"

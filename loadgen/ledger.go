@@ -5,11 +5,11 @@
 package loadgen
 
 import (
-	"github.com/sharebench/sharebench/loadgen/result"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )

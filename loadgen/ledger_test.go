@@ -5,10 +5,10 @@
 package loadgen
 
 import (
-	"github.com/sharebench/sharebench/loadgen/result"
 	"reflect"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )

@@ -7,7 +7,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/sharebench/sharebench/reports"
 	"io"
 	"os"
 	"os/signal"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/sharebench/sharebench/reports"
 )
 
 // exitError carries an exit code with its message.
@@ -55,25 +56,30 @@ type Env struct {
 	Interrupt <-chan struct{}
 }
 
+// commands is the command table: every subcommand, in the order the main
+// help lists them. A command without a summary is left out of that list.
 func commands() []command {
 	return []command{
 		{"run", "run a workload in every acknowledgement mode and report", runCmd},
 		{"workloads", "list the built-in workloads", workloadsCmd},
 		{"verify", "verify dumped ledgers of a run directory", verifyCmd},
+		{"report", "render plots, report.html and summary.md from run directories", reportCmd},
+		{"compare", "compare a candidate run with a baseline, metric by metric", compareCmd},
+		{"gate", "fail (exit 4) on a significant regression or (exit 3) a forbidden anomaly", gateCmd},
+		{"sim", "deterministic simulation of the engine: every invariant after every step", simCmd},
+		{"serve", "run the reference engine as a Kafka-protocol broker on loopback", serveCmd},
 		{"version", "print the version", versionCmd},
+		// Hidden: documented in docs/real-kafka.md.
+		{"peer", "", peerCmd},
 	}
 }
-
-// extraCommands lets other files register commands (report, compare,
-// gate, sim) without one file knowing them all.
-var extraCommands []command
 
 // Main runs the command line and returns the exit code.
 func Main(args []string, env *Env) int {
 	if env == nil {
 		env = &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	}
-	all := append(commands(), extraCommands...)
+	all := commands()
 	if len(args) >= 3 && args[1] == "help" {
 		// `sharebench help run` is `sharebench run --help`.
 		return Main([]string{args[0], args[2], "--help"}, env)

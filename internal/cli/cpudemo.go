@@ -15,7 +15,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/sharebench/sharebench/reports"
 	"os"
 	"strconv"
 	"strings"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // cpuCostEnv names the variable that sets the extra cost.

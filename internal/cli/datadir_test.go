@@ -5,11 +5,12 @@
 package cli_test
 
 import (
-	"github.com/sharebench/sharebench/reports"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sharebench/sharebench/reports"
 )
 
 func TestRunDataDir(t *testing.T) {

@@ -6,7 +6,6 @@
 package cli_test
 
 import (
-	"github.com/sharebench/sharebench/reports"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/reports"
 )
 
 func TestHelpCommand(t *testing.T) {

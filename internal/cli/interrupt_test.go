@@ -9,7 +9,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"github.com/sharebench/sharebench/reports"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // TestHelperMain is the subprocess: it runs the command line given in

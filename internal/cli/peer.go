@@ -26,11 +26,6 @@ import (
 	"github.com/sharebench/sharebench/loadgen"
 )
 
-func init() {
-	// No summary: the main command list leaves it out.
-	extraCommands = append(extraCommands, command{name: "peer", run: peerCmd})
-}
-
 const peerUsage = `Usage: sharebench peer produce|share-consume [flags]
 
 Produce-only and share-consume-only runs against a Kafka cluster, measured

@@ -8,13 +8,13 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/sharebench/sharebench/reports"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/reports"
 )
 
 func peerRun(t *testing.T, args ...string) (code int, stdout, stderr string) {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sharebench/sharebench/reports"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +22,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -171,8 +171,8 @@ func runCmd(env *Env, args []string) error {
 	if err := formatter.Format(env.Stdout, res); err != nil {
 		return err
 	}
-	if !f.noReport && reportHook != nil {
-		if err := reportHook(f.out, filepath.Join(f.out, "report")); err != nil {
+	if !f.noReport {
+		if err := renderReport(f.out, filepath.Join(f.out, "report")); err != nil {
 			fmt.Fprintf(env.Stderr, "sharebench run: report: %v\n", err)
 		}
 	}
@@ -234,9 +234,6 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
-
-// reportHook renders a run directory's report (set by report.go).
-var reportHook func(runDir, outDir string) error
 
 // runVerdict maps the result to the exit code: 3 for a forbidden
 // exactly-once anomaly, 1 for a mode that failed to run.

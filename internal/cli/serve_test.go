@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"context"
-	"github.com/sharebench/sharebench/reports"
 	"net"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // TestServeBadFlags: each bad flag is one usage line and exit code 2.

@@ -6,7 +6,6 @@ package cli
 
 import (
 	"fmt"
-	"github.com/sharebench/sharebench/reports"
 	"io"
 	"runtime"
 	"sort"
@@ -16,12 +15,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/internal/sim"
+	"github.com/sharebench/sharebench/reports"
 )
-
-func init() {
-	extraCommands = append(extraCommands,
-		command{"sim", "deterministic simulation of the engine: every invariant after every step", simCmd})
-}
 
 const simExamples = `  sharebench sim --seed 42 --steps 400          # one seed; same seed, same history
   sharebench sim --seeds 200                     # seeds 1..200 (or from --seed)

@@ -6,12 +6,12 @@ package cli_test
 
 import (
 	"bytes"
-	"github.com/sharebench/sharebench/reports"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // simMain runs `sharebench sim args...` and returns the exit code and

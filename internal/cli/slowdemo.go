@@ -11,11 +11,11 @@ package cli
 
 import (
 	"fmt"
-	"github.com/sharebench/sharebench/reports"
 	"os"
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // slowCommitEnv names the variable that sets the delay.

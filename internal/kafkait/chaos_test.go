@@ -4,12 +4,12 @@
 package kafkait
 
 import (
-	"github.com/sharebench/sharebench/reports"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // TestChaosClientFaults runs testdata/chaos-client.yaml (worker crashes at

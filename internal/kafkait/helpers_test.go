@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sharebench/sharebench/reports"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // envBrokers names the broker the tier runs against.

@@ -12,8 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/result"
 )
 
 // Mode is an acknowledgement mode (docs/design.md §5).

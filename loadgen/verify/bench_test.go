@@ -15,11 +15,11 @@ package verify_test
 import (
 	"flag"
 	"fmt"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 

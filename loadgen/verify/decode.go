@@ -9,8 +9,9 @@ package verify
 
 import (
 	"encoding/json"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"math"
+
+	"github.com/sharebench/sharebench/loadgen/result"
 )
 
 // decodeInput decodes one inputs.jsonl line into in.

@@ -7,11 +7,11 @@ package verify_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 

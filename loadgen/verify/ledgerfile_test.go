@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"io/fs"
 	"math"
 	"math/rand/v2"
@@ -18,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 

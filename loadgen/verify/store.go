@@ -7,9 +7,10 @@
 package verify
 
 import (
-	"github.com/sharebench/sharebench/loadgen/result"
 	"math"
 	"slices"
+
+	"github.com/sharebench/sharebench/loadgen/result"
 )
 
 const (

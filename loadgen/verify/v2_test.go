@@ -5,11 +5,11 @@
 package verify_test
 
 import (
-	"github.com/sharebench/sharebench/loadgen/result"
 	"maps"
 	"slices"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 

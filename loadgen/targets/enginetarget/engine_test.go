@@ -5,7 +5,6 @@
 package enginetarget
 
 import (
-	"github.com/sharebench/sharebench/loadgen/result"
 	"context"
 	"errors"
 	"reflect"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
