@@ -497,7 +497,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	v := verify.New(string(mr.mode), opts)
 	var dump *ledgerDump
 	if mr.cfg.OutDir != "" && mr.cfg.DumpLedgers {
-		if dump, err = newLedgerDump(filepath.Join(mr.cfg.OutDir, "ledgers", mr.name), meta); err != nil {
+		if dump, err = newLedgerDump(result.LedgerDir(mr.cfg.OutDir, mr.name), meta); err != nil {
 			return err
 		}
 	}
@@ -709,7 +709,7 @@ func (mr *modeRun) writeHlogs() error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		path := filepath.Join(dir, fmt.Sprintf("%s.%s.hlog", mr.name, n))
+		path := result.HlogPath(dir, mr.name, n)
 		f, err := os.Create(path)
 		if err != nil {
 			return fmt.Errorf("loadgen: %w", err)

@@ -172,7 +172,7 @@ func runCmd(env *Env, args []string) error {
 		return err
 	}
 	if !f.noReport {
-		if err := renderReport(f.out, filepath.Join(f.out, "report")); err != nil {
+		if err := renderReport(f.out, result.ReportDir(f.out)); err != nil {
 			fmt.Fprintf(env.Stderr, "sharebench run: report: %v\n", err)
 		}
 	}
@@ -184,7 +184,7 @@ func runCmd(env *Env, args []string) error {
 				done++
 			}
 		}
-		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, filepath.Join(f.out, result.FileName)))
+		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, result.ResultPath(f.out)))
 	}
 	return runVerdict(res, f)
 }
@@ -253,14 +253,14 @@ func runVerdict(res *result.Result, f runFlags) error {
 	}
 	if len(failed) > 0 {
 		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s; witnesses are in %s, reproduce with --seed %d",
-			strings.Join(failed, "; "), filepath.Join(f.out, result.FileName), f.seed))
+			strings.Join(failed, "; "), result.ResultPath(f.out), f.seed))
 	}
 	if len(errs) > 0 {
 		return withCode(reports.ExitRuntime, fmt.Errorf("%s", strings.Join(errs, "; ")))
 	}
 	if len(unjudged) > 0 {
 		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: the verifier could not judge %s; a longer --drain or a target that reports share state settles it (details in %s, reproduce with --seed %d)",
-			strings.Join(unjudged, "; "), filepath.Join(f.out, result.FileName), f.seed))
+			strings.Join(unjudged, "; "), result.ResultPath(f.out), f.seed))
 	}
 	return nil
 }
@@ -403,37 +403,22 @@ func verifyCmd(env *Env, args []string) error {
 	fs := newFlags(env, "verify", "--in RUN_DIR [--mode MODE]", verifyExamples)
 	in := fs.String("in", "", "run directory written with --dump-ledgers")
 	only := fs.String("mode", "", "verify only this mode's ledgers")
-	limit := fs.Int("delivery-limit", 0, "delivery limit for over-delivered (default: from the run's workload, else 5)")
+	limit := fs.Int("delivery-limit", 0, "delivery limit for over-delivered (default: the one the ledgers record, else the run's workload's, else 5)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *in == "" {
 		return usageErr("--in is required: the run directory written by 'sharebench run --dump-ledgers'")
 	}
-	dir := filepath.Join(*in, "ledgers")
-	entries, err := os.ReadDir(dir)
+	names, err := result.LedgerModes(*in)
 	if err != nil {
 		return usageErr("%s has no ledgers (%v); re-run with 'sharebench run --dump-ledgers --out %s'", *in, err, *in)
 	}
-	dl := *limit
-	if dl == 0 {
-		dl = 5
-		if r, err := result.Read(filepath.Join(*in, result.FileName)); err == nil {
-			var spec workloads.Spec
-			if jerr := jsonUnmarshal(r.Spec, &spec); jerr == nil && spec.DeliveryLimit > 0 {
-				dl = spec.DeliveryLimit
-			}
-		}
+	if *only != "" {
+		names = slices.DeleteFunc(names, func(n string) bool { return n != *only })
 	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() && (*only == "" || e.Name() == *only) {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
 	if len(names) == 0 {
-		return usageErr("no ledgers for mode %q under %s", *only, dir)
+		return usageErr("no ledgers for mode %q under %s", *only, result.LedgersDir(*in))
 	}
 	// Each mode is judged on its own: a broken ledger is reported and the
 	// other modes are still verified. The exit code is the worst outcome:
@@ -442,7 +427,8 @@ func verifyCmd(env *Env, args []string) error {
 	var failed, broken, unjudged []string
 	for _, name := range names {
 		mode := modeOf(name)
-		v, err := verify.VerifyDir(mode, filepath.Join(dir, name), verify.Options{DeliveryLimit: dl})
+		dir := result.LedgerDir(*in, name)
+		v, err := verify.VerifyDir(mode, dir, verify.Options{DeliveryLimit: deliveryLimit(*limit, *in, dir)})
 		if err != nil {
 			fmt.Fprintf(env.Stdout, "verify %s: not judged: %v\n", name, err)
 			broken = append(broken, name)
@@ -465,6 +451,26 @@ func verifyCmd(env *Env, args []string) error {
 		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
 	}
 	return nil
+}
+
+// deliveryLimit is the delivery limit a mode's ledgers in ledgerDir are
+// judged with: --delivery-limit when given; else the one the ledger records
+// (0 here: verify reads it from ledger.json); a v1 ledger records none, so
+// the run's workload's, else Kafka's default 5.
+func deliveryLimit(flag int, runDir, ledgerDir string) int {
+	if flag != 0 {
+		return flag
+	}
+	if meta, err := verify.ReadMeta(ledgerDir); err != nil || meta.Schema != verify.LedgerSchemaV1 {
+		return 0
+	}
+	if r, err := result.Read(result.ResultPath(runDir)); err == nil {
+		var spec workloads.Spec
+		if jsonUnmarshal(r.Spec, &spec) == nil && spec.DeliveryLimit > 0 {
+			return spec.DeliveryLimit
+		}
+	}
+	return 5
 }
 
 // modeOf strips a repeat suffix ("explicit-r2" -> "explicit").
