@@ -210,7 +210,10 @@ func TestGateNothingToCompare(t *testing.T) {
 	}
 }
 
-var benchLine = regexp.MustCompile(`^BenchmarkSharebench/mode=[^/ ]+/metric=(throughput|e2e_p50|e2e_p99|e2e_p999|commit_p99) 1 [0-9.]+ (records/s|ns)$`)
+var (
+	benchLine   = regexp.MustCompile(`^BenchmarkSharebench/mode=[^/ ]+-[0-9]+\t1(\t[0-9.]+ [a-z0-9/-]+)+$`)
+	benchMetric = regexp.MustCompile(`\t[0-9.]+ (records/s|e2e-p50-ns|e2e-p99-ns|e2e-p999-ns|commit-p99-ns|cpu-ns/record)`)
+)
 
 func TestCompareWriteBench(t *testing.T) {
 	t.Parallel()
@@ -221,7 +224,7 @@ func TestCompareWriteBench(t *testing.T) {
 	if err := cmp.WriteBench(&b); err != nil {
 		t.Fatal(err)
 	}
-	benches, sides := 0, map[string]bool{}
+	benches, metrics, sides := 0, 0, map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(b.String()))
 	for sc.Scan() {
 		line := sc.Text()
@@ -231,17 +234,18 @@ func TestCompareWriteBench(t *testing.T) {
 				t.Errorf("not a benchmark line benchstat reads: %q", line)
 			}
 			benches++
+			metrics += len(benchMetric.FindAllString(line, -1))
 		case strings.HasPrefix(line, "side: "):
 			sides[strings.TrimPrefix(line, "side: ")] = true
 		case !regexp.MustCompile(`^[a-z]+: \S`).MatchString(line):
 			t.Errorf("unexpected line %q", line)
 		}
 	}
-	// 2 sides × 2 modes × 3 repeats × 5 metrics.
-	if benches != 60 || !sides["baseline"] || !sides["candidate"] {
-		t.Errorf("%d benchmark lines and sides %v, want 60 lines and both sides", benches, sides)
+	// 2 sides × 2 modes × 3 repeats, 5 metrics each.
+	if benches != 12 || metrics != 60 || !sides["baseline"] || !sides["candidate"] {
+		t.Errorf("%d benchmark lines with %d metrics and sides %v, want 12 lines, 60 metrics and both sides", benches, metrics, sides)
 	}
-	if !strings.Contains(b.String(), "BenchmarkSharebench/mode=explicit/metric=throughput 1 ") {
+	if !regexp.MustCompile(`(?m)^BenchmarkSharebench/mode=explicit-[0-9]+\t1\t[0-9.]+ records/s\t`).MatchString(b.String()) {
 		t.Errorf("no explicit throughput line:\n%s", b.String())
 	}
 
