@@ -5,6 +5,7 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -61,16 +62,20 @@ var knobNames = []struct {
 	{"stage-stop-at-first-failure", func(k *Knobs) { k.StageStopAtFirstFailure = true }},
 	{"reject-identical-retry", func(k *Knobs) { k.RejectIdenticalRetry = true }},
 	{"failed-stage-no-lock", func(k *Knobs) { k.FailedStageNoLock = true }},
+	{"dlq-after-marker", func(k *Knobs) { k.DLQAfterMarker = true }},
 }
 
-// KnobNames lists what ParseKnobs accepts: "safe", "draft" and the name of
-// each boolean knob.
+// txPendingLimitKnob is the knob that takes a value: tx-pending-limit=N.
+const txPendingLimitKnob = "tx-pending-limit"
+
+// KnobNames lists what ParseKnobs accepts: "safe", "draft", the name of
+// each boolean knob, and last "tx-pending-limit=N".
 func KnobNames() []string {
 	out := []string{"safe", "draft"}
 	for _, n := range knobNames {
 		out = append(out, n.name)
 	}
-	return out
+	return append(out, txPendingLimitKnob+"=N")
 }
 
 // UnknownKnobError is ParseKnobs' error for a name it does not know.
@@ -84,7 +89,9 @@ func (e *UnknownKnobError) Error() string {
 
 // ParseKnobs reads a knob set: "safe" or "" (all safe, the zero Knobs),
 // "draft" (DraftKnobs), or a comma-separated list of knob names, each
-// switching one draft choice on.
+// switching one choice on, and tx-pending-limit=N (N > 0: TX_PENDING
+// records stay out of share.partition.max.record.locks, at most N of them
+// per share partition).
 func ParseKnobs(s string) (Knobs, error) {
 	var k Knobs
 	switch s {
@@ -95,6 +102,14 @@ func ParseKnobs(s string) (Knobs, error) {
 	}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
+		if v, ok := strings.CutPrefix(part, txPendingLimitKnob+"="); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return Knobs{}, fmt.Errorf("engine: %s=%s: want a whole number of records above 0, like %s=2000 (TX_PENDING records then stay out of share.partition.max.record.locks, at most that many per share partition)", txPendingLimitKnob, v, txPendingLimitKnob)
+			}
+			k.TxPendingLimit = n
+			continue
+		}
 		found := false
 		for _, n := range knobNames {
 			if n.name == part {

@@ -19,11 +19,10 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/workloads"
-
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // tinyWorkload runs explicit and transactional for half a second each.

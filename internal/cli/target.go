@@ -174,10 +174,13 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 func parseKnobs(s string) (eng.Knobs, error) {
 	k, err := eng.ParseKnobs(s)
 	var unknown *eng.UnknownKnobError
-	if errors.As(err, &unknown) {
+	switch {
+	case errors.As(err, &unknown):
 		return k, usageErr("--knobs: unknown knob %q (valid: %s)", unknown.Name, strings.Join(eng.KnobNames(), ", "))
+	case err != nil:
+		return k, usageErr("--knobs: %v", err)
 	}
-	return k, err
+	return k, nil
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
