@@ -332,3 +332,13 @@ type ShareState struct {
 	// SPSO is the share-partition start offset per input partition.
 	SPSO map[int32]int64
 }
+
+// TxnResumer is implemented by targets that can finish a transaction a
+// crashed worker left open, by its producer id and epoch, without fencing
+// it first: what a restarted stream-processing task does with the
+// transaction its last completed checkpoint recorded as pre-committed. It
+// commits (commit true) or aborts it, and fails with an error wrapping
+// ErrFenced when that transaction is no longer open.
+type TxnResumer interface {
+	ResumeTransaction(ctx context.Context, cfg Config, transactionalID string, producerID int64, epoch int16, commit bool) error
+}
