@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -48,6 +49,10 @@ type Config struct {
 	// FaultRunner applies faults that need more than a client (engine
 	// crashes, coordinator failover); nil: such faults are refused.
 	FaultRunner FaultRunner
+	// Sink is the external two-phase sink of ackOnly workloads (the
+	// checkpoint model); nil: each mode run uses an in-process one, in
+	// memory. Run does not close it.
+	Sink sink.Sink
 }
 
 // FaultRunner applies target-side faults. It returns an error wrapping

@@ -90,7 +90,7 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 	switch f.Kind {
 	case "worker-crash":
 		phase := f.Params["phase"]
-		if !phaseApplies(mr.mode, phase) {
+		if !phaseApplies(mr.mode, phase) || checkpointPhase(phase) != (mr.cp != nil) && phase != PhaseAfterPoll {
 			return // the mode has no such phase: nothing to crash
 		}
 		w := mr.pickWorker(f, rng)
@@ -104,6 +104,8 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		mr.abortBoost.Store(math.Float64bits(f.Float("ratio")))
 		mr.abortUntil.Store(now.Add(f.Duration("for")).UnixNano())
 		mr.addFault(f.Kind, fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for")))
+	case workloads.FaultSlowCheckpoint:
+		mr.applySlowCheckpoint(f, rng)
 	case "stall-worker":
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].stallUntil.Store(now.Add(f.Duration("for")).UnixNano())

@@ -91,6 +91,7 @@ type modeRun struct {
 	abortUntil atomic.Int64
 
 	expiriesAtStart int64
+	cp              *checkpointState // ackOnly: the checkpoint model
 	stopWorkers     chan struct{}
 	workersWG       sync.WaitGroup
 }
@@ -132,6 +133,9 @@ func newModeRun(cfg *Config, m targets.Mode, rep int) (*modeRun, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := mr.initCheckpoint(); err != nil {
+		return nil, err
 	}
 	return mr, nil
 }
@@ -274,6 +278,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer mr.closeCheckpoint()
 
 	// Tail reader first, so no output is missed.
 	rd, err := mr.cfg.Target.NewReader(runCtx, mr.tcfg, mr.tcfg.OutputTopic, true)
@@ -369,6 +374,9 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 	lastSettled, quietSince := int64(-1), time.Time{}
 	for {
 		settled := mr.ledger.settled()
+		if mr.cp != nil {
+			settled += mr.cp.settledCount()
+		}
 		if settled >= mr.produced.Load() {
 			if dr == nil {
 				return true
@@ -403,6 +411,16 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 // finish computes the mode's figures, verifies, and writes artifacts.
 func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	spec := mr.spec
+	var sinkPending map[uint64]string
+	var sinkNotes []string
+	if mr.cp != nil {
+		// What the sink holds is what a reader of the external system
+		// sees: its committed entries are the mode's outputs.
+		var err error
+		if sinkPending, sinkNotes, err = mr.readSink(ctx); err != nil {
+			return err
+		}
+	}
 	out.TotalInputs = mr.produced.Load()
 	out.TotalOutputs = mr.ledger.committedOutputs()
 	if mr.winOpen.Load() {
@@ -490,7 +508,8 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if openNote != "" {
 		meta.Notes = append(meta.Notes, openNote)
 	}
-	opts := verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote}
+	opts := verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote, SinkPending: sinkPending}
+	meta.Notes = append(meta.Notes, sinkNotes...)
 	if !meta.Markers {
 		opts.Unobserved = append(opts.Unobserved, "transaction markers (the target's readers do not return them)")
 	}
@@ -887,7 +906,7 @@ func FormatDuration(d time.Duration) string {
 // generator's own clients (works on every target).
 func clientFault(kind string) bool {
 	switch kind {
-	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer", "membership-churn":
+	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer", "membership-churn", "slow-checkpoint":
 		return true
 	}
 	return false

@@ -48,6 +48,10 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 			mr.mergeHist(result.HistCommit, wl.commitH)
 			mr.mergeHist(result.HistPollCommit, wl.p2cH)
 		}()
+		if mr.cp != nil {
+			mr.runCheckpointLoop(ctx, wl)
+			return
+		}
 		wl.loop(ctx)
 	}()
 }
@@ -218,6 +222,9 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	if mr.ctl[wl.id].incarnation.Load() != wl.inc {
 		return errExit
 	}
+	// A checkpointing task recovers its pending checkpoint before its new
+	// producer fences the old one.
+	mr.recoverCheckpoint(ctx, wl.id)
 	for attempt := 0; ; attempt++ {
 		select {
 		case <-mr.stopWorkers:

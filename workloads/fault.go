@@ -52,6 +52,13 @@ const (
 	// member's epoch (share groups) or generation (classic groups).
 	// Params: for (how long the extra member stays, default 1s).
 	FaultMembershipChurn = "membership-churn"
+	// FaultSlowCheckpoint makes a worker's next checkpoint take delay
+	// between its barrier and its snapshot (checkpoint model): past
+	// checkpoint.timeout the checkpoint fails, past transactionTimeout its
+	// share-ack transaction times out, past lockDuration the locks of
+	// records it holds for the barrier expire. Params: delay (required),
+	// worker.
+	FaultSlowCheckpoint = "slow-checkpoint"
 )
 
 // Values of the network-partition between param.
@@ -66,7 +73,21 @@ const (
 	PhaseAfterProduce         = "after-produce"
 	PhaseAfterStage           = "after-stage"
 	PhaseAfterCommitBeforeAck = "after-commit-before-ack"
+	// The checkpoint model's phases: before the barrier (records
+	// acquired, nothing pre-committed), after the pre-commit (the sink
+	// transaction prepared, the acks staged, no snapshot yet), after the
+	// snapshot (the checkpoint complete, its notification not yet
+	// received), after the notification (before either commit lands),
+	// and between the two commits.
+	PhaseBeforeBarrier  = "before-barrier"
+	PhaseAfterPreCommit = "after-precommit"
+	PhaseAfterSnapshot  = "after-snapshot"
+	PhaseAfterNotify    = "after-notify"
+	PhaseBetweenCommits = "between-commits"
 )
+
+// CheckpointPhases lists the worker-crash phases of the checkpoint model.
+var CheckpointPhases = []string{PhaseBeforeBarrier, PhaseAfterPreCommit, PhaseAfterSnapshot, PhaseAfterNotify, PhaseBetweenCommits}
 
 // Values of the coordinator-crash state param.
 const (
@@ -197,7 +218,7 @@ type faultKind struct {
 var faultKinds = map[string]faultKind{
 	FaultWorkerCrash: {params: []faultParam{
 		{name: "phase", required: true, check: checkEnum("crash phase",
-			PhaseAfterPoll, PhaseAfterProduce, PhaseAfterStage, PhaseAfterCommitBeforeAck)},
+			append([]string{PhaseAfterPoll, PhaseAfterProduce, PhaseAfterStage, PhaseAfterCommitBeforeAck}, CheckpointPhases...)...)},
 		workerParam,
 	}},
 	FaultAbortRatio: {params: []faultParam{
@@ -232,6 +253,10 @@ var faultKinds = map[string]faultKind{
 	FaultMembershipChurn: {params: []faultParam{
 		{name: "for", def: "1s", check: checkFaultDur},
 	}},
+	FaultSlowCheckpoint: {params: []faultParam{
+		{name: "delay", required: true, check: checkFaultDur},
+		workerParam,
+	}},
 }
 
 var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
@@ -240,7 +265,7 @@ var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
 var faultKindNames = []string{
 	FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing,
 	FaultCoordinatorCrash, FaultShareFailover, FaultZombieProducer, FaultEngineRestart,
-	FaultNetworkPartition, FaultMembershipChurn,
+	FaultNetworkPartition, FaultMembershipChurn, FaultSlowCheckpoint,
 }
 
 func checkEnum(what string, values ...string) func(*Spec, string) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
@@ -41,6 +42,7 @@ type runFlags struct {
 	shards      int
 	knobs       string
 	dataDir     string
+	sink        string
 	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
 	flush       string
 	kafka       kafkaFlags
@@ -74,6 +76,7 @@ func runCmd(env *Env, args []string) error {
 	fs.IntVar(&f.shards, "shards", 0, "engine target: lock shards (default: 4×GOMAXPROCS)")
 	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock")
 	fs.StringVar(&f.dataDir, "data-dir", "", "engine target: make the engine durable in DIR (an empty or sharebench-made directory; recovered if it holds data) and enable the engine-restart, coordinator-crash and share-failover faults (default: in memory)")
+	fs.StringVar(&f.sink, "sink", "", "ackOnly workloads (the checkpoint model): the external two-phase sink: memory (in-process; durable under --data-dir/sink when --data-dir is given) or a postgres:// URL (PREPARE TRANSACTION; scripts/postgres/up starts a server) (default memory)")
 	fs.StringVar(&f.flush, "flush", "always", "engine target with --data-dir: when the logs are fsynced: always (before each call returns, group commit), interval:DURATION (e.g. interval:10ms) or never")
 	f.kafka.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -139,13 +142,21 @@ func runCmd(env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "sharebench run: %s\n", n)
 	}
 	fmt.Fprintf(env.Stderr, "sharebench run: %s\n", runTime(spec, modes, f.repeat))
+	snk, err := openSink(ctx, &f, spec)
+	if err != nil {
+		return err
+	}
+	if snk != nil {
+		defer snk.Close()
+		fmt.Fprintf(env.Stderr, "sharebench run: checkpoint model: sink %s\n", snk.Name())
+	}
 	cfg := loadgen.Config{
 		Workload: spec, WorkloadRef: f.workload, Target: tgt, Modes: modes, Seed: f.seed,
 		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers,
 		// The arguments Main was given, not os.Args, which differ when
 		// Main is called from a test or an embedding program.
 		Args: append([]string{"sharebench", "run"}, args...), Flags: flagValues(fs), Commit: commit(),
-		FaultRunner: faultRunner,
+		FaultRunner: faultRunner, Sink: snk,
 	}
 	var tty *ttyProgress
 	if !f.quiet {
@@ -476,4 +487,24 @@ func modeOf(dirName string) string {
 		}
 	}
 	return dirName
+}
+
+// openSink opens the checkpoint model's sink (--sink) for an ackOnly
+// workload; other workloads get none, and refuse --sink.
+func openSink(ctx context.Context, f *runFlags, spec *workloads.Spec) (sink.Sink, error) {
+	if !spec.AckOnly {
+		if f.sink != "" {
+			return nil, usageErr("--sink %q: workload %s does not use the checkpoint model (ackOnly: true); drop --sink or pick a checkpoint workload such as checkpoint", f.sink, spec.Name)
+		}
+		return nil, nil
+	}
+	dir := ""
+	if f.dataDir != "" && (f.sink == "" || f.sink == "memory") {
+		dir = filepath.Join(f.dataDir, "sink")
+	}
+	s, err := sink.Open(ctx, f.sink, dir)
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--sink: %w", err))
+	}
+	return s, nil
 }
