@@ -52,9 +52,9 @@ type snapshot struct {
 	cp       int64
 	start    time.Time // the checkpoint's first record
 	gid      string    // the sink transaction ("" when it had no outputs)
-	sinkTxn  int32  // the ledger's record of the sink transaction
-	ackTxn   int32  // the ledger's record of the share-ack transaction (-1: explicit acks)
-	tid      string // share-ack transaction: transactional id, producer id, epoch
+	sinkTxn  int32     // the ledger's record of the sink transaction
+	ackTxn   int32     // the ledger's record of the share-ack transaction (-1: explicit acks)
+	tid      string    // share-ack transaction: transactional id, producer id, epoch
 	pid      int64
 	epoch    int16
 	accTags  []int64 // explicit acks: what to accept and reject
@@ -422,7 +422,9 @@ func (cl *checkpointLoop) checkpoint(ctx context.Context) error {
 	if len(cl.entries) > 0 {
 		snap.gid = cl.gid()
 		snap.entries = cl.entries
-		seq := cl.inc<<32 | cl.cp<<1 | 1
+		// Sink transactions number apart from the share-ack ones in the
+		// ledger (bit 31 of the incarnation's half).
+		seq := cl.inc<<32 | 1<<31 | cl.cp
 		snap.sinkTxn = mr.ledger.beginTxn(cl.id, seq, snap.pid, snap.epoch)
 		mr.ledger.txnOutputs(snap.sinkTxn, len(cl.entries))
 		ids := make([]uint64, len(cl.entries))
@@ -497,7 +499,17 @@ func (cl *checkpointLoop) commitBoth(ctx context.Context, snap *snapshot) bool {
 		return true
 	}
 	if err := cl.commitAcks(ctx, snap); err != nil {
-		// The acks did not commit, so the records come back: the sink
+		if !cl.txnal {
+			// Explicit acks are not atomic: some may have landed before
+			// the error. A rollback would lose those records; committing
+			// duplicates the others, which explicit acks allow.
+			if cerr := cs.commitSink(ctx, snap, mr); cerr != nil {
+				mr.ackErrors.Add(1)
+			}
+			cs.setSnapshot(cl.id, nil)
+			return cl.afterAckFailure(ctx, err)
+		}
+		// The transaction aborted, so every record comes back: the sink
 		// follows the acks and rolls back.
 		cs.abortSink(ctx, snap, mr)
 		cs.setSnapshot(cl.id, nil)
@@ -693,14 +705,17 @@ func (mr *modeRun) recoverCheckpoint(ctx context.Context, id int) {
 	}
 	ctx = context.WithoutCancel(ctx)
 	snap := cs.getSnapshot(id)
-	if snap != nil {
-		mr.finishSnapshot(ctx, id, snap)
-		cs.setSnapshot(id, nil)
-	}
 	prepared, err := cs.sink.Prepared(ctx, cs.workerPrefix(id))
 	if err != nil {
 		mr.addFault("recovery", fmt.Sprintf("worker %d: listing prepared sink transactions failed: %v", id, err))
-		return
+	}
+	if snap != nil {
+		found := false
+		for _, gid := range prepared {
+			found = found || gid == snap.gid
+		}
+		mr.finishSnapshot(ctx, id, snap, found)
+		cs.setSnapshot(id, nil)
 	}
 	for _, gid := range prepared {
 		if snap != nil && gid == snap.gid {
@@ -719,7 +734,7 @@ func (mr *modeRun) recoverCheckpoint(ctx context.Context, id int) {
 }
 
 // finishSnapshot completes a snapshot's commits after a crash.
-func (mr *modeRun) finishSnapshot(ctx context.Context, id int, snap *snapshot) {
+func (mr *modeRun) finishSnapshot(ctx context.Context, id int, snap *snapshot, prepared bool) {
 	cs := mr.cp
 	resumer, _ := mr.cfg.Target.(targets.TxnResumer)
 	// resumeAcks commits the crashed task's share-ack transaction; it
@@ -743,8 +758,15 @@ func (mr *modeRun) finishSnapshot(ctx context.Context, id int, snap *snapshot) {
 		snap.acksDone = true
 		return true
 	}
+	state := "committed already"
+	switch {
+	case snap.gid == "":
+		state = "no outputs"
+	case prepared:
+		state = "found prepared"
+	}
 	detail := func(what string) {
-		mr.addFault("recovery", fmt.Sprintf("worker %d: checkpoint %d (sink %s): %s", id, snap.cp, orNone(snap.gid), what))
+		mr.addFault("recovery", fmt.Sprintf("worker %d: checkpoint %d (sink %s, %s): %s", id, snap.cp, orNone(snap.gid), state, what))
 	}
 	if mr.spec.Checkpoint.Order == workloads.CommitSinkFirst {
 		if err := cs.commitSink(ctx, snap, mr); err != nil {

@@ -18,8 +18,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
