@@ -208,10 +208,15 @@ type checkpointLoop struct {
 	// transaction is visible before its commit).
 	entries []sink.Entry
 	exited  bool // the loop must end (crashed or replaced)
+	// perPoll takes the barrier after every poll, on targets whose next
+	// poll releases what the last one left unacknowledged (Kafka): the
+	// deferred mode's shape, one checkpoint per poll.
+	perPoll bool
 }
 
 func (mr *modeRun) runCheckpointLoop(ctx context.Context, wl *workerLoop) {
-	cl := &checkpointLoop{workerLoop: wl, cs: mr.cp, txnal: mr.mode == targets.Transactional, ackTxn: -1}
+	cl := &checkpointLoop{workerLoop: wl, cs: mr.cp, txnal: mr.mode == targets.Transactional, ackTxn: -1,
+		perPoll: mr.cfg.Target.Info().AcksBeforeNextPoll}
 	cl.run(ctx)
 }
 
@@ -274,6 +279,9 @@ func (cl *checkpointLoop) run(ctx context.Context) {
 func (cl *checkpointLoop) barrierDue() bool {
 	if cl.nHeld == 0 {
 		return false
+	}
+	if cl.perPoll {
+		return true
 	}
 	if limit := cl.spec().Checkpoint.MaxRecords; limit > 0 && cl.nHeld >= limit {
 		return true
@@ -830,8 +838,12 @@ func (mr *modeRun) readSink(ctx context.Context) (map[uint64]string, []string, e
 			}
 		}
 	}
-	notes := []string{fmt.Sprintf("checkpoint model: sink %s; %d checkpoints completed, %d failed; %d committed sink entries, %d sink transactions rolled back, %d left pre-committed; %d renewals; %d checkpoints whose sink committed without their acks, %d whose acks committed without their sink",
-		cs.sink.Name(), cs.completed.Load(), cs.failed.Load(), len(c.Committed), len(c.Aborted), len(c.Prepared), cs.renewals.Load(), cs.lostAcks.Load(), cs.lostSink.Load())}
+	var notes []string
+	if mr.cfg.Target.Info().AcksBeforeNextPoll {
+		notes = append(notes, "checkpoint model: the target releases what a poll leaves unacknowledged at the next poll (Kafka's explicit share consumer), so every poll was its own checkpoint (the deferred mode's shape); checkpointInterval and maxRecords did not apply")
+	}
+	notes = append(notes, fmt.Sprintf("checkpoint model: sink %s; %d checkpoints completed, %d failed; %d committed sink entries, %d sink transactions rolled back, %d left pre-committed; %d renewals; %d checkpoints whose sink committed without their acks, %d whose acks committed without their sink",
+		cs.sink.Name(), cs.completed.Load(), cs.failed.Load(), len(c.Committed), len(c.Aborted), len(c.Prepared), cs.renewals.Load(), cs.lostAcks.Load(), cs.lostSink.Load()))
 	return pending, notes, nil
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -351,3 +352,40 @@ func TestCheckpointRejectsModes(t *testing.T) {
 	}
 }
 
+// TestCheckpointKafkaExplicit runs the checkpoint model on the kafka target
+// (an embedded kfake cluster), where a poll releases what the previous one
+// left unacknowledged: every poll is its own checkpoint, the sink commits,
+// then the explicit acks. Without faults every input has exactly one
+// output in the sink.
+func TestCheckpointKafkaExplicit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skips the embedded kfake cluster run")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tgt, err := kafkatarget.New(ctx, kafkatarget.Options{})
+	if err != nil {
+		t.Fatalf("starting the embedded cluster: %v", err)
+	}
+	t.Cleanup(func() { tgt.Close() })
+	spec := checkpointSpec(t, func(s *workloads.Spec) {
+		s.ModeNames = []string{"explicit"}
+		s.TestLength = 2 * time.Second
+	})
+	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, Target: tgt, Modes: []targets.Mode{targets.Explicit}, Seed: 3, RunID: "cpkafka"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr := res.Modes[0]
+	v := mr.Verify
+	if mr.Error != "" || v == nil {
+		t.Fatalf("error %q, verdict %v", mr.Error, v)
+	}
+	if v.Verdict != verify.VerdictPass || v.Inputs == 0 || v.Outputs != v.Inputs {
+		t.Errorf("verdict %s, %d inputs, %d outputs in the sink, counts %v; want PASS with one output per input", v.Verdict, v.Inputs, v.Outputs, v.Counts)
+	}
+	if !strings.Contains(strings.Join(v.Notes, "\n"), "every poll was its own checkpoint") {
+		t.Errorf("notes %v do not say each poll was a checkpoint", v.Notes)
+	}
+}

@@ -193,7 +193,12 @@ type Info struct {
 	// ReportsAborted is true when read_uncommitted readers flag records
 	// of aborted transactions (Record.Aborted).
 	ReportsAborted bool
-	Notes          []string
+	// AcksBeforeNextPoll is true when a worker's next poll releases the
+	// records of its previous poll that it has not acknowledged (Kafka's
+	// explicit share consumer requires every record acknowledged before
+	// the next poll), so a worker cannot hold records across polls.
+	AcksBeforeNextPoll bool
+	Notes              []string
 }
 
 // Target is one system under test.
