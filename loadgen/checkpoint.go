@@ -140,6 +140,17 @@ func (cs *checkpointState) workerPrefix(id int) string {
 	return cs.prefix + "w" + strconv.Itoa(id) + "-"
 }
 
+// settledInputs is how many inputs have a committed output or were
+// rejected on purpose: on the output topic, and in the sink of the
+// checkpoint model.
+func (mr *modeRun) settledInputs() int64 {
+	n := mr.ledger.settled()
+	if mr.cp != nil {
+		n += mr.cp.settledCount()
+	}
+	return n
+}
+
 // settledCount is how many inputs have an output in a sink commit that
 // returned (the drain waits for it as it waits for outputs on the topic).
 func (cs *checkpointState) settledCount() int64 { return cs.nSettled.Load() }

@@ -351,7 +351,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	_ = rd.Close()
 	if !drained {
 		out.DrainNote = fmt.Sprintf("%d of %d inputs settled (a committed output or a reject that took effect) after %v",
-			mr.ledger.settled(), mr.produced.Load(), spec.DrainTimeout)
+			mr.settledInputs(), mr.produced.Load(), spec.DrainTimeout)
 	}
 
 	if err := mr.finish(ctx, &out); err != nil {
@@ -373,10 +373,7 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 	dr, _ := mr.cfg.Target.(Drainer)
 	lastSettled, quietSince := int64(-1), time.Time{}
 	for {
-		settled := mr.ledger.settled()
-		if mr.cp != nil {
-			settled += mr.cp.settledCount()
-		}
+		settled := mr.settledInputs()
 		if settled >= mr.produced.Load() {
 			if dr == nil {
 				return true
@@ -865,7 +862,7 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 				}
 				if mr.sinceStart(now) >= we {
 					phase = "drain"
-					inPart = fmt.Sprintf("pending %d", max(in-mr.ledger.settled(), 0))
+					inPart = fmt.Sprintf("pending %d", max(in-mr.settledInputs(), 0))
 				}
 			}
 			line := fmt.Sprintf("%-13s %-7s %5.1f/%.0fs  %s  out %6d/s  p99 %s",

@@ -100,6 +100,9 @@ func runCmd(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSinkFlag(&f, spec); err != nil {
+		return err
+	}
 	if f.repeat < 1 {
 		return usageErr("--repeat %d: must be at least 1", f.repeat)
 	}
@@ -489,13 +492,22 @@ func modeOf(dirName string) string {
 	return dirName
 }
 
+// checkSinkFlag refuses --sink for a workload without the checkpoint model
+// and a sink it does not know, before anything starts.
+func checkSinkFlag(f *runFlags, spec *workloads.Spec) error {
+	if !spec.AckOnly && f.sink != "" {
+		return usageErr("--sink %q: workload %s does not use the checkpoint model (ackOnly: true); drop --sink or pick a checkpoint workload such as checkpoint", f.sink, spec.Name)
+	}
+	if err := sink.CheckURL(f.sink); err != nil {
+		return withCode(ExitUsage, fmt.Errorf("--sink: %w", err))
+	}
+	return nil
+}
+
 // openSink opens the checkpoint model's sink (--sink) for an ackOnly
-// workload; other workloads get none, and refuse --sink.
+// workload; other workloads get none.
 func openSink(ctx context.Context, f *runFlags, spec *workloads.Spec) (sink.Sink, error) {
 	if !spec.AckOnly {
-		if f.sink != "" {
-			return nil, usageErr("--sink %q: workload %s does not use the checkpoint model (ackOnly: true); drop --sink or pick a checkpoint workload such as checkpoint", f.sink, spec.Name)
-		}
 		return nil, nil
 	}
 	dir := ""

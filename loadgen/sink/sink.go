@@ -82,13 +82,26 @@ var (
 // under dir when dir is not empty), postgres:// or postgresql:// a
 // PostgreSQL database.
 func Open(ctx context.Context, url, dir string) (Sink, error) {
-	switch {
-	case url == "" || url == "memory":
-		return OpenMemory(dir)
-	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+	if err := CheckURL(url); err != nil {
+		return nil, err
+	}
+	if isPostgres(url) {
 		return OpenPostgres(ctx, url)
 	}
-	return nil, fmt.Errorf("sink: unknown sink %q (valid: memory, or a postgres:// URL)", url)
+	return OpenMemory(dir)
+}
+
+// CheckURL reports an error when url names no sink Open knows, without
+// connecting to anything.
+func CheckURL(url string) error {
+	if url == "" || url == "memory" || isPostgres(url) {
+		return nil
+	}
+	return fmt.Errorf("sink: unknown sink %q (valid: memory, or a postgres:// URL)", url)
+}
+
+func isPostgres(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
 }
 
 // ValidTxn reports an error when txn is not a usable transaction id.
