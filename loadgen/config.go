@@ -89,6 +89,13 @@ func (c *Config) validate() error {
 			c.Modes = append(c.Modes, m)
 		}
 	}
+	if c.Workload.AckOnly {
+		for _, m := range c.Modes {
+			if m != targets.Transactional && m != targets.Explicit {
+				return fmt.Errorf("%w: ackOnly (the checkpoint model) runs the transactional and explicit modes, not %s; on the kafka target use explicit (the sink commits, then the explicit acks)", ErrBadConfig, m)
+			}
+		}
+	}
 	if c.RunID == "" {
 		c.RunID = fmt.Sprintf("sb-%d-%x", time.Now().Unix()%100000, uint32(c.Seed))
 	}
