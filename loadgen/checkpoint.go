@@ -25,25 +25,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
 
-// The checkpoint model's crash phases (the worker-crash fault's phase
-// param).
+// The checkpoint model's crash phases (defined with the others in
+// pipeline).
 const (
-	PhaseBeforeBarrier  = workloads.PhaseBeforeBarrier
-	PhaseAfterPreCommit = workloads.PhaseAfterPreCommit
-	PhaseAfterSnapshot  = workloads.PhaseAfterSnapshot
-	PhaseAfterNotify    = workloads.PhaseAfterNotify
-	PhaseBetweenCommits = workloads.PhaseBetweenCommits
+	PhaseBeforeBarrier  = pipeline.BeforeBarrier
+	PhaseAfterPreCommit = pipeline.AfterPreCommit
+	PhaseAfterSnapshot  = pipeline.AfterSnapshot
+	PhaseAfterNotify    = pipeline.AfterNotify
+	PhaseBetweenCommits = pipeline.BetweenCommits
 )
 
 // snapshot is a completed checkpoint as the framework's checkpoint storage
@@ -107,7 +109,7 @@ func (mr *modeRun) initCheckpoint() error {
 		return nil
 	}
 	switch mr.mode {
-	case targets.Transactional, targets.Explicit:
+	case pipeline.Transactional, pipeline.Explicit:
 	default:
 		return fmt.Errorf("%w: ackOnly (the checkpoint model) runs the transactional and explicit modes, not %s; on the kafka target use explicit (the sink commits, then the explicit acks)", ErrBadConfig, mr.mode)
 	}
@@ -219,6 +221,10 @@ type checkpointLoop struct {
 	// transaction is visible before its commit).
 	entries []sink.Entry
 	exited  bool // the loop must end (crashed or replaced)
+	open    bool // the share-ack transaction is open
+	// stopping: the run is draining; the last checkpoint commits.
+	stopping bool
+	rng      *rand.Rand
 	// perPoll takes the barrier after every poll, on targets whose next
 	// poll releases what the last one left unacknowledged (Kafka): the
 	// deferred mode's shape, one checkpoint per poll.
@@ -226,8 +232,9 @@ type checkpointLoop struct {
 }
 
 func (mr *modeRun) runCheckpointLoop(ctx context.Context, wl *workerLoop) {
-	cl := &checkpointLoop{workerLoop: wl, cs: mr.cp, txnal: mr.mode == targets.Transactional, ackTxn: -1,
-		perPoll: mr.cfg.Target.Info().AcksBeforeNextPoll}
+	cl := &checkpointLoop{workerLoop: wl, cs: mr.cp, txnal: mr.mode == pipeline.Transactional, ackTxn: -1,
+		perPoll: mr.cfg.Target.Info().AcksBeforeNextPoll,
+		rng:     mr.rng("worker/" + strconv.Itoa(wl.id) + "/incarnation/" + strconv.FormatInt(wl.inc, 10) + "/checkpoint")}
 	cl.run(ctx)
 }
 
@@ -270,7 +277,7 @@ func (cl *checkpointLoop) run(ctx context.Context) {
 		recs, err := cl.w.Poll(pctx, max)
 		cancel()
 		if err != nil {
-			if cl.failed(ctx, err) != nil {
+			if cl.pollFailed(ctx, err) != nil {
 				return
 			}
 			continue
@@ -283,6 +290,21 @@ func (cl *checkpointLoop) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// pollFailed handles a failed poll: a fenced worker is replaced; anything
+// else is retried after a pause. It returns errExit when the loop must end.
+func (cl *checkpointLoop) pollFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errExit
+	}
+	if isFenced(err) {
+		cl.reset()
+		return cl.replace(ctx, false)
+	}
+	cl.mr.counts.ackErrors.Add(1)
+	sleepCtx(ctx, 10*time.Millisecond)
+	return nil
 }
 
 // barrierDue reports whether the open checkpoint's barrier has come: its
@@ -311,12 +333,12 @@ func (cl *checkpointLoop) take(ctx context.Context, recs []*targets.Record) erro
 		}
 	}
 	if redelivered > 0 {
-		mr.redelivered.Add(redelivered)
+		mr.counts.redelivered.Add(redelivered)
 		mr.series.add(mr.series.redeliveries, mr.secondOf(now), redelivered)
 	}
-	mr.processed.Add(int64(len(recs)))
+	mr.counts.processed.Add(int64(len(recs)))
 	mr.noteReceived(cl.id)
-	if err := cl.crashAt(ctx, PhaseAfterPoll); err != nil {
+	if err := cl.crashAt(ctx, pipeline.AfterPoll); err != nil {
 		return err
 	}
 	if cl.nHeld == 0 {
@@ -364,7 +386,8 @@ func (cl *checkpointLoop) stage(ctx context.Context, acc, rej []*targets.Record)
 		if err := cl.w.Begin(ctx); err != nil {
 			return err
 		}
-		cl.beginTxn(cl.start)
+		cl.beginTxn()
+		cl.open = true
 		cl.ackTxn = cl.txnIdx
 	}
 	cl.staged = true
@@ -401,7 +424,7 @@ func (cl *checkpointLoop) renewHeld(ctx context.Context) {
 			continue
 		}
 		if err := cl.w.Renew(ctx, b.recs); err != nil {
-			cl.mr.ackErrors.Add(1)
+			cl.mr.counts.ackErrors.Add(1)
 			continue
 		}
 		b.renewAt = now
@@ -487,7 +510,7 @@ func (cl *checkpointLoop) checkpoint(ctx context.Context) error {
 	}
 	if ok {
 		done := time.Now()
-		mr.commits.Add(1)
+		mr.counts.commits.Add(1)
 		cs.completed.Add(1)
 		cl.recordCommit(done, done.Sub(t0), done.Sub(snap.start))
 	}
@@ -501,7 +524,7 @@ func (cl *checkpointLoop) commitBoth(ctx context.Context, snap *snapshot) bool {
 	mr, cs := cl.mr, cl.cs
 	if mr.spec.Checkpoint.Order == workloads.CommitSinkFirst {
 		if err := cs.commitSink(ctx, snap, mr); err != nil {
-			mr.ackErrors.Add(1)
+			mr.counts.ackErrors.Add(1)
 		}
 		if cl.crashAt(ctx, PhaseBetweenCommits) != nil {
 			cl.exited = true
@@ -523,7 +546,7 @@ func (cl *checkpointLoop) commitBoth(ctx context.Context, snap *snapshot) bool {
 			// the error. A rollback would lose those records; committing
 			// duplicates the others, which explicit acks allow.
 			if cerr := cs.commitSink(ctx, snap, mr); cerr != nil {
-				mr.ackErrors.Add(1)
+				mr.counts.ackErrors.Add(1)
 			}
 			cs.setSnapshot(cl.id, nil)
 			return cl.afterAckFailure(ctx, err)
@@ -543,7 +566,7 @@ func (cl *checkpointLoop) commitBoth(ctx context.Context, snap *snapshot) bool {
 		// The acks took effect and the outputs are not in the sink: lost,
 		// the risk of this order.
 		cs.lostSink.Add(1)
-		mr.ackErrors.Add(1)
+		mr.counts.ackErrors.Add(1)
 	}
 	cs.setSnapshot(cl.id, nil)
 	return true
@@ -552,7 +575,7 @@ func (cl *checkpointLoop) commitBoth(ctx context.Context, snap *snapshot) bool {
 // afterAckFailure handles a share-ack commit that failed: a fenced worker
 // is replaced; otherwise the loop goes on.
 func (cl *checkpointLoop) afterAckFailure(ctx context.Context, err error) bool {
-	cl.mr.aborts.Add(1)
+	cl.mr.counts.aborts.Add(1)
 	cl.mr.series.add(cl.mr.series.aborts, cl.mr.secondOf(time.Now()), 1)
 	if isFenced(err) {
 		if cl.replace(ctx, false) != nil {
@@ -638,7 +661,7 @@ func (cs *checkpointState) abortSink(ctx context.Context, snap *snapshot, mr *mo
 		return
 	}
 	if err := cs.sink.Abort(ctx, snap.gid); err != nil {
-		mr.ackErrors.Add(1)
+		mr.counts.ackErrors.Add(1)
 		return
 	}
 	mr.ledger.endTxn(snap.sinkTxn, outcomeAborted)
@@ -655,7 +678,7 @@ func (cs *checkpointState) abortSink(ctx context.Context, snap *snapshot, mr *mo
 func (cl *checkpointLoop) fail(ctx context.Context, what string, cause error) error {
 	mr := cl.mr
 	cl.cs.failed.Add(1)
-	mr.aborts.Add(1)
+	mr.counts.aborts.Add(1)
 	mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
 	if cause != nil && isFenced(cause) {
 		cl.reset()
@@ -669,7 +692,7 @@ func (cl *checkpointLoop) fail(ctx context.Context, what string, cause error) er
 		}
 		mr.ledger.endTxn(cl.ackTxn, outcomeAborted)
 		if errors.Is(cause, targets.ErrStaleMemberEpoch) {
-			mr.fencedAbort.Add(1)
+			mr.counts.fencedAbort.Add(1)
 		}
 	}
 	if !cl.txnal || !cl.staged {
@@ -872,16 +895,6 @@ func (mr *modeRun) applySlowCheckpoint(f workloads.Fault, rng interface{ IntN(in
 	}
 	w := mr.pickWorker(f, rng)
 	mr.cp.slow[w].Store(int64(f.Duration("delay")))
-}
-
-// checkpointPhase reports whether phase is one of the checkpoint model's.
-func checkpointPhase(phase string) bool {
-	for _, p := range workloads.CheckpointPhases {
-		if p == phase {
-			return true
-		}
-	}
-	return false
 }
 
 // maxFailureEvents bounds the failed checkpoints logged as events (all are

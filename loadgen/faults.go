@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -39,7 +39,7 @@ func (mr *modeRun) schedule() []scheduledFault {
 // faultLoop applies faults as they fall due, until done closes. The
 // faults' times count from the opening of the measurement window.
 func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
-	rng := mr.rng(7)
+	rng := mr.rng("fault")
 	select {
 	case <-mr.windowOpen:
 	case <-done:
@@ -63,17 +63,6 @@ func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 	<-done
 }
 
-// phaseApplies reports whether mode m has the crash phase.
-func phaseApplies(m targets.Mode, phase string) bool {
-	switch phase {
-	case PhaseAfterStage:
-		return m == targets.Transactional || m == targets.ClassicEOS
-	case PhaseAfterCommitBeforeAck:
-		return m == targets.Deferred
-	}
-	return true
-}
-
 func (mr *modeRun) pickWorker(f workloads.Fault, rng interface{ IntN(int) int }) int {
 	i, random := f.Index("worker")
 	if random || i < 0 || i >= len(mr.ctl) {
@@ -89,12 +78,11 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 	now := time.Now()
 	switch f.Kind {
 	case "worker-crash":
-		phase := f.Params["phase"]
-		if !phaseApplies(mr.mode, phase) || checkpointPhase(phase) != (mr.cp != nil) && phase != PhaseAfterPoll {
+		p := pipeline.Phase(f.Params["phase"])
+		if !p.In(mr.mode) || p.Checkpoint() != (mr.cp != nil) && p != pipeline.AfterPoll {
 			return // the mode has no such phase: nothing to crash
 		}
 		w := mr.pickWorker(f, rng)
-		p := phase
 		mr.ctl[w].crashPhase.Store(&p)
 		// Logged when the crash strikes, at the phase.
 	case "abort-ratio":
@@ -165,7 +153,7 @@ func clientPartition(f workloads.Fault) bool {
 // never polls) and removes it after d: two assignment changes. The
 // aborts they cost are counted as fenced aborts by the workers.
 func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
-	id := len(mr.ctl) + int(mr.churns.Add(1)) // ids past the workers': no transactional id is shared
+	id := len(mr.ctl) + int(mr.counts.churns.Add(1)) // ids past the workers': no transactional id is shared
 	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
 	if err != nil {
 		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))

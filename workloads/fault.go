@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // Fault kinds (DESIGN.md §8).
@@ -66,28 +68,6 @@ const (
 	BetweenCoordinatorParticipant = "coordinator-participant"
 	BetweenWorkerEngine           = "worker-engine"
 )
-
-// Values of the worker-crash phase param.
-const (
-	PhaseAfterPoll            = "after-poll"
-	PhaseAfterProduce         = "after-produce"
-	PhaseAfterStage           = "after-stage"
-	PhaseAfterCommitBeforeAck = "after-commit-before-ack"
-	// The checkpoint model's phases: before the barrier (records
-	// acquired, nothing pre-committed), after the pre-commit (the sink
-	// transaction prepared, the acks staged, no snapshot yet), after the
-	// snapshot (the checkpoint complete, its notification not yet
-	// received), after the notification (before either commit lands),
-	// and between the two commits.
-	PhaseBeforeBarrier  = "before-barrier"
-	PhaseAfterPreCommit = "after-precommit"
-	PhaseAfterSnapshot  = "after-snapshot"
-	PhaseAfterNotify    = "after-notify"
-	PhaseBetweenCommits = "between-commits"
-)
-
-// CheckpointPhases lists the worker-crash phases of the checkpoint model.
-var CheckpointPhases = []string{PhaseBeforeBarrier, PhaseAfterPreCommit, PhaseAfterSnapshot, PhaseAfterNotify, PhaseBetweenCommits}
 
 // Values of the coordinator-crash state param.
 const (
@@ -217,8 +197,7 @@ type faultKind struct {
 // faultKinds maps each kind to its params, in the order they are checked.
 var faultKinds = map[string]faultKind{
 	FaultWorkerCrash: {params: []faultParam{
-		{name: "phase", required: true, check: checkEnum("crash phase",
-			append([]string{PhaseAfterPoll, PhaseAfterProduce, PhaseAfterStage, PhaseAfterCommitBeforeAck}, CheckpointPhases...)...)},
+		{name: "phase", required: true, check: checkEnum("crash phase", pipeline.CrashPhaseNames()...)},
 		workerParam,
 	}},
 	FaultAbortRatio: {params: []faultParam{
