@@ -487,7 +487,7 @@ func (cl *checkpointLoop) checkpoint(ctx context.Context) error {
 	// The snapshot: the checkpoint is complete once it is stored, unless
 	// it came later than the checkpoint timeout.
 	if d := cs.slow[cl.id].Swap(0); d > 0 {
-		mr.addFault(workloads.FaultSlowCheckpoint, fmt.Sprintf("worker %d checkpoint %d takes %v to snapshot", cl.id, cl.cp, time.Duration(d)))
+		mr.addFault(string(workloads.FaultSlowCheckpoint), fmt.Sprintf("worker %d checkpoint %d takes %v to snapshot", cl.id, cl.cp, time.Duration(d)))
 		sleepCtx(ctx, time.Duration(d))
 	}
 	if time.Since(barrier) > cl.spec().Checkpoint.Timeout {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // TestRunSinkBadInput: --sink on a workload without the checkpoint model,
@@ -21,8 +21,8 @@ func TestRunSinkBadInput(t *testing.T) {
 	} {
 		args := append([]string{"run", "--out", t.TempDir(), "--quiet", "--no-report", "--duration", "1s"}, tc.args...)
 		o := sharebench(t, args...)
-		if o.code != cli.ExitUsage {
-			t.Errorf("%v: exit %d, want %d: %v", tc.args, o.code, cli.ExitUsage, o)
+		if o.code != reports.ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %v", tc.args, o.code, reports.ExitUsage, o)
 			continue
 		}
 		ls := lines(o.stderr)
