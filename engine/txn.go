@@ -972,3 +972,40 @@ func (e *Engine) AbortTimedOutTransactions() int {
 	}
 	return n
 }
+
+// ResumeProducer returns a producer that continues the transaction the
+// producer pid at epoch of cfg.TransactionalID has open, without
+// initialising it (no epoch bump, no abort), so that it can commit or abort
+// that transaction. A restarted stream-processing task uses it to finish a
+// transaction its last completed checkpoint recorded as pre-committed:
+// Flink's Kafka sink resumes one by its producer id and epoch, and KIP-939's
+// two-phase-commit client API (keepPreparedTxn) makes that an operation of
+// the client. It fails with ErrProducerFenced when that producer is no
+// longer the transactional id's current one or its transaction is no
+// longer open (it committed, aborted, timed out, or a newer producer fenced
+// it).
+func (e *Engine) ResumeProducer(cfg ProducerConfig, pid int64, epoch int16) (*Producer, error) {
+	if cfg.TransactionalID == "" {
+		return nil, fmt.Errorf("%w: resuming needs a transactional id", ErrInvalidConfig)
+	}
+	if cfg.TransactionTimeout == 0 {
+		cfg.TransactionTimeout = e.cfg.txnTimeout
+	}
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
+	ts := e.txnShard(cfg.TransactionalID)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t := ts.mu.txns[cfg.TransactionalID]
+	if t == nil || t.pid != pid || t.epoch != epoch || t.state != TxnOngoing || t.job != nil {
+		return nil, fmt.Errorf("%w: transactional id %q has no open transaction of producer %d epoch %d to resume", ErrProducerFenced, cfg.TransactionalID, pid, epoch)
+	}
+	p := &Producer{e: e, cfg: cfg}
+	p.mu.seqs = map[TopicPartition]int32{}
+	p.mu.pid, p.mu.epoch = pid, epoch
+	p.mu.txn = t.seq
+	p.mu.inc = e.incarnation()
+	return p, nil
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -49,6 +50,10 @@ type Config struct {
 	// FaultRunner applies faults that need more than a client (engine
 	// crashes, coordinator failover); nil: such faults are refused.
 	FaultRunner FaultRunner
+	// Sink is the external two-phase sink of ackOnly workloads (the
+	// checkpoint model); nil: each mode run uses an in-process one, in
+	// memory. Run does not close it.
+	Sink sink.Sink
 }
 
 // FaultRunner applies target-side faults. It returns an error wrapping
@@ -78,6 +83,13 @@ func (c *Config) validate() error {
 	}
 	if len(c.Modes) == 0 {
 		c.Modes = c.Workload.Modes()
+	}
+	if c.Workload.AckOnly {
+		for _, m := range c.Modes {
+			if m != pipeline.Transactional && m != pipeline.Explicit {
+				return fmt.Errorf("%w: ackOnly (the checkpoint model) runs the transactional and explicit modes, not %s; on the kafka target use explicit (the sink commits, then the explicit acks)", ErrBadConfig, m)
+			}
+		}
 	}
 	if c.RunID == "" {
 		c.RunID = fmt.Sprintf("sb-%d-%x", time.Now().Unix()%100000, uint32(c.Seed))

@@ -79,7 +79,7 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 	switch f.Kind {
 	case workloads.FaultWorkerCrash:
 		p := pipeline.Phase(f.Params["phase"])
-		if !p.In(mr.mode) {
+		if !p.In(mr.mode) || p.Checkpoint() != (mr.cp != nil) && p != pipeline.AfterPoll {
 			return // the mode has no such phase: nothing to crash
 		}
 		w := mr.pickWorker(f, rng)
@@ -92,6 +92,8 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		mr.abortBoost.Store(math.Float64bits(f.Float("ratio")))
 		mr.abortUntil.Store(now.Add(f.Duration("for")).UnixNano())
 		mr.addFault(string(f.Kind), fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for")))
+	case workloads.FaultSlowCheckpoint:
+		mr.applySlowCheckpoint(f, rng)
 	case workloads.FaultStallWorker:
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].stallUntil.Store(now.Add(f.Duration("for")).UnixNano())

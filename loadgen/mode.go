@@ -85,6 +85,7 @@ type modeRun struct {
 	abortUntil atomic.Int64
 
 	expiriesAtStart int64
+	cp              *checkpointState // ackOnly: the checkpoint model
 	stopWorkers     chan struct{}
 	workersWG       sync.WaitGroup
 }
@@ -129,6 +130,9 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := mr.initCheckpoint(); err != nil {
+		return nil, err
 	}
 	return mr, nil
 }
@@ -275,6 +279,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer mr.closeCheckpoint()
 
 	// Tail reader first, so no output is missed.
 	rd, err := mr.cfg.Target.NewReader(runCtx, mr.tcfg, mr.tcfg.OutputTopic, true)
@@ -347,7 +352,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	_ = rd.Close()
 	if !drained {
 		out.DrainNote = fmt.Sprintf("%d of %d inputs settled (a committed output or a reject that took effect) after %v",
-			mr.ledger.settled(), mr.produced.Load(), spec.DrainTimeout)
+			mr.settledInputs(), mr.produced.Load(), spec.DrainTimeout)
 	}
 
 	if err := mr.finish(ctx, &out); err != nil {
@@ -369,7 +374,7 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 	dr, _ := mr.cfg.Target.(Drainer)
 	lastSettled, quietSince := int64(-1), time.Time{}
 	for {
-		settled := mr.ledger.settled()
+		settled := mr.settledInputs()
 		if settled >= mr.produced.Load() {
 			if dr == nil {
 				return true
@@ -404,6 +409,16 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 // finish computes the mode's figures, verifies, and writes artifacts.
 func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	spec := mr.spec
+	var sinkPending map[uint64]string
+	var sinkNotes []string
+	if mr.cp != nil {
+		// What the sink holds is what a reader of the external system
+		// sees: its committed entries are the mode's outputs.
+		var err error
+		if sinkPending, sinkNotes, err = mr.readSink(ctx); err != nil {
+			return err
+		}
+	}
 	out.TotalInputs = mr.produced.Load()
 	out.TotalOutputs = mr.ledger.committedOutputs()
 	if mr.winOpen.Load() {
@@ -498,7 +513,8 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		meta.Notes = append(meta.Notes, openNote)
 	}
 	opts := verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
-		DLQ: meta.DLQTopic != "", DLQAtLeastOnce: meta.DLQAtLeastOnce}
+		DLQ: meta.DLQTopic != "", DLQAtLeastOnce: meta.DLQAtLeastOnce, SinkPending: sinkPending}
+	meta.Notes = append(meta.Notes, sinkNotes...)
 	if !meta.Markers {
 		opts.Unobserved = append(opts.Unobserved, "transaction markers (the target's readers do not return them)")
 	}

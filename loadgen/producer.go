@@ -149,7 +149,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			if mr.loadOver(now) {
 				return nil
 			}
-			if mr.produced.Load()-mr.ledger.settled() > mr.backlogBound() {
+			if mr.produced.Load()-mr.settledInputs() > mr.backlogBound() {
 				time.Sleep(200 * time.Microsecond)
 				continue
 			}

@@ -50,7 +50,7 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 				}
 				if mr.sinceStart(now) >= we {
 					phase = "drain"
-					inPart = fmt.Sprintf("pending %d", max(in-mr.ledger.settled(), 0))
+					inPart = fmt.Sprintf("pending %d", max(in-mr.settledInputs(), 0))
 				}
 			}
 			line := fmt.Sprintf("%-13s %-7s %5.1f/%.0fs  %s  out %6d/s  p99 %s",

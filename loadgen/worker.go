@@ -58,6 +58,10 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 			mr.mergeHist(result.HistCommit, wl.commitH)
 			mr.mergeHist(result.HistPollCommit, wl.p2cH)
 		}()
+		if mr.cp != nil {
+			mr.runCheckpointLoop(ctx, wl)
+			return
+		}
 		wl.loop(ctx)
 	}()
 }
@@ -68,10 +72,7 @@ func (mr *modeRun) pipelineConfig() pipeline.Config {
 	c := pipeline.Config{
 		Mode: mr.mode, MaxPollRecords: spec.MaxPollRecords,
 		MaxRecords: spec.Transaction.MaxRecords, MaxDuration: spec.Transaction.MaxDuration,
-		LockDuration: spec.LockDuration, AckOnly: spec.AckOnly,
-	}
-	if spec.AckOnly {
-		c.MaxDuration = spec.CheckpointInterval
+		LockDuration: spec.LockDuration,
 	}
 	return c
 }
@@ -95,10 +96,8 @@ type workerLoop struct {
 	// transaction; rejects settle their inputs once it commits.
 	stagedRejects []int64
 	tagBuf        []int64
-	acceptBuf     []int64     // implicit: tags a poll accepts
-	sink          []outputRec // ack-only: outputs written elsewhere, made visible at commit
-	intended      []int64     // ack-only: intended times of sink entries
-	ackT0         time.Time   // the acknowledgement group in flight started
+	acceptBuf     []int64   // implicit: tags a poll accepts
+	ackT0         time.Time // the acknowledgement group in flight started
 
 	// Reused output buffers (see produce).
 	outBuf  []byte
@@ -270,7 +269,6 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		}
 		res = outcome(ctx, err)
 	case pipeline.OpAbort:
-		wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
 		err := wl.w.Abort(ctx)
 		if err == nil {
 			mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
@@ -370,6 +368,9 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	if mr.ctl[wl.id].incarnation.Load() != wl.inc {
 		return errExit
 	}
+	// A checkpointing task recovers its pending checkpoint before its new
+	// producer fences the old one.
+	mr.recoverCheckpoint(ctx, wl.id)
 	for attempt := 0; ; attempt++ {
 		select {
 		case <-mr.stopWorkers:
@@ -412,7 +413,6 @@ func (wl *workerLoop) beginTxn() {
 	}
 	wl.txnIdx = wl.mr.ledger.beginTxn(wl.id, wl.inc<<32|wl.txnSeq, pid, wl.epoch)
 	wl.stagedRejects = wl.stagedRejects[:0]
-	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
 }
 
 // tags returns the ledger tags of recs, in a buffer reused until the next
@@ -441,8 +441,8 @@ func ackFate(err error) uint8 {
 	return fateFailed
 }
 
-// produce writes one output per record; ack-only workloads write to the
-// external sink instead (made visible when the checkpoint commits).
+// produce writes one output per record to the output topic (ackOnly
+// workloads write to their two-phase sink instead: checkpoint.go).
 func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error {
 	mr := wl.mr
 	if len(recs) == 0 {
@@ -454,28 +454,6 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 	if open || mr.mode == pipeline.Deferred {
 		seq = wl.inc<<32 | wl.txnSeq
 		epoch = wl.epoch
-	}
-	if mr.spec.AckOnly {
-		now := time.Now()
-		for _, r := range recs {
-			h, err := readInput(r.Value)
-			if err != nil {
-				continue
-			}
-			o := outputRec{id: h.ID, partition: -1, offset: -1, txnSeq: seq, epoch: epoch, worker: uint16(wl.id)}
-			if mr.mode.Transactional() {
-				wl.sink = append(wl.sink, o)
-				wl.intended = append(wl.intended, h.IntendedNs)
-				if open {
-					mr.ledger.txnOutputs(wl.txnIdx, 1)
-				}
-				continue
-			}
-			o.visible = mr.sinceStart(now)
-			mr.recordVisible(now, h.IntendedNs, 1)
-			mr.ledger.addCommitted(o)
-		}
-		return nil
 	}
 	// Output buffers are reused from call to call: Produce is synchronous
 	// and a target keeps nothing of a record after it returns.
@@ -523,10 +501,4 @@ func (wl *workerLoop) committed(t0, since time.Time) {
 	done := time.Now()
 	mr.counts.commits.Add(1)
 	wl.recordCommit(done, done.Sub(t0), done.Sub(since))
-	for i, o := range wl.sink {
-		o.visible = mr.sinceStart(done)
-		mr.recordVisible(done, wl.intended[i], 1)
-		mr.ledger.addCommitted(o)
-	}
-	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
 }

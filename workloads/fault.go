@@ -59,6 +59,13 @@ const (
 	// member's epoch (share groups) or generation (classic groups).
 	// Params: for (how long the extra member stays, default 1s).
 	FaultMembershipChurn FaultKind = "membership-churn"
+	// FaultSlowCheckpoint makes a worker's next checkpoint take delay
+	// between its barrier and its snapshot (checkpoint model): past
+	// checkpoint.timeout the checkpoint fails, past transactionTimeout its
+	// share-ack transaction times out, past lockDuration the locks of
+	// records it holds for the barrier expire. Params: delay (required),
+	// worker.
+	FaultSlowCheckpoint FaultKind = "slow-checkpoint"
 )
 
 // ClientSide reports whether the load generator applies faults of kind k
@@ -67,7 +74,7 @@ const (
 // target: Fault.ClientSide decides it.
 func (k FaultKind) ClientSide() bool {
 	switch k {
-	case FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing, FaultZombieProducer, FaultMembershipChurn:
+	case FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing, FaultZombieProducer, FaultMembershipChurn, FaultSlowCheckpoint:
 		return true
 	}
 	return false
@@ -252,6 +259,10 @@ var faultKinds = map[FaultKind]faultKind{
 	FaultMembershipChurn: {params: []faultParam{
 		{name: "for", def: "1s", check: checkFaultDur},
 	}},
+	FaultSlowCheckpoint: {params: []faultParam{
+		{name: "delay", required: true, check: checkFaultDur},
+		workerParam,
+	}},
 }
 
 var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
@@ -260,7 +271,7 @@ var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
 var faultKindNames = []FaultKind{
 	FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing,
 	FaultCoordinatorCrash, FaultShareFailover, FaultZombieProducer, FaultEngineRestart,
-	FaultNetworkPartition, FaultMembershipChurn,
+	FaultNetworkPartition, FaultMembershipChurn, FaultSlowCheckpoint,
 }
 
 func checkEnum(what string, values ...string) func(*Spec, string) string {

@@ -68,6 +68,8 @@ func TestParseGood(t *testing.T) {
 				Transaction:        workloads.Transaction{MaxRecords: 0, MaxDuration: 250 * time.Millisecond},
 				AbortRatio:         0.05, RejectRatio: 0.01,
 				AckOnly: true, CheckpointInterval: 2 * time.Second,
+				Checkpoint: workloads.Checkpoint{Order: "sink-first", Staging: "acquisition", Renew: false,
+					MaxRecords: 800, Timeout: 5 * time.Second},
 				ModeNames: []string{"classic-eos", "transactional"},
 				Faults: []workloads.Fault{
 					{At: 10 * time.Second, Kind: workloads.FaultCoordinatorCrash, Params: map[string]string{"state": "ongoing"}},

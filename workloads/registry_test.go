@@ -34,7 +34,7 @@ func builtinNames(t *testing.T) []string {
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
 	names := builtinNames(t)
-	want := []string{"ack-only-checkpoint", "chaos", "consumers-beyond-partitions", "ctp-latency",
+	want := []string{"chaos", "checkpoint-chaos", "checkpoint-dwell-norenew", "checkpoint-dwell", "checkpoint", "consumers-beyond-partitions", "ctp-latency",
 		"ctp-throughput", "quick", "small-batches"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("built-in files = %v, want %v", names, want)
@@ -100,7 +100,7 @@ func TestBuiltinSettings(t *testing.T) {
 			return s.PartitionsPerTopic == 2 && s.Consumers == 8 && slices.Equal(s.Modes(), all) &&
 				strings.Contains(s.Description, "classic-eos") && strings.Contains(s.Description, "only 2")
 		}},
-		{"ack-only-checkpoint", func(s *workloads.Spec) bool {
+		{"checkpoint", func(s *workloads.Spec) bool {
 			return s.AckOnly && s.CheckpointInterval == 500*time.Millisecond &&
 				slices.Equal(s.Modes(), []pipeline.Mode{pipeline.Explicit, pipeline.Transactional}) && s.TestDuration() == 10*time.Second
 		}},

@@ -117,12 +117,17 @@ type Spec struct {
 	// RejectRatio is the share of records a worker rejects on purpose.
 	RejectRatio float64 `yaml:"rejectRatio" json:"rejectRatio"`
 
-	// AckOnly selects the consume-only path of frameworks like Flink:
-	// transactions carry only acks, outputs are written elsewhere, and a
-	// worker commits at each checkpoint.
+	// AckOnly selects the checkpoint model, the consume-only path of
+	// stream-processing frameworks like Flink: workers write their outputs
+	// to an external two-phase sink, not to the output topic, and commit
+	// the sink and the share acknowledgements together at each
+	// checkpoint (Checkpoint says how).
 	AckOnly bool `yaml:"ackOnly" json:"ackOnly"`
-	// CheckpointInterval is the time between checkpoints when AckOnly.
+	// CheckpointInterval is the time between checkpoint barriers when
+	// AckOnly.
 	CheckpointInterval time.Duration `yaml:"checkpointInterval" json:"checkpointInterval"`
+	// Checkpoint tunes the checkpoint model (AckOnly).
+	Checkpoint Checkpoint `yaml:"checkpoint" json:"checkpoint"`
 
 	// ModeNames lists the modes to run as written, possibly ModeAll. Read
 	// the expanded list with Modes.
@@ -145,6 +150,35 @@ type Transaction struct {
 	MaxDuration time.Duration `yaml:"maxDuration" json:"maxDuration"`
 }
 
+// Checkpoint tunes the checkpoint model: in which order a completed
+// checkpoint commits the sink and the acknowledgements, when the acks are
+// staged, whether held records are renewed, and the bounds of one
+// checkpoint.
+type Checkpoint struct {
+	// Order is CommitAcksFirst or CommitSinkFirst.
+	Order string `yaml:"order" json:"order"`
+	// Staging is StageAtBarrier or StageAtAcquisition (transactional mode).
+	Staging string `yaml:"staging" json:"staging"`
+	// Renew renews the locks of records held for the barrier before they
+	// expire. New (so Parse) sets it; Defaults cannot tell false from
+	// unset and leaves it.
+	Renew bool `yaml:"renew" json:"renew"`
+	// MaxRecords ends a checkpoint early once it holds that many records
+	// (0: no bound), which keeps its dwell below the lock.
+	MaxRecords int `yaml:"maxRecords" json:"maxRecords"`
+	// Timeout fails a checkpoint whose snapshot is not complete that long
+	// after its barrier (Flink's checkpoint timeout).
+	Timeout time.Duration `yaml:"timeout" json:"timeout"`
+}
+
+// Values of Checkpoint.Order and Checkpoint.Staging.
+const (
+	CommitAcksFirst    = "acks-first"
+	CommitSinkFirst    = "sink-first"
+	StageAtBarrier     = "barrier"
+	StageAtAcquisition = "acquisition"
+)
+
 // Defaults, in the order of the fields of Spec.
 const (
 	defaultTopics             = 1
@@ -164,6 +198,7 @@ const (
 	defaultTxnMaxRecords      = 500
 	defaultTxnMaxDuration     = 100 * time.Millisecond
 	defaultCheckpointInterval = 1 * time.Second
+	defaultCheckpointTimeout  = 10 * time.Second
 )
 
 // New returns a Spec named name that holds every default. It is the start
@@ -191,6 +226,7 @@ func New(name string) *Spec {
 		TransactionTimeout: defaultTransactionTimeout,
 		Transaction:        Transaction{MaxRecords: defaultTxnMaxRecords, MaxDuration: defaultTxnMaxDuration},
 		CheckpointInterval: defaultCheckpointInterval,
+		Checkpoint:         Checkpoint{Order: CommitAcksFirst, Staging: StageAtBarrier, Renew: true, Timeout: defaultCheckpointTimeout},
 		ModeNames:          []string{ModeAll},
 	}
 }
@@ -243,6 +279,13 @@ func (s *Spec) Defaults() {
 		s.Transaction = Transaction{MaxRecords: defaultTxnMaxRecords, MaxDuration: defaultTxnMaxDuration}
 	}
 	fillDur(&s.CheckpointInterval, defaultCheckpointInterval)
+	if s.Checkpoint.Order == "" {
+		s.Checkpoint.Order = CommitAcksFirst
+	}
+	if s.Checkpoint.Staging == "" {
+		s.Checkpoint.Staging = StageAtBarrier
+	}
+	fillDur(&s.Checkpoint.Timeout, defaultCheckpointTimeout)
 	if len(s.ModeNames) == 0 {
 		s.ModeNames = []string{ModeAll}
 	}

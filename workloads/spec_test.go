@@ -31,6 +31,7 @@ func TestDefaultsFillZeroSpec(t *testing.T) {
 		TransactionTimeout: 60 * time.Second,
 		Transaction:        workloads.Transaction{MaxRecords: 500, MaxDuration: 100 * time.Millisecond},
 		CheckpointInterval: time.Second,
+		Checkpoint:         workloads.Checkpoint{Order: "acks-first", Staging: "barrier", Timeout: 10 * time.Second},
 		ModeNames:          []string{"all"},
 	}
 	if !reflect.DeepEqual(s, want) {

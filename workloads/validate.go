@@ -336,6 +336,30 @@ func (s *Spec) validateAckOnly() *Error {
 			Msg: fmt.Sprintf("%s is not below transactionTimeout %s, so with ackOnly each checkpoint's transaction would time out; use a checkpointInterval below %s",
 				fmtDur(s.CheckpointInterval), fmtDur(s.TransactionTimeout), fmtDur(s.TransactionTimeout))}
 	}
+	c := s.Checkpoint
+	if c.Order != CommitAcksFirst && c.Order != CommitSinkFirst {
+		return fieldErr("checkpoint.order", "%q is not a commit order; use %s or %s", c.Order, CommitAcksFirst, CommitSinkFirst)
+	}
+	if c.Staging != StageAtBarrier && c.Staging != StageAtAcquisition {
+		return fieldErr("checkpoint.staging", "%q is not a staging point; use %s or %s", c.Staging, StageAtBarrier, StageAtAcquisition)
+	}
+	if c.MaxRecords < 0 || c.MaxRecords > 10_000_000 {
+		return fieldErr("checkpoint.maxRecords", "%d is outside 0 to 10000000; use 0 for no bound", c.MaxRecords)
+	}
+	if c.Timeout <= 0 {
+		return fieldErr("checkpoint.timeout", "%s is not above 0; use a duration like 10s", fmtDur(c.Timeout))
+	}
+	if e := durMax("checkpoint.timeout", c.Timeout, maxCheckpoint, ""); e != nil {
+		return e
+	}
+	if !s.AckOnly {
+		for _, f := range s.Faults {
+			if f.Kind == FaultSlowCheckpoint || f.Kind == FaultWorkerCrash && pipeline.Phase(f.Params["phase"]).Checkpoint() {
+				return &Error{Field: "faults", alt: []string{"ackOnly"},
+					Msg: fmt.Sprintf("%s is a fault of the checkpoint model; set ackOnly: true, or remove it", f)}
+			}
+		}
+	}
 	return nil
 }
 

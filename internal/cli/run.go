@@ -20,6 +20,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/reports"
@@ -43,6 +44,7 @@ type runFlags struct {
 	shards      int
 	knobs       string
 	dataDir     string
+	sink        string
 	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
 	flush       string
 	kafka       kafkaFlags
@@ -78,6 +80,7 @@ func runCmd(env *Env, args []string) error {
 	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of "+knobList)
 	f.share.register(fs)
 	fs.StringVar(&f.dataDir, "data-dir", "", "engine target: make the engine durable in DIR (an empty or sharebench-made directory; recovered if it holds data) and enable the engine-restart, coordinator-crash and share-failover faults (default: in memory)")
+	fs.StringVar(&f.sink, "sink", "", "ackOnly workloads (the checkpoint model): the external two-phase sink: memory (in-process; durable under --data-dir/sink when --data-dir is given) or a postgres:// URL (PREPARE TRANSACTION; scripts/postgres/up starts a server) (default memory)")
 	fs.StringVar(&f.flush, "flush", "always", "engine target with --data-dir: when the logs are fsynced: always (before each call returns, group commit), interval:DURATION (e.g. interval:10ms) or never")
 	f.kafka.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -99,6 +102,9 @@ func runCmd(env *Env, args []string) error {
 	}
 	modes, err := parseModes(f.modes)
 	if err != nil {
+		return err
+	}
+	if err := checkSinkFlag(&f, spec); err != nil {
 		return err
 	}
 	if f.repeat < 1 {
@@ -143,13 +149,21 @@ func runCmd(env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "sharebench run: %s\n", n)
 	}
 	fmt.Fprintf(env.Stderr, "sharebench run: %s\n", runTime(spec, modes, f.repeat))
+	snk, err := openSink(ctx, &f, spec)
+	if err != nil {
+		return err
+	}
+	if snk != nil {
+		defer snk.Close()
+		fmt.Fprintf(env.Stderr, "sharebench run: checkpoint model: sink %s\n", snk.Name())
+	}
 	cfg := loadgen.Config{
 		Workload: spec, WorkloadRef: f.workload, Target: tgt, Modes: modes, Seed: f.seed,
 		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers,
 		// The arguments Main was given, not os.Args, which differ when
 		// Main is called from a test or an embedding program.
 		Args: append([]string{"sharebench", "run"}, args...), Flags: flagValues(fs), Commit: commit(),
-		FaultRunner: faultRunner,
+		FaultRunner: faultRunner, Sink: snk,
 	}
 	var tty *ttyProgress
 	if !f.quiet {
@@ -486,4 +500,33 @@ func modeOf(dirName string) string {
 		}
 	}
 	return dirName
+}
+
+// checkSinkFlag refuses --sink for a workload without the checkpoint model
+// and a sink it does not know, before anything starts.
+func checkSinkFlag(f *runFlags, spec *workloads.Spec) error {
+	if !spec.AckOnly && f.sink != "" {
+		return usageErr("--sink %q: workload %s does not use the checkpoint model (ackOnly: true); drop --sink or pick a checkpoint workload such as checkpoint", f.sink, spec.Name)
+	}
+	if err := sink.CheckURL(f.sink); err != nil {
+		return withCode(reports.ExitUsage, fmt.Errorf("--sink: %w", err))
+	}
+	return nil
+}
+
+// openSink opens the checkpoint model's sink (--sink) for an ackOnly
+// workload; other workloads get none.
+func openSink(ctx context.Context, f *runFlags, spec *workloads.Spec) (sink.Sink, error) {
+	if !spec.AckOnly {
+		return nil, nil
+	}
+	dir := ""
+	if f.dataDir != "" && (f.sink == "" || f.sink == "memory") {
+		dir = filepath.Join(f.dataDir, "sink")
+	}
+	s, err := sink.Open(ctx, f.sink, dir)
+	if err != nil {
+		return nil, withCode(reports.ExitUsage, fmt.Errorf("--sink: %w", err))
+	}
+	return s, nil
 }

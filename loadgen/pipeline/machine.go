@@ -116,19 +116,13 @@ type Config struct {
 	Mode           Mode
 	MaxPollRecords int
 	// MaxRecords ends a transaction once it holds that many records (0: no
-	// bound; ignored with AckOnly). MaxDuration ends it once it is that
-	// old (0: 1s); for AckOnly it is the checkpoint interval.
+	// bound). MaxDuration ends it once it is that old (0: 1s).
 	MaxRecords  int
 	MaxDuration time.Duration
 	// LockDuration is the share group's lock duration: a deferred worker
 	// renews its held records' locks before a commit that comes past half
 	// of it.
 	LockDuration time.Duration
-	// AckOnly: the transaction carries only acks; outputs go to a sink
-	// outside the target, visible when the transaction (the checkpoint)
-	// commits. The machine's actions are the same; the caller's produce
-	// writes to the sink.
-	AckOnly bool
 }
 
 // Inputs is what the machine is told at each step.
@@ -579,7 +573,7 @@ func (m *Machine[R]) commitCheck(in Inputs) {
 	if !m.open {
 		return
 	}
-	full := !m.cfg.AckOnly && m.cfg.MaxRecords > 0 && m.txnCount >= m.cfg.MaxRecords
+	full := m.cfg.MaxRecords > 0 && m.txnCount >= m.cfg.MaxRecords
 	if !m.force && !full && !in.EndTxn && in.Now.Before(m.Deadline()) {
 		return
 	}

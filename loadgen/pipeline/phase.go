@@ -22,10 +22,36 @@ const (
 	AfterCommitBeforeAck Phase = "after-commit-before-ack" // deferred: outputs committed, acks not yet sent
 )
 
+// The checkpoint model's phases (ackOnly workloads: a source task that
+// writes to a two-phase sink and commits it with its acks at checkpoints),
+// in checkpoint order. Its loop also crosses AfterPoll.
+const (
+	BeforeBarrier  Phase = "before-barrier"  // records held, nothing pre-committed
+	AfterPreCommit Phase = "after-precommit" // sink transaction prepared, acks staged, no snapshot
+	AfterSnapshot  Phase = "after-snapshot"  // checkpoint complete, notify-complete not received
+	AfterNotify    Phase = "after-notify"    // notified, neither commit landed
+	BetweenCommits Phase = "between-commits" // the first side of the commit order landed
+)
+
 // CrashPhases lists the phases a worker-crash fault can name, in loop
-// order. The slice is the caller's.
+// order, the checkpoint model's last. The slice is the caller's.
 func CrashPhases() []Phase {
-	return []Phase{AfterPoll, AfterProduce, AfterStage, AfterCommitBeforeAck}
+	return append([]Phase{AfterPoll, AfterProduce, AfterStage, AfterCommitBeforeAck}, CheckpointPhases()...)
+}
+
+// CheckpointPhases lists the checkpoint model's own crash phases, in
+// checkpoint order. The slice is the caller's.
+func CheckpointPhases() []Phase {
+	return []Phase{BeforeBarrier, AfterPreCommit, AfterSnapshot, AfterNotify, BetweenCommits}
+}
+
+// Checkpoint reports whether p is one of the checkpoint model's phases.
+func (p Phase) Checkpoint() bool {
+	switch p {
+	case BeforeBarrier, AfterPreCommit, AfterSnapshot, AfterNotify, BetweenCommits:
+		return true
+	}
+	return false
 }
 
 // CrashPhaseNames lists the crash phases' names in loop order.
@@ -63,6 +89,9 @@ func (p Phase) In(m Mode) bool {
 		return m == Deferred
 	case AfterPoll, AfterProduce:
 		return true
+	case BeforeBarrier, AfterPreCommit, AfterSnapshot, AfterNotify, BetweenCommits:
+		// The checkpoint model runs these two modes.
+		return m == Transactional || m == Explicit
 	}
 	return false
 }

@@ -188,7 +188,12 @@ type Info struct {
 	// least once rather than exactly once (the engine's dlq-after-marker
 	// knob), so a dead-letter record written twice is allowed.
 	DLQAtLeastOnce bool
-	Notes          []string
+	// AcksBeforeNextPoll is true when a worker's next poll releases the
+	// records of its previous poll that it has not acknowledged (Kafka's
+	// explicit share consumer requires every record acknowledged before
+	// the next poll), so a worker cannot hold records across polls.
+	AcksBeforeNextPoll bool
+	Notes              []string
 }
 
 // Target is one system under test.
@@ -326,4 +331,14 @@ type ShareState struct {
 	Records []RecordState
 	// SPSO is the share-partition start offset per input partition.
 	SPSO map[int32]int64
+}
+
+// TxnResumer is implemented by targets that can finish a transaction a
+// crashed worker left open, by its producer id and epoch, without fencing
+// it first: what a restarted stream-processing task does with the
+// transaction its last completed checkpoint recorded as pre-committed. It
+// commits (commit true) or aborts it, and fails with an error wrapping
+// ErrFenced when that transaction is no longer open.
+type TxnResumer interface {
+	ResumeTransaction(ctx context.Context, cfg Config, transactionalID string, producerID int64, epoch int16, commit bool) error
 }

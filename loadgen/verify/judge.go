@@ -352,6 +352,14 @@ func (j *judge) visit(id uint64, r *rec) {
 	if r.flags&flagInput == 0 {
 		return
 	}
+	if txn, ok := j.v.opts.SinkPending[id]; ok && committed == 0 {
+		if j.find(KindUnresolved) {
+			w := j.inputWitness(KindUnresolved, id, r)
+			w.Detail = fmt.Sprintf("its output is pre-committed in sink transaction %s, which was neither committed nor rolled back after the drain", txn)
+			j.add(w)
+		}
+		return
+	}
 	// A reject counts only when it took effect: the target archived the
 	// record by a reject, or the worker's reject was acknowledged or its
 	// transaction committed. A staged reject whose transaction aborted is

@@ -47,6 +47,12 @@ type Options struct {
 	// Unobserved lists evidence the run could not record (for example
 	// "deliveries" for a v1 ledger); each becomes a note. Default none.
 	Unobserved []string
+	// SinkPending maps the input ids whose output is pre-committed in an
+	// external two-phase sink, and neither committed nor rolled back after
+	// the drain, to that sink transaction (the checkpoint model). Such an
+	// input with no committed output is unresolved, not lost: its output
+	// can still be committed. Default none.
+	SinkPending map[uint64]string
 }
 
 // Verifier checks one mode's ledgers. Feed it with AddInput and AddOutput

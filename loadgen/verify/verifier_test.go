@@ -118,6 +118,18 @@ func TestFindings(t *testing.T) {
 				Detail: "acknowledged but no committed output"},
 		},
 		{
+			// The checkpoint model: an output still pre-committed in a sink
+			// transaction can yet commit; the input is unresolved, not lost.
+			name: "pre-committed in a sink, unresolved",
+			ins:  []verify.Input{in(1, result.StateAcknowledged, 1), in(2, result.StateAcknowledged, 1)},
+			outs: []verify.Output{plain(2)},
+			opts: verify.Options{SinkPending: map[uint64]string{1: "run-w0-i1-c3", 2: "run-w0-i1-c4"}},
+			want: map[string]int64{verify.KindUnresolved: 1},
+			kind: verify.KindUnresolved,
+			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateAcknowledged, DeliveryCount: 1,
+				Detail: "its output is pre-committed in sink transaction run-w0-i1-c3, which was neither committed nor rolled back after the drain"},
+		},
+		{
 			name: "lost below SPSO with an uncommitted output",
 			ins:  []verify.Input{{ID: 1, Partition: 3, Offset: 9, BelowSPSO: true, DeliveryCount: 1}},
 			outs: []verify.Output{pendingOut},

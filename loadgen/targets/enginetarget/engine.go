@@ -654,6 +654,19 @@ func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
 	return st, nil
 }
 
+// ResumeTransaction finishes the transaction producer pid at epoch of
+// transactional id tid left open (see targets.TxnResumer).
+func (t *Target) ResumeTransaction(_ context.Context, cfg targets.Config, tid string, pid int64, epoch int16, commit bool) error {
+	p, err := t.e.ResumeProducer(eng.ProducerConfig{TransactionalID: tid, TransactionTimeout: cfg.TransactionTimeout}, pid, epoch)
+	if err != nil {
+		return classify(err)
+	}
+	if commit {
+		return classify(p.Commit())
+	}
+	return classify(p.Abort())
+}
+
 // recordState is the engine's record state in the ledgers' vocabulary,
 // which spells every state as the engine prints it.
 func recordState(s eng.RecordState) result.RecordState { return result.RecordState(s.String()) }

@@ -77,7 +77,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 	if w := opts.Logger; w != nil {
 		t.logger = func(s string) { fmt.Fprintln(w, "kafka: "+s) }
 	}
-	t.mu.info = targets.Info{Target: "kafka"}
+	t.mu.info = targets.Info{Target: "kafka", AcksBeforeNextPoll: true}
 	seeds := opts.Brokers
 	if len(seeds) == 0 {
 		c, err := kfake.NewCluster(
