@@ -29,6 +29,10 @@ func (t *Target) Teardown(ctx context.Context, cfg targets.Config) error {
 	if !t.inMemory(ctx) {
 		return nil
 	}
-	_, err := t.adm.DeleteTopics(ctx, cfg.InputTopic, cfg.OutputTopic)
+	topics := []string{cfg.InputTopic, cfg.OutputTopic}
+	if cfg.DLQTopic != "" {
+		topics = append(topics, cfg.DLQTopic)
+	}
+	_, err := t.adm.DeleteTopics(ctx, topics...)
 	return err
 }
