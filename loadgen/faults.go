@@ -77,7 +77,7 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 }) {
 	now := time.Now()
 	switch f.Kind {
-	case "worker-crash":
+	case workloads.FaultWorkerCrash:
 		p := pipeline.Phase(f.Params["phase"])
 		if !p.In(mr.mode) {
 			return // the mode has no such phase: nothing to crash
@@ -85,33 +85,33 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].crashPhase.Store(&p)
 		// Logged when the crash strikes, at the phase.
-	case "abort-ratio":
+	case workloads.FaultAbortRatio:
 		if !mr.mode.Transactional() {
 			return
 		}
 		mr.abortBoost.Store(math.Float64bits(f.Float("ratio")))
 		mr.abortUntil.Store(now.Add(f.Duration("for")).UnixNano())
-		mr.addFault(f.Kind, fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for")))
-	case "stall-worker":
+		mr.addFault(string(f.Kind), fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for")))
+	case workloads.FaultStallWorker:
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].stallUntil.Store(now.Add(f.Duration("for")).UnixNano())
-		mr.addFault(f.Kind, fmt.Sprintf("worker %d stalls for %v holding its transaction", w, f.Duration("for")))
-	case "slow-processing":
+		mr.addFault(string(f.Kind), fmt.Sprintf("worker %d stalls for %v holding its transaction", w, f.Duration("for")))
+	case workloads.FaultSlowProcessing:
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].slowDelay.Store(int64(f.Duration("delay")))
 		mr.ctl[w].slowUntil.Store(now.Add(f.Duration("for")).UnixNano())
-		mr.addFault(f.Kind, fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for")))
-	case "network-partition":
-		if !clientPartition(f) {
+		mr.addFault(string(f.Kind), fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for")))
+	case workloads.FaultNetworkPartition:
+		if !f.ClientSide() {
 			mr.applyTargetFault(now, f)
 			return
 		}
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].cutUntil.Store(now.Add(f.Duration("for")).UnixNano())
-		mr.addFault(f.Kind, fmt.Sprintf("worker %d cut off from the target for %v", w, f.Duration("for")))
-	case "membership-churn":
+		mr.addFault(string(f.Kind), fmt.Sprintf("worker %d cut off from the target for %v", w, f.Duration("for")))
+	case workloads.FaultMembershipChurn:
 		mr.churn(ctx, f.Duration("for"))
-	case "zombie-producer":
+	case workloads.FaultZombieProducer:
 		if !mr.mode.Transactional() {
 			return
 		}
@@ -120,11 +120,11 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interf
 		// keeps running as a zombie until its next call is refused.
 		nw, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, w)
 		if err != nil {
-			mr.addFault(f.Kind, fmt.Sprintf("worker %d: could not start the successor: %v", w, err))
+			mr.addFault(string(f.Kind), fmt.Sprintf("worker %d: could not start the successor: %v", w, err))
 			return
 		}
 		mr.startWorker(ctx, w, nw)
-		mr.addFault(f.Kind, fmt.Sprintf("worker %d replaced while the old one runs on as a zombie", w))
+		mr.addFault(string(f.Kind), fmt.Sprintf("worker %d replaced while the old one runs on as a zombie", w))
 	default:
 		mr.applyTargetFault(now, f)
 	}
@@ -138,13 +138,7 @@ func (mr *modeRun) applyTargetFault(now time.Time, f workloads.Fault) {
 	}
 	// Recorded when the fault began, not when a slow runner (a broker
 	// restart) returned, with how long it took.
-	mr.addFaultAt(now, f.Kind, fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
-}
-
-// clientPartition reports whether f is a network partition between one
-// worker and the target, which the load generator applies itself.
-func clientPartition(f workloads.Fault) bool {
-	return f.Kind == "network-partition" && f.Params["between"] != "coordinator-participant"
+	mr.addFaultAt(now, string(f.Kind), fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
 }
 
 // churn adds a member to the mode's group (a worker of its own, which
@@ -154,11 +148,11 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 	id := len(mr.ctl) + int(mr.counts.churns.Add(1)) // ids past the workers': no transactional id is shared
 	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
 	if err != nil {
-		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))
+		mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("could not add a member: %v", err))
 		return
 	}
 	mr.counts.rebalances.Add(1)
-	mr.addFault("membership-churn", fmt.Sprintf("member %d joined for %v", id, d))
+	mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("member %d joined for %v", id, d))
 	go func() {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -171,6 +165,6 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 		if w.Close(cctx) == nil {
 			mr.counts.rebalances.Add(1)
 		}
-		mr.addFault("membership-churn", fmt.Sprintf("member %d left", id))
+		mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("member %d left", id))
 	}()
 }

@@ -109,7 +109,7 @@ func TestBuiltinSettings(t *testing.T) {
 		}},
 		{"chaos", func(s *workloads.Spec) bool {
 			phases := map[string]bool{}
-			kinds := map[string]bool{}
+			kinds := map[workloads.FaultKind]bool{}
 			for _, f := range s.Faults {
 				kinds[f.Kind] = true
 				if f.Kind == workloads.FaultWorkerCrash {

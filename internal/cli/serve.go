@@ -17,11 +17,6 @@ import (
 	"github.com/sharebench/sharebench/internal/serve"
 )
 
-func init() {
-	extraCommands = append(extraCommands,
-		command{"serve", "run the reference engine as a Kafka-protocol broker on loopback", serveCmd})
-}
-
 const serveExamples = `  sharebench serve                                   # in memory on 127.0.0.1:9092
   sharebench serve --listen 127.0.0.1:19092 --data-dir /tmp/sb-data
   sharebench serve --txn-share-ack 93                # the draft's first TxnShareAcknowledge shape

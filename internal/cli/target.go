@@ -7,9 +7,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -20,6 +19,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
+	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -148,7 +148,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 		}
 		t, err := kafkatarget.New(ctx, opts)
 		if err != nil {
-			return nil, nil, withCode(ExitRuntime, err)
+			return nil, nil, withCode(reports.ExitRuntime, err)
 		}
 		// A transactional run asked for by name must fail fast on a broker
 		// without the KIP-1289 API; with --modes unset it is listed as
@@ -157,78 +157,30 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 			if m == pipeline.Transactional {
 				if err := t.Supports(ctx, m); err != nil {
 					t.Close()
-					return nil, nil, withCode(ExitUsage, err)
+					return nil, nil, withCode(reports.ExitUsage, err)
 				}
 			}
 		}
 		var fr loadgen.FaultRunner
 		if f.kafka.brokerControl != "" {
-			fr = &brokerControl{cmd: f.kafka.brokerControl}
+			fr = &kafkatarget.BrokerControl{Cmd: f.kafka.brokerControl}
 		}
 		return t, fr, nil
 	}
 	return nil, nil, usageErr("--target %q: unknown target (valid: engine, kafka)", f.target)
 }
 
+// parseKnobs reads --knobs (engine.ParseKnobs), its error naming the flag.
 func parseKnobs(s string) (eng.Knobs, error) {
-	var k eng.Knobs
-	switch s {
-	case "safe", "":
-		return k, nil
-	case "draft":
-		return eng.Knobs{ExactEpochMatch: true, AbortToAvailableAtLimit: true, StageStopAtFirstFailure: true,
-			RejectIdenticalRetry: true, FailedStageNoLock: true}, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if v, ok := strings.CutPrefix(part, "tx-pending-limit="); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return k, usageErr("--knobs: tx-pending-limit=%s: want a whole number of records above 0, like tx-pending-limit=2000 (TX_PENDING records then stay out of share.partition.max.record.locks, at most that many per share partition)", v)
-			}
-			k.TxPendingLimit = n
-			continue
-		}
-		switch part {
-		case "exact-epoch-match":
-			k.ExactEpochMatch = true
-		case "abort-to-available-at-limit":
-			k.AbortToAvailableAtLimit = true
-		case "stage-stop-at-first-failure":
-			k.StageStopAtFirstFailure = true
-		case "reject-identical-retry":
-			k.RejectIdenticalRetry = true
-		case "failed-stage-no-lock":
-			k.FailedStageNoLock = true
-		case "dlq-after-marker":
-			k.DLQAfterMarker = true
-		default:
-			return k, usageErr("--knobs: unknown knob %q (valid: safe, draft, %s)", part, knobList)
-		}
+	k, err := eng.ParseKnobs(s)
+	var unknown *eng.UnknownKnobError
+	switch {
+	case errors.As(err, &unknown):
+		return k, usageErr("--knobs: unknown knob %q (valid: %s)", unknown.Name, strings.Join(eng.KnobNames(), ", "))
+	case err != nil:
+		return k, usageErr("--knobs: %v", err)
 	}
 	return k, nil
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-// brokerControl applies broker-side faults by running a user command with
-// {action} replaced by the fault kind.
-type brokerControl struct{ cmd string }
-
-func (b *brokerControl) Supports(kind string) error {
-	switch kind {
-	case "engine-restart", "coordinator-crash", "share-failover":
-		return nil
-	}
-	return fmt.Errorf("broker control: %w: fault %q", targets.ErrUnsupported, kind)
-}
-
-func (b *brokerControl) Apply(kind string, params map[string]string) (string, error) {
-	action := map[string]string{"engine-restart": "restart", "coordinator-crash": "restart", "share-failover": "restart"}[kind]
-	line := strings.ReplaceAll(b.cmd, "{action}", action)
-	out, err := runShell(line)
-	if err != nil {
-		return "", fmt.Errorf("%s: %v: %s", line, err, strings.TrimSpace(out))
-	}
-	return "ran " + line, nil
-}
