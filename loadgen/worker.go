@@ -156,6 +156,12 @@ func (wl *workerLoop) loop(ctx context.Context) {
 				return
 			}
 		}
+		if a.Op == pipeline.OpProduce && res.Err == nil && mr.mode == pipeline.Implicit {
+			// No commit call: the poll-to-commit sample is taken once the
+			// outputs are written (and the worker did not crash there).
+			now := time.Now()
+			wl.recordCommit(now, -1, now.Sub(a.Since))
+		}
 	}
 }
 
@@ -209,12 +215,7 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		}
 		res = outcome(ctx, err)
 	case pipeline.OpProduce:
-		err := wl.produce(ctx, a.Recs)
-		if err == nil && mr.mode == pipeline.Implicit {
-			now := time.Now()
-			wl.recordCommit(now, -1, now.Sub(a.Since)) // no commit call: poll to commit only
-		}
-		res = outcome(ctx, err)
+		res = outcome(ctx, wl.produce(ctx, a.Recs))
 	case pipeline.OpStageAccept, pipeline.OpStageReject:
 		t, kind := targets.AckAccept, uint8(ackAccept)
 		if a.Op == pipeline.OpStageReject {

@@ -1,14 +1,16 @@
 // Package sim is sharebench's deterministic simulator: it drives the
 // reference engine through its public API on a manual clock, with one
 // seeded scheduler interleaving input producers, share-group workers in
-// every acknowledgement mode, classic-eos workers, clock advances that fire
+// every acknowledgement mode (each running the load generator's own loop,
+// pipeline.Machine, one action per step), classic-eos workers, clock advances that fire
 // the engine's timers (lock expiry, session timeouts, the transaction
 // timeout sweep) and faults (worker crashes at any phase, aborts, stalls,
 // zombie producers, clean leaves, failed staging writes). After every step
 // it checks each invariant of docs/design.md §4 that a client can observe; at the
 // end it drains and runs the verifier per mode.
 //
-// The same seed gives the same history byte for byte:
+// RunSeeds runs many seeds in parallel (a soak) and adds up their verdicts
+// (Totals). The same seed gives the same history byte for byte:
 //
 //	out := sim.Run(sim.Config{Seed: 42, Steps: 400})
 //	if out.Violation != nil {

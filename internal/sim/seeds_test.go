@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // TestRunSeeds: every seed runs once, with the history Run gives it alone,
@@ -42,5 +44,19 @@ func TestRunSeedsInterrupt(t *testing.T) {
 	tot, _, stopped := RunSeeds(Seeds{First: 1, Count: 1000, Steps: 60, Parallel: 1, Interrupt: stop})
 	if !stopped || tot.Seeds != 0 {
 		t.Errorf("interrupted %v after %d seeds, want interrupted before the first", stopped, tot.Seeds)
+	}
+}
+
+// TestModesInReportOrder: the simulator's slots run the pipeline's modes,
+// in report order.
+func TestModesInReportOrder(t *testing.T) {
+	all := pipeline.AllModes()
+	if len(all) != len(modes) {
+		t.Fatalf("%d modes, the pipeline has %d", len(modes), len(all))
+	}
+	for i, m := range all {
+		if modes[i] != m {
+			t.Errorf("modes[%d] = %s, want %s", i, modes[i], m)
+		}
 	}
 }
