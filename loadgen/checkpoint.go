@@ -326,18 +326,7 @@ func (cl *checkpointLoop) barrierDue() bool {
 func (cl *checkpointLoop) take(ctx context.Context, recs []*targets.Record) error {
 	mr := cl.mr
 	now := time.Now()
-	var redelivered int64
-	for _, r := range recs {
-		if r.DeliveryCount > 1 {
-			redelivered++
-		}
-	}
-	if redelivered > 0 {
-		mr.counts.redelivered.Add(redelivered)
-		mr.series.add(mr.series.redeliveries, mr.secondOf(now), redelivered)
-	}
-	mr.counts.processed.Add(int64(len(recs)))
-	mr.noteReceived(cl.id)
+	mr.bookPoll(cl.id, now, recs)
 	if err := cl.crashAt(ctx, pipeline.AfterPoll); err != nil {
 		return err
 	}

@@ -193,7 +193,7 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		if len(recs) > 0 {
 			now := time.Now()
 			mr.ledger.addDeliveries(wl.id, recs, mr.sinceStart(now))
-			wl.polled(now, recs)
+			wl.mr.bookPoll(wl.id, now, recs)
 			res.Recs, res.At = recs, now
 		}
 	case pipeline.OpProcess:
@@ -305,10 +305,10 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 	return res, false
 }
 
-// polled books a poll's records: redeliveries, the processed count, and
-// that the worker has received records (the window waits for it).
-func (wl *workerLoop) polled(now time.Time, recs []*targets.Record) {
-	mr := wl.mr
+// bookPoll books worker id's polled records: redeliveries, the processed
+// count, and that the worker has received records (the window waits for
+// it). Every worker model books its polls through it.
+func (mr *modeRun) bookPoll(id int, now time.Time, recs []*targets.Record) {
 	var redelivered int64
 	for _, r := range recs {
 		if r.DeliveryCount > 1 {
@@ -320,7 +320,7 @@ func (wl *workerLoop) polled(now time.Time, recs []*targets.Record) {
 		mr.series.add(mr.series.redeliveries, mr.secondOf(now), redelivered)
 	}
 	mr.counts.processed.Add(int64(len(recs)))
-	mr.noteReceived(wl.id)
+	mr.noteReceived(id)
 }
 
 // isFenced reports errors after which a client must be recreated; targets
