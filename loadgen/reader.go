@@ -78,6 +78,7 @@ func (mr *modeRun) recordVisible(now time.Time, intendedNs int64, n int64) {
 		mr.histMu.Unlock()
 		mr.ivE2E.record(now, d)
 	}
+	mr.counts.sinkOutputs.Add(n)
 	mr.series.add(mr.series.outputs, mr.secondOf(now), n)
 }
 

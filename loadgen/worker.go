@@ -32,6 +32,7 @@ type counts struct {
 	rebalances  atomic.Int64 // their joins and leaves
 	crashes     atomic.Int64
 	ackErrors   atomic.Int64
+	sinkOutputs atomic.Int64 // outputs committed to an external sink (checkpoint model)
 }
 
 // workerCtl is how faults reach one worker id (across incarnations).
