@@ -4,6 +4,7 @@
 package loadgen
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +58,15 @@ type FaultRunner interface {
 	Supports(kind string) error
 	// Apply applies one fault now and returns a short description.
 	Apply(kind string, params map[string]string) (string, error)
+}
+
+// ScopedFaultRunner is a FaultRunner that also takes the mode's identifiers
+// and a seeded random choice (a broker-control command needs to know which
+// topics, group and transactional ids a selector reads); Run prefers
+// ApplyIn over Apply when the runner has it.
+type ScopedFaultRunner interface {
+	FaultRunner
+	ApplyIn(ctx context.Context, scope targets.FaultScope, kind string, params map[string]string) (targets.FaultOutcome, error)
 }
 
 // ErrBadConfig is wrapped by configuration errors (exit code 2).

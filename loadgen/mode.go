@@ -116,6 +116,8 @@ func newModeRun(cfg *Config, m targets.Mode, rep int) (*modeRun, error) {
 			MaxRecordLocks:        spec.MaxRecordLocks,
 			TransactionTimeout:    spec.TransactionTimeout,
 			MaxPollRecords:        spec.MaxPollRecords,
+			ReplicationFactor:     spec.ReplicationFactor,
+			MinInsyncReplicas:     spec.MinInsyncReplicas,
 		},
 		hists:       map[string]*Hist{},
 		stopWorkers: make(chan struct{}),
@@ -798,10 +800,16 @@ func (mr *modeRun) addFault(kind, detail string) { mr.addFaultAt(time.Now(), kin
 
 // addFaultAt records a fault applied at now.
 func (mr *modeRun) addFaultAt(now time.Time, kind, detail string) {
+	mr.addFaultEvent(result.FaultEvent{AtNs: mr.sinceStart(now), Kind: kind, Detail: detail})
+}
+
+// addFaultEvent records a fault event and marks it on the series at its
+// start.
+func (mr *modeRun) addFaultEvent(ev result.FaultEvent) {
 	mr.faultsMu.Lock()
-	mr.faults = append(mr.faults, result.FaultEvent{AtNs: mr.sinceStart(now), Kind: kind, Detail: detail})
+	mr.faults = append(mr.faults, ev)
 	mr.faultsMu.Unlock()
-	mr.series.fault(mr.secondOf(now), kind)
+	mr.series.fault(int(ev.AtNs/int64(slotNs)), ev.Kind)
 }
 
 // progressLoop prints one line a second until done closes: the mode, the

@@ -7,7 +7,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 
@@ -33,6 +32,7 @@ type kafkaFlags struct {
 	tlsInsecure      bool
 	brokerControl    string
 	commandConfig    string
+	keep             bool
 }
 
 func (k *kafkaFlags) register(fs *pflag.FlagSet) {
@@ -47,7 +47,8 @@ func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&k.tlsCert, "tls-cert", "", "kafka target: client certificate file (PEM)")
 	fs.StringVar(&k.tlsKey, "tls-key", "", "kafka target: client key file (PEM)")
 	fs.BoolVar(&k.tlsInsecure, "tls-insecure-skip-verify", false, "kafka target: do not verify the brokers' certificates (testing only)")
-	fs.StringVar(&k.brokerControl, "broker-control", "", "kafka target: command for broker-side faults, with {action} replaced by the fault (e.g. 'scripts/kafka/control {action}')")
+	fs.StringVar(&k.brokerControl, "broker-control", "", "kafka target: command for broker-side faults, run with sh -c: {action} (kill, restart or pause), {broker} (the broker id the fault's selector resolved to) and {for} (pause length or kill delay) are replaced, and the run's identifiers are in its environment (SHAREBENCH_*), e.g. 'scripts/kafka/control {action} --broker {broker} --for {for}'")
+	fs.BoolVar(&k.keep, "keep", false, "kafka target: keep each mode's topics and group on the cluster after it is verified (default: delete them)")
 }
 
 // engineOptions are appended to every engine target's options: nil, except
@@ -105,7 +106,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 		opts := kafkatarget.Options{
 			SASLMechanism: f.kafka.saslMechanism, SASLUser: f.kafka.saslUser,
 			TLS: f.kafka.tls, TLSCAFile: f.kafka.tlsCA, TLSCertFile: f.kafka.tlsCert, TLSKeyFile: f.kafka.tlsKey,
-			TLSInsecureSkipVerify: f.kafka.tlsInsecure,
+			TLSInsecureSkipVerify: f.kafka.tlsInsecure, Keep: f.kafka.keep,
 		}
 		if f.kafka.brokers != "" {
 			for _, b := range strings.Split(f.kafka.brokers, ",") {
@@ -129,7 +130,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 			opts = kafkatarget.Options{Brokers: opts.Brokers,
 				SASLMechanism: cc.opts.SASLMechanism, SASLUser: cc.opts.SASLUser, SASLPassword: cc.opts.SASLPassword,
 				TLS: cc.opts.TLS, TLSCAFile: cc.opts.TLSCAFile, TLSCertFile: cc.opts.TLSCertFile, TLSKeyFile: cc.opts.TLSKeyFile,
-				TLSInsecureSkipVerify: insecure}
+				TLSInsecureSkipVerify: insecure, Keep: f.kafka.keep}
 		} else if opts.SASLMechanism != "" {
 			pw := env.Getenv("SHAREBENCH_SASL_PASSWORD")
 			if f.kafka.saslPasswordFile != "" {
@@ -161,7 +162,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 		}
 		var fr loadgen.FaultRunner
 		if f.kafka.brokerControl != "" {
-			fr = &brokerControl{cmd: f.kafka.brokerControl}
+			fr = t.BrokerControl(f.kafka.brokerControl)
 		}
 		return t, fr, nil
 	}
@@ -197,25 +198,3 @@ func parseKnobs(s string) (eng.Knobs, error) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-// brokerControl applies broker-side faults by running a user command with
-// {action} replaced by the fault kind.
-type brokerControl struct{ cmd string }
-
-func (b *brokerControl) Supports(kind string) error {
-	switch kind {
-	case "engine-restart", "coordinator-crash", "share-failover":
-		return nil
-	}
-	return fmt.Errorf("broker control: %w: fault %q", targets.ErrUnsupported, kind)
-}
-
-func (b *brokerControl) Apply(kind string, params map[string]string) (string, error) {
-	action := map[string]string{"engine-restart": "restart", "coordinator-crash": "restart", "share-failover": "restart"}[kind]
-	line := strings.ReplaceAll(b.cmd, "{action}", action)
-	out, err := runShell(line)
-	if err != nil {
-		return "", fmt.Errorf("%s: %v: %s", line, err, strings.TrimSpace(out))
-	}
-	return "ran " + line, nil
-}

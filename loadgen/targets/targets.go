@@ -182,6 +182,11 @@ type Config struct {
 	TransactionTimeout time.Duration // transaction.timeout.ms
 	// MaxPollRecords caps one poll.
 	MaxPollRecords int
+	// ReplicationFactor and MinInsyncReplicas are the topics'
+	// replication.factor and min.insync.replicas on a replicated target;
+	// 0 takes the cluster's defaults.
+	ReplicationFactor int
+	MinInsyncReplicas int
 }
 
 // Info describes where a run happens, for the result's environment block.
@@ -331,4 +336,27 @@ type ShareState struct {
 	Records []RecordState
 	// SPSO is the share-partition start offset per input partition.
 	SPSO map[int32]int64
+}
+
+// FaultScope is what a target-side fault needs to know about the mode it hits:
+// the run's identifiers (a broker-control command receives them in its
+// environment; broker selectors read them) and a seeded choice for random
+// picks.
+type FaultScope struct {
+	RunID string
+	Mode  string
+	// Config names the mode's topics, group and transactional ids.
+	Config Config
+	// Workers is the number of the mode's workers (transactional ids
+	// Config.TransactionalIDPrefix + 0 .. Workers-1).
+	Workers int
+	// IntN picks a number in [0, n) from the run's seed.
+	IntN func(n int) int
+}
+
+// FaultOutcome is what a target-side fault did: the broker it hit (an id,
+// "all", or "" when it hit no broker) and a description.
+type FaultOutcome struct {
+	Broker string
+	Detail string
 }
