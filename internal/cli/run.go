@@ -25,28 +25,28 @@ import (
 )
 
 type runFlags struct {
-	workload    string
-	target      string
-	modes       string
-	duration    time.Duration
-	warmup      time.Duration
-	rate        int
+	workload string
+	target   string
+	modes    string
+	duration time.Duration
+	warmup   time.Duration
+	rate     int
 	// replicationFactor and minInsyncReplicas override the workload's.
 	replicationFactor int
 	minInsyncReplicas int
-	seed        int64
-	out         string
-	format      string
-	dumpLedgers bool
-	quiet       bool
-	repeat      int
-	noReport    bool
-	shards      int
-	knobs       string
-	dataDir     string
-	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
-	flush       string
-	kafka       kafkaFlags
+	seed              int64
+	out               string
+	format            string
+	dumpLedgers       bool
+	quiet             bool
+	repeat            int
+	noReport          bool
+	shards            int
+	knobs             string
+	dataDir           string
+	tempDataDir       string // made by the run for a workload's engine-side faults, removed after it
+	flush             string
+	kafka             kafkaFlags
 }
 
 const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine

@@ -29,7 +29,7 @@ import (
 type Target struct {
 	conn    conn
 	logger  func(string)
-	keep    bool // Options.Keep
+	keep    bool           // Options.Keep
 	cluster *kfake.Cluster // nil unless embedded
 	admin   *kgo.Client
 	adm     *kadm.Client
