@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
@@ -79,7 +79,7 @@ func TestChaosExpectations(t *testing.T) {
 		t.Skip("runs the chaos workload for 5s per mode; skipped with -short")
 	}
 	t.Parallel()
-	for _, m := range targets.AllModes {
+	for _, m := range pipeline.AllModes() {
 		t.Run(string(m), func(t *testing.T) {
 			t.Parallel()
 			// Crashed classic consumers keep their partitions until their
@@ -101,7 +101,7 @@ func TestChaosExpectations(t *testing.T) {
 			defer cancel()
 			const seed = 20261
 			res, err := loadgen.Run(ctx, loadgen.Config{
-				Workload: spec, WorkloadRef: "chaos", Target: tgt, Modes: []targets.Mode{m},
+				Workload: spec, WorkloadRef: "chaos", Target: tgt, Modes: []pipeline.Mode{m},
 				Seed: seed, RunID: fmt.Sprintf("chaos-%s", m), FaultRunner: runner,
 			})
 			if err != nil {

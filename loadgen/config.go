@@ -10,6 +10,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -23,7 +24,7 @@ type Config struct {
 	// Target is the system under test; Run does not close it.
 	Target targets.Target
 	// Modes to run, in order; empty: the workload's modes.
-	Modes []targets.Mode
+	Modes []pipeline.Mode
 	// Seed drives every random choice of the run.
 	Seed int64
 	// Repeats runs each mode this many times, interleaved
@@ -86,13 +87,7 @@ func (c *Config) validate() error {
 		c.Repeats = 1
 	}
 	if len(c.Modes) == 0 {
-		for _, name := range c.Workload.Modes() {
-			m, err := targets.ParseMode(name)
-			if err != nil {
-				return fmt.Errorf("%w: %v", ErrBadConfig, err)
-			}
-			c.Modes = append(c.Modes, m)
-		}
+		c.Modes = c.Workload.Modes()
 	}
 	if c.RunID == "" {
 		c.RunID = fmt.Sprintf("sb-%d-%x", time.Now().Unix()%100000, uint32(c.Seed))

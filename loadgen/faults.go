@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
@@ -109,7 +110,7 @@ func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 	rngs := make([]*rand.Rand, len(mr.spec.Faults))
 	for i, f := range mr.spec.Faults {
 		times[i] = firings(f, mr.warmEnd, mr.loadEnd)
-		rngs[i] = mr.rng(faultStream + uint64(i))
+		rngs[i] = mr.rng(fmt.Sprintf("fault-%d", i))
 	}
 	runTimelines(realClock{}, times, stop, func(fr firing) {
 		f := mr.spec.Faults[fr.fault]
@@ -124,26 +125,11 @@ func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 	})
 }
 
-// faultStream is the first of the random streams of the faults (one per
-// fault of the workload).
-const faultStream = 1 << 20
-
 // faultOutcome is what applying one firing of a fault did.
 type faultOutcome struct {
 	Detail           string
 	Broker, Selector string
 	Failed           bool
-}
-
-// phaseApplies reports whether mode m has the crash phase.
-func phaseApplies(m targets.Mode, phase string) bool {
-	switch phase {
-	case PhaseAfterStage:
-		return m == targets.Transactional || m == targets.ClassicEOS
-	case PhaseAfterCommitBeforeAck:
-		return m == targets.Deferred
-	}
-	return true
 }
 
 func (mr *modeRun) pickWorker(f workloads.Fault, rng *rand.Rand) int {
@@ -162,12 +148,11 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.
 	now := time.Now()
 	switch f.Kind {
 	case workloads.FaultWorkerCrash:
-		phase := f.Params["phase"]
-		if !phaseApplies(mr.mode, phase) {
+		p := pipeline.Phase(f.Params["phase"])
+		if !p.In(mr.mode) {
 			return o, false // the mode has no such phase: nothing to crash
 		}
 		w := mr.pickWorker(f, rng)
-		p := phase
 		mr.ctl[w].crashPhase.Store(&p)
 		return o, false // logged when the crash strikes, at the phase
 	case workloads.FaultAbortRatio:
@@ -246,7 +231,7 @@ func clientPartition(f workloads.Fault) bool {
 // never polls) and removes it after d: two assignment changes. The
 // aborts they cost are counted as fenced aborts by the workers.
 func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
-	id := len(mr.ctl) + int(mr.churns.Add(1)) // ids past the workers': no transactional id is shared
+	id := len(mr.ctl) + int(mr.counts.churns.Add(1)) // ids past the workers': no transactional id is shared
 	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
 	if err != nil {
 		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
@@ -86,7 +87,7 @@ func TestLedgerCounters(t *testing.T) {
 
 func TestLedgerEachFinalStates(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: targets.Explicit,
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: pipeline.Explicit,
 		tcfg: targets.Config{TransactionalIDPrefix: "run-worker-"}}
 	st := &targets.ShareState{
 		Records: []targets.RecordState{
@@ -123,7 +124,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 // open transaction.
 func TestLedgerMarkers(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: targets.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: pipeline.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
 	l := newLedger()
 	l.addInputs([]uint64{1, 2, 3, 4}, []inputRec{{0, 0, 0}, {0, 1, 0}, {0, 2, 0}, {0, 3, 0}})
 	committed := l.beginTxn(1, 1<<32|1, 77, 0)
@@ -167,7 +168,7 @@ func TestLedgerMarkers(t *testing.T) {
 		t.Fatalf("outputs:\n got %+v\nwant %+v", got, want)
 	}
 	// Non-transactional modes carry no producer identity.
-	mr.mode = targets.Explicit
+	mr.mode = pipeline.Explicit
 	for _, o := range collect(l, mr, nil).outs {
 		if o.TransactionalID != "" || o.Epoch != -1 || o.TxnOutcome != "" {
 			t.Errorf("explicit output %+v carries a transaction", o)
@@ -180,7 +181,7 @@ func TestLedgerMarkers(t *testing.T) {
 // that took effect settles its input.
 func TestLedgerDeliveries(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: targets.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: pipeline.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
 	l := newLedger()
 	recs := []*targets.Record{inputRecord(1, 1), inputRecord(2, 1), inputRecord(3, 2), inputRecord(4, 1), inputRecord(5, 3), inputRecord(6, 1)}
 	l.addDeliveries(0, recs, 42)

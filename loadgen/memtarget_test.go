@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -230,7 +231,7 @@ func (m *memTarget) Info() targets.Info {
 	return targets.Info{Target: "mem", Embedded: true, Notes: []string{"in-memory no-op target (tests)"}}
 }
 
-func (m *memTarget) Supports(context.Context, targets.Mode) error { return nil }
+func (m *memTarget) Supports(context.Context, pipeline.Mode) error { return nil }
 
 func (m *memTarget) Setup(_ context.Context, cfg targets.Config) error {
 	m.mu.Lock()
@@ -245,7 +246,7 @@ func (m *memTarget) NewProducer(_ context.Context, _ targets.Config, _ int) (tar
 	return &memProducer{m: m}, nil
 }
 
-func (m *memTarget) NewWorker(_ context.Context, cfg targets.Config, mode targets.Mode, id int) (targets.Worker, error) {
+func (m *memTarget) NewWorker(_ context.Context, cfg targets.Config, mode pipeline.Mode, id int) (targets.Worker, error) {
 	in, err := m.topic(cfg.InputTopic)
 	if err != nil {
 		return nil, err
@@ -326,7 +327,7 @@ type memWorker struct {
 	polls   int       // Poll calls so far
 	in, out *memTopic
 	inTopic string
-	mode    targets.Mode
+	mode    pipeline.Mode
 	tid     string
 
 	open    bool
@@ -350,7 +351,7 @@ func (w *memWorker) Poll(ctx context.Context, max int) ([]*targets.Record, error
 	w.polls++
 	w.taken = w.in.take(ctx, max, w.taken[:0])
 	ins := w.taken
-	if w.mode == targets.Transactional || w.mode == targets.ClassicEOS {
+	if w.mode == pipeline.Transactional || w.mode == pipeline.ClassicEOS {
 		// Polled before Begin or inside the transaction: either way the
 		// next Commit or Abort decides them.
 		w.polled = append(w.polled, ins...)

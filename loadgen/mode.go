@@ -8,15 +8,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
@@ -37,7 +38,7 @@ type StatsReporter interface {
 type modeRun struct {
 	cfg  *Config
 	spec *workloads.Spec
-	mode targets.Mode
+	mode pipeline.Mode
 	rep  int
 	tcfg targets.Config
 	name string // mode, with the repeat when repeating
@@ -69,14 +70,8 @@ type modeRun struct {
 	inWindowInputs  atomic.Int64
 	inWindowCommits atomic.Int64
 
-	processed   atomic.Int64
-	redelivered atomic.Int64
-	commits     atomic.Int64
-	aborts      atomic.Int64
-	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
-	churns      atomic.Int64 // members added by membership-churn faults
-	crashes     atomic.Int64
-	ackErrors   atomic.Int64
+	// counts are what the workers and faults count as they go.
+	counts counts
 
 	// Per-second interval histograms (for the .hlog files and series).
 	ivE2E, ivLag, ivProduce, ivCommit, ivP2C *intervals
@@ -95,7 +90,7 @@ type modeRun struct {
 	workersWG       sync.WaitGroup
 }
 
-func newModeRun(cfg *Config, m targets.Mode, rep int) (*modeRun, error) {
+func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 	spec := cfg.Workload
 	name := string(m)
 	if cfg.Repeats > 1 {
@@ -138,14 +133,18 @@ func newModeRun(cfg *Config, m targets.Mode, rep int) (*modeRun, error) {
 	return mr, nil
 }
 
-// seed derives a stream's seed from the run's seed, the mode and a
-// stream id, so each goroutine's choices are reproducible on their own.
-func (mr *modeRun) rng(stream uint64) *rand.Rand {
+// rng returns the random stream named label ("fault",
+// "worker/3/incarnation/7", "producer/0"), derived from the run's seed and
+// the mode: each stream is reproducible on its own, and distinct labels
+// never share a stream.
+func (mr *modeRun) rng(label string) *rand.Rand {
 	h := uint64(mr.cfg.Seed)
 	for _, c := range mr.name {
 		h = h*1099511628211 + uint64(c)
 	}
-	return rand.New(rand.NewPCG(h, stream))
+	f := fnv.New64a()
+	f.Write([]byte(label))
+	return rand.New(rand.NewPCG(h, f.Sum64()))
 }
 
 func (mr *modeRun) mergeHist(name string, h *Hist) {
@@ -192,7 +191,7 @@ const formationLimit = 10 * time.Second
 // leaves the workers beyond the partition count without a partition.
 func (mr *modeRun) expectedReceivers() int32 {
 	n := int32(mr.spec.Consumers)
-	if mr.mode == targets.ClassicEOS && mr.tcfg.InputPartitions < n {
+	if mr.mode == pipeline.ClassicEOS && mr.tcfg.InputPartitions < n {
 		n = mr.tcfg.InputPartitions
 	}
 	return max(n, 1)
@@ -424,12 +423,12 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if mr.windowNote != "" {
 		out.Notes = append(out.Notes, mr.windowNote)
 	}
-	out.Processed = mr.processed.Load()
-	out.Redeliveries = mr.redelivered.Load()
-	out.Commits = mr.commits.Load()
-	out.Aborts = mr.aborts.Load()
-	out.FencedAborts = mr.fencedAbort.Load()
-	out.WorkerCrashes = mr.crashes.Load()
+	out.Processed = mr.counts.processed.Load()
+	out.Redeliveries = mr.counts.redelivered.Load()
+	out.Commits = mr.counts.commits.Load()
+	out.Aborts = mr.counts.aborts.Load()
+	out.FencedAborts = mr.counts.fencedAbort.Load()
+	out.WorkerCrashes = mr.counts.crashes.Load()
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart
 	}
@@ -638,163 +637,6 @@ func mergeOpen(fromTarget, fromMarkers []verify.OpenTransaction) []verify.OpenTr
 	return out
 }
 
-// readAll reads the whole output topic once at the given isolation level
-// and adds what it sees to the ledger: with read_committed, the outputs
-// the tail reader had not seen yet.
-func (mr *modeRun) readAll(ctx context.Context, readCommitted bool) error {
-	rd, err := mr.cfg.Target.NewReader(ctx, mr.tcfg, mr.tcfg.OutputTopic, readCommitted)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	return drainReader(ctx, rd, func(r *targets.Record) {
-		if !readCommitted {
-			mr.ledger.addUncommitted(r)
-			return
-		}
-		if oh, err := readOutput(r.Value); err == nil {
-			mr.ledger.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
-				visible: mr.sinceStart(time.Now()), txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
-		}
-	})
-}
-
-// drainReader polls rd until three polls in a row return nothing.
-func drainReader(ctx context.Context, rd targets.Reader, add func(*targets.Record)) error {
-	for empty := 0; empty < 3; {
-		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-		recs, err := rd.Poll(pctx)
-		cancel()
-		if err != nil {
-			return err
-		}
-		if len(recs) == 0 {
-			empty++
-			continue
-		}
-		empty = 0
-		for _, r := range recs {
-			add(r)
-		}
-	}
-	return nil
-}
-
-// readUncommitted reads the whole output topic with read_uncommitted and
-// adds every output to the ledger, with the transaction marker that
-// followed it where the target's reader returns markers (it reports
-// whether it did).
-func (mr *modeRun) readUncommitted(ctx context.Context) (markers bool, err error) {
-	mrd, ok := mr.cfg.Target.(targets.MarkerReader)
-	if !ok {
-		return false, mr.readAll(ctx, false)
-	}
-	rd, err := mrd.NewMarkerReader(ctx, mr.tcfg, mr.tcfg.OutputTopic)
-	if err != nil {
-		return false, err
-	}
-	defer rd.Close()
-	return true, drainReader(ctx, rd, mr.ledger.addUncommitted)
-}
-
-// writeHlogs writes one HdrHistogram interval log per histogram that has
-// samples.
-func (mr *modeRun) writeHlogs() error {
-	dir := mr.cfg.OutDir
-	hlogs := map[string]*intervals{
-		result.HistEndToEnd: mr.ivE2E, result.HistSendLag: mr.ivLag, result.HistProduce: mr.ivProduce,
-		result.HistCommit: mr.ivCommit, result.HistPollCommit: mr.ivP2C,
-	}
-	names := make([]string, 0, len(hlogs))
-	for n := range hlogs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		path := filepath.Join(dir, fmt.Sprintf("%s.%s.hlog", mr.name, n))
-		f, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("loadgen: %w", err)
-		}
-		wrote, werr := hlogs[n].writeHlog(f, fmt.Sprintf("sharebench mode=%s histogram=%s unit=ns", mr.name, n))
-		if err := errors.Join(werr, f.Close()); err != nil {
-			return fmt.Errorf("loadgen: writing %s: %w", path, err)
-		}
-		if !wrote {
-			// No sample in the window: no log (as result.json has no
-			// samples for it either).
-			_ = os.Remove(path)
-		}
-	}
-	return nil
-}
-
-// ledgerDump streams ledgers to inputs.jsonl and outputs.jsonl; a nil dump
-// does nothing. The first write error is kept and reported by close.
-type ledgerDump struct {
-	files [3]*os.File
-	encs  [3]*verify.Encoder // buffered
-	err   error
-}
-
-func newLedgerDump(dir string, meta verify.Meta) (*ledgerDump, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("loadgen: %w", err)
-	}
-	if err := verify.WriteMeta(dir, meta); err != nil {
-		return nil, err
-	}
-	d := &ledgerDump{}
-	for i, name := range []string{verify.InputsFile, verify.OutputsFile, verify.DeliveriesFile} {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			d.close()
-			return nil, fmt.Errorf("loadgen: %w", err)
-		}
-		d.files[i] = f
-		d.encs[i] = verify.NewEncoder(f)
-	}
-	return d, nil
-}
-
-func (d *ledgerDump) input(in verify.Input) {
-	if d != nil && d.err == nil {
-		d.err = d.encs[0].EncodeInput(in)
-	}
-}
-
-func (d *ledgerDump) output(o verify.Output) {
-	if d != nil && d.err == nil {
-		d.err = d.encs[1].EncodeOutput(o)
-	}
-}
-
-func (d *ledgerDump) delivery(v verify.Delivery) {
-	if d != nil && d.err == nil {
-		d.err = d.encs[2].EncodeDelivery(v)
-	}
-}
-
-func (d *ledgerDump) close() error {
-	if d == nil {
-		return nil
-	}
-	err := d.err
-	for i := range d.files {
-		if d.files[i] == nil {
-			continue
-		}
-		if d.encs[i] != nil {
-			err = errors.Join(err, d.encs[i].Flush())
-		}
-		err = errors.Join(err, d.files[i].Close())
-	}
-	if err != nil {
-		return fmt.Errorf("loadgen: writing ledgers: %w", err)
-	}
-	return nil
-}
-
 // addFault records a fault applied now.
 func (mr *modeRun) addFault(kind, detail string) { mr.addFaultAt(time.Now(), kind, detail) }
 
@@ -810,85 +652,6 @@ func (mr *modeRun) addFaultEvent(ev result.FaultEvent) {
 	mr.faults = append(mr.faults, ev)
 	mr.faultsMu.Unlock()
 	mr.series.fault(int(ev.AtNs/int64(slotNs)), ev.Kind)
-}
-
-// progressLoop prints one line a second until done closes: the mode, the
-// phase (warm-up; forming: waiting for every worker to receive records;
-// load; drain), the time since the mode started over the time planned
-// (warm-up and window), the input rate of the last second (in the drain:
-// the inputs still without an output), the output rate, the window's
-// end-to-end p99 of the last whole bucket, and redeliveries and aborts when
-// there are any. Lines stay under 80 columns for the usual mode names; a
-// terminal cuts longer ones to its width.
-func (mr *modeRun) progressLoop(done chan struct{}) {
-	w := mr.cfg.Progress
-	if w == nil {
-		<-done
-		return
-	}
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	planned := mr.spec.Warmup() + mr.spec.TestDuration()
-	var lastIn, lastOut int64
-	for {
-		select {
-		case <-done:
-			return
-		case now := <-t.C:
-			in, outN := mr.produced.Load(), mr.ledger.committedOutputs()
-			total := planned
-			phase := "load"
-			p99 := int64(0)
-			inPart := fmt.Sprintf("in %6d/s", in-lastIn)
-			switch {
-			case now.Before(mr.start.Add(mr.spec.Warmup())):
-				phase = "warm-up"
-			case !mr.winOpen.Load():
-				phase = "forming"
-			default:
-				ws, we := mr.winStartNs.Load(), mr.winEndNs.Load()
-				total = time.Duration(we)
-				b := buckets{ws, we}
-				if k := b.index(mr.sinceStart(now)) - 1; k >= 0 {
-					p99 = mr.ivE2E.p99(k)
-				}
-				if mr.sinceStart(now) >= we {
-					phase = "drain"
-					inPart = fmt.Sprintf("pending %d", max(in-mr.ledger.settled(), 0))
-				}
-			}
-			line := fmt.Sprintf("%-13s %-7s %5.1f/%.0fs  %s  out %6d/s  p99 %s",
-				mr.name, phase, now.Sub(mr.start).Seconds(), total.Seconds(), inPart, outN-lastOut, fmtNs(p99))
-			if n := mr.redelivered.Load(); n > 0 {
-				line += fmt.Sprintf("  redel %d", n)
-			}
-			if n := mr.aborts.Load(); n > 0 {
-				line += fmt.Sprintf("  abort %d", n)
-			}
-			fmt.Fprintln(w, line)
-			lastIn, lastOut = in, outN
-		}
-	}
-}
-
-func fmtNs(ns int64) string {
-	if ns == 0 {
-		return "-"
-	}
-	return FormatDuration(time.Duration(ns))
-}
-
-// FormatDuration prints a latency with three significant figures.
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d >= time.Second:
-		return fmt.Sprintf("%.3gs", d.Seconds())
-	case d >= time.Millisecond:
-		return fmt.Sprintf("%.3gms", float64(d)/1e6)
-	case d >= time.Microsecond:
-		return fmt.Sprintf("%.3gµs", float64(d)/1e3)
-	}
-	return fmt.Sprintf("%dns", int64(d))
 }
 
 // clientFault reports whether a fault kind is applied by the load

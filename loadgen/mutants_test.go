@@ -29,8 +29,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
@@ -148,14 +148,14 @@ func mutantRun(t *testing.T, id string, seed int64) map[string]*result.Verificat
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := mutantMode(spec, targets.Mode(m), seed, t.TempDir())
+			v, err := mutantMode(spec, m, seed, t.TempDir())
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				t.Errorf("mutant %q, %s: %v", id, m, err)
 				return
 			}
-			verdicts[m] = v
+			verdicts[string(m)] = v
 		}()
 	}
 	wg.Wait()
@@ -163,7 +163,7 @@ func mutantRun(t *testing.T, id string, seed int64) map[string]*result.Verificat
 }
 
 // mutantMode runs one mode of the probe and verifies its dumped ledgers.
-func mutantMode(spec *workloads.Spec, m targets.Mode, seed int64, out string) (*result.Verification, error) {
+func mutantMode(spec *workloads.Spec, m pipeline.Mode, seed int64, out string) (*result.Verification, error) {
 	tgt, err := enginetarget.New(enginetarget.Options{SessionTimeout: 500 * time.Millisecond})
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func mutantMode(spec *workloads.Spec, m targets.Mode, seed int64, out string) (*
 	defer tgt.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "mutant-probe", Target: tgt, Modes: []targets.Mode{m},
+	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "mutant-probe", Target: tgt, Modes: []pipeline.Mode{m},
 		Seed: seed, RunID: "mut", OutDir: out, DumpLedgers: true, FaultRunner: tgt.FaultRunner()})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)

@@ -1,6 +1,8 @@
-// This file holds the workers: one loop per worker that polls, processes,
-// writes one output per input and acknowledges the way its mode does
-// (DESIGN §5), with the phase points where a scheduled crash strikes.
+// This file holds the workers: the thin concurrent shell around
+// pipeline.Machine. One goroutine per worker incarnation asks the machine
+// what to do next, performs the call on the target, books it (ledger,
+// histograms, counters) and hands the outcome back; a scheduled crash
+// strikes when the machine crosses its phase.
 
 package loadgen
 
@@ -8,27 +10,32 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
-// Crash phases (the worker-crash fault's phase param).
-const (
-	PhaseAfterPoll            = "after-poll"
-	PhaseAfterProduce         = "after-produce"
-	PhaseAfterStage           = "after-stage"
-	PhaseAfterCommitBeforeAck = "after-commit-before-ack"
-)
+// counts are the mode's counters the workers (and the faults) add to from
+// their goroutines; the result reads them once the workers have stopped.
+type counts struct {
+	processed   atomic.Int64
+	redelivered atomic.Int64
+	commits     atomic.Int64
+	aborts      atomic.Int64
+	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
+	churns      atomic.Int64 // members added by membership-churn faults
+	crashes     atomic.Int64
+	ackErrors   atomic.Int64
+}
 
 // workerCtl is how faults reach one worker id (across incarnations).
 type workerCtl struct {
 	incarnation atomic.Int64
-	crashPhase  atomic.Pointer[string]
+	crashPhase  atomic.Pointer[pipeline.Phase]
 	stallUntil  atomic.Int64 // unix ns
 	slowUntil   atomic.Int64 // unix ns
 	slowDelay   atomic.Int64 // ns added to each poll's processing
@@ -41,9 +48,10 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 	mr.workersWG.Add(1)
 	go func() {
 		defer mr.workersWG.Done()
+		label := "worker/" + strconv.Itoa(id) + "/incarnation/" + strconv.FormatInt(inc, 10)
 		wl := &workerLoop{mr: mr, id: id, inc: inc, w: w, commitH: NewHist(), p2cH: NewHist()}
-		wl.rng = mr.rng(uint64(id)<<20 | uint64(inc))
-		wl.sample = mr.spec.ProcessingTime.Sampler(mr.rng(uint64(id)<<20 | uint64(inc) | 1<<40))
+		wl.sample = mr.spec.ProcessingTime.Sampler(mr.rng(label + "/processing"))
+		wl.m = pipeline.New[*targets.Record](mr.pipelineConfig(), mr.rng(label))
 		defer func() {
 			mr.mergeHist(result.HistCommit, wl.commitH)
 			mr.mergeHist(result.HistPollCommit, wl.p2cH)
@@ -52,37 +60,43 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 	}()
 }
 
+// pipelineConfig is the workers' machine configuration from the workload.
+func (mr *modeRun) pipelineConfig() pipeline.Config {
+	spec := mr.spec
+	c := pipeline.Config{
+		Mode: mr.mode, MaxPollRecords: spec.MaxPollRecords,
+		MaxRecords: spec.Transaction.MaxRecords, MaxDuration: spec.Transaction.MaxDuration,
+		LockDuration: spec.LockDuration, AckOnly: spec.AckOnly,
+	}
+	if spec.AckOnly {
+		c.MaxDuration = spec.CheckpointInterval
+	}
+	return c
+}
+
 type workerLoop struct {
 	mr      *modeRun
 	id      int
 	inc     int64
 	w       targets.Worker
-	rng     *rand.Rand
+	m       *pipeline.Machine[*targets.Record]
 	sample  func() time.Duration
 	commitH *Hist
 	p2cH    *Hist
 
-	// The open transaction (transactional and classic-eos span polls).
-	open     bool
-	txnStart time.Time
-	txnCount int
-	txnSeq   int64
-	epoch    int16
-	txnIdx   int32 // the ledger's record of the open transaction
+	// The open transaction's bookkeeping (the machine knows whether one
+	// is open).
+	txnSeq int64
+	epoch  int16
+	txnIdx int32 // the ledger's record of the open transaction
 	// Deliveries (ledger tags) whose acks are staged in the open
 	// transaction; rejects settle their inputs once it commits.
 	stagedRejects []int64
-	// Implicit mode: the previous poll's deliveries, accepted by the next
-	// poll.
-	implicitTags []int64
-	tagBuf       []int64
-	sink         []outputRec // ack-only: outputs written elsewhere, made visible at commit
-	intended     []int64     // ack-only: intended times of sink entries
-
-	// Deferred: records held across the output transaction, acked after
-	// it commits (released after it aborts).
-	held, heldAccepted, heldRejected []*targets.Record
-	stopping                         bool // shutting down: commit, never abort
+	tagBuf        []int64
+	acceptBuf     []int64     // implicit: tags a poll accepts
+	sink          []outputRec // ack-only: outputs written elsewhere, made visible at commit
+	intended      []int64     // ack-only: intended times of sink entries
+	ackT0         time.Time   // the acknowledgement group in flight started
 
 	// Reused output buffers (see produce).
 	outBuf  []byte
@@ -93,83 +107,219 @@ type workerLoop struct {
 // errExit ends a worker loop (crashed, or fenced as a zombie).
 var errExit = errors.New("worker exits")
 
+// inputs reads what the faults and the run impose on the worker now.
+func (wl *workerLoop) inputs(now time.Time) pipeline.Inputs {
+	mr := wl.mr
+	ctl := mr.ctl[wl.id]
+	in := pipeline.Inputs{Now: now, AbortRatio: mr.spec.AbortRatio, RejectRatio: mr.spec.RejectRatio}
+	select {
+	case <-mr.stopWorkers:
+		in.Stop = true
+	default:
+	}
+	if n := ctl.cutUntil.Load(); n != 0 {
+		in.CutUntil = time.Unix(0, n)
+	}
+	if n := ctl.stallUntil.Load(); n != 0 {
+		in.StallUntil = time.Unix(0, n)
+	}
+	if now.UnixNano() < mr.abortUntil.Load() {
+		in.AbortRatio = math.Max(in.AbortRatio, math.Float64frombits(mr.abortBoost.Load()))
+	}
+	return in
+}
+
+// outcome is the machine's view of a call that returned err.
+func outcome(ctx context.Context, err error) pipeline.Result[*targets.Record] {
+	if err == nil {
+		return pipeline.Result[*targets.Record]{}
+	}
+	return pipeline.Result[*targets.Record]{Err: err, Fenced: isFenced(err), Canceled: ctx.Err() != nil}
+}
+
 func (wl *workerLoop) loop(ctx context.Context) {
 	mr := wl.mr
 	for {
-		select {
-		case <-mr.stopWorkers:
-			wl.shutdown(ctx)
+		in := wl.inputs(time.Now())
+		if in.Stop && !wl.m.Stopping() && mr.ctl[wl.id].incarnation.Load() != wl.inc {
+			wl.w.Crash() // a zombie that was never fenced: just drop it
 			return
-		default:
 		}
-		// Cut off from the target: its requests wait until the partition
-		// heals, as a disconnected client's do (locks may expire and the
-		// session time out meanwhile).
-		if until := mr.ctl[wl.id].cutUntil.Load(); time.Now().UnixNano() < until {
-			sleepCtx(ctx, time.Duration(until-time.Now().UnixNano()))
-			continue
+		a := wl.m.Next(in)
+		res, exit := wl.perform(ctx, a)
+		if exit {
+			return
 		}
-		wait := 100 * time.Millisecond
-		if wl.open {
-			if d := wl.txnDeadline().Sub(time.Now()); d < wait {
-				wait = max(d, time.Millisecond)
-			}
-		}
-		pctx, cancel := context.WithTimeout(ctx, wait)
-		recs, err := wl.w.Poll(pctx, mr.spec.MaxPollRecords)
-		cancel()
-		if err != nil {
-			if wl.failed(ctx, err) != nil {
+		if p := wl.m.Done(res); p != "" {
+			if wl.crashAt(ctx, p) != nil {
 				return
 			}
-			continue
 		}
-		if len(wl.implicitTags) > 0 {
-			// The poll accepted the previous poll's records.
-			mr.ledger.setAck(wl.implicitTags, ackAccept, fateCommitted)
-			wl.implicitTags = wl.implicitTags[:0]
+	}
+}
+
+// perform makes the call action a names and books it. exit ends the loop
+// (the worker was replaced, closed, or its context ended).
+func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Record]) (res pipeline.Result[*targets.Record], exit bool) {
+	mr := wl.mr
+	switch a.Op {
+	case pipeline.OpWait:
+		if a.Retry {
+			mr.counts.ackErrors.Add(1)
+		}
+		sleepCtx(ctx, time.Until(a.Until))
+	case pipeline.OpPoll:
+		// Implicit mode: the poll accepts the previous poll's records,
+		// whose memory the target may reuse once it polls again.
+		accepted := appendTags(wl.acceptBuf[:0], a.Recs)
+		wl.acceptBuf = accepted
+		pctx, cancel := context.WithTimeout(ctx, a.Timeout)
+		recs, err := wl.w.Poll(pctx, a.Max)
+		cancel()
+		res = outcome(ctx, err)
+		if err != nil {
+			return res, false
+		}
+		if len(accepted) > 0 {
+			mr.ledger.setAck(accepted, ackAccept, fateCommitted)
 		}
 		if len(recs) > 0 {
-			mr.ledger.addDeliveries(wl.id, recs, mr.sinceStart(time.Now()))
+			now := time.Now()
+			mr.ledger.addDeliveries(wl.id, recs, mr.sinceStart(now))
+			wl.polled(now, recs)
+			res.Recs, res.At = recs, now
 		}
-		if len(recs) == 0 {
-			if wl.maybeCommit(ctx, false) != nil {
-				return
+	case pipeline.OpProcess:
+		// The workload's processing time per record, plus any
+		// slow-processing fault.
+		var work time.Duration
+		for range a.Recs {
+			work += wl.sample()
+		}
+		ctl := mr.ctl[wl.id]
+		if time.Now().UnixNano() < ctl.slowUntil.Load() {
+			work += time.Duration(ctl.slowDelay.Load())
+		}
+		sleepCtx(ctx, work)
+	case pipeline.OpBegin:
+		err := wl.w.Begin(ctx)
+		if err == nil {
+			wl.beginTxn()
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpProduce:
+		err := wl.produce(ctx, a.Recs)
+		if err == nil && mr.mode == pipeline.Implicit {
+			now := time.Now()
+			wl.recordCommit(now, -1, now.Sub(a.Since)) // no commit call: poll to commit only
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpStageAccept, pipeline.OpStageReject:
+		t, kind := targets.AckAccept, uint8(ackAccept)
+		if a.Op == pipeline.OpStageReject {
+			t, kind = targets.AckReject, ackReject
+		}
+		err := wl.w.StageAcks(ctx, a.Recs, t)
+		if err != nil {
+			mr.ledger.setAck(wl.tags(a.Recs), kind, fateFailed)
+		} else {
+			mr.ledger.stageAcks(wl.tags(a.Recs), kind, wl.txnIdx)
+			if t == targets.AckReject {
+				wl.stagedRejects = appendTags(wl.stagedRejects, a.Recs)
 			}
-			continue
 		}
-		if wl.handle(ctx, recs) != nil {
-			return
+		res = outcome(ctx, err)
+	case pipeline.OpAccept, pipeline.OpReject, pipeline.OpRelease:
+		t, kind := targets.AckAccept, uint8(ackAccept)
+		switch a.Op {
+		case pipeline.OpReject:
+			t, kind = targets.AckReject, ackReject
+		case pipeline.OpRelease:
+			t, kind = targets.AckRelease, ackRelease
 		}
+		if a.First {
+			wl.ackT0 = time.Now()
+		}
+		err := wl.w.Ack(ctx, a.Recs, t)
+		mr.ledger.setAck(wl.tags(a.Recs), kind, ackFate(err))
+		switch {
+		case err != nil && !isFenced(err):
+			mr.counts.ackErrors.Add(1)
+		case err == nil && a.Last:
+			done := time.Now()
+			mr.counts.commits.Add(1)
+			wl.recordCommit(done, done.Sub(wl.ackT0), done.Sub(a.Since))
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpReleaseHeld:
+		err := wl.w.Ack(ctx, a.Recs, targets.AckRelease)
+		mr.ledger.setAck(wl.tags(a.Recs), ackRelease, ackFate(err))
+	case pipeline.OpRenew:
+		_ = wl.w.Renew(ctx, a.Recs)
+	case pipeline.OpCommit:
+		t0 := time.Now()
+		mr.ledger.commitSent(wl.txnIdx)
+		err := wl.w.Commit(ctx)
+		if err == nil {
+			mr.ledger.endTxn(wl.txnIdx, outcomeCommitted)
+			mr.ledger.rejectStaged(wl.stagedRejects)
+			wl.stagedRejects = wl.stagedRejects[:0]
+			wl.committed(t0, a.Since)
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpAbort:
+		wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
+		err := wl.w.Abort(ctx)
+		if err == nil {
+			mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
+			if errors.Is(a.Cause, targets.ErrStaleMemberEpoch) {
+				mr.counts.fencedAbort.Add(1)
+			}
+			mr.counts.aborts.Add(1)
+			mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpReplace:
+		if a.Aborted {
+			// The fencing aborted the open transaction (the coordinator
+			// did, before the worker heard of it).
+			mr.counts.aborts.Add(1)
+			mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
+		}
+		_ = wl.replace(ctx, false)
+		return res, true
+	case pipeline.OpClose:
+		if len(a.Recs) > 0 {
+			// Closing accepts the last poll's records; whether it did,
+			// the close does not say.
+			mr.ledger.setAck(wl.tags(a.Recs), ackAccept, fateUnknown)
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = wl.w.Close(cctx)
+		cancel()
+		return res, true
+	case pipeline.OpExit:
+		return res, true
 	}
+	return res, false
 }
 
-// txnDeadline is when the open transaction must commit by time.
-func (wl *workerLoop) txnDeadline() time.Time {
-	d := wl.mr.spec.Transaction.MaxDuration
-	if wl.mr.spec.AckOnly {
-		d = wl.mr.spec.CheckpointInterval
+// polled books a poll's records: redeliveries, the processed count, and
+// that the worker has received records (the window waits for it).
+func (wl *workerLoop) polled(now time.Time, recs []*targets.Record) {
+	mr := wl.mr
+	var redelivered int64
+	for _, r := range recs {
+		if r.DeliveryCount > 1 {
+			redelivered++
+		}
 	}
-	if d <= 0 {
-		d = time.Second
+	if redelivered > 0 {
+		mr.counts.redelivered.Add(redelivered)
+		mr.series.add(mr.series.redeliveries, mr.secondOf(now), redelivered)
 	}
-	return wl.txnStart.Add(d)
-}
-
-// failed handles an error from the target: a fenced worker is replaced
-// (or, as a zombie whose successor runs, exits); anything else is retried
-// after a pause. It returns errExit when the loop must end.
-func (wl *workerLoop) failed(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return errExit
-	}
-	if isFenced(err) {
-		wl.open = false
-		return wl.replace(ctx, false)
-	}
-	wl.mr.ackErrors.Add(1)
-	sleepCtx(ctx, 10*time.Millisecond)
-	return nil
+	mr.counts.processed.Add(int64(len(recs)))
+	mr.noteReceived(wl.id)
 }
 
 // isFenced reports errors after which a client must be recreated; targets
@@ -182,7 +332,7 @@ func isFenced(err error) bool { return errors.Is(err, targets.ErrFenced) }
 func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	mr := wl.mr
 	if crash {
-		mr.crashes.Add(1)
+		mr.counts.crashes.Add(1)
 	}
 	stopping := false
 	select {
@@ -198,11 +348,11 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		_ = wl.w.Close(cctx)
 		cancel()
-		if wl.open {
+		if wl.m.Open() {
 			mr.ledger.endTxn(wl.txnIdx, outcomeUnknown)
 		}
 		return errExit
-	case crash || mr.mode != targets.ClassicEOS:
+	case crash || mr.mode != pipeline.ClassicEOS:
 		wl.w.Crash()
 	default:
 		// A classic-eos worker replaced after a fencing or rebalance
@@ -237,7 +387,7 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 }
 
 // crashAt strikes a scheduled crash at phase, if one is pending.
-func (wl *workerLoop) crashAt(ctx context.Context, phase string) error {
+func (wl *workerLoop) crashAt(ctx context.Context, phase pipeline.Phase) error {
 	ctl := wl.mr.ctl[wl.id]
 	p := ctl.crashPhase.Load()
 	if p == nil || *p != phase || wl.mr.ctl[wl.id].incarnation.Load() != wl.inc {
@@ -246,146 +396,12 @@ func (wl *workerLoop) crashAt(ctx context.Context, phase string) error {
 	if !ctl.crashPhase.CompareAndSwap(p, nil) {
 		return nil
 	}
-	wl.mr.addFault("worker-crash", "worker "+strconv.Itoa(wl.id)+" crashed "+phase)
+	wl.mr.addFault("worker-crash", "worker "+strconv.Itoa(wl.id)+" crashed "+string(phase))
 	return wl.replace(ctx, true)
 }
 
-// handle processes one poll's records in the worker's mode.
-func (wl *workerLoop) handle(ctx context.Context, recs []*targets.Record) error {
-	mr := wl.mr
-	spec := mr.spec
-	pollAt := time.Now()
-	var redelivered int64
-	for _, r := range recs {
-		if r.DeliveryCount > 1 {
-			redelivered++
-		}
-	}
-	if redelivered > 0 {
-		mr.redelivered.Add(redelivered)
-		mr.series.add(mr.series.redeliveries, mr.secondOf(pollAt), redelivered)
-	}
-	mr.processed.Add(int64(len(recs)))
-	mr.noteReceived(wl.id)
-	if err := wl.crashAt(ctx, PhaseAfterPoll); err != nil {
-		return err
-	}
-
-	// Process: the workload's processing time per record, plus any
-	// slow-processing fault.
-	var work time.Duration
-	for range recs {
-		work += wl.sample()
-	}
-	ctl := mr.ctl[wl.id]
-	if time.Now().UnixNano() < ctl.slowUntil.Load() {
-		work += time.Duration(ctl.slowDelay.Load())
-	}
-	sleepCtx(ctx, work)
-
-	// Choose deliberate rejects (not in implicit or classic-eos, which
-	// cannot reject).
-	var accepted, rejected []*targets.Record
-	if spec.RejectRatio > 0 && mr.mode != targets.Implicit && mr.mode != targets.ClassicEOS {
-		for _, r := range recs {
-			if wl.rng.Float64() < spec.RejectRatio {
-				rejected = append(rejected, r)
-			} else {
-				accepted = append(accepted, r)
-			}
-		}
-	} else {
-		accepted = recs
-	}
-
-	switch mr.mode {
-	case targets.Implicit:
-		// The next poll (or the close) accepts these records.
-		wl.implicitTags = appendTags(wl.implicitTags[:0], recs)
-		if err := wl.produce(ctx, accepted); err != nil {
-			return wl.failed(ctx, err)
-		}
-		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
-			return err
-		}
-		now := time.Now()
-		wl.recordCommit(now, -1, now.Sub(pollAt)) // no commit call: poll to commit only
-		return nil
-
-	case targets.Explicit:
-		if err := wl.produce(ctx, accepted); err != nil {
-			return wl.failed(ctx, err)
-		}
-		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
-			return err
-		}
-		return wl.ack(ctx, pollAt, accepted, rejected)
-
-	case targets.Deferred:
-		// Outputs commit in a producer transaction; the acks follow
-		// outside it.
-		if !wl.open {
-			if err := wl.w.Begin(ctx); err != nil {
-				return wl.failed(ctx, err)
-			}
-			wl.beginTxn(pollAt)
-		}
-		wl.held = append(wl.held, recs...)
-		wl.heldAccepted = append(wl.heldAccepted, accepted...)
-		wl.heldRejected = append(wl.heldRejected, rejected...)
-		if err := wl.produce(ctx, accepted); err != nil {
-			return wl.abortTxn(ctx, err)
-		}
-		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
-			return err
-		}
-		wl.txnCount += len(recs)
-		// A share consumer must acknowledge a poll's records before its
-		// next poll (Kafka's explicit mode), so the output transaction
-		// ends with every poll.
-		return wl.maybeCommit(ctx, true)
-
-	default: // transactional, classic-eos
-		if !wl.open {
-			if err := wl.w.Begin(ctx); err != nil {
-				return wl.failed(ctx, err)
-			}
-			wl.beginTxn(pollAt)
-		}
-		if err := wl.produce(ctx, accepted); err != nil {
-			return wl.abortTxn(ctx, err)
-		}
-		if err := wl.crashAt(ctx, PhaseAfterProduce); err != nil {
-			return err
-		}
-		if err := wl.w.StageAcks(ctx, accepted, targets.AckAccept); err != nil {
-			mr.ledger.setAck(wl.tags(accepted), ackAccept, fateFailed)
-			return wl.abortTxn(ctx, err)
-		}
-		mr.ledger.stageAcks(wl.tags(accepted), ackAccept, wl.txnIdx)
-		if len(rejected) > 0 {
-			if err := wl.w.StageAcks(ctx, rejected, targets.AckReject); err != nil {
-				mr.ledger.setAck(wl.tags(rejected), ackReject, fateFailed)
-				return wl.abortTxn(ctx, err)
-			}
-			mr.ledger.stageAcks(wl.tags(rejected), ackReject, wl.txnIdx)
-			wl.stagedRejects = appendTags(wl.stagedRejects, rejected)
-		}
-		if err := wl.crashAt(ctx, PhaseAfterStage); err != nil {
-			return err
-		}
-		if until := ctl.stallUntil.Load(); time.Now().UnixNano() < until {
-			// A stalled worker holds its transaction open past its
-			// timeout; the coordinator's sweep aborts it.
-			sleepCtx(ctx, time.Duration(until-time.Now().UnixNano()))
-		}
-		wl.txnCount += len(recs)
-		return wl.maybeCommit(ctx, false)
-	}
-}
-
-func (wl *workerLoop) beginTxn(at time.Time) {
-	wl.open, wl.txnStart, wl.txnCount = true, at, 0
+// beginTxn books a transaction the target opened.
+func (wl *workerLoop) beginTxn() {
 	wl.txnSeq++
 	_, wl.epoch = wl.w.TxnInfo()
 	var pid int64
@@ -423,32 +439,6 @@ func ackFate(err error) uint8 {
 	return fateFailed
 }
 
-// ack acknowledges (explicit and deferred) and records the commit latency.
-func (wl *workerLoop) ack(ctx context.Context, pollAt time.Time, accepted, rejected []*targets.Record) error {
-	mr := wl.mr
-	t0 := time.Now()
-	err := wl.w.Ack(ctx, accepted, targets.AckAccept)
-	mr.ledger.setAck(wl.tags(accepted), ackAccept, ackFate(err))
-	if err == nil && len(rejected) > 0 {
-		err = wl.w.Ack(ctx, rejected, targets.AckReject)
-		mr.ledger.setAck(wl.tags(rejected), ackReject, ackFate(err))
-	}
-	done := time.Now()
-	if err != nil {
-		// Records whose lock expired before the ack are redelivered: the
-		// output written for them becomes a duplicate, as this mode
-		// allows.
-		if isFenced(err) {
-			return wl.failed(ctx, err)
-		}
-		mr.ackErrors.Add(1)
-		return nil
-	}
-	mr.commits.Add(1)
-	wl.recordCommit(done, done.Sub(t0), done.Sub(pollAt))
-	return nil
-}
-
 // produce writes one output per record; ack-only workloads write to the
 // external sink instead (made visible when the checkpoint commits).
 func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error {
@@ -458,7 +448,8 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 	}
 	_, epoch := wl.w.TxnInfo()
 	seq := int64(0)
-	if wl.open || mr.mode == targets.Deferred {
+	open := wl.m.Open()
+	if open || mr.mode == pipeline.Deferred {
 		seq = wl.inc<<32 | wl.txnSeq
 		epoch = wl.epoch
 	}
@@ -473,7 +464,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 			if mr.mode.Transactional() {
 				wl.sink = append(wl.sink, o)
 				wl.intended = append(wl.intended, h.IntendedNs)
-				if wl.open {
+				if open {
 					mr.ledger.txnOutputs(wl.txnIdx, 1)
 				}
 				continue
@@ -518,192 +509,22 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 	if err := wl.w.Produce(ctx, outs); err != nil {
 		return err
 	}
-	if wl.open {
+	if open {
 		mr.ledger.txnOutputs(wl.txnIdx, len(outs))
 	}
 	return nil
 }
 
-// abortChosen draws whether to abort this transaction on purpose.
-func (wl *workerLoop) abortChosen() bool {
-	ratio := wl.mr.spec.AbortRatio
-	if time.Now().UnixNano() < wl.mr.abortUntil.Load() {
-		ratio = math.Max(ratio, math.Float64frombits(wl.mr.abortBoost.Load()))
-	}
-	return ratio > 0 && wl.rng.Float64() < ratio
-}
-
-// maybeCommit ends the open transaction when it is full or old enough (or
-// force), aborting it instead when the abort ratio says so.
-func (wl *workerLoop) maybeCommit(ctx context.Context, force bool) error {
-	if !wl.open {
-		return nil
-	}
-	spec := wl.mr.spec
-	full := !spec.AckOnly && spec.Transaction.MaxRecords > 0 && wl.txnCount >= spec.Transaction.MaxRecords
-	if !force && !full && time.Now().Before(wl.txnDeadline()) {
-		return nil
-	}
-	if !wl.stopping && wl.abortChosen() {
-		return wl.abortTxn(ctx, nil)
-	}
-	if wl.mr.mode == targets.Deferred && len(wl.held) > 0 && time.Since(wl.txnStart) > spec.LockDuration/2 {
-		// The held records' locks must outlive the commit: renew them
-		// when a good part of the lock is gone.
-		_ = wl.w.Renew(ctx, wl.held)
-	}
-	t0 := time.Now()
-	wl.mr.ledger.commitSent(wl.txnIdx)
-	if err := wl.w.Commit(ctx); err != nil {
-		return wl.abortTxn(ctx, err)
-	}
-	wl.mr.ledger.endTxn(wl.txnIdx, outcomeCommitted)
-	wl.mr.ledger.rejectStaged(wl.stagedRejects)
-	wl.stagedRejects = wl.stagedRejects[:0]
-	start := wl.txnStart
-	wl.committed(t0)
-	if wl.mr.mode == targets.Deferred {
-		if err := wl.crashAt(ctx, PhaseAfterCommitBeforeAck); err != nil {
-			return err
-		}
-		acc, rej := wl.heldAccepted, wl.heldRejected
-		wl.held, wl.heldAccepted, wl.heldRejected = nil, nil, nil
-		return wl.ack(ctx, start, acc, rej)
-	}
-	return nil
-}
-
-// committed books a successful commit.
-func (wl *workerLoop) committed(t0 time.Time) {
+// committed books a successful commit of a transaction opened at since.
+func (wl *workerLoop) committed(t0, since time.Time) {
 	mr := wl.mr
 	done := time.Now()
-	mr.commits.Add(1)
-	wl.recordCommit(done, done.Sub(t0), done.Sub(wl.txnStart))
+	mr.counts.commits.Add(1)
+	wl.recordCommit(done, done.Sub(t0), done.Sub(since))
 	for i, o := range wl.sink {
 		o.visible = mr.sinceStart(done)
 		mr.recordVisible(done, wl.intended[i], 1)
 		mr.ledger.addCommitted(o)
 	}
-	wl.open = false
 	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
-}
-
-// abortTxn aborts the open transaction after cause (nil: on purpose). A
-// fenced worker is replaced instead: the coordinator already aborted.
-func (wl *workerLoop) abortTxn(ctx context.Context, cause error) error {
-	mr := wl.mr
-	wl.open = false
-	wl.sink, wl.intended = wl.sink[:0], wl.intended[:0]
-	if cause != nil && isFenced(cause) {
-		wl.held, wl.heldAccepted, wl.heldRejected = nil, nil, nil
-		mr.aborts.Add(1)
-		mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
-		return wl.replace(ctx, false)
-	}
-	if err := wl.w.Abort(ctx); err != nil {
-		return wl.failed(ctx, err)
-	}
-	mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
-	if errors.Is(cause, targets.ErrStaleMemberEpoch) {
-		mr.fencedAbort.Add(1)
-	}
-	mr.aborts.Add(1)
-	mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
-	if len(wl.held) > 0 {
-		// Deferred: release the records now so they are redelivered at
-		// once rather than at lock expiry.
-		err := wl.w.Ack(ctx, wl.held, targets.AckRelease)
-		mr.ledger.setAck(wl.tags(wl.held), ackRelease, ackFate(err))
-	}
-	wl.held, wl.heldAccepted, wl.heldRejected = nil, nil, nil
-	return nil
-}
-
-// shutdown ends the worker at the end of the drain: the open transaction
-// commits, then the worker leaves cleanly.
-func (wl *workerLoop) shutdown(ctx context.Context) {
-	if wl.mr.ctl[wl.id].incarnation.Load() != wl.inc {
-		wl.w.Crash() // a zombie that was never fenced: just drop it
-		return
-	}
-	wl.stopping = true
-	if wl.open {
-		_ = wl.maybeCommit(ctx, true)
-	}
-	if len(wl.implicitTags) > 0 {
-		// Closing accepts the last poll's records; whether it did, the
-		// close does not say.
-		wl.mr.ledger.setAck(wl.implicitTags, ackAccept, fateUnknown)
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_ = wl.w.Close(cctx)
-}
-
-// readLoop tails the output topic with read_committed: each output seen is
-// one end-to-end latency sample, measured from its input's intended time.
-func (mr *modeRun) readLoop(ctx context.Context, rd targets.Reader, stop chan struct{}) error {
-	h := NewHist()
-	defer mr.mergeHist(result.HistEndToEnd, h)
-	var (
-		lat   []time.Duration
-		batch []outputRec
-	)
-	for {
-		select {
-		case <-stop:
-			return nil
-		default:
-		}
-		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-		recs, err := rd.Poll(pctx)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if len(recs) == 0 {
-			continue
-		}
-		now := time.Now()
-		vis := mr.sinceStart(now)
-		lat = lat[:0]
-		batch = batch[:0]
-		for _, r := range recs {
-			oh, err := readOutput(r.Value)
-			if err != nil {
-				continue
-			}
-			// One sample per output of an input intended inside the
-			// window.
-			if d := time.Duration(vis - oh.IntendedNs); mr.inWindowNs(oh.IntendedNs) {
-				h.Record(d)
-				lat = append(lat, d)
-			}
-			batch = append(batch, outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset, visible: vis, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
-		}
-		mr.ledger.addCommittedBatch(batch)
-		if len(lat) > 0 {
-			mr.ivE2E.record(now, lat...)
-		}
-		mr.series.add(mr.series.outputs, mr.secondOf(now), int64(len(batch)))
-	}
-}
-
-// recordVisible books outputs made visible outside the output topic
-// (ack-only checkpoints).
-func (mr *modeRun) recordVisible(now time.Time, intendedNs int64, n int64) {
-	d := time.Duration(mr.sinceStart(now) - intendedNs)
-	if mr.inWindowNs(intendedNs) {
-		mr.histMu.Lock()
-		if mr.hists[result.HistEndToEnd] == nil {
-			mr.hists[result.HistEndToEnd] = NewHist()
-		}
-		mr.hists[result.HistEndToEnd].Record(d)
-		mr.histMu.Unlock()
-		mr.ivE2E.record(now, d)
-	}
-	mr.series.add(mr.series.outputs, mr.secondOf(now), n)
 }

@@ -31,6 +31,10 @@
 #                         --modes explicit,transactional --duration 3s --warmup 500ms;
 #                         ctp-throughput --modes explicit,transactional --duration 4s --warmup 1s;
 #                         others none]
+#   AB_PAIRING            concurrent (a pair's two runs start together) or
+#                         sequential (one after the other, alternating which
+#                         goes first) [per workload: ctp-throughput
+#                         concurrent; others sequential]
 #   AB_SEED               seed of every run, the same on both sides [1]
 #   AB_GATE_FLAGS         extra 'sharebench gate' flags, e.g. '--max-throughput-drop 10%'
 #   AB_OUT                directory for the runs, logs and summary.md
@@ -114,6 +118,22 @@ flags_for() {
 	case $1 in
 	ctp-latency) echo "--modes explicit,transactional --duration 3s --warmup 500ms" ;;
 	ctp-throughput) echo "--modes explicit,transactional --duration 4s --warmup 1s" ;;
+	esac
+}
+# pairing_for WORKLOAD: how a workload's pairs run. A closed loop's figures
+# measure the CPU the run got, so its pairs run at the same time: both sides
+# share the same neighbours' load at the same moment, and the CPU each
+# record costs (the gate's cpu/record row: records per CPU-second) is what
+# separates them. An open loop's latency would suffer from the other side's
+# load, so its pairs run one after the other.
+pairing_for() {
+	if [[ -n ${AB_PAIRING:-} ]]; then
+		echo "$AB_PAIRING"
+		return
+	fi
+	case $1 in
+	ctp-throughput) echo concurrent ;;
+	*) echo sequential ;;
 	esac
 }
 # wname WORKLOAD: a directory name for it.
@@ -209,13 +229,26 @@ what="A/B"
 $aa && what="A/A (the same build on both sides: the differences are the noise floor)"
 note "$what: baseline $short_base ($base_ref), candidate $short_head ($head_ref)${tags:+, tags $tags}${overlay:+, overlay: $overlay}${slowdown:+, slowdown $slowdown}${cpucost:+, CPU cost +$cpucost}"
 for w in "${workloads[@]}"; do
-	note "$repeats runs a side, interleaved: sharebench run --workload $w --seed $seed $(flags_for "$w")${extra[*]:+ ${extra[*]}}"
+	note "$repeats runs a side, $(pairing_for "$w") pairs: sharebench run --workload $w --seed $seed $(flags_for "$w")${extra[*]:+ ${extra[*]}}"
 done
-# Pairs alternate which side goes first (A B, B A, A B, ...), so a steady
-# drift in the machine's load does not favour either side.
+for w in "${workloads[@]}"; do
+	case $(pairing_for "$w") in
+	concurrent | sequential) ;;
+	*) die 2 "AB_PAIRING=$AB_PAIRING: must be concurrent or sequential" ;;
+	esac
+done
+# Sequential pairs alternate which side goes first (A B, B A, A B, ...), so
+# a steady drift in the machine's load does not favour either side.
 for ((i = 1; i <= repeats; i++)); do
 	for w in "${workloads[@]}"; do
-		if ((i % 2)); then
+		if [[ $(pairing_for "$w") == concurrent ]]; then
+			run "$w" baseline "$i" &
+			pa=$!
+			run "$w" candidate "$i" &
+			pb=$!
+			wait "$pa" || exit $?
+			wait "$pb" || exit $?
+		elif ((i % 2)); then
 			run "$w" baseline "$i"
 			run "$w" candidate "$i"
 		else
@@ -253,7 +286,7 @@ verdict="PASS"
 ((gate_rc != 0)) && verdict="FAIL (exit $gate_rc)"
 # repro: this invocation as one command line, with the resolved commits.
 repro="AB_SEED=$seed"
-for v in AB_REPEATS AB_WORKLOAD AB_FLAGS AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN SHAREBENCH_AB_CPU; do
+for v in AB_REPEATS AB_WORKLOAD AB_FLAGS AB_PAIRING AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN SHAREBENCH_AB_CPU; do
 	[[ -n ${!v+set} ]] && repro+=" $v=$(printf '%q' "${!v}")"
 done
 repro+=" scripts/ab-gate.sh $short_base $short_head"

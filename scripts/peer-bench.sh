@@ -33,7 +33,11 @@
 #     PEER_BATCH_BYTES (1000012, franz-go's default), and compression pinned
 #     to PEER_COMPRESSION (none) on both sides: ProducerPerformance gets
 #     --command-property for each. A random payload per record.
-#   - Both consumers use implicit acknowledgement, up to 500 records a poll,
+#   - Both consumers use implicit acknowledgement, max.poll.records 500 and
+#     the same share.acquire.mode, PEER_ACQUIRE_MODE: batch_optimized,
+#     Kafka's client default (a fetch may acquire whole batches past 500),
+#     or record_limit, as `sharebench run`'s share workers (a poll never
+#     holds more locks than it returns; one round trip per 500 records),
 #     and time from subscribe to the last record, as ShareConsumerPerformance
 #     does; neither reports a per-record latency, so the share-consume rows
 #     show sharebench's poll latency only.
@@ -53,6 +57,7 @@
 #   PEER_COMPRESSION   none      compression.type of both producers
 #   PEER_LINGER_MS     0         linger.ms of both producers (run's)
 #   PEER_BATCH_BYTES   1000012   batch.size of both producers (run's)
+#   PEER_ACQUIRE_MODE  batch_optimized  share.acquire.mode of both consumers
 #   PEER_ROUNDS        3
 #   PEER_OUT           results/peer-bench-<UTC time>
 #   KAFKA_TOOL_HEAP_OPTS  heap of Kafka's tools (-Xmx512m, see scripts/kafka)
@@ -71,6 +76,7 @@ W="${PEER_WARMUP_RECORDS:-$((N / 5))}"
 COMP="${PEER_COMPRESSION:-none}"
 LINGER="${PEER_LINGER_MS:-0}"
 BATCH="${PEER_BATCH_BYTES:-1000012}"
+ACQUIRE="${PEER_ACQUIRE_MODE:-batch_optimized}"
 OUT="${PEER_OUT:-results/peer-bench-$(date -u +%Y%m%dT%H%M%SZ)}"
 RC=scripts/kafka/run-class
 
@@ -82,6 +88,7 @@ for v in N SIZE PARTS TXN_MS ROUNDS W BATCH; do
 done
 [[ "$LINGER" =~ ^[0-9]+$ ]] || die "PEER_LINGER_MS=$LINGER: want a whole number of ms"
 (( W < N )) || die "PEER_WARMUP_RECORDS=$W: must be below PEER_RECORDS=$N"
+case "$ACQUIRE" in record_limit|batch_optimized) ;; *) die "PEER_ACQUIRE_MODE=$ACQUIRE: want record_limit or batch_optimized" ;; esac
 case "$COMP" in none|gzip|snappy|lz4|zstd) ;; *) die "PEER_COMPRESSION=$COMP: want none, gzip, snappy, lz4 or zstd" ;; esac
 host="${B%%,*}"
 (exec 3<>"/dev/tcp/${host%:*}/${host##*:}") 2>/dev/null \
@@ -136,10 +143,12 @@ kafka_consume() { # name topic group [records]
   "$RC" org.apache.kafka.tools.ConfigCommand --bootstrap-server "$B" --alter --entity-type groups \
     --entity-name "$3" --add-config share.auto.offset.reset=earliest >/dev/null
   run "$1" "$RC" org.apache.kafka.tools.ShareConsumerPerformance --bootstrap-server "$B" --topic "$2" \
-    --group "$3" --num-records "${4:-$N}" --timeout 30000
+    --group "$3" --num-records "${4:-$N}" --timeout 30000 \
+    --command-property max.poll.records=500 --command-property share.acquire.mode="$ACQUIRE"
 }
 sb_consume() { # name topic group [records]
-  run "$1" "$SB" peer share-consume --brokers "$B" --topic "$2" --group "$3" --num-records "${4:-$N}" --timeout 30s
+  run "$1" "$SB" peer share-consume --brokers "$B" --topic "$2" --group "$3" --num-records "${4:-$N}" --timeout 30s \
+    --max-poll-records 500 --acquire-mode "$ACQUIRE"
 }
 
 # pair FIRST-FUNC ARGS -- SECOND-FUNC ARGS, in the round's order.
@@ -220,7 +229,7 @@ fmt() { awk -v v="$1" 'BEGIN { if (v == "-") print "-"; else if (v >= 1000) prin
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f×", a / b }'; }
 
 {
-  printf '\n%s\n\n' "Kafka $KAFKA_VERSION tools vs sharebench on $B: $N records × $SIZE B ($W of them warm-up, excluded), $PARTS partitions, compression $COMP, linger.ms $LINGER, batch.size $BATCH, transactions every ${TXN_MS} ms; median of $ROUNDS interleaved rounds"
+  printf '\n%s\n\n' "Kafka $KAFKA_VERSION tools vs sharebench on $B: $N records × $SIZE B ($W of them warm-up, excluded), $PARTS partitions, compression $COMP, linger.ms $LINGER, batch.size $BATCH, transactions every ${TXN_MS} ms, share.acquire.mode $ACQUIRE; median of $ROUNDS interleaved rounds"
   printf '| test | Kafka tool | records/s | sharebench | records/s | ratio sb/Kafka | Kafka p50 / p99 ms | sharebench p50 / p99 ms | CPU-s per 1M records Kafka / sharebench |\n'
   printf '|---|---|---:|---|---:|---:|---:|---:|---:|\n'
   for test in produce produce-txn share-consume; do

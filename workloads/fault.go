@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // Fault kinds (DESIGN.md §8).
@@ -110,14 +112,6 @@ func BrokerFault(kind string) bool {
 const (
 	BetweenCoordinatorParticipant = "coordinator-participant"
 	BetweenWorkerEngine           = "worker-engine"
-)
-
-// Values of the worker-crash phase param.
-const (
-	PhaseAfterPoll            = "after-poll"
-	PhaseAfterProduce         = "after-produce"
-	PhaseAfterStage           = "after-stage"
-	PhaseAfterCommitBeforeAck = "after-commit-before-ack"
 )
 
 // Values of the coordinator-crash state param.
@@ -248,8 +242,7 @@ type faultKind struct {
 // faultKinds maps each kind to its params, in the order they are checked.
 var faultKinds = map[string]faultKind{
 	FaultWorkerCrash: {params: []faultParam{
-		{name: "phase", required: true, check: checkEnum("crash phase",
-			PhaseAfterPoll, PhaseAfterProduce, PhaseAfterStage, PhaseAfterCommitBeforeAck)},
+		{name: "phase", required: true, check: checkEnum("crash phase", pipeline.CrashPhaseNames()...)},
 		workerParam,
 	}},
 	FaultAbortRatio: {params: []faultParam{

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/workloads"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .err files under testdata/bad")
@@ -75,7 +77,7 @@ func TestParseGood(t *testing.T) {
 			if !reflect.DeepEqual(s, want) {
 				t.Errorf("got\n%+v\nwant\n%+v", s, want)
 			}
-			if got, want := s.Modes(), []string{"transactional", "classic-eos"}; !reflect.DeepEqual(got, want) {
+			if got, want := pipeline.Names(s.Modes()), []string{"transactional", "classic-eos"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("Modes() = %v, want %v (report order)", got, want)
 			}
 		}},
@@ -117,7 +119,7 @@ func TestParseGood(t *testing.T) {
 			if s.CheckpointInterval != 10*time.Second || s.LockDuration != 10*time.Second {
 				t.Errorf("aliased durations: lock %v, checkpoint %v, want 10s each", s.LockDuration, s.CheckpointInterval)
 			}
-			if got, want := s.Modes(), []string{"explicit", "transactional"}; !reflect.DeepEqual(got, want) {
+			if got, want := pipeline.Names(s.Modes()), []string{"explicit", "transactional"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("Modes() = %v, want %v", got, want)
 			}
 		}},

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/workloads"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // builtinNames lists the embedded built-in files by workload name.
@@ -69,7 +71,7 @@ func TestBuiltins(t *testing.T) {
 // TestBuiltinSettings pins the settings the built-ins promise.
 func TestBuiltinSettings(t *testing.T) {
 	t.Parallel()
-	all := workloads.AllModes()
+	all := pipeline.AllModes()
 	tests := []struct {
 		name string
 		want func(s *workloads.Spec) bool
@@ -100,7 +102,7 @@ func TestBuiltinSettings(t *testing.T) {
 		}},
 		{"ack-only-checkpoint", func(s *workloads.Spec) bool {
 			return s.AckOnly && s.CheckpointInterval == 500*time.Millisecond &&
-				slices.Equal(s.Modes(), []string{"explicit", "transactional"}) && s.TestDuration() == 10*time.Second
+				slices.Equal(s.Modes(), []pipeline.Mode{pipeline.Explicit, pipeline.Transactional}) && s.TestDuration() == 10*time.Second
 		}},
 		{"small-batches", func(s *workloads.Spec) bool {
 			return s.MaxPollRecords == 10 && s.Transaction.MaxRecords == 10 && s.TestDuration() == 10*time.Second
@@ -127,7 +129,7 @@ func TestBuiltinSettings(t *testing.T) {
 				}
 			}
 			return s.ReplicationFactor == 3 && s.MinInsyncReplicas == 2 &&
-				slices.Equal(s.Modes(), []string{"explicit", "deferred", "classic-eos"}) &&
+				slices.Equal(s.Modes(), []pipeline.Mode{pipeline.Explicit, pipeline.Deferred, pipeline.ClassicEOS}) &&
 				selectors[workloads.BrokerTxnCoordinator] == workloads.FaultBrokerKill &&
 				selectors[workloads.BrokerGroupCoordinator] == workloads.FaultBrokerPause &&
 				selectors[workloads.BrokerLeader] == workloads.FaultBrokerKill &&

@@ -12,24 +12,13 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
-// Mode names, in report order. A workload lists the modes it runs in its
-// modes field; "all" stands for every one of them.
-const (
-	ModeImplicit      = "implicit"      // the next poll acks; at-least-once
-	ModeExplicit      = "explicit"      // ack each record, then commit acks; at-least-once
-	ModeDeferred      = "deferred"      // commit the output transaction, then ack
-	ModeTransactional = "transactional" // acks inside the producer transaction (KIP-1289)
-	ModeClassicEOS    = "classic-eos"   // consumer group + sendOffsetsToTransaction
-	ModeAll           = "all"           // every mode above
-)
-
-// modeOrder is the report order of the modes.
-var modeOrder = []string{ModeImplicit, ModeExplicit, ModeDeferred, ModeTransactional, ModeClassicEOS}
-
-// AllModes returns every mode name in report order.
-func AllModes() []string { return slices.Clone(modeOrder) }
+// ModeAll, in a workload's modes field, stands for every mode
+// (pipeline.AllModes).
+const ModeAll = pipeline.AllName
 
 // Rate distributions of the producers' intended send times.
 const (
@@ -295,13 +284,13 @@ func (s *Spec) Warmup() time.Duration {
 // Modes returns the modes to run in report order (implicit, explicit,
 // deferred, transactional, classic-eos), with "all" expanded, duplicates
 // and unknown names dropped, and every mode when none is listed.
-func (s *Spec) Modes() []string {
+func (s *Spec) Modes() []pipeline.Mode {
 	if len(s.ModeNames) == 0 || slices.Contains(s.ModeNames, ModeAll) {
-		return AllModes()
+		return pipeline.AllModes()
 	}
-	var out []string
-	for _, m := range modeOrder {
-		if slices.Contains(s.ModeNames, m) {
+	var out []pipeline.Mode
+	for _, m := range pipeline.AllModes() {
+		if slices.Contains(s.ModeNames, string(m)) {
 			out = append(out, m)
 		}
 	}

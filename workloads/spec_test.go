@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/workloads"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 func TestDefaultsFillZeroSpec(t *testing.T) {
@@ -100,12 +102,12 @@ func TestModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		s := &workloads.Spec{ModeNames: tt.in}
-		if got := s.Modes(); !reflect.DeepEqual(got, tt.want) {
+		if got := pipeline.Names(s.Modes()); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Modes() of %v = %v, want %v", tt.in, got, tt.want)
 		}
 	}
-	if got := workloads.AllModes(); !reflect.DeepEqual(got, all) {
-		t.Errorf("AllModes() = %v, want %v", got, all)
+	if got := pipeline.ModeNames(); !reflect.DeepEqual(got, all) {
+		t.Errorf("pipeline.ModeNames() = %v, want %v", got, all)
 	}
 }
 

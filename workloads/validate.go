@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // Ranges that are not Kafka's; Kafka's are written where they are checked.
@@ -323,15 +325,15 @@ func (s *Spec) validateAckOnly() *Error {
 
 func (s *Spec) validateModes() *Error {
 	if len(s.ModeNames) == 0 {
-		return fieldErr("modes", "lists no modes; list some of %s, or write [all]", andList(modeOrder))
+		return fieldErr("modes", "lists no modes; list some of %s, or write [all]", andList(pipeline.ModeNames()))
 	}
 	for i, m := range s.ModeNames {
 		field := fmt.Sprintf("modes[%d]", i)
 		switch {
 		case m == ModeAll && len(s.ModeNames) > 1:
 			return fieldErr(field, "all stands for every mode, so it cannot be listed with others; write [all] alone or list the modes")
-		case m != ModeAll && !slices.Contains(modeOrder, m):
-			return fieldErr(field, "%q is not a mode; use %s, or all", m, orList(modeOrder))
+		case m != ModeAll && !slices.Contains(pipeline.ModeNames(), m):
+			return fieldErr(field, "%q is not a mode; use %s, or all", m, orList(pipeline.ModeNames()))
 		case slices.Index(s.ModeNames, m) < i:
 			return fieldErr(field, "%s is listed twice; list each mode once", m)
 		}

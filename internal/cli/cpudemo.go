@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -70,7 +71,7 @@ type costlyTarget struct {
 	burn *cpuBurner
 }
 
-func (t *costlyTarget) NewWorker(ctx context.Context, cfg targets.Config, m targets.Mode, id int) (targets.Worker, error) {
+func (t *costlyTarget) NewWorker(ctx context.Context, cfg targets.Config, m pipeline.Mode, id int) (targets.Worker, error) {
 	w, err := t.cpuDemoTarget.NewWorker(ctx, cfg, m, id)
 	if err != nil {
 		return nil, err

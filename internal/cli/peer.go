@@ -403,6 +403,7 @@ func peerShareConsume(env *Env, args []string) error {
 		timeout  time.Duration
 		setReset bool
 		warmup   int64
+		acquire  string
 	)
 	fs := newFlags(env, "peer share-consume", "--topic T --group G --num-records N [flags]", peerConsumeExamples)
 	c.register(fs)
@@ -411,11 +412,15 @@ func peerShareConsume(env *Env, args []string) error {
 	fs.DurationVar(&timeout, "timeout", 10*time.Second, "give up when no record came for this long (the tool's --timeout)")
 	fs.BoolVar(&setReset, "earliest", true, "set share.auto.offset.reset=earliest on the group first (before the clock), so it reads records produced before it joined")
 	fs.Int64Var(&warmup, "warmup-records", 0, "records to treat as warm-up: the steady rate counts from the poll that passes them")
+	fs.StringVar(&acquire, "acquire-mode", "batch_optimized", "share.acquire.mode: record_limit (a fetch acquires at most --max-poll-records, as run's share workers) or batch_optimized (whole batches, Kafka's client default)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := c.check("share-consume"); err != nil {
 		return err
+	}
+	if acquire != "record_limit" && acquire != "batch_optimized" {
+		return usageErr("peer share-consume: --acquire-mode %q: want record_limit or batch_optimized", acquire)
 	}
 	if group == "" {
 		return usageErr("peer share-consume: --group is required")
@@ -433,16 +438,19 @@ func peerShareConsume(env *Env, args []string) error {
 	// Configured as `sharebench run`'s share workers are
 	// (loadgen/targets/kafkatarget): a ShareFetch waits at most 100 ms at the
 	// broker, and a poll returns at most --max-poll-records records.
-	cl, err := kgo.NewClient(
+	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.seeds()...),
 		kgo.ClientID("sharebench-peer-share-consumer"),
 		kgo.DisableClientMetrics(),
 		kgo.ShareGroup(group),
 		kgo.ConsumeTopics(c.topic),
-		kgo.FetchMaxWait(100*time.Millisecond),
+		kgo.FetchMaxWait(100 * time.Millisecond),
 		kgo.ShareMaxRecords(int32(maxPoll)),
-		kgo.ShareMaxRecordsStrict(),
-	)
+	}
+	if acquire == "record_limit" {
+		opts = append(opts, kgo.ShareMaxRecordsStrict())
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return usageErr("peer share-consume: %v", err)
 	}

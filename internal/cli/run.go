@@ -18,8 +18,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -220,7 +220,7 @@ func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 }
 
 // runTime says how long the run will take at least, before it starts.
-func runTime(spec *workloads.Spec, modes []targets.Mode, repeats int) string {
+func runTime(spec *workloads.Spec, modes []pipeline.Mode, repeats int) string {
 	n := len(modes)
 	if n == 0 {
 		n = len(spec.Modes())
@@ -349,19 +349,19 @@ func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error 
 	return nil
 }
 
-func parseModes(s string) ([]targets.Mode, error) {
+func parseModes(s string) ([]pipeline.Mode, error) {
 	if s == "" {
 		return nil, nil
 	}
 	if s == "all" {
-		return append([]targets.Mode(nil), targets.AllModes...), nil
+		return append([]pipeline.Mode(nil), pipeline.AllModes()...), nil
 	}
-	var out []targets.Mode
+	var out []pipeline.Mode
 	for _, part := range strings.Split(s, ",") {
-		m, err := targets.ParseMode(strings.TrimSpace(part))
+		m, err := pipeline.ParseMode(strings.TrimSpace(part))
 		if err != nil {
 			var valid []string
-			for _, m := range targets.AllModes {
+			for _, m := range pipeline.AllModes() {
 				valid = append(valid, string(m))
 			}
 			return nil, usageErr("--modes: unknown mode %q (valid: %s, or all)", strings.TrimSpace(part), strings.Join(valid, ", "))
@@ -403,7 +403,7 @@ func workloadsCmd(env *Env, args []string) error {
 		if i := strings.Index(desc, ". "); i > 0 {
 			desc = desc[:i+1]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(s.Modes(), ","), rate, s.TestDuration(), desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(pipeline.Names(s.Modes()), ","), rate, s.TestDuration(), desc)
 	}
 	return tw.Flush()
 }
@@ -482,7 +482,7 @@ func verifyCmd(env *Env, args []string) error {
 
 // modeOf strips a repeat suffix ("explicit-r2" -> "explicit").
 func modeOf(dirName string) string {
-	for _, m := range targets.AllModes {
+	for _, m := range pipeline.AllModes() {
 		if dirName == string(m) || strings.HasPrefix(dirName, string(m)+"-r") {
 			return string(m)
 		}

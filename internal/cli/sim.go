@@ -6,12 +6,9 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sharebench/sharebench/internal/sim"
@@ -87,67 +84,23 @@ func simCmd(env *Env, args []string) error {
 	fmt.Fprintf(env.Stderr, "sharebench sim: seeds %d..%d (%d), %d steps each, knobs %s\n", f.seed, last, f.seeds, f.steps, f.knobs)
 
 	start := time.Now()
-	agg := newSimTotals()
-	bad, stopped := runSeeds(env, &f, draft, only, agg)
+	seeds := sim.Seeds{First: f.seed, Count: f.seeds, Steps: f.steps, Draft: draft, Only: only,
+		Parallel: f.parallel, Interrupt: env.Interrupt}
+	if f.verbose {
+		seeds.Each = func(out *sim.Outcome) {
+			fmt.Fprintf(env.Stdout, "--- seed %d\n%s\n", out.Seed, strings.Join(out.Log, "\n"))
+		}
+	}
+	tot, bad, stopped := sim.RunSeeds(seeds)
 	if bad == nil {
 		if stopped {
-			return withCode(ExitRuntime, fmt.Errorf("interrupted after %d seeds", agg.seeds))
+			return withCode(ExitRuntime, fmt.Errorf("interrupted after %d seeds", tot.Seeds))
 		}
-		agg.print(env.Stdout, time.Since(start))
+		tot.Print(env.Stdout, time.Since(start))
 		return nil
 	}
 	cfg := sim.Config{Seed: bad.Seed, Steps: f.steps, Draft: draft, Only: only}
 	return reportViolation(env, &f, cfg, bad)
-}
-
-// runSeeds runs the seeds, f.parallel at a time, and returns the outcome of
-// the first seed (in seed order) that broke an invariant.
-func runSeeds(env *Env, f *simFlags, draft bool, only []int, agg *simTotals) (*sim.Outcome, bool) {
-	type job struct{ seed int64 }
-	jobs := make(chan job)
-	var mu sync.Mutex
-	var bad *sim.Outcome
-	stop := make(chan struct{})
-	var stopOnce sync.Once
-	var wg sync.WaitGroup
-	for i := 0; i < min(f.parallel, f.seeds); i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				cfg := sim.Config{Seed: j.seed, Steps: f.steps, Draft: draft, Only: only}
-				out := sim.Run(cfg)
-				mu.Lock()
-				if f.verbose {
-					fmt.Fprintf(env.Stdout, "--- seed %d\n%s\n", j.seed, strings.Join(out.Log, "\n"))
-				}
-				if out.Violation != nil {
-					if bad == nil || out.Seed < bad.Seed {
-						bad = out
-					}
-					stopOnce.Do(func() { close(stop) })
-				} else {
-					agg.add(out)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	interrupted := false
-dispatch:
-	for i := 0; i < f.seeds; i++ {
-		select {
-		case jobs <- job{f.seed + int64(i)}:
-		case <-stop:
-			break dispatch
-		case <-env.Interrupt:
-			interrupted = true
-			break dispatch
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	return bad, interrupted
 }
 
 // reportViolation prints the violation, the shortest trace found and the
@@ -215,54 +168,4 @@ func joinInts(xs []int) string {
 		parts[i] = strconv.Itoa(x)
 	}
 	return strings.Join(parts, ",")
-}
-
-// simTotals adds up the passing seeds.
-type simTotals struct {
-	seeds, steps int
-	dups         map[string]int64
-	counts       map[string]map[string]int64
-}
-
-func newSimTotals() *simTotals {
-	return &simTotals{dups: map[string]int64{}, counts: map[string]map[string]int64{}}
-}
-
-func (t *simTotals) add(out *sim.Outcome) {
-	t.seeds++
-	t.steps += out.Executed
-	for mode, v := range out.Verdicts {
-		if t.counts[mode] == nil {
-			t.counts[mode] = map[string]int64{}
-		}
-		for k, n := range v.Counts {
-			t.counts[mode][k] += n
-		}
-	}
-}
-
-func (t *simTotals) print(w io.Writer, took time.Duration) {
-	fmt.Fprintf(w, "ok: %d seeds, %d steps checked (scheduled and drain) in %v; every invariant held\n", t.seeds, t.steps, took.Round(time.Millisecond))
-	modes := make([]string, 0, len(t.counts))
-	for m := range t.counts {
-		modes = append(modes, m)
-	}
-	order := map[string]int{"implicit": 0, "explicit": 1, "deferred": 2, "transactional": 3, "classic-eos": 4}
-	sort.Slice(modes, func(i, j int) bool { return order[modes[i]] < order[modes[j]] })
-	for _, m := range modes {
-		kinds := make([]string, 0, len(t.counts[m]))
-		for k := range t.counts[m] {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
-		parts := make([]string, 0, len(kinds))
-		for _, k := range kinds {
-			parts = append(parts, fmt.Sprintf("%s %d", k, t.counts[m][k]))
-		}
-		what := "no findings"
-		if len(parts) > 0 {
-			what = strings.Join(parts, ", ")
-		}
-		fmt.Fprintf(w, "  verifier %-13s PASS  %s\n", m, what)
-	}
 }

@@ -14,6 +14,7 @@ import (
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
@@ -61,7 +62,7 @@ var targetWrap func(targets.Target) targets.Target
 
 // openTarget opens the target named by the flags and, where it can apply
 // target-side faults, the fault runner.
-func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
+func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
 	switch f.target {
 	case "engine":
 		if f.kafka.brokers != "" {
@@ -153,7 +154,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []targets.Mode
 		// without the KIP-1289 API; with --modes unset it is listed as
 		// unsupported in the table instead.
 		for _, m := range modes {
-			if m == targets.Transactional {
+			if m == pipeline.Transactional {
 				if err := t.Supports(ctx, m); err != nil {
 					t.Close()
 					return nil, nil, withCode(ExitUsage, err)

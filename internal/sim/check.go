@@ -795,7 +795,7 @@ func (s *sim) checkDLQ(final bool) {
 		if d.copies == nil {
 			d.copies = map[[2]int64]int{}
 		}
-		topic := "dlq-" + modes[g]
+		topic := "dlq-" + string(modes[g])
 		recs, next, err := s.e.Fetch(engine.TopicPartition{Topic: topic}, d.next, 1<<20, engine.ReadCommitted)
 		if err != nil {
 			s.fail("sim", "read_committed fetch of %s: %v", topic, err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
@@ -60,7 +61,7 @@ func (s *sim) drainAndVerify() error {
 				if err := step(func() { s.say("work %s", w.name); w.work(r) }); err != nil {
 					return err
 				}
-				if w.emptyPoll && w.phase == phIdle {
+				if w.emptyPoll && w.m.Phase() == pipeline.Idle {
 					break // nothing more for it this round
 				}
 			}
@@ -132,10 +133,10 @@ func (s *sim) drained() bool {
 func (s *sim) verify() error {
 	s.results = map[string]*result.Verification{}
 	for g, mode := range modes {
-		v := verify.New(mode, verify.Options{DeliveryLimit: s.p.limit, MaxWitnesses: 3})
+		v := verify.New(string(mode), verify.Options{DeliveryLimit: s.p.limit, MaxWitnesses: 3})
 		for p, ip := range s.in {
 			var committed int64 = -1
-			if mode == "classic-eos" {
+			if !mode.UsesShareGroup() {
 				if off, ok := s.e.CommittedOffset(s.groups[g], ip.tp); ok {
 					committed = off
 				}
@@ -145,7 +146,7 @@ func (s *sim) verify() error {
 					continue
 				}
 				in := verify.Input{ID: r.id, Partition: int32(p), Offset: int64(off)}
-				if mode == "classic-eos" {
+				if !mode.UsesShareGroup() {
 					in.FinalState = verify.StateAvailable
 					if int64(off) < committed {
 						in.FinalState = verify.StateAcknowledged
@@ -187,11 +188,11 @@ func (s *sim) verify() error {
 			}
 		}
 		res := v.Finish()
-		s.results[mode] = res
+		s.results[string(mode)] = res
 		s.logf("verify %s: %s", mode, verdictLine(res))
 		if !res.Pass && s.viol == nil {
 			s.verifying = true
-			s.fail("verify "+mode, "%s", verdictDetail(res))
+			s.fail("verify "+string(mode), "%s", verdictDetail(res))
 		}
 	}
 	if s.viol != nil {

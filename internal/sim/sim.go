@@ -282,7 +282,8 @@ func (s *sim) setup() error {
 	for i := range s.in {
 		s.in[i] = &inPart{tp: engine.TopicPartition{Topic: inTopic, Partition: int32(i)}}
 	}
-	for m, name := range modes {
+	for m, mode := range modes {
+		name := string(mode)
 		s.groups[m] = "g-" + name
 		topic := "out-" + name
 		if err := e.CreateTopic(topic, p.outParts); err != nil {
@@ -291,7 +292,7 @@ func (s *sim) setup() error {
 		for q := int32(0); q < p.outParts; q++ {
 			s.outs[m] = append(s.outs[m], &outPart{tp: engine.TopicPartition{Topic: topic, Partition: q}})
 		}
-		if name == "classic-eos" {
+		if !mode.UsesShareGroup() {
 			continue
 		}
 		// Every share group has a dead-letter queue (KIP-1191, invariant 14).
@@ -321,7 +322,7 @@ func (s *sim) setup() error {
 	s.txnIDs = append(s.txnIDs, inTxnID)
 	for i := 0; i < numSlots; i++ {
 		sl := &slot{s: s, idx: i, mode: i / slotsPerMode, n: i % slotsPerMode}
-		if transactionalMode(sl.mode) {
+		if modes[sl.mode].Transactional() {
 			sl.tid = fmt.Sprintf("tx-%s-%d", modes[sl.mode], sl.n)
 			s.txnIDs = append(s.txnIDs, sl.tid)
 		}
@@ -337,8 +338,6 @@ func (s *sim) setup() error {
 	}
 	return nil
 }
-
-func transactionalMode(m int) bool { return m >= 2 }
 
 // hook is the engine's hook seam: it fails one staging write, or crashes
 // the engine inside a transaction's end, on demand. It runs with engine
@@ -435,7 +434,7 @@ func (s *sim) exec(st Step) {
 		s.say("crash %s at %s", sl.cur.name, sl.cur.phaseName())
 		sl.replace(false)
 	case KindZombie:
-		if !transactionalMode(sl.mode) {
+		if !modes[sl.mode].Transactional() {
 			s.say("zombie %s: not transactional, nothing to fence", sl.cur.name)
 			return
 		}

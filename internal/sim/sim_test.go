@@ -115,7 +115,7 @@ func TestSeeds(t *testing.T) {
 	}
 	t.Logf("%d seeds, %d steps checked in %v", n, steps, time.Since(start).Round(time.Millisecond))
 	for _, m := range modes {
-		t.Logf("  %-13s %v", m, totals[m])
+		t.Logf("  %-13s %v", m, totals[string(m)])
 	}
 	if failed > 0 {
 		t.Fatalf("%d of %d seeds broke an invariant", failed, n)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // Kind is what one step does.
@@ -111,8 +113,9 @@ func Generate(seed int64, n int) []Step {
 // stepRand returns the random stream of one step.
 func stepRand(st Step) *rand.Rand { return rand.New(rand.NewPCG(st.R, 0x57e9)) }
 
-// Modes, in report order; slot i runs modes[i/slotsPerMode].
-var modes = [...]string{"implicit", "explicit", "deferred", "transactional", "classic-eos"}
+// Modes, in report order (pipeline.AllModes); slot i runs
+// modes[i/slotsPerMode].
+var modes = [...]pipeline.Mode{pipeline.Implicit, pipeline.Explicit, pipeline.Deferred, pipeline.Transactional, pipeline.ClassicEOS}
 
 const (
 	slotsPerMode = 2

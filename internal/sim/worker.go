@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // slot is one worker position: its mode, its transactional id, the
@@ -29,20 +30,8 @@ type slot struct {
 	zombie *worker
 }
 
-// phase is where a worker is in its loop.
-type phase uint8
-
-const (
-	phIdle      phase = iota
-	phPolled          // records held, nothing written
-	phProduced        // outputs written (in the open transaction, if any)
-	phStaged          // acks or offsets staged in the open transaction
-	phCommitted       // deferred: outputs committed, acks not yet sent
-)
-
-var phaseNames = [...]string{"idle", "after-poll", "after-produce", "after-stage", "after-commit-before-ack"}
-
-// worker is one incarnation of a slot's worker: a member and a producer.
+// worker is one incarnation of a slot's worker: a member, a producer, and
+// the load generator's own loop (pipeline.Machine) deciding what it does.
 type worker struct {
 	s       *sim
 	sl      *slot
@@ -52,36 +41,48 @@ type worker struct {
 	txn     *engine.Producer // transactional modes
 	plain   *engine.Producer // implicit, explicit
 
-	phase      phase
-	held       []engine.Record // polled and not yet resolved
-	acc, rej   []engine.Record // decided when producing
-	rel        []engine.Record // explicit: released without output
+	m          *pipeline.Machine[engine.Record]
+	src        stepSource // the machine's random stream: the running step's
 	open       *txnTrack
-	txnRecs    int
 	stallUntil time.Duration
 	zombie     bool
 	gone       bool
 	emptyPoll  bool // the last poll returned nothing (the drain moves on)
 }
 
+// stepSource hands the machine the random stream of the step that runs
+// it, so a step's choices stay its own when shrinking removes others.
+type stepSource struct{ r *rand.Rand }
+
+func (s *stepSource) Float64() float64 { return s.r.Float64() }
+
 var modeShort = [...]string{"imp", "exp", "def", "txn", "eos"}
+
+// maxTxnRecords ends a simulated worker's transaction once it holds this
+// many records.
+const maxTxnRecords = 12
 
 // newWorker joins the slot's group and creates its producer; a
 // transactional producer fences the slot's previous incarnation.
 func (sl *slot) newWorker() (*worker, error) {
 	s := sl.s
 	sl.inc++
+	mode := modes[sl.mode]
 	w := &worker{s: s, sl: sl, name: fmt.Sprintf("%s%d#%d", modeShort[sl.mode], sl.n, sl.inc)}
+	// The transaction's end is the simulator's choice (Inputs.EndTxn), so
+	// its age never ends it.
+	w.m = pipeline.New[engine.Record](pipeline.Config{Mode: mode, MaxPollRecords: s.p.maxPoll,
+		MaxRecords: maxTxnRecords, MaxDuration: 1000 * time.Hour, LockDuration: s.p.lock}, &w.src)
 	var err error
-	switch modes[sl.mode] {
-	case "classic-eos":
+	switch mode {
+	case pipeline.ClassicEOS:
 		w.classic, err = s.e.JoinClassicGroup(s.groups[sl.mode], []string{inTopic}, engine.ResetEarliest)
 	default:
 		am := engine.AckExplicit
-		switch modes[sl.mode] {
-		case "implicit":
+		switch mode {
+		case pipeline.Implicit:
 			am = engine.AckImplicit
-		case "transactional":
+		case pipeline.Transactional:
 			am = engine.AckTransactional
 		}
 		w.share, err = s.e.JoinShareGroup(s.groups[sl.mode], []string{inTopic}, am)
@@ -132,7 +133,7 @@ func (w *worker) abandon() {
 	}
 }
 
-func (w *worker) phaseName() string { return phaseNames[w.phase] }
+func (w *worker) phaseName() string { return string(w.m.Phase()) }
 
 func (w *worker) memberID() string {
 	if w.share != nil {
@@ -141,24 +142,53 @@ func (w *worker) memberID() string {
 	return w.classic.ID()
 }
 
-// failed handles an error a worker cannot go on from: a fenced worker is
-// replaced (a zombie just exits), anything else is reported as a
+// outcome turns the error of a call into the machine's result. A fenced
+// worker is replaced (by the machine's next action); an expected error
+// (expected says which) is one the loop goes on from; anything else is a
 // simulator failure, since the simulated clients make only valid calls.
-func (w *worker) failed(what string, err error) {
+func (w *worker) outcome(what string, err error, expected bool) pipeline.Result[engine.Record] {
+	if err == nil {
+		return pipeline.Result[engine.Record]{}
+	}
 	w.s.say("%s: %s", what, errName(err))
-	if !engine.ErrorIsFenced(err) {
+	fenced := engine.ErrorIsFenced(err) && !expected
+	if !fenced && !expected {
 		w.s.fail("sim", "%s %s: unexpected error: %v", w.name, what, err)
-		return
 	}
-	if w.zombie {
-		w.s.say("(zombie exits)")
-		w.abandon()
-		return
-	}
-	w.sl.replace(false)
+	return pipeline.Result[engine.Record]{Err: err, Fenced: fenced}
 }
 
-// work moves the worker one phase.
+// inputs draws what this step tells the machine: the poll's size, the
+// share of records rejected or released, whether locks are renewed and
+// whether an open transaction ends now (and by abort). In the drain
+// everything is accepted and every transaction commits.
+func (w *worker) inputs(r *rand.Rand) pipeline.Inputs {
+	s := w.s
+	in := pipeline.Inputs{Now: simEpoch.Add(s.clk.Now()), MaxPoll: 1 + r.IntN(s.p.maxPoll)}
+	end := r.IntN(100) >= 40
+	if s.drain {
+		in.MaxPoll, in.EndTxn = s.p.maxPoll, true
+		return in
+	}
+	in.EndTxn = end
+	switch modes[w.sl.mode] {
+	case pipeline.Explicit:
+		in.RejectRatio, in.ReleaseRatio, in.RenewRatio = 0.08, 0.08, 0.125
+	case pipeline.Deferred:
+		in.RejectRatio, in.RenewRatio, in.AbortRatio = 0.16, 0.10, 0.133
+	case pipeline.Transactional:
+		in.RejectRatio, in.AbortRatio = 0.16, 0.25
+	case pipeline.ClassicEOS:
+		in.AbortRatio = 0.25
+	}
+	return in
+}
+
+// simEpoch is the wall-clock reading of the manual clock's zero.
+var simEpoch = time.Unix(0, 0)
+
+// work moves the worker one action of its loop (processing takes no
+// simulated time, so it goes with the action after it).
 func (w *worker) work(r *rand.Rand) {
 	s := w.s
 	if w.gone {
@@ -172,228 +202,99 @@ func (w *worker) work(r *rand.Rand) {
 		s.say("(stalled at %s)", w.phaseName())
 		return
 	}
-	switch modes[w.sl.mode] {
-	case "implicit":
-		w.workImplicit(r)
-	case "explicit":
-		w.workExplicit(r)
-	case "deferred":
-		w.workDeferred(r)
-	case "transactional":
-		w.workTransactional(r)
-	case "classic-eos":
-		w.workClassic(r)
-	}
-}
-
-func (w *worker) workImplicit(r *rand.Rand) {
-	if w.phase == phPolled {
-		if err := w.produce(w.held); err != nil {
-			w.failed("produce", err)
-			return
+	w.src.r = r
+	in := w.inputs(r)
+	for {
+		a := w.m.Next(in)
+		if a.Op == pipeline.OpProcess {
+			w.m.Done(pipeline.Result[engine.Record]{})
+			continue
 		}
-		w.phase = phProduced
+		res := w.perform(a, r)
+		if !w.gone {
+			w.m.Done(res)
+		}
 		return
 	}
-	// The poll accepts the previous poll's records, then acquires.
-	w.poll(r)
 }
 
-func (w *worker) workExplicit(r *rand.Rand) {
-	switch w.phase {
-	case phIdle:
-		w.poll(r)
-	case phPolled:
-		if !w.s.drain && r.IntN(8) == 0 {
-			w.ack(nil, nil, nil, w.held)
-			return
+// perform makes the call a names, with the checks around it.
+func (w *worker) perform(a pipeline.Action[engine.Record], r *rand.Rand) pipeline.Result[engine.Record] {
+	s := w.s
+	switch a.Op {
+	case pipeline.OpPoll:
+		return w.poll(a.Max, a.Recs)
+	case pipeline.OpBegin:
+		return w.begin()
+	case pipeline.OpProduce:
+		return w.outcome("produce", w.produce(a.Recs), false)
+	case pipeline.OpStageAccept, pipeline.OpStageReject:
+		if w.classic != nil {
+			return w.sendOffsets(a.Recs)
 		}
-		w.decide(r, true)
-		if err := w.produce(w.acc); err != nil {
-			w.failed("produce", err)
-			return
-		}
-		w.phase = phProduced
-	case phProduced:
-		w.ack(w.acc, w.rej, w.rel, nil)
-		w.settle()
-	}
-}
-
-func (w *worker) workDeferred(r *rand.Rand) {
-	if w.pollThenProduce(r) {
-		return
-	}
-	switch w.phase {
-	case phProduced:
-		x := r.IntN(100)
-		switch {
-		case !w.s.drain && x < 10:
-			w.ack(nil, nil, nil, w.held)
-		case !w.s.drain && x < 22:
-			if w.abort() {
-				// Release now so the records come back at once.
-				w.ack(nil, nil, w.held, nil)
-				w.settle()
-			}
-		default:
-			if w.commit() {
-				w.phase = phCommitted
+		if a.Op == pipeline.OpStageAccept && !s.drain && r.IntN(30) == 0 {
+			if res, ok := w.stageRelease(a.Recs); !ok {
+				return res
 			}
 		}
-	case phCommitted:
-		w.ack(w.acc, w.rej, nil, nil)
-		w.settle()
-	}
-}
-
-// pollThenProduce runs the first two phases of the modes whose outputs go
-// in a transaction (deferred, transactional): poll, then open the
-// transaction if none is open, decide the records' fates and write the
-// accepted ones' outputs. It reports whether the worker was in one of
-// those phases (and so has taken its step).
-func (w *worker) pollThenProduce(r *rand.Rand) bool {
-	switch w.phase {
-	case phIdle:
-		w.poll(r)
-	case phPolled:
-		if w.open == nil && !w.begin() {
-			return true
+		t := engine.AckAccept
+		if a.Op == pipeline.OpStageReject {
+			t = engine.AckReject
 		}
-		w.decide(r, false)
-		if err := w.produce(w.acc); err != nil {
-			w.failed("produce", err)
-			return true
-		}
-		w.phase = phProduced
-	default:
-		return false
-	}
-	return true
-}
-
-func (w *worker) workTransactional(r *rand.Rand) {
-	if w.pollThenProduce(r) {
-		return
-	}
-	switch w.phase {
-	case phProduced:
-		if !w.s.drain && r.IntN(30) == 0 && !w.stageRelease() {
-			return
-		}
-		if !w.stage() {
-			return
-		}
-		w.txnRecs += len(w.held)
-		w.held, w.acc, w.rej = nil, nil, nil
-		w.phase = phStaged
-	case phStaged:
-		w.endOrPollMore(r, false)
-	}
-}
-
-func (w *worker) workClassic(r *rand.Rand) {
-	switch w.phase {
-	case phIdle:
-		w.poll(r)
-	case phPolled:
-		if w.open == nil && !w.begin() {
-			return
-		}
-		w.acc = w.held
-		if err := w.produce(w.acc); err != nil {
-			w.failed("produce", err)
-			return
-		}
-		w.phase = phProduced
-	case phProduced:
-		if !w.sendOffsets() {
-			return
-		}
-		w.txnRecs += len(w.held)
-		w.held, w.acc = nil, nil
-		w.phase = phStaged
-	case phStaged:
-		w.endOrPollMore(r, true)
-	}
-}
-
-// endOrPollMore ends the open transaction, or polls more records into it.
-func (w *worker) endOrPollMore(r *rand.Rand, classic bool) {
-	x := r.IntN(100)
-	switch {
-	case !w.s.drain && w.txnRecs < 12 && x < 40:
-		w.poll(r)
-	case !w.s.drain && x < 55:
-		if w.abort() && classic {
+		return w.stage(a.Recs, t)
+	case pipeline.OpAccept:
+		return w.ack(a.Recs, engine.AckAccept, evAccept)
+	case pipeline.OpReject:
+		return w.ack(a.Recs, engine.AckReject, evReject)
+	case pipeline.OpRelease, pipeline.OpReleaseHeld:
+		return w.ack(a.Recs, engine.AckRelease, evRelease)
+	case pipeline.OpRenew:
+		return w.ack(a.Recs, engine.AckRenew, evRenew)
+	case pipeline.OpCommit:
+		return w.end(true)
+	case pipeline.OpAbort:
+		res := w.end(false)
+		if res.Err == nil && w.classic != nil {
+			// A consumer moves back to its group's committed offsets after
+			// an abort, so the aborted records are consumed again.
 			w.rewind()
 		}
-		w.settle()
+		return res
+	case pipeline.OpWait:
+		s.say("(waits)")
+	case pipeline.OpReplace:
+		if w.zombie {
+			s.say("(zombie exits)")
+			w.abandon()
+			break
+		}
+		s.say("replace %s", w.name)
+		w.sl.replace(false)
 	default:
-		if w.commit() {
-			w.settle()
-		}
+		s.say("(%s)", a.Op)
 	}
+	return pipeline.Result[engine.Record]{}
 }
 
-// settle returns the worker to idle with nothing held.
-func (w *worker) settle() {
-	w.phase = phIdle
-	w.held, w.acc, w.rej, w.rel = nil, nil, nil, nil
-	w.txnRecs = 0
-}
-
-// decide splits the held records into accepted (an output is written),
-// rejected and, with release, released ones (no output). In the drain
-// everything is accepted.
-func (w *worker) decide(r *rand.Rand, release bool) {
-	w.acc, w.rej, w.rel = nil, nil, nil
-	for _, rec := range w.held {
-		x := r.IntN(100)
-		switch {
-		case w.s.drain || x < 84:
-			w.acc = append(w.acc, rec)
-		case x < 92 || !release:
-			w.rej = append(w.rej, rec)
-		default:
-			w.rel = append(w.rel, rec)
-		}
-	}
-}
-
-// poll acquires (share) or fetches (classic) records.
-func (w *worker) poll(r *rand.Rand) {
+// poll acquires (share) or fetches (classic) up to max records; in
+// implicit mode it first accepts accepts, the previous poll's records.
+func (w *worker) poll(max int, accepts []engine.Record) pipeline.Result[engine.Record] {
 	s := w.s
-	max := 1 + r.IntN(s.p.maxPoll)
-	if s.drain {
-		max = s.p.maxPoll
-	}
 	g := w.sl.mode
 	if w.classic != nil {
 		recs, err := w.classic.Poll(max)
 		if err != nil {
-			w.failed("poll", err)
-			return
+			return w.outcome("poll", err, false)
 		}
 		s.say("poll %s", fmtRecs(recs))
 		s.checkPolledInputs(w, recs)
-		w.gotRecords(recs)
-		return
+		w.emptyPoll = len(recs) == 0
+		return pipeline.Result[engine.Record]{Recs: recs, At: simEpoch.Add(s.clk.Now())}
 	}
-	implicitAck := modes[g] == "implicit" && w.phase == phProduced && len(w.held) > 0
-	var pred map[int32]int8
-	if implicitAck {
-		pred = s.predict(g, w.share.ID(), w.held, false)
-		for _, rec := range w.held {
-			if pred[rec.Partition] >= 0 && rec.Offset >= s.share[g][rec.Partition].spso {
-				s.addEvent(g, rec.Partition, rec.Offset, event{kind: evImplicit, member: w.share.ID(), must: pred[rec.Partition] > 0})
-			}
-		}
-	}
+	w.predictImplicit(accepts)
 	recs, err := w.share.Poll(max)
 	if err != nil {
-		w.failed("poll", err)
-		return
+		return w.outcome("poll", err, false)
 	}
 	s.touch(w.share.ID())
 	s.say("poll %s", fmtRecs(recs))
@@ -401,26 +302,24 @@ func (w *worker) poll(r *rand.Rand) {
 		s.addEvent(g, rec.Partition, rec.Offset, event{kind: evPolled, member: w.share.ID(), count: rec.DeliveryCount})
 	}
 	s.checkPolledInputs(w, recs)
-	if implicitAck {
-		w.held = nil
-		w.phase = phIdle
-	}
-	w.gotRecords(recs)
+	w.emptyPoll = len(recs) == 0
+	return pipeline.Result[engine.Record]{Recs: recs, At: simEpoch.Add(s.clk.Now())}
 }
 
-// gotRecords takes a poll's records: a transaction keeps its phase when
-// the poll came up empty.
-func (w *worker) gotRecords(recs []engine.Record) {
-	w.emptyPoll = len(recs) == 0
-	if len(recs) == 0 {
-		if w.phase != phStaged {
-			w.phase = phIdle
-			w.held = nil
-		}
+// predictImplicit records what the implicit acceptance of recs (by a
+// poll or a close) must do.
+func (w *worker) predictImplicit(recs []engine.Record) {
+	s := w.s
+	g := w.sl.mode
+	if len(recs) == 0 || modes[g] != pipeline.Implicit {
 		return
 	}
-	w.held = recs
-	w.phase = phPolled
+	pred := s.predict(g, w.share.ID(), recs, false)
+	for _, rec := range recs {
+		if pred[rec.Partition] >= 0 && rec.Offset >= s.share[g][rec.Partition].spso {
+			s.addEvent(g, rec.Partition, rec.Offset, event{kind: evImplicit, member: w.share.ID(), must: pred[rec.Partition] > 0})
+		}
+	}
 }
 
 // produce writes one output per record (its value is the input's id) to
@@ -468,46 +367,48 @@ func (w *worker) produce(recs []engine.Record) error {
 	return nil
 }
 
-// ack acknowledges records (explicit and deferred modes) and checks the
-// outcome against what the model predicts.
-func (w *worker) ack(acc, rej, rel, renew []engine.Record) {
+// ack acknowledges recs with t (explicit and deferred modes) and checks
+// the outcome against what the model predicts.
+func (w *worker) ack(recs []engine.Record, t engine.AckType, ev evKind) pipeline.Result[engine.Record] {
 	s := w.s
 	g := w.sl.mode
-	var all []engine.Record
-	var acks []engine.Acknowledgement
-	for _, x := range []struct {
-		recs []engine.Record
-		t    engine.AckType
-		ev   evKind
-	}{{acc, engine.AckAccept, evAccept}, {rej, engine.AckReject, evReject}, {rel, engine.AckRelease, evRelease}, {renew, engine.AckRenew, evRenew}} {
-		acks = append(acks, ackRanges(x.recs, x.t)...)
-		all = append(all, x.recs...)
-	}
+	acks := ackRanges(recs, t)
 	if len(acks) == 0 {
-		return
+		return pipeline.Result[engine.Record]{}
 	}
-	pred := s.predict(g, w.share.ID(), all, false)
+	pred := s.predict(g, w.share.ID(), recs, false)
 	err := w.share.Acknowledge(acks)
-	s.say("ack a%d r%d l%d n%d: %s", len(acc), len(rej), len(rel), len(renew), errName(err))
+	s.say("%s %s: %s", ackWord(t), fmtRecs(recs), errName(err))
 	failed, whole := partitionErrors(err)
 	if !whole {
 		s.touch(w.share.ID())
 	}
-	s.checkPrediction(w, g, "ack", all, pred, failed, whole)
+	s.checkPrediction(w, g, "ack", recs, pred, failed, whole)
 	if whole {
-		w.failed("ack", err)
-		return
+		return w.outcome("ack", err, false)
 	}
-	for _, x := range []struct {
-		recs []engine.Record
-		ev   evKind
-	}{{acc, evAccept}, {rej, evReject}, {rel, evRelease}, {renew, evRenew}} {
-		for _, rec := range x.recs {
-			if failed[rec.Partition] == nil && rec.Offset >= s.share[g][rec.Partition].spso {
-				s.addEvent(g, rec.Partition, rec.Offset, event{kind: x.ev, member: w.share.ID(), must: true})
-			}
+	for _, rec := range recs {
+		if failed[rec.Partition] == nil && rec.Offset >= s.share[g][rec.Partition].spso {
+			s.addEvent(g, rec.Partition, rec.Offset, event{kind: ev, member: w.share.ID(), must: true})
 		}
 	}
+	// A partition whose records were not ours any more (their lock
+	// expired): the load generator counts it and goes on.
+	return pipeline.Result[engine.Record]{Err: err}
+}
+
+func ackWord(t engine.AckType) string {
+	switch t {
+	case engine.AckAccept:
+		return "accept"
+	case engine.AckReject:
+		return "reject"
+	case engine.AckRelease:
+		return "release"
+	case engine.AckRenew:
+		return "renew"
+	}
+	return "gap"
 }
 
 // partitionErrors says which partitions of an acknowledgement failed, or
@@ -528,34 +429,25 @@ func partitionErrors(err error) (map[int32]error, bool) {
 }
 
 // begin opens a transaction.
-func (w *worker) begin() bool {
+func (w *worker) begin() pipeline.Result[engine.Record] {
 	s := w.s
 	err := s.producerCall(w.txn, w.sl.tid, "begin", w.txn.Begin)
 	if errors.Is(err, engine.ErrConcurrentTransactions) {
 		// The previous transaction's markers wait for a participant cut
-		// off from the coordinator: retried at the worker's next step.
-		s.say("begin: %s", errName(err))
-		return false
+		// off from the coordinator: the worker polls again and retries.
+		return w.outcome("begin", err, true)
 	}
 	if err != nil {
-		w.failed("begin", err)
-		return false
+		return w.outcome("begin", err, false)
 	}
 	w.open = s.newTrack(w.sl.tid, w.txn, w.sl.idx)
-	w.txnRecs = 0
 	s.say("begin %s/%d", w.sl.tid, w.open.epoch)
-	return true
+	return pipeline.Result[engine.Record]{}
 }
-
-// commit commits the open transaction.
-func (w *worker) commit() bool { return w.end(true) }
-
-// abort aborts the open transaction.
-func (w *worker) abort() bool { return w.end(false) }
 
 // end commits or aborts the open transaction. The trace names the outcome
 // the worker asked for, whatever the engine answered.
-func (w *worker) end(commit bool) bool {
+func (w *worker) end(commit bool) pipeline.Result[engine.Record] {
 	s := w.s
 	what := "abort"
 	if commit {
@@ -568,37 +460,33 @@ func (w *worker) end(commit bool) bool {
 		t.clientEnd(commit, err)
 	}
 	w.open = nil
-	if err != nil {
-		w.failed(what, err)
-		return false
-	}
-	return true
+	return w.outcome(what, err, false)
 }
 
 // rewind moves a classic member back to its group's committed offsets, as
 // a consumer must after an abort.
 func (w *worker) rewind() {
 	if err := w.classic.Rewind(); err != nil {
-		w.failed("rewind", err)
+		w.outcome("rewind", err, false)
 	}
 }
 
-// stage sends the held records' acks to the open transaction (KIP-1289).
-func (w *worker) stage() bool {
+// stage sends recs' acks of type t to the open transaction (KIP-1289).
+func (w *worker) stage(recs []engine.Record, typ engine.AckType) pipeline.Result[engine.Record] {
 	s := w.s
 	g := w.sl.mode
-	acks := append(ackRanges(w.acc, engine.AckAccept), ackRanges(w.rej, engine.AckReject)...)
+	acks := ackRanges(recs, typ)
 	if len(acks) == 0 {
-		return true
+		return pipeline.Result[engine.Record]{}
 	}
 	t := w.open
 	valid := t != nil && !s.fenced(w.txn, w.sl.tid)
-	pred := s.predict(g, w.share.ID(), w.held, true)
+	pred := s.predict(g, w.share.ID(), recs, true)
 	meta := w.share.Metadata()
 	current, inGroup := s.memberEpoch(g, meta.MemberID)
 	stale := inGroup && current != meta.MemberEpoch
 	err := s.producerCall(w.txn, w.sl.tid, "stage", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
-	s.say("stage a%d r%d: %s", len(w.acc), len(w.rej), errName(err))
+	s.say("stage %s %s: %s", ackWord(typ), fmtRecs(recs), errName(err))
 	failed, whole := partitionErrors(err)
 	if !whole {
 		s.touch(w.share.ID())
@@ -606,14 +494,14 @@ func (w *worker) stage() bool {
 	if valid && stale && !errors.Is(err, engine.ErrFencedMemberEpoch) {
 		s.fail("I10 member-epoch", "%s: stage by %s with member epoch %d, the group has %d, returned %v, want fenced member epoch",
 			w.name, meta.MemberID, meta.MemberEpoch, current, err)
-		return false
+		return pipeline.Result[engine.Record]{Err: err}
 	}
 	if valid && inGroup && !stale && errors.Is(err, engine.ErrFencedMemberEpoch) {
 		s.fail("I10 member-epoch", "%s: stage by %s with its current member epoch %d was fenced: %v", w.name, meta.MemberID, current, err)
-		return false
+		return pipeline.Result[engine.Record]{Err: err}
 	}
 	if valid && !stale {
-		s.checkPrediction(w, g, "stage", w.held, pred, failed, whole)
+		s.checkPrediction(w, g, "stage", recs, pred, failed, whole)
 	}
 	if errors.Is(err, engine.ErrFencedMemberEpoch) && !w.zombie {
 		// A rebalance between the poll and the staging: abort, and the
@@ -621,14 +509,10 @@ func (w *worker) stage() bool {
 		if valid {
 			w.probeAbortable("stage", err)
 		}
-		if w.abort() {
-			w.settle()
-		}
-		return false
+		return pipeline.Result[engine.Record]{Err: err}
 	}
 	if whole {
-		w.failed("stage", err)
-		return false
+		return w.outcome("stage", err, false)
 	}
 	var undone map[int32]bool
 	var ae *engine.AckError
@@ -642,36 +526,25 @@ func (w *worker) stage() bool {
 			}
 		}
 	}
-	for _, x := range []struct {
-		recs []engine.Record
-		t    engine.AckType
-	}{{w.acc, engine.AckAccept}, {w.rej, engine.AckReject}} {
-		for _, rec := range x.recs {
-			m := s.share[g][rec.Partition]
-			if rec.Offset < m.spso {
-				continue
-			}
-			switch {
-			case undone[rec.Partition]:
-				s.addEvent(g, rec.Partition, rec.Offset, event{kind: evUndone, member: w.share.ID()})
-			case failed[rec.Partition] == nil && t != nil:
-				s.addEvent(g, rec.Partition, rec.Offset, event{kind: evStaged, member: w.share.ID(), must: true, pid: t.pid, epoch: t.epoch, typ: x.t})
-				t.staged++
-			}
+	for _, rec := range recs {
+		m := s.share[g][rec.Partition]
+		if rec.Offset < m.spso {
+			continue
+		}
+		switch {
+		case undone[rec.Partition]:
+			s.addEvent(g, rec.Partition, rec.Offset, event{kind: evUndone, member: w.share.ID()})
+		case failed[rec.Partition] == nil && t != nil:
+			s.addEvent(g, rec.Partition, rec.Offset, event{kind: evStaged, member: w.share.ID(), must: true, pid: t.pid, epoch: t.epoch, typ: typ})
+			t.staged++
 		}
 	}
-	if err != nil {
+	if err != nil && valid {
 		// A partition failed: the transaction cannot commit what it
-		// wrote for those records, so it aborts (as loadgen's worker does).
-		if valid {
-			w.probeAbortable("stage", err)
-		}
-		if w.abort() {
-			w.settle()
-		}
-		return false
+		// wrote for those records, so the worker aborts it.
+		w.probeAbortable("stage", err)
 	}
-	return true
+	return pipeline.Result[engine.Record]{Err: err}
 }
 
 // probeAbortable checks invariant 13 after a staging call failed with
@@ -703,48 +576,51 @@ func (w *worker) probeAbortable(what string, cause error) {
 	}
 }
 
-// stageRelease tries to stage RELEASE, which KIP-1289 forbids: the engine
-// must refuse it and change nothing but the transaction, which the refusal
-// leaves abortable, so the worker aborts it. It reports whether the
-// transaction is still open.
-func (w *worker) stageRelease() bool {
+// stageRelease tries to stage RELEASE for recs, which KIP-1289 forbids:
+// the engine must refuse it and change nothing but the transaction, which
+// the refusal leaves abortable. It reports whether the transaction can go
+// on (false: res is the staging's failure, and the worker aborts).
+func (w *worker) stageRelease(recs []engine.Record) (pipeline.Result[engine.Record], bool) {
 	s := w.s
-	acks := ackRanges(w.held, engine.AckRelease)
+	acks := ackRanges(recs, engine.AckRelease)
 	if len(acks) == 0 || w.open == nil {
-		return true
+		return pipeline.Result[engine.Record]{}, true
 	}
 	valid := !s.fenced(w.txn, w.sl.tid)
 	meta := w.share.Metadata()
 	err := s.producerCall(w.txn, w.sl.tid, "stage-release", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
 	s.say("stage-release: %s", errName(err))
 	if err == nil {
-		s.fail("I7 tx-pending-held", "%s staged RELEASE for %s and the engine accepted it (DESIGN §3.3: invalid request)", w.name, fmtRecs(w.held))
+		s.fail("I7 tx-pending-held", "%s staged RELEASE for %s and the engine accepted it (DESIGN §3.3: invalid request)", w.name, fmtRecs(recs))
 	}
 	if errors.As(err, new(*engine.AckError)) {
 		s.touch(w.share.ID())
 	}
 	if err == nil {
-		return true
+		return pipeline.Result[engine.Record]{}, true
 	}
 	if valid {
 		w.probeAbortable("stage-release", err)
 	}
-	if w.abort() {
-		w.settle()
+	if engine.ErrorIsFenced(err) && !errors.Is(err, engine.ErrFencedMemberEpoch) {
+		return w.outcome("stage-release", err, false), false
 	}
-	return false
+	return pipeline.Result[engine.Record]{Err: err}, false
 }
 
-// sendOffsets adds the classic member's next offsets to the open
+// sendOffsets adds the classic member's next offsets past recs to the open
 // transaction.
-func (w *worker) sendOffsets() bool {
+func (w *worker) sendOffsets(recs []engine.Record) pipeline.Result[engine.Record] {
 	s := w.s
 	offs := map[engine.TopicPartition]int64{}
-	for _, rec := range w.held {
+	for _, rec := range recs {
 		tp := engine.TopicPartition{Topic: rec.Topic, Partition: rec.Partition}
 		if rec.Offset+1 > offs[tp] {
 			offs[tp] = rec.Offset + 1
 		}
+	}
+	if len(offs) == 0 {
+		return pipeline.Result[engine.Record]{}
 	}
 	meta := w.classic.Metadata()
 	err := s.producerCall(w.txn, w.sl.tid, "send-offsets", func() error { return w.txn.SendOffsetsToTransaction(offs, meta) })
@@ -753,22 +629,17 @@ func (w *worker) sendOffsets() bool {
 		// A rebalance since the poll: abort and start over from the
 		// committed offsets.
 		w.probeAbortable("send-offsets", err)
-		if w.abort() {
-			w.rewind()
-		}
-		w.settle()
-		return false
+		return pipeline.Result[engine.Record]{Err: err}
 	}
 	if err != nil {
-		w.failed("send-offsets", err)
-		return false
+		return w.outcome("send-offsets", err, false)
 	}
 	if w.open != nil {
 		for tp, off := range offs {
 			w.open.offsets[tp.Partition] = off
 		}
 	}
-	return true
+	return pipeline.Result[engine.Record]{}
 }
 
 // close leaves cleanly (KindLeave): an implicit member's close accepts its
@@ -778,20 +649,14 @@ func (w *worker) close() {
 	if w.gone {
 		return
 	}
-	if w.share != nil && modes[w.sl.mode] == "implicit" && w.phase == phProduced && len(w.held) > 0 {
-		g := w.sl.mode
-		pred := s.predict(g, w.share.ID(), w.held, false)
-		for _, rec := range w.held {
-			if pred[rec.Partition] >= 0 && rec.Offset >= s.share[g][rec.Partition].spso {
-				s.addEvent(g, rec.Partition, rec.Offset, event{kind: evImplicit, member: w.share.ID(), must: pred[rec.Partition] > 0})
-			}
-		}
+	if pending := w.m.Pending(); w.share != nil && len(pending) > 0 {
+		w.predictImplicit(pending)
 		if _, err := w.share.Poll(0); err == nil {
 			s.touch(w.share.ID())
 		}
 	}
 	if w.open != nil {
-		w.abort()
+		w.end(false)
 	}
 	if w.share != nil {
 		if m := s.members[w.share.ID()]; m != nil {

@@ -4,8 +4,9 @@
 // readers. The mode loops live in loadgen; a target only offers primitives,
 // so every target runs exactly the same pipeline.
 //
-// This package is a leaf: it imports nothing of sharebench, so targets do not
-// import loadgen and loadgen does not import a target's internals.
+// This package imports nothing of sharebench but the pipeline's vocabulary
+// (the modes), so targets do not import loadgen and loadgen does not import
+// a target's internals.
 package targets
 
 import (
@@ -13,42 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
-
-// Mode is an acknowledgement mode (DESIGN §5).
-type Mode string
-
-// The acknowledgement modes, in the order reports list them.
-const (
-	Implicit      Mode = "implicit"
-	Explicit      Mode = "explicit"
-	Deferred      Mode = "deferred"
-	Transactional Mode = "transactional"
-	ClassicEOS    Mode = "classic-eos"
-)
-
-// AllModes lists every mode in report order.
-var AllModes = []Mode{Implicit, Explicit, Deferred, Transactional, ClassicEOS}
-
-// ParseMode returns the mode named s, or an error naming the valid modes.
-func ParseMode(s string) (Mode, error) {
-	for _, m := range AllModes {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("target: unknown mode %q (valid: implicit, explicit, deferred, transactional, classic-eos, all)", s)
-}
-
-// UsesShareGroup reports whether workers of mode m consume through a share
-// group (every mode but classic-eos, which uses a classic consumer group).
-func (m Mode) UsesShareGroup() bool { return m != ClassicEOS }
-
-// Transactional reports whether mode m writes its outputs in producer
-// transactions.
-func (m Mode) Transactional() bool {
-	return m == Deferred || m == Transactional || m == ClassicEOS
-}
 
 // AckType is a share-group acknowledgement type.
 type AckType int8
@@ -208,7 +176,7 @@ type Target interface {
 	// Supports returns nil when the target can run mode m, else an error
 	// wrapping ErrUnsupported whose text names the mode and the
 	// alternative.
-	Supports(ctx context.Context, m Mode) error
+	Supports(ctx context.Context, m pipeline.Mode) error
 	// Setup creates the topics and group configuration of cfg. It is
 	// called once per mode run with fresh topic names.
 	Setup(ctx context.Context, cfg Config) error
@@ -219,7 +187,7 @@ type Target interface {
 	// cfg.TransactionalIDPrefix + id. A replacement of a crashed worker
 	// reuses the id (so it fences its predecessor, as a restarted process
 	// would).
-	NewWorker(ctx context.Context, cfg Config, m Mode, id int) (Worker, error)
+	NewWorker(ctx context.Context, cfg Config, m pipeline.Mode, id int) (Worker, error)
 	// NewReader returns a reader of topic at the given isolation level.
 	NewReader(ctx context.Context, cfg Config, topic string, readCommitted bool) (Reader, error)
 	// Inspect reports the final share state of the input topic's records

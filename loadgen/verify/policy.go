@@ -8,32 +8,32 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // ErrUnknownMode is matched (errors.Is) by the error Allowed and VerifyDir
 // return for a mode the verifier has no policy for.
 var ErrUnknownMode = errors.New("verify: unknown mode")
 
-// policies maps each mode to the anomaly kinds it allows, sorted. The modes
-// are target.Mode's names; verify does not import target so that it stays a
-// leaf.
-var policies = map[string][]string{
-	"implicit":      {KindDuplicate},
-	"explicit":      {KindDuplicate},
-	"deferred":      {KindDuplicate},
-	"transactional": {},
-	"classic-eos":   {},
+// policies maps each mode to the anomaly kinds it allows, sorted. The
+// verifier takes modes by name (they come from ledger files), and imports
+// only the pipeline's vocabulary for them.
+var policies = map[pipeline.Mode][]string{
+	pipeline.Implicit:      {KindDuplicate},
+	pipeline.Explicit:      {KindDuplicate},
+	pipeline.Deferred:      {KindDuplicate},
+	pipeline.Transactional: {},
+	pipeline.ClassicEOS:    {},
 }
 
 // deliveryLimited reports whether mode consumes through a share group,
 // whose delivery limit bounds deliveries; a classic consumer group
 // (classic-eos) refetches after every rebalance and has no limit.
-func deliveryLimited(mode string) bool { return mode != "classic-eos" }
+func deliveryLimited(mode string) bool { return pipeline.Mode(mode).DeliveryLimited() }
 
 // Modes returns the modes with a policy, in report order.
-func Modes() []string {
-	return []string{"implicit", "explicit", "deferred", "transactional", "classic-eos"}
-}
+func Modes() []string { return pipeline.ModeNames() }
 
 // Allowed returns the anomaly kinds mode allows, sorted (empty, not nil, for
 // the exactly-once modes): duplicate for implicit, explicit and deferred
@@ -41,7 +41,7 @@ func Modes() []string {
 // classic-eos. For any other mode it returns an error matching
 // ErrUnknownMode.
 func Allowed(mode string) ([]string, error) {
-	p, ok := policies[mode]
+	p, ok := policies[pipeline.Mode(mode)]
 	if !ok {
 		return nil, &modeError{mode: mode}
 	}

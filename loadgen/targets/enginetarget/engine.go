@@ -13,6 +13,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -93,8 +94,8 @@ func (t *Target) Info() targets.Info {
 }
 
 // Supports reports that the engine runs every mode.
-func (t *Target) Supports(_ context.Context, m targets.Mode) error {
-	if _, err := targets.ParseMode(string(m)); err != nil {
+func (t *Target) Supports(_ context.Context, m pipeline.Mode) error {
+	if _, err := pipeline.ParseMode(string(m)); err != nil {
 		return err
 	}
 	return nil
@@ -266,7 +267,7 @@ func produceGrouped(p *eng.Producer, recs []*targets.Record, next *int32, t *Tar
 type worker struct {
 	t    *Target
 	cfg  targets.Config
-	mode targets.Mode
+	mode pipeline.Mode
 	id   int
 
 	share   *eng.ShareMember
@@ -279,7 +280,7 @@ type worker struct {
 // NewWorker joins the group in the mode's acknowledgement mode and creates
 // the worker's producer; a transactional producer's id is
 // TransactionalIDPrefix+id, so a replacement fences its crashed predecessor.
-func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m targets.Mode, id int) (targets.Worker, error) {
+func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m pipeline.Mode, id int) (targets.Worker, error) {
 	w := &worker{t: t, cfg: cfg, mode: m, id: id, next: int32(id)}
 	var err error
 	if m.UsesShareGroup() {
@@ -288,13 +289,13 @@ func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m targets.Mode
 		}
 	}
 	switch m {
-	case targets.Implicit:
+	case pipeline.Implicit:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckImplicit)
-	case targets.Explicit, targets.Deferred:
+	case pipeline.Explicit, pipeline.Deferred:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckExplicit)
-	case targets.Transactional:
+	case pipeline.Transactional:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckTransactional)
-	case targets.ClassicEOS:
+	case pipeline.ClassicEOS:
 		w.classic, err = t.e.JoinClassicGroup(cfg.Group, []string{cfg.InputTopic}, eng.ResetEarliest)
 	default:
 		return nil, fmt.Errorf("engine target: %w: mode %q", targets.ErrUnsupported, m)
@@ -495,7 +496,7 @@ func (w *worker) Crash() {}
 
 func (w *worker) Close(context.Context) error {
 	var err error
-	if w.mode == targets.Implicit && w.share != nil {
+	if w.mode == pipeline.Implicit && w.share != nil {
 		// Closing an implicit consumer commits the acknowledgements of its
 		// last poll, as Kafka's close does; a zero-record poll does that.
 		_, err = w.share.Poll(0)

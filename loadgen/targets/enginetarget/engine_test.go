@@ -12,6 +12,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -145,7 +146,7 @@ func TestTransactionalPendingAndInspect(t *testing.T) {
 	if n := pending(t, tg, cfg); n != 10 {
 		t.Errorf("before any poll: Pending = %d, want 10", n)
 	}
-	w, err := tg.NewWorker(ctx, cfg, targets.Transactional, 0)
+	w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestClassicEOSPendingAndInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	produce(t, tg, cfg, 6)
-	w, err := tg.NewWorker(ctx, cfg, targets.ClassicEOS, 0)
+	w, err := tg.NewWorker(ctx, cfg, pipeline.ClassicEOS, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +262,7 @@ func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	w, err := tg.NewWorker(ctx, cfg, targets.Explicit, 3)
+	w, err := tg.NewWorker(ctx, cfg, pipeline.Explicit, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,13 +274,13 @@ func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
 			t.Errorf("%s in explicit mode: %v, want ErrUnsupported", name, err)
 		}
 	}
-	if _, err := tg.NewWorker(ctx, cfg, targets.Mode("sometimes"), 0); !errors.Is(err, targets.ErrUnsupported) {
+	if _, err := tg.NewWorker(ctx, cfg, pipeline.Mode("sometimes"), 0); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("NewWorker of an unknown mode: %v, want ErrUnsupported", err)
 	}
-	if err := tg.Supports(ctx, targets.Mode("sometimes")); err == nil {
+	if err := tg.Supports(ctx, pipeline.Mode("sometimes")); err == nil {
 		t.Error("Supports of an unknown mode succeeded")
 	}
-	for _, m := range targets.AllModes {
+	for _, m := range pipeline.AllModes() {
 		if err := tg.Supports(ctx, m); err != nil {
 			t.Errorf("Supports(%s): %v", m, err)
 		}

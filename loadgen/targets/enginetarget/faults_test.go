@@ -14,6 +14,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -55,7 +56,7 @@ func TestNetworkPartitionFault(t *testing.T) {
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	w, err := tg.NewWorker(ctx, cfg, targets.Transactional, 0)
+	w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestFaultRunner(t *testing.T) {
 				default:
 				}
 				if w == nil {
-					if w, err = tg.NewWorker(ctx, cfg, targets.Transactional, id); err != nil {
+					if w, err = tg.NewWorker(ctx, cfg, pipeline.Transactional, id); err != nil {
 						w = nil
 						time.Sleep(time.Millisecond)
 						continue

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -18,7 +19,7 @@ func TestClassicEOSCommitAndAbort(t *testing.T) {
 	produceInputs(t, tg, cfg, "first", 6, 6)
 	ctx := ctxT(t)
 
-	w := newWorker(t, tg, cfg, targets.ClassicEOS, 2)
+	w := newWorker(t, tg, cfg, pipeline.ClassicEOS, 2)
 	if id, epoch := w.TxnInfo(); id != cfg.TransactionalIDPrefix+"2" || epoch < 0 {
 		t.Fatalf("TxnInfo = %q, %d; want %q and a known epoch", id, epoch, cfg.TransactionalIDPrefix+"2")
 	}

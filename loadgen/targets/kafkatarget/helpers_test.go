@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -92,7 +93,7 @@ func produceInputs(t *testing.T, tg *Target, cfg targets.Config, prefix string, 
 }
 
 // newWorker creates a worker or fails the test; Cleanup closes it.
-func newWorker(t *testing.T, tg *Target, cfg targets.Config, m targets.Mode, id int) targets.Worker {
+func newWorker(t *testing.T, tg *Target, cfg targets.Config, m pipeline.Mode, id int) targets.Worker {
 	t.Helper()
 	w, err := tg.NewWorker(ctxT(t), cfg, m, id)
 	if err != nil {

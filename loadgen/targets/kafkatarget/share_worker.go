@@ -16,6 +16,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -38,16 +39,16 @@ const epochTimeout = 2 * time.Second
 // transactional producer with id cfg.TransactionalIDPrefix+id, initialised
 // here so that a replacement fences its crashed predecessor at once.
 // Transactional mode returns the error of Supports.
-func (t *Target) NewWorker(ctx context.Context, cfg targets.Config, m targets.Mode, id int) (targets.Worker, error) {
+func (t *Target) NewWorker(ctx context.Context, cfg targets.Config, m pipeline.Mode, id int) (targets.Worker, error) {
 	if err := validateConfig(cfg); err != nil {
 		return nil, err
 	}
 	switch m {
-	case targets.Implicit, targets.Explicit, targets.Deferred:
+	case pipeline.Implicit, pipeline.Explicit, pipeline.Deferred:
 		return classified(t.newShareWorker(ctx, cfg, m, id))
-	case targets.ClassicEOS:
+	case pipeline.ClassicEOS:
 		return classified(t.newEOSWorker(ctx, cfg, id))
-	case targets.Transactional:
+	case pipeline.Transactional:
 		if err := t.Supports(ctx, m); err != nil {
 			return nil, err
 		}
@@ -89,7 +90,7 @@ func transactionalID(cfg targets.Config, id int) string {
 // shutdown and done tells later calls the worker is gone.
 type shareWorker struct {
 	t    *Target
-	mode targets.Mode
+	mode pipeline.Mode
 	cfg  targets.Config
 	d    *dialer
 	cons *kgo.Client
@@ -116,7 +117,7 @@ type shareWorker struct {
 	done atomic.Bool
 }
 
-func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m targets.Mode, id int) (*shareWorker, error) {
+func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m pipeline.Mode, id int) (*shareWorker, error) {
 	w := &shareWorker{t: t, mode: m, cfg: cfg, d: t.conn.newDialer(), epoch: -1}
 	name := string(m) + "-worker-" + strconv.Itoa(id)
 	copts := append(t.conn.clientOpts(w.d, name),
@@ -140,7 +141,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m targe
 		kgo.DefaultProduceTopic(cfg.OutputTopic),
 		kgo.ProducerLinger(0),
 	)
-	if m == targets.Deferred {
+	if m == pipeline.Deferred {
 		w.txnID = transactionalID(cfg, id)
 		popts = append(popts, kgo.TransactionalID(w.txnID))
 		if cfg.TransactionTimeout > 0 {
@@ -153,7 +154,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m targe
 		return nil, wrapNewClient("output producer", err)
 	}
 	w.cons, w.prod = cons, prod
-	if m == targets.Deferred {
+	if m == pipeline.Deferred {
 		// InitProducerID now: it fences a crashed predecessor with the
 		// same transactional id and aborts its open transaction.
 		pid, epoch, err := prod.ProducerID(ctx)
@@ -218,7 +219,7 @@ func (w *shareWorker) Poll(ctx context.Context, max int) ([]*targets.Record, err
 	if w.done.Load() {
 		return nil, errWorkerClosed
 	}
-	if w.mode != targets.Implicit {
+	if w.mode != pipeline.Implicit {
 		w.releasePending()
 	}
 	if max <= 0 {
@@ -266,7 +267,7 @@ func (w *shareWorker) Produce(ctx context.Context, recs []*targets.Record) error
 	if w.done.Load() {
 		return errWorkerClosed
 	}
-	if w.mode == targets.Deferred && !w.inTxn {
+	if w.mode == pipeline.Deferred && !w.inTxn {
 		return errors.New("kafka: a deferred worker produces inside a transaction: call Begin first")
 	}
 	return produceSync(ctx, w.prod, recs, w.cfg.OutputTopic)
@@ -335,7 +336,7 @@ func (w *shareWorker) errNoTxn(op string) error {
 
 // Begin opens a producer transaction (deferred mode).
 func (w *shareWorker) Begin(ctx context.Context) error {
-	if w.mode != targets.Deferred {
+	if w.mode != pipeline.Deferred {
 		return w.errNoTxn("begin")
 	}
 	if w.done.Load() {
@@ -357,7 +358,7 @@ func (w *shareWorker) StageAcks(ctx context.Context, recs []*targets.Record, t t
 // Commit commits the open transaction. On error the transaction stays open
 // for Abort, as kgo asks.
 func (w *shareWorker) Commit(ctx context.Context) error {
-	if w.mode != targets.Deferred {
+	if w.mode != pipeline.Deferred {
 		return w.errNoTxn("commit")
 	}
 	if w.done.Load() {
@@ -376,7 +377,7 @@ func (w *shareWorker) Commit(ctx context.Context) error {
 
 // Abort aborts the open transaction; without one it does nothing.
 func (w *shareWorker) Abort(ctx context.Context) error {
-	if w.mode != targets.Deferred {
+	if w.mode != pipeline.Deferred {
 		return w.errNoTxn("abort")
 	}
 	if w.done.Load() {
@@ -419,7 +420,7 @@ func (w *shareWorker) ProducerID() int64 { return w.pid }
 
 // TxnInfo reports the transactional id and epoch (deferred mode).
 func (w *shareWorker) TxnInfo() (string, int16) {
-	if w.mode != targets.Deferred {
+	if w.mode != pipeline.Deferred {
 		return "", -1
 	}
 	return w.txnID, w.epoch
@@ -458,7 +459,7 @@ func (w *shareWorker) shutdown(crash bool, ctx context.Context) error {
 			w.prod.Close()
 			return
 		}
-		if w.mode == targets.Implicit {
+		if w.mode == pipeline.Implicit {
 			w.cons.MarkAcks(kgo.AckAccept)
 			if err := w.cons.FlushAcks(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("kafka: accepting the last poll: %w", err))

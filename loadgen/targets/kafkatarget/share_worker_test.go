@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -24,7 +25,7 @@ func TestExplicitConsumesAndAcksAll(t *testing.T) {
 		}
 	}
 
-	w := newWorker(t, tg, cfg, targets.Explicit, 0)
+	w := newWorker(t, tg, cfg, pipeline.Explicit, 0)
 	seen := make(map[string]int)
 	pollUntil(t, w, func(recs []*targets.Record) {
 		for _, r := range recs {
@@ -76,7 +77,7 @@ func TestExplicitWorkersShareOnePartition(t *testing.T) {
 
 	// Two members on one partition: while the first holds its batch, the
 	// second must get other records. Each round both poll, then both ack.
-	workers := []targets.Worker{newWorker(t, tg, cfg, targets.Explicit, 0), newWorker(t, tg, cfg, targets.Explicit, 1)}
+	workers := []targets.Worker{newWorker(t, tg, cfg, pipeline.Explicit, 0), newWorker(t, tg, cfg, pipeline.Explicit, 1)}
 	owner := make(map[string]int) // partition@offset -> worker id
 	per := make(map[int]int)
 	for len(owner) < n {
@@ -115,7 +116,7 @@ func TestImplicitAutoAccepts(t *testing.T) {
 	const n = 20
 	produceInputs(t, tg, cfg, "in", n, 20)
 
-	w := newWorker(t, tg, cfg, targets.Implicit, 0)
+	w := newWorker(t, tg, cfg, pipeline.Implicit, 0)
 	seen := make(map[string]int)
 	pollUntil(t, w, func(recs []*targets.Record) {
 		if len(recs) > cfg.MaxPollRecords {
@@ -143,7 +144,7 @@ func TestImplicitAutoAccepts(t *testing.T) {
 		t.Errorf("SPSO = %d, want %d (all accepted implicitly)", st.SPSO[0], n)
 	}
 	// A new member finds nothing to redeliver.
-	w2 := newWorker(t, tg, cfg, targets.Implicit, 1)
+	w2 := newWorker(t, tg, cfg, pipeline.Implicit, 1)
 	if recs := pollShort(t, w2, 300*time.Millisecond); len(recs) != 0 {
 		t.Errorf("a new worker got %d records after all were accepted", len(recs))
 	}
@@ -157,7 +158,7 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	produceInputs(t, tg, cfg, "in", 10, 10)
 	ctx := ctxT(t)
 
-	w := newWorker(t, tg, cfg, targets.Deferred, 7)
+	w := newWorker(t, tg, cfg, pipeline.Deferred, 7)
 	id, epoch := w.TxnInfo()
 	if id != cfg.TransactionalIDPrefix+"7" || epoch < 0 {
 		t.Fatalf("TxnInfo = %q, %d; want %q and a known epoch", id, epoch, cfg.TransactionalIDPrefix+"7")
@@ -266,7 +267,7 @@ func TestCrashRedeliversAndFences(t *testing.T) {
 
 	// The first worker takes records, opens a transaction, writes an
 	// output, and dies without acking or ending the transaction.
-	a, err := tg.NewWorker(ctx, cfg, targets.Deferred, 3)
+	a, err := tg.NewWorker(ctx, cfg, pipeline.Deferred, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestCrashRedeliversAndFences(t *testing.T) {
 	}
 
 	// Its replacement (same id) fences it and gets every record again.
-	b := newWorker(t, tg, cfg, targets.Deferred, 3)
+	b := newWorker(t, tg, cfg, pipeline.Deferred, 3)
 	if _, epochB := b.TxnInfo(); epochB <= epochA {
 		t.Errorf("replacement epoch %d, want above the crashed worker's %d", epochB, epochA)
 	}
@@ -328,11 +329,11 @@ func TestLockExpiryRedeliversAndStaleAckFails(t *testing.T) {
 
 	// a holds its records past the lock duration (it does not poll, so
 	// it does not fetch either).
-	a := newWorker(t, tg, cfg, targets.Explicit, 0)
+	a := newWorker(t, tg, cfg, pipeline.Explicit, 0)
 	var held []*targets.Record
 	pollUntil(t, a, func(got []*targets.Record) { held = append(held, got...) }, func() bool { return len(held) == n })
 
-	b := newWorker(t, tg, cfg, targets.Explicit, 1)
+	b := newWorker(t, tg, cfg, pipeline.Explicit, 1)
 	var again []*targets.Record
 	pollUntil(t, b, func(got []*targets.Record) { again = append(again, got...) }, func() bool { return len(again) == n })
 	for _, r := range again {
@@ -358,7 +359,7 @@ func TestAckRejectsForeignRecords(t *testing.T) {
 	tg := newEmbedded(t)
 	cfg := testConfig(t, 1)
 	setup(t, tg, cfg)
-	w := newWorker(t, tg, cfg, targets.Explicit, 0)
+	w := newWorker(t, tg, cfg, pipeline.Explicit, 0)
 	ctx := ctxT(t)
 	if err := w.Ack(ctx, []*targets.Record{{Topic: "x"}}, targets.AckAccept); err == nil {
 		t.Error("Ack of a record without a handle: got nil error")

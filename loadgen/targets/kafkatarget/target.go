@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/sharebench/sharebench/internal/txnshareack"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -217,8 +218,8 @@ func (t *Target) Info() targets.Info {
 // Supports reports whether mode m can run on this cluster: the share modes
 // need share groups (KIP-932), transactional needs a KIP-1289 API that no
 // released Kafka advertises.
-func (t *Target) Supports(ctx context.Context, m targets.Mode) error {
-	if !slices.Contains(targets.AllModes, m) {
+func (t *Target) Supports(ctx context.Context, m pipeline.Mode) error {
+	if !slices.Contains(pipeline.AllModes(), m) {
 		return fmt.Errorf("kafka: unknown mode %q (valid: implicit, explicit, deferred, transactional, classic-eos)", m)
 	}
 	resp := t.versions
@@ -232,7 +233,7 @@ func (t *Target) Supports(ctx context.Context, m targets.Mode) error {
 }
 
 // supports decides Supports from one ApiVersions response.
-func supports(resp *kmsg.ApiVersionsResponse, m targets.Mode) error {
+func supports(resp *kmsg.ApiVersionsResponse, m pipeline.Mode) error {
 	has := func(key int16) bool {
 		for _, k := range resp.ApiKeys {
 			if k.ApiKey == key {
@@ -242,12 +243,12 @@ func supports(resp *kmsg.ApiVersionsResponse, m targets.Mode) error {
 		return false
 	}
 	switch m {
-	case targets.ClassicEOS:
+	case pipeline.ClassicEOS:
 		if !has(int16(kmsg.InitProducerID)) || !has(int16(kmsg.TxnOffsetCommit)) {
 			return fmt.Errorf("kafka: mode classic-eos needs transactions, which this broker does not advertise; run --modes implicit or explicit: %w", targets.ErrUnsupported)
 		}
 		return nil
-	case targets.Transactional:
+	case pipeline.Transactional:
 		if txnShareAckKey(resp) == 0 {
 			return fmt.Errorf("kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine (or sharebench serve): %w", targets.ErrUnsupported)
 		}
@@ -260,7 +261,7 @@ func supports(resp *kmsg.ApiVersionsResponse, m targets.Mode) error {
 	if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.ShareAcknowledge)) {
 		return fmt.Errorf("kafka: mode %s needs share groups (KIP-932, Kafka 4.1+ with share groups enabled), which this broker does not advertise; run --modes classic-eos, or use --target engine: %w", m, targets.ErrUnsupported)
 	}
-	if m == targets.Deferred && !has(int16(kmsg.InitProducerID)) {
+	if m == pipeline.Deferred && !has(int16(kmsg.InitProducerID)) {
 		return fmt.Errorf("kafka: mode deferred needs transactions, which this broker does not advertise; run --modes explicit: %w", targets.ErrUnsupported)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -64,14 +65,14 @@ func TestTransactionalCommitAndAbort(t *testing.T) {
 	for _, key := range []int16{95, 93} {
 		t.Run(map[int16]string{93: "key93", 95: "key95"}[key], func(t *testing.T) {
 			tg, e := newServed(t, key)
-			if err := tg.Supports(ctxT(t), targets.Transactional); err != nil {
+			if err := tg.Supports(ctxT(t), pipeline.Transactional); err != nil {
 				t.Fatalf("Supports(transactional) = %v", err)
 			}
 			cfg := testConfig(t, 1)
 			cfg.LockDuration = 30e9
 			setup(t, tg, cfg)
 			produceInputs(t, tg, cfg, "in", 6, 6)
-			w := newWorker(t, tg, cfg, targets.Transactional, 0)
+			w := newWorker(t, tg, cfg, pipeline.Transactional, 0)
 			ctx := ctxT(t)
 			var recs []*targets.Record
 			pollUntil(t, w, func(rs []*targets.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 6 })
@@ -124,13 +125,13 @@ func TestTransactionalFencedMemberEpoch(t *testing.T) {
 	cfg.LockDuration = 30e9
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 2, 2)
-	w := newWorker(t, tg, cfg, targets.Transactional, 0)
+	w := newWorker(t, tg, cfg, pipeline.Transactional, 0)
 	ctx := ctxT(t)
 	var recs []*targets.Record
 	pollUntil(t, w, func(rs []*targets.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 2 })
 	// A second member joins: the group moves the first member's epoch
 	// on, which it learns on its next heartbeat (up to a second away).
-	newWorker(t, tg, cfg, targets.Transactional, 1)
+	newWorker(t, tg, cfg, pipeline.Transactional, 1)
 	must(t, w.Begin(ctx))
 	err := w.StageAcks(ctx, recs, targets.AckAccept)
 	if err == nil {
@@ -164,7 +165,7 @@ func TestTransactionalStagingFailureIsAbortable(t *testing.T) {
 	cfg := testConfig(t, 1)
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 1, 1)
-	w := newWorker(t, tg, cfg, targets.Transactional, 0)
+	w := newWorker(t, tg, cfg, pipeline.Transactional, 0)
 	ctx := ctxT(t)
 	must(t, w.Begin(ctx))
 	err := w.StageAcks(ctx, []*targets.Record{{Topic: cfg.InputTopic, Partition: 0, Offset: 0}}, targets.AckAccept)
@@ -187,7 +188,7 @@ func TestTransactionalCrashFences(t *testing.T) {
 	cfg.LockDuration = 30e9
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 1, 1)
-	w, err := tg.NewWorker(ctxT(t), cfg, targets.Transactional, 0)
+	w, err := tg.NewWorker(ctxT(t), cfg, pipeline.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestTransactionalCrashFences(t *testing.T) {
 	must(t, w.Begin(ctx))
 	must(t, w.StageAcks(ctx, recs, targets.AckAccept))
 	w.Crash()
-	w2 := newWorker(t, tg, cfg, targets.Transactional, 0)
+	w2 := newWorker(t, tg, cfg, pipeline.Transactional, 0)
 	if st := waitState(t, e, cfg, recs[0], engine.StateAvailable, engine.StateAcquired); st != engine.StateAvailable && st != engine.StateAcquired {
 		t.Errorf("staged record after the replacement fenced the crashed worker: %v, want AVAILABLE", st)
 	}

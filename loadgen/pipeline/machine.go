@@ -1,0 +1,631 @@
+// This file holds Machine, one worker's loop in every mode as a pure state
+// machine: Next says what to do, Done takes the outcome.
+
+package pipeline
+
+import "time"
+
+// Op is what an action asks the worker to do.
+type Op uint8
+
+// The actions. Each names one call on the target (or a pause); the records
+// an action carries are the ones the call is about.
+const (
+	// OpPoll polls up to Max records, waiting at most Timeout. In implicit
+	// mode a successful poll accepts Recs, the previous poll's records.
+	OpPoll Op = iota + 1
+	// OpProcess spends the workload's processing time on Recs (the caller
+	// samples it and adds any slow-processing delay in force).
+	OpProcess
+	// OpBegin opens a producer transaction.
+	OpBegin
+	// OpProduce writes one output per record of Recs (in the open
+	// transaction, if there is one). Recs may be empty (every record of
+	// the poll was rejected): nothing to write, and the call succeeds.
+	OpProduce
+	// OpStageAccept and OpStageReject add Recs' acks (share acks, or the
+	// consumed offsets in classic-eos mode) to the open transaction.
+	OpStageAccept
+	OpStageReject
+	// OpAccept, OpReject and OpRelease acknowledge Recs and commit the
+	// acknowledgements (explicit mode, and deferred mode after its output
+	// transaction committed). The calls of one poll's acknowledgement form
+	// a group: First opens it, Last closes it; the group succeeded when
+	// its Last call did. Since is when its records were polled. Released
+	// records got no output: they are redelivered.
+	OpAccept
+	OpReject
+	OpRelease
+	// OpReleaseHeld releases Recs after an abort (deferred mode), so they
+	// are redelivered at once rather than at lock expiry. Its outcome does
+	// not change what comes next.
+	OpReleaseHeld
+	// OpRenew extends Recs' locks (deferred mode, before a commit that
+	// comes late in the lock; or on purpose at Inputs.RenewRatio). Its
+	// outcome does not change what comes next.
+	OpRenew
+	// OpCommit commits the open transaction, which opened at Since.
+	OpCommit
+	// OpAbort aborts the open transaction; Cause is why (nil: the abort
+	// ratio chose it).
+	OpAbort
+	// OpWait does nothing until Until: a cut-off from the target, a
+	// stall, or the pause after an error (Retry).
+	OpWait
+	// OpReplace ends this worker: it was fenced (or its member left the
+	// group) and a new incarnation takes its place. Aborted is set when
+	// the fencing aborted its open transaction.
+	OpReplace
+	// OpClose leaves cleanly; in implicit mode the close accepts Recs, the
+	// last poll's records.
+	OpClose
+	// OpExit: the loop is over (after OpReplace, OpClose, or a cancelled
+	// call).
+	OpExit
+)
+
+var opNames = [...]string{"?", "poll", "process", "begin", "produce", "stage-accept", "stage-reject",
+	"accept", "reject", "release", "release-held", "renew", "commit", "abort", "wait", "replace", "close", "exit"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return "?"
+}
+
+// Action is one thing the worker does next.
+type Action[R any] struct {
+	Op   Op
+	Recs []R
+	// Poll.
+	Max     int
+	Timeout time.Duration
+	// Wait.
+	Until time.Time
+	Retry bool // the pause after a failed call
+	// Acknowledgement groups and commits.
+	Since       time.Time
+	First, Last bool
+	// Abort: why (nil: on purpose); Replace: the fencing aborted the open
+	// transaction.
+	Cause   error
+	Aborted bool
+}
+
+// Result is the outcome of an action's call.
+type Result[R any] struct {
+	// Recs are a poll's records.
+	Recs []R
+	// At is when the call returned (for a poll: when the records were
+	// polled, which dates the transaction they open).
+	At  time.Time
+	Err error
+	// Fenced says Err means the worker must be replaced (its producer was
+	// fenced, its member left the group).
+	Fenced bool
+	// Canceled says the caller's context ended: the loop is over.
+	Canceled bool
+}
+
+// Rand is the random stream a machine draws its choices from.
+type Rand interface{ Float64() float64 }
+
+// Config is what a machine needs of its workload.
+type Config struct {
+	Mode           Mode
+	MaxPollRecords int
+	// MaxRecords ends a transaction once it holds that many records (0: no
+	// bound; ignored with AckOnly). MaxDuration ends it once it is that
+	// old (0: 1s); for AckOnly it is the checkpoint interval.
+	MaxRecords  int
+	MaxDuration time.Duration
+	// LockDuration is the share group's lock duration: a deferred worker
+	// renews its held records' locks before a commit that comes past half
+	// of it.
+	LockDuration time.Duration
+	// AckOnly: the transaction carries only acks; outputs go to a sink
+	// outside the target, visible when the transaction (the checkpoint)
+	// commits. The machine's actions are the same; the caller's produce
+	// writes to the sink.
+	AckOnly bool
+}
+
+// Inputs is what the machine is told at each step.
+type Inputs struct {
+	Now time.Time
+	// Stop asks the worker to finish: commit its open transaction (never
+	// abort it by choice) and close.
+	Stop bool
+	// CutUntil: the worker is cut off from the target (a network
+	// partition) until then; its calls wait.
+	CutUntil time.Time
+	// StallUntil: the worker stalls (holding its transaction open) until
+	// then, after staging.
+	StallUntil time.Time
+	// AbortRatio is the share of transactions to abort on purpose.
+	AbortRatio float64
+	// RejectRatio is the share of a poll's records rejected on purpose
+	// (modes that can reject); ReleaseRatio the share released on purpose
+	// without an output (explicit mode only: the other modes' acks are
+	// part of, or follow, a transaction).
+	RejectRatio, ReleaseRatio float64
+	// RenewRatio is the chance that the worker renews its held records'
+	// locks before it goes on with them (explicit: before processing a
+	// poll; deferred: before ending its transaction).
+	RenewRatio float64
+	// EndTxn ends the open transaction at this step's commit check,
+	// whatever its size and age (a checkpoint, or a simulator's choice).
+	EndTxn bool
+	// MaxPoll bounds this step's poll (0: Config.MaxPollRecords).
+	MaxPoll int
+}
+
+// Idle poll bound: a worker with nothing to do polls at least this often,
+// so it sees a stop or a due commit.
+const pollTimeout = 100 * time.Millisecond
+
+// RetryPause is how long a worker waits after a call failed with an error
+// that is neither fencing nor a cancellation, before it goes on.
+const RetryPause = 10 * time.Millisecond
+
+type state uint8
+
+const (
+	stTop state = iota
+	stProcess
+	stBegin
+	stProduce
+	stStageAccept
+	stStageReject
+	stStall
+	stCommitCheck
+	stRenew
+	stCommit
+	stAckAccept
+	stAckReject
+	stAckRelease
+	stAbort
+	stRelease
+	stRetry
+	stRetryBegin
+	stReplace
+	stClose
+	stExit
+)
+
+// Machine is one worker's loop. It is not safe for concurrent use; one
+// goroutine (or one simulator) drives it.
+type Machine[R any] struct {
+	cfg   Config
+	rng   Rand
+	st    state
+	phase Phase
+	last  Op
+
+	stopping bool
+	force    bool // the pending commit check commits whatever the size and age
+
+	// The poll being processed.
+	pollAt        time.Time
+	held          []R
+	acc, rej, rel []R
+	renewed       bool // explicit: the held records' locks were renewed at this poll
+	// Implicit mode: the previous poll's records, which the next poll (or
+	// the close) accepts.
+	prev []R
+
+	// The open transaction (deferred, transactional and classic-eos
+	// transactions span polls).
+	open     bool
+	txnStart time.Time
+	txnCount int
+	// Deferred: the records held across the output transaction, acked
+	// after it commits, released after it aborts.
+	dHeld, dAcc, dRej []R
+
+	// The acknowledgement group in flight.
+	ackAcc, ackRej, ackRel []R
+	ackSince               time.Time
+
+	renewOnly bool  // the renew to send is a choice, not the late-lock one
+	cause     error // of the abort to send
+	aborted bool  // of the replace to send
+}
+
+// New returns the machine of a worker of cfg.Mode drawing from rng.
+func New[R any](cfg Config, rng Rand) *Machine[R] {
+	if cfg.MaxDuration <= 0 {
+		cfg.MaxDuration = time.Second
+	}
+	return &Machine[R]{cfg: cfg, rng: rng, phase: Idle}
+}
+
+// Phase is the boundary the worker last crossed.
+func (m *Machine[R]) Phase() Phase { return m.phase }
+
+// Pending returns the records the next poll (or the close) accepts:
+// implicit mode's previous poll. The slice is the machine's.
+func (m *Machine[R]) Pending() []R { return m.prev }
+
+// Open reports whether a transaction is open.
+func (m *Machine[R]) Open() bool { return m.open }
+
+// Stopping reports whether the worker was asked to stop.
+func (m *Machine[R]) Stopping() bool { return m.stopping }
+
+// Deadline is when the open transaction must commit by age.
+func (m *Machine[R]) Deadline() time.Time { return m.txnStart.Add(m.cfg.MaxDuration) }
+
+// Next returns the worker's next action.
+func (m *Machine[R]) Next(in Inputs) Action[R] {
+	for {
+		a, ok := m.next(in)
+		if ok {
+			m.last = a.Op
+			return a
+		}
+	}
+}
+
+// next returns the action of the current state, or false after a
+// transition that needs no call.
+func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
+	switch m.st {
+	case stTop:
+		if in.Stop && !m.stopping {
+			m.stopping = true
+			if m.open {
+				m.force = true
+				m.st = stCommitCheck
+				return Action[R]{}, false
+			}
+		}
+		if m.stopping {
+			m.st = stClose
+			return Action[R]{}, false
+		}
+		if in.Now.Before(in.CutUntil) {
+			// Cut off: the worker's calls wait until the partition heals,
+			// as a disconnected client's do.
+			return Action[R]{Op: OpWait, Until: in.CutUntil}, true
+		}
+		timeout := pollTimeout
+		if m.open {
+			if d := m.Deadline().Sub(in.Now); d < timeout {
+				timeout = max(d, time.Millisecond)
+			}
+		}
+		max := m.cfg.MaxPollRecords
+		if in.MaxPoll > 0 {
+			max = in.MaxPoll
+		}
+		return Action[R]{Op: OpPoll, Max: max, Timeout: timeout, Recs: m.prev}, true
+	case stProcess:
+		if m.cfg.Mode == Explicit && !m.renewed && in.RenewRatio > 0 && m.rng.Float64() < in.RenewRatio {
+			m.renewed = true
+			return Action[R]{Op: OpRenew, Recs: m.held}, true
+		}
+		m.renewed = false
+		m.split(in)
+		return Action[R]{Op: OpProcess, Recs: m.held}, true
+	case stBegin:
+		return Action[R]{Op: OpBegin}, true
+	case stProduce:
+		return Action[R]{Op: OpProduce, Recs: m.acc, Since: m.pollAt}, true
+	case stStageAccept:
+		return Action[R]{Op: OpStageAccept, Recs: m.acc}, true
+	case stStageReject:
+		return Action[R]{Op: OpStageReject, Recs: m.rej}, true
+	case stStall:
+		if in.Now.Before(in.StallUntil) {
+			// A stalled worker holds its transaction open (past its
+			// timeout: the coordinator's sweep aborts it).
+			return Action[R]{Op: OpWait, Until: in.StallUntil}, true
+		}
+		m.staged()
+		return Action[R]{}, false
+	case stCommitCheck:
+		m.commitCheck(in)
+		return Action[R]{}, false
+	case stRenew:
+		return Action[R]{Op: OpRenew, Recs: m.dHeld}, true
+	case stCommit:
+		return Action[R]{Op: OpCommit, Since: m.txnStart}, true
+	case stAckAccept:
+		return Action[R]{Op: OpAccept, Recs: m.ackAcc, Since: m.ackSince, First: true, Last: len(m.ackRej) == 0 && len(m.ackRel) == 0}, true
+	case stAckReject:
+		return Action[R]{Op: OpReject, Recs: m.ackRej, Since: m.ackSince, Last: len(m.ackRel) == 0}, true
+	case stAckRelease:
+		return Action[R]{Op: OpRelease, Recs: m.ackRel, Since: m.ackSince, First: len(m.ackAcc) == 0 && len(m.ackRej) == 0, Last: true}, true
+	case stAbort:
+		return Action[R]{Op: OpAbort, Cause: m.cause}, true
+	case stRelease:
+		return Action[R]{Op: OpReleaseHeld, Recs: m.dHeld}, true
+	case stRetry, stRetryBegin:
+		return Action[R]{Op: OpWait, Until: in.Now.Add(RetryPause), Retry: true}, true
+	case stReplace:
+		return Action[R]{Op: OpReplace, Aborted: m.aborted}, true
+	case stClose:
+		return Action[R]{Op: OpClose, Recs: m.prev}, true
+	}
+	return Action[R]{Op: OpExit}, true
+}
+
+// Done takes the outcome of the action Next returned last, and returns the
+// crash phase the worker crossed by it ("" for none): a crash scheduled
+// for that phase strikes now, before the next action.
+func (m *Machine[R]) Done(res Result[R]) Phase {
+	switch m.last {
+	case OpPoll:
+		if res.Err != nil {
+			m.fail(res)
+			return ""
+		}
+		m.prev = m.prev[:0] // the poll accepted them
+		if len(res.Recs) == 0 {
+			m.force = false
+			m.st = stCommitCheck
+			return ""
+		}
+		m.held, m.pollAt = res.Recs, res.At
+		m.st = stProcess
+		return m.cross(AfterPoll)
+	case OpProcess:
+		switch {
+		case m.cfg.Mode == Implicit:
+			m.prev = append(m.prev[:0], m.held...)
+			m.st = stProduce
+		case !m.cfg.Mode.Transactional():
+			m.st = stProduce
+		case !m.open:
+			m.st = stBegin
+		default:
+			m.holdDeferred()
+			m.st = stProduce
+		}
+	case OpBegin:
+		if res.Err != nil && !res.Fenced && !res.Canceled {
+			// The worker keeps the poll's records and begins again after
+			// a pause (the previous transaction's markers may still be on
+			// their way): a consumer group's position has moved past
+			// them, so polling on would skip them for good.
+			m.st = stRetryBegin
+			return ""
+		}
+		if res.Err != nil {
+			m.fail(res)
+			return ""
+		}
+		m.open, m.txnStart, m.txnCount = true, m.pollAt, 0
+		m.holdDeferred()
+		m.st = stProduce
+	case OpProduce:
+		if res.Err != nil {
+			if m.open {
+				m.abort(res)
+			} else {
+				m.fail(res)
+			}
+			return ""
+		}
+		switch m.cfg.Mode {
+		case Implicit:
+			m.st = stTop
+		case Explicit:
+			m.ackAcc, m.ackRej, m.ackRel, m.ackSince = m.acc, m.rej, m.rel, m.pollAt
+			m.st = stAckAccept
+		case Deferred:
+			// A share consumer must acknowledge a poll's records before
+			// its next poll (Kafka's explicit mode), so the output
+			// transaction ends with every poll.
+			m.txnCount += len(m.held)
+			m.force = true
+			m.st = stCommitCheck
+		default:
+			m.st = stStageAccept
+		}
+		return m.cross(AfterProduce)
+	case OpStageAccept, OpStageReject:
+		if res.Err != nil {
+			m.abort(res)
+			return ""
+		}
+		if m.last == OpStageAccept && len(m.rej) > 0 {
+			m.st = stStageReject
+			return ""
+		}
+		m.st = stStall
+		return m.cross(AfterStage)
+	case OpWait:
+		switch m.st {
+		case stStall:
+			m.staged()
+		case stRetry:
+			m.top()
+		case stRetryBegin:
+			m.st = stBegin
+		}
+	case OpRenew:
+		switch {
+		case m.st == stRenew && m.renewOnly:
+			m.renewOnly = false
+			m.st = stCommitCheck
+		case m.st == stRenew:
+			m.st = stCommit
+		}
+	case OpCommit:
+		if res.Err != nil {
+			m.abort(res)
+			return ""
+		}
+		m.open = false
+		if m.cfg.Mode != Deferred {
+			m.top()
+			return ""
+		}
+		m.ackAcc, m.ackRej, m.ackRel, m.ackSince = m.dAcc, m.dRej, nil, m.txnStart
+		m.dHeld, m.dAcc, m.dRej = nil, nil, nil
+		m.st = stAckAccept
+		return m.cross(AfterCommitBeforeAck)
+	case OpAccept, OpReject, OpRelease:
+		if res.Err != nil {
+			// Records whose lock expired before the ack are redelivered:
+			// the output written for them becomes a duplicate, as these
+			// modes allow.
+			m.ackAcc, m.ackRej, m.ackRel = nil, nil, nil
+			if res.Fenced {
+				m.fail(res)
+			} else {
+				m.top()
+			}
+			return ""
+		}
+		switch {
+		case m.last == OpAccept && len(m.ackRej) > 0:
+			m.st = stAckReject
+		case m.last != OpRelease && len(m.ackRel) > 0:
+			m.st = stAckRelease
+		default:
+			m.ackAcc, m.ackRej, m.ackRel = nil, nil, nil
+			m.top()
+		}
+	case OpAbort:
+		if res.Err != nil {
+			m.fail(res)
+			return ""
+		}
+		if len(m.dHeld) > 0 {
+			m.st = stRelease
+			return ""
+		}
+		m.dHeld, m.dAcc, m.dRej = nil, nil, nil
+		m.top()
+	case OpReleaseHeld:
+		m.dHeld, m.dAcc, m.dRej = nil, nil, nil
+		m.top()
+	case OpReplace, OpClose, OpExit:
+		m.st = stExit
+	}
+	return ""
+}
+
+func (m *Machine[R]) cross(p Phase) Phase {
+	m.phase = p
+	return p
+}
+
+// split decides the fate of the poll's records: rejected on purpose at the
+// reject ratio (modes that can reject), released at the release ratio
+// (explicit mode), accepted otherwise.
+func (m *Machine[R]) split(in Inputs) {
+	m.acc, m.rej, m.rel = m.held, nil, nil
+	rej, rel := in.RejectRatio, in.ReleaseRatio
+	if !m.cfg.Mode.CanReject() {
+		rej = 0
+	}
+	if m.cfg.Mode != Explicit {
+		rel = 0
+	}
+	if rej <= 0 && rel <= 0 {
+		return
+	}
+	m.acc = nil
+	for _, r := range m.held {
+		switch x := m.rng.Float64(); {
+		case x < rej:
+			m.rej = append(m.rej, r)
+		case x < rej+rel:
+			m.rel = append(m.rel, r)
+		default:
+			m.acc = append(m.acc, r)
+		}
+	}
+}
+
+// top sends the worker back to the top of its loop: to poll again, in its
+// open transaction if one is open, else idle.
+func (m *Machine[R]) top() {
+	m.st = stTop
+	if !m.open {
+		m.phase = Idle
+	}
+}
+
+// holdDeferred keeps a deferred worker's records until its output
+// transaction ends.
+func (m *Machine[R]) holdDeferred() {
+	if m.cfg.Mode != Deferred {
+		return
+	}
+	m.dHeld = append(m.dHeld, m.held...)
+	m.dAcc = append(m.dAcc, m.acc...)
+	m.dRej = append(m.dRej, m.rej...)
+}
+
+// staged books the staged poll into the transaction and checks whether it
+// must end.
+func (m *Machine[R]) staged() {
+	m.txnCount += len(m.held)
+	m.force = false
+	m.st = stCommitCheck
+}
+
+// commitCheck ends the open transaction when it is full or old enough (or
+// forced), aborting it instead when the abort ratio says so; otherwise
+// the worker polls on.
+func (m *Machine[R]) commitCheck(in Inputs) {
+	m.top()
+	if !m.open {
+		return
+	}
+	full := !m.cfg.AckOnly && m.cfg.MaxRecords > 0 && m.txnCount >= m.cfg.MaxRecords
+	if !m.force && !full && !in.EndTxn && in.Now.Before(m.Deadline()) {
+		return
+	}
+	if m.cfg.Mode == Deferred && len(m.dHeld) > 0 && in.RenewRatio > 0 && m.rng.Float64() < in.RenewRatio {
+		// Renewed on purpose; the end is decided again at the next step.
+		m.st = stRenew
+		m.renewOnly = true
+		return
+	}
+	if !m.stopping && in.AbortRatio > 0 && m.rng.Float64() < in.AbortRatio {
+		m.abort(Result[R]{})
+		return
+	}
+	m.st = stCommit
+	if m.cfg.Mode == Deferred && len(m.dHeld) > 0 && in.Now.Sub(m.txnStart) > m.cfg.LockDuration/2 {
+		// The held records' locks must outlive the commit: renew them
+		// when a good part of the lock is gone.
+		m.st = stRenew
+	}
+}
+
+// abort ends the open transaction after res's error (none: on purpose). A
+// fenced worker is replaced instead: the coordinator already aborted.
+func (m *Machine[R]) abort(res Result[R]) {
+	m.open = false
+	if res.Fenced {
+		m.dHeld, m.dAcc, m.dRej = nil, nil, nil
+		m.aborted = true
+		m.st = stReplace
+		return
+	}
+	m.cause = res.Err
+	m.st = stAbort
+}
+
+// fail handles a failed call: a cancelled one ends the loop, a fenced
+// worker is replaced, anything else is retried after a pause.
+func (m *Machine[R]) fail(res Result[R]) {
+	switch {
+	case res.Canceled:
+		m.st = stExit
+	case res.Fenced:
+		m.open = false
+		m.aborted = false
+		m.st = stReplace
+	default:
+		m.st = stRetry
+	}
+}

@@ -1,0 +1,68 @@
+// This file holds the crash phases: the boundaries between a mode's
+// actions, where a worker-crash fault strikes.
+
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Phase is a boundary between two of a worker's actions. A worker that
+// crashes there has done everything before it and nothing after.
+type Phase string
+
+// The crash phases, in loop order. Idle is where a worker sits between
+// loops (nothing held); it is not a crash phase a fault can name.
+const (
+	Idle                 Phase = "idle"
+	AfterPoll            Phase = "after-poll"              // records held, nothing written
+	AfterProduce         Phase = "after-produce"           // outputs written (in the open transaction, if any)
+	AfterStage           Phase = "after-stage"             // acks or offsets staged in the open transaction
+	AfterCommitBeforeAck Phase = "after-commit-before-ack" // deferred: outputs committed, acks not yet sent
+)
+
+// CrashPhases lists the phases a worker-crash fault can name, in loop
+// order. The slice is the caller's.
+func CrashPhases() []Phase {
+	return []Phase{AfterPoll, AfterProduce, AfterStage, AfterCommitBeforeAck}
+}
+
+// CrashPhaseNames lists the crash phases' names in loop order.
+func CrashPhaseNames() []string {
+	ps := CrashPhases()
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
+}
+
+// ParsePhase returns the crash phase named s, or an error naming the valid
+// ones.
+func ParsePhase(s string) (Phase, error) {
+	for _, p := range CrashPhases() {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("pipeline: unknown crash phase %q (valid: %s)", s, strings.Join(CrashPhaseNames(), ", "))
+}
+
+// String returns the phase's name.
+func (p Phase) String() string { return string(p) }
+
+// In reports whether a worker of mode m ever crosses phase p: after-stage
+// only in the modes that stage acks in their transaction, after-commit-
+// before-ack only in deferred mode.
+func (p Phase) In(m Mode) bool {
+	switch p {
+	case AfterStage:
+		return m.StagesAcks()
+	case AfterCommitBeforeAck:
+		return m == Deferred
+	case AfterPoll, AfterProduce:
+		return true
+	}
+	return false
+}
