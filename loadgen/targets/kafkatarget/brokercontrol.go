@@ -142,9 +142,7 @@ func (b *BrokerControl) ApplyIn(ctx context.Context, sc targets.FaultScope, kind
 	if err != nil {
 		return targets.FaultOutcome{}, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-	broker, why, err := b.t.resolveBroker(rctx, sc, p)
-	cancel()
+	broker, why, err := b.t.resolveRetrying(ctx, sc, p)
 	if err != nil {
 		return targets.FaultOutcome{}, fmt.Errorf("broker control: resolving broker %q: %w", p.selector, err)
 	}
@@ -197,6 +195,25 @@ func pick(sc targets.FaultScope, n int) int {
 		return 0
 	}
 	return sc.IntN(n)
+}
+
+// resolveRetrying resolves p's selector, asking again for up to
+// resolveTimeout while the cluster cannot answer (a broker an earlier fault
+// took down may be the one the client dials first).
+func (t *Target) resolveRetrying(ctx context.Context, sc targets.FaultScope, p plan) (string, string, error) {
+	rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	for {
+		broker, why, err := t.resolveBroker(rctx, sc, p)
+		if err == nil || errors.Is(err, targets.ErrUnsupported) {
+			return broker, why, err
+		}
+		select {
+		case <-rctx.Done():
+			return "", "", err
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }
 
 // resolveBroker returns the id of the broker p's selector names and a few
@@ -349,6 +366,9 @@ func (t *Target) leaderOf(ctx context.Context, topic string, part int32) (int32,
 // and DescribeCluster cannot stand in: a KRaft broker answers it with a
 // random live broker.
 func (t *Target) activeController(ctx context.Context) (int32, error) {
+	if t.versions != nil && !hasKey(t.versions, kmsg.DescribeQuorum) {
+		return -1, fmt.Errorf("the cluster does not advertise DescribeQuorum, so its controller cannot be named: %w", targets.ErrUnsupported)
+	}
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	rt := kmsg.NewDescribeQuorumRequestTopic()
 	rt.Topic = "__cluster_metadata"

@@ -8,6 +8,7 @@ package kafkatarget
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -172,6 +173,9 @@ func TestBrokerSelectorUnresolvable(t *testing.T) {
 		map[string]string{"broker": "controller"})
 	if err == nil || !strings.Contains(err.Error(), "controller") {
 		t.Fatalf("ApplyIn(controller) on kfake = %v, want an error naming the controller", err)
+	}
+	if !errors.Is(err, targets.ErrUnsupported) {
+		t.Errorf("ApplyIn(controller) on kfake = %v, want it to say the cluster cannot name its controller (ErrUnsupported)", err)
 	}
 	if len(*ran) != 0 {
 		t.Errorf("the command ran %d times for a broker that could not be resolved", len(*ran))
