@@ -8,7 +8,8 @@
 #                          node i listens on KAFKA_PORT + 2(i-1)
 #   KAFKA_CONTROLLER_PORT  CONTROLLER listener of node 1            (9093);
 #                          node i on KAFKA_CONTROLLER_PORT + 2(i-1)
-#   KAFKA_DATA_DIR         holds each node's log.dirs, node-<i>/    (scripts/kafka/.run/data)
+#   KAFKA_RUN_DIR          pids, configs, state, logs of a cluster  (scripts/kafka/.run)
+#   KAFKA_DATA_DIR         holds each node's log.dirs, node-<i>/  (KAFKA_RUN_DIR/data)
 #   KAFKA_HEAP_OPTS        heap of each broker                      (-Xms256m -Xmx1g)
 #   KAFKA_TOOL_HEAP_OPTS   heap for run-class tools                 (-Xmx512m)
 #   KAFKA_OPTS             extra JVM options (broker and tools)
@@ -23,7 +24,7 @@ KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
 KAFKA_HOST=127.0.0.1
 KAFKA_BOOTSTRAP="${KAFKA_HOST}:${KAFKA_PORT}"
-KAFKA_RUN_DIR="${KAFKA_DIR}/.run"
+KAFKA_RUN_DIR="${KAFKA_RUN_DIR:-${KAFKA_DIR}/.run}"
 KAFKA_DATA_DIR="${KAFKA_DATA_DIR:-${KAFKA_RUN_DIR}/data}"
 KAFKA_CACHE_DIR="${KAFKA_DIR}/.cache/${KAFKA_VERSION}"
 KAFKA_LIBS_DIR="${KAFKA_CACHE_DIR}/libs"
