@@ -551,6 +551,13 @@ func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransac
 	for {
 		open, err := ti.OpenTransactions(ctx, mr.tcfg, mr.tcfg.OutputTopic)
 		if err != nil {
+			// After a broker fault a partition's leader may still be
+			// moving: ask again until the grace runs out, so a fault does
+			// not hide the hanging transactions it caused.
+			if time.Now().Before(deadline) && ctx.Err() == nil {
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
 			return nil, fmt.Sprintf("the target could not list open transactions (%v): hanging transactions judged from the markers only", err)
 		}
 		if len(open) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
