@@ -11,19 +11,38 @@ package engine
 import (
 	"strconv"
 
+	"github.com/sharebench/sharebench/engine/internal/mutant"
 	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
 )
 
-// Headers of a dead-letter record.
+// Headers of a dead-letter record, named, ordered and valued as Kafka 4.4's
+// share-group DLQ writes them (UTF-8 text; numbers in decimal), so one
+// reader reads the engine's dead letters and a broker's alike.
 const (
-	HeaderDLQTopic         = "__dlq.source.topic"
-	HeaderDLQPartition     = "__dlq.source.partition"
-	HeaderDLQOffset        = "__dlq.source.offset"
-	HeaderDLQDeliveryCount = "__dlq.delivery.count"
-	HeaderDLQReason        = "__dlq.reason" // "rejected" or "delivery-limit"
-	HeaderDLQGroup         = "__dlq.group"
+	HeaderDLQTopic         = "__dlq.errors.topic"
+	HeaderDLQPartition     = "__dlq.errors.partition"
+	HeaderDLQOffset        = "__dlq.errors.offset"
+	HeaderDLQGroup         = "__dlq.errors.group"
+	HeaderDLQDeliveryCount = "__dlq.errors.delivery.count"
+	// HeaderDLQMessage says why the record was archived: DLQMessageRejected
+	// or DLQMessageDeliveryLimit.
+	HeaderDLQMessage = "__dlq.errors.message"
 )
+
+// Values of HeaderDLQMessage, as Kafka 4.4 words them.
+const (
+	DLQMessageRejected      = "Offset rejected by client."
+	DLQMessageDeliveryLimit = "Offset delivery count exceeded the threshold."
+)
+
+// dlqMessage is the HeaderDLQMessage value for an archive reason.
+func dlqMessage(r sharepart.Reason) []byte {
+	if r == sharepart.ReasonRejected {
+		return []byte(DLQMessageRejected)
+	}
+	return []byte(DLQMessageDeliveryLimit)
+}
 
 // deadLetters are dead-letter copies to append to one DLQ partition.
 type deadLetters struct {
@@ -59,7 +78,7 @@ func (e *Engine) takeDeadLettersLocked(p *partition, dst []deadLetters) []deadLe
 func (e *Engine) deadLetterRecords(p *partition, group string, cfg sharepart.Config, first, last int64, count func(int64) int, reason sharepart.Reason, set func(int64) bool) []ProduceRecord {
 	// The headers are built in two shared buffers (the log copies them).
 	topic, part := []byte(p.tp.Topic), strconv.AppendInt(nil, int64(p.tp.Partition), 10)
-	why, grp := []byte(reason.String()), []byte(group)
+	why, grp := dlqMessage(reason), []byte(group)
 	n := int(last - first + 1)
 	hs := make([]Header, 0, 6*n)
 	num := make([]byte, 0, 24*n)
@@ -77,9 +96,9 @@ func (e *Engine) deadLetterRecords(p *partition, group string, cfg sharepart.Con
 			Header{Key: HeaderDLQTopic, Value: topic},
 			Header{Key: HeaderDLQPartition, Value: part},
 			Header{Key: HeaderDLQOffset, Value: num[at:mid:mid]},
-			Header{Key: HeaderDLQDeliveryCount, Value: num[mid:len(num):len(num)]},
-			Header{Key: HeaderDLQReason, Value: why},
 			Header{Key: HeaderDLQGroup, Value: grp},
+			Header{Key: HeaderDLQDeliveryCount, Value: num[mid:len(num):len(num)]},
+			Header{Key: HeaderDLQMessage, Value: why},
 		)
 		r := ProduceRecord{Headers: hs[h:len(hs):len(hs)]}
 		if cfg.CopyRecord {
@@ -138,7 +157,7 @@ func (e *Engine) writeDeadLetters(op *syncPoint, dls []deadLetters) {
 // transaction to write (the safe knob). The data shard lock is held.
 func (e *Engine) stagedRejectCopiesLocked(p *partition, group string, sp *sharepart.SharePartition, batches []sharepart.Batch, dst []deadLetters) []deadLetters {
 	cfg := sp.Config()
-	if cfg.DeadLetterTopic == "" || e.cfg.knobs.DLQAfterMarker {
+	if cfg.DeadLetterTopic == "" || e.cfg.knobs.DLQAfterMarker || mutant.On("dlq-staged-reject-not-copied") {
 		return dst
 	}
 	for bi := range batches {

@@ -31,7 +31,8 @@ func dlqCopies(t *testing.T, r *rig) map[string][]engine.Record {
 		if h[engine.HeaderDLQTopic] != "in" || h[engine.HeaderDLQPartition] != "0" || h[engine.HeaderDLQGroup] != "g" {
 			t.Fatalf("dead-letter copy with provenance %v", h)
 		}
-		k := h[engine.HeaderDLQOffset] + "/" + h[engine.HeaderDLQReason] + "/" + h[engine.HeaderDLQDeliveryCount]
+		why := map[string]string{engine.DLQMessageRejected: "rejected", engine.DLQMessageDeliveryLimit: "delivery-limit"}[h[engine.HeaderDLQMessage]]
+		k := h[engine.HeaderDLQOffset] + "/" + why + "/" + h[engine.HeaderDLQDeliveryCount]
 		out[k] = append(out[k], rec)
 	}
 	return out

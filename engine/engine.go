@@ -523,14 +523,23 @@ type Record struct {
 // Fetch reads up to max records of one partition from offset at the given
 // isolation level and returns them with the offset to fetch next.
 func (e *Engine) Fetch(tp TopicPartition, offset int64, max int, iso IsolationLevel) ([]Record, int64, error) {
+	return e.FetchAppend(nil, tp, offset, max, iso)
+}
+
+// FetchAppend is Fetch appending the records to dst, so a caller that
+// fetches in a loop reuses one buffer (keys and values alias the log).
+func (e *Engine) FetchAppend(dst []Record, tp TopicPartition, offset int64, max int, iso IsolationLevel) ([]Record, int64, error) {
 	if err := e.enter(); err != nil {
-		return nil, offset, err
+		return dst, offset, err
 	}
 	defer e.exit()
-	var out []Record
+	out := dst
 	next := offset
+	scratch := getLogRecords()
+	defer putLogRecords(scratch)
 	err := e.withPartition(tp, func(p *partition) error {
-		recs, n, err := p.log.FetchBelow(offset, max, iso == ReadCommitted, e.hwLocked(p), nil)
+		recs, n, err := p.log.FetchBelow(offset, max, iso == ReadCommitted, e.hwLocked(p), (*scratch)[:0])
+		*scratch = recs
 		if err != nil {
 			if errors.Is(err, plog.ErrOffsetOutOfRange) {
 				// Both sentinels name a fetch outside the log.
@@ -539,13 +548,27 @@ func (e *Engine) Fetch(tp TopicPartition, offset int64, max int, iso IsolationLe
 			return err
 		}
 		next = n
-		out = make([]Record, len(recs))
 		for i := range recs {
-			out[i] = toRecord(tp, &recs[i])
+			out = append(out, toRecord(tp, &recs[i]))
 		}
 		return nil
 	})
 	return out, next, err
+}
+
+// logRecords recycles the log's read buffers between fetches.
+var logRecords = sync.Pool{New: func() any { return new([]plog.Record) }}
+
+func getLogRecords() *[]plog.Record { return logRecords.Get().(*[]plog.Record) }
+
+// putLogRecords returns a read buffer, cleared so it keeps no log memory
+// alive; very large ones are left to the GC.
+func putLogRecords(b *[]plog.Record) {
+	clear(*b)
+	if cap(*b) <= 4096 {
+		*b = (*b)[:0]
+		logRecords.Put(b)
+	}
 }
 
 func toRecord(tp TopicPartition, r *plog.Record) Record {

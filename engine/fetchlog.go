@@ -10,22 +10,31 @@ package engine
 // producer id and the epoch the marker was written with. next is the
 // offset to fetch next.
 func (e *Engine) FetchWithMarkers(tp TopicPartition, offset int64, max int) ([]Record, int64, error) {
+	return e.FetchWithMarkersAppend(nil, tp, offset, max)
+}
+
+// FetchWithMarkersAppend is FetchWithMarkers appending to dst, so a caller
+// that fetches in a loop reuses one buffer.
+func (e *Engine) FetchWithMarkersAppend(dst []Record, tp TopicPartition, offset int64, max int) ([]Record, int64, error) {
 	if err := e.enter(); err != nil {
-		return nil, offset, err
+		return dst, offset, err
 	}
 	defer e.exit()
-	var out []Record
+	out := dst
 	next := offset
+	scratch := getLogRecords()
+	defer putLogRecords(scratch)
 	err := e.withPartition(tp, func(p *partition) error {
-		recs, n, err := p.log.FetchWithMarkers(offset, max, e.hwLocked(p), nil)
+		recs, n, err := p.log.FetchWithMarkers(offset, max, e.hwLocked(p), (*scratch)[:0])
+		*scratch = recs
 		if err != nil {
 			return err
 		}
 		next = n
-		out = make([]Record, len(recs))
 		for i := range recs {
-			out[i] = toRecord(tp, &recs[i])
-			out[i].Control, out[i].Commit = recs[i].Control, recs[i].Commit
+			r := toRecord(tp, &recs[i])
+			r.Control, r.Commit = recs[i].Control, recs[i].Commit
+			out = append(out, r)
 		}
 		return nil
 	})

@@ -323,21 +323,26 @@ func (g gapLog) BatchEnd(o int64, limit int) int64 { return g.l.BatchEnd(o, limi
 // at a partition that rotates from poll to poll so no partition starves. It
 // never blocks: with nothing to acquire it returns no records. In implicit
 // mode it first accepts every record of the previous poll still held.
-func (m *ShareMember) Poll(max int) ([]Record, error) {
+func (m *ShareMember) Poll(max int) ([]Record, error) { return m.PollAppend(nil, max) }
+
+// PollAppend is Poll appending the records to dst, so a caller that polls
+// in a loop reuses one buffer (the records' keys and values alias the
+// engine's log, not dst).
+func (m *ShareMember) PollAppend(dst []Record, max int) ([]Record, error) {
 	e := m.e
 	if err := e.enterWrite(); err != nil {
-		return nil, err
+		return dst, err
 	}
 	defer e.exit()
 	now := e.clock.Now()
 	cfg, epoch, err := e.touchShareMember(m.group, m.id, now)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.mu.left {
-		return nil, fmt.Errorf("%w: %s left the group", ErrUnknownMember, m.id)
+		return dst, fmt.Errorf("%w: %s left the group", ErrUnknownMember, m.id)
 	}
 	// The poll's heartbeat tells the member its current epoch.
 	m.mu.epoch = epoch
@@ -354,9 +359,9 @@ func (m *ShareMember) Poll(max int) ([]Record, error) {
 	}
 	parts, err := e.partitionsOf(m.mu.topics)
 	if err != nil {
-		return nil, e.finish(&op, err)
+		return dst, e.finish(&op, err)
 	}
-	var out []Record
+	out := dst
 	var ranges []sharepart.Range
 	left := max
 	n := len(parts)

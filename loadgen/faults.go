@@ -237,6 +237,7 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))
 		return
 	}
+	mr.counts.rebalances.Add(1)
 	mr.addFault("membership-churn", fmt.Sprintf("member %d joined for %v", id, d))
 	go func() {
 		t := time.NewTimer(d)
@@ -247,7 +248,9 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 		}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = w.Close(cctx)
+		if w.Close(cctx) == nil {
+			mr.counts.rebalances.Add(1)
+		}
 		mr.addFault("membership-churn", fmt.Sprintf("member %d left", id))
 	}()
 }

@@ -46,7 +46,7 @@ func (TextFormatter) Format(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(w, "workload %s · target %s · %s · %v measured after %v warm-up · seed %d\n",
 		r.Workload, targetName(r.Env), loop, r.Duration, r.Warmup, r.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tthroughput/s\te2e p50\te2e p99\te2e p99.9\tcommit p99\tredeliveries\taborts\tlock expiries\texactly-once\t")
+	fmt.Fprintln(tw, "mode\tthroughput/s\te2e p50\te2e p99\te2e p99.9\tcommit p99\tredeliveries\taborts\tfenced aborts\tlock expiries\texactly-once\t")
 	for _, m := range r.Modes {
 		name := m.Mode
 		if r.Repeats > 1 {
@@ -54,16 +54,16 @@ func (TextFormatter) Format(w io.Writer, r *result.Result) error {
 		}
 		switch {
 		case m.Unsupported != "":
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
 			continue
 		case m.Error != "" && m.Histograms == nil:
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", name)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", name)
 			continue
 		}
 		e2e, commit := m.Histograms[result.HistEndToEnd], m.Histograms[result.HistCommit]
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t\n", name, m.Throughput,
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", name, m.Throughput,
 			lat(e2e.P50, e2e.Count), lat(e2e.P99, e2e.Count), lat(e2e.P999, e2e.Count), lat(commit.P99, commit.Count),
-			m.Redeliveries, m.Aborts, m.LockExpiries, verdict(m))
+			m.Redeliveries, m.Aborts, m.FencedAborts, m.LockExpiries, verdict(m))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -74,6 +74,9 @@ func (TextFormatter) Format(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(w, "%s: %s\n", m.Mode, m.Unsupported)
 		case m.Error != "":
 			fmt.Fprintf(w, "%s: error: %s\n", m.Mode, m.Error)
+		}
+		if m.Rebalances > 0 {
+			fmt.Fprintf(w, "%s: %d rebalances by membership churn, %d aborts fenced by a stale member epoch: %.2f per rebalance\n", m.Mode, m.Rebalances, m.FencedAborts, m.AbortsPerRebalance())
 		}
 		if m.SendLagWarning != "" {
 			fmt.Fprintf(w, "%s: warning: %s\n", m.Mode, m.SendLagWarning)

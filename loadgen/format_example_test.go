@@ -35,7 +35,7 @@ func ExampleTextFormatter() {
 				SendLagWarning: "send lag p99 150ms: the schedule of 2000 records/s was not met",
 			},
 			{
-				Mode: "transactional", Throughput: 2040, Aborts: 7, LockExpiries: 1,
+				Mode: "transactional", Throughput: 2040, Aborts: 7, FencedAborts: 3, Rebalances: 4, LockExpiries: 1,
 				Histograms: map[string]result.Histogram{
 					result.HistEndToEnd: {Count: 4000, P50: ms(42.5), P99: ms(52), P999: 1_500_000_000},
 					result.HistCommit:   {Count: 40, P99: 950},
@@ -58,13 +58,14 @@ func ExampleTextFormatter() {
 	}
 	// Output:
 	// workload quick · target kafka (embedded kfake) · open loop, 2000 records/s · 2s measured after 500ms warm-up · seed 42
-	//            mode  throughput/s  e2e p50  e2e p99  e2e p99.9  commit p99  redeliveries  aborts  lock expiries                exactly-once
-	//        explicit          2000    627µs   12.8ms     15.8ms      35.9µs             3       0              0  pass (duplicate 3 allowed)
-	//   transactional          2040   42.5ms     52ms       1.5s       950ns             0       7              1   FAIL: lost 2, duplicate 1
-	//        implicit             0        -        -          -           -             0       0              0                        PASS
-	//        deferred             -        -        -          -           -             -       -              -                 unsupported
-	//     classic-eos             -        -        -          -           -             -       -              -                       error
+	//            mode  throughput/s  e2e p50  e2e p99  e2e p99.9  commit p99  redeliveries  aborts  fenced aborts  lock expiries                exactly-once
+	//        explicit          2000    627µs   12.8ms     15.8ms      35.9µs             3       0              0              0  pass (duplicate 3 allowed)
+	//   transactional          2040   42.5ms     52ms       1.5s       950ns             0       7              3              1   FAIL: lost 2, duplicate 1
+	//        implicit             0        -        -          -           -             0       0              0              0                        PASS
+	//        deferred             -        -        -          -           -             -       -              -              -                 unsupported
+	//     classic-eos             -        -        -          -           -             -       -              -              -                       error
 	// explicit: warning: send lag p99 150ms: the schedule of 2000 records/s was not met
+	// transactional: 4 rebalances by membership churn, 3 aborts fenced by a stale member epoch: 0.75 per rebalance
 	// transactional: warning: the drain timed out after 30.004s with inputs still unresolved
 	// deferred: kafka: mode deferred needs transactions; run --modes explicit
 	// classic-eos: error: setting up topics: boom

@@ -113,6 +113,9 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 			MaxPollRecords:        spec.MaxPollRecords,
 			ReplicationFactor:     spec.ReplicationFactor,
 			MinInsyncReplicas:     spec.MinInsyncReplicas,
+			AcquireMode:           spec.AcquireMode,
+			DLQTopic:              dlqTopic(spec, m, prefix),
+			DLQCopyRecord:         spec.DLQCopyRecord,
 		},
 		hists:       map[string]*Hist{},
 		stopWorkers: make(chan struct{}),
@@ -428,6 +431,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	out.Commits = mr.counts.commits.Load()
 	out.Aborts = mr.counts.aborts.Load()
 	out.FencedAborts = mr.counts.fencedAbort.Load()
+	out.Rebalances = mr.counts.rebalances.Load()
 	out.WorkerCrashes = mr.counts.crashes.Load()
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart
@@ -481,17 +485,23 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if err != nil {
 		return fmt.Errorf("inspecting the final share state: %w", err)
 	}
+	dlq, err := mr.deadLetters(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the dead-letter topic %s read_committed: %w", mr.tcfg.DLQTopic, err)
+	}
+	out.DLQRecords = int64(len(dlq))
 	info := mr.cfg.Target.Info()
 	meta := verify.Meta{
 		Mode: string(mr.mode), Target: info.Target, Brokers: info.Brokers, OutputTopic: mr.tcfg.OutputTopic,
 		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
 		ShareState: state != nil && len(state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: markers,
-		OpenTransactions: open,
+		OpenTransactions: open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: mr.tcfg.DLQTopic != "" && info.DLQAtLeastOnce,
 	}
 	if openNote != "" {
 		meta.Notes = append(meta.Notes, openNote)
 	}
-	opts := verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote}
+	opts := verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
+		DLQ: meta.DLQTopic != "", DLQAtLeastOnce: meta.DLQAtLeastOnce}
 	if !meta.Markers {
 		opts.Unobserved = append(opts.Unobserved, "transaction markers (the target's readers do not return them)")
 	}
@@ -515,8 +525,16 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	for _, t := range open {
 		v.AddOpenTransaction(t)
 	}
+	for _, d := range dlq {
+		v.AddDLQ(d)
+	}
 	if err := dump.close(); err != nil {
 		return err
+	}
+	if dump != nil && meta.DLQTopic != "" {
+		if err := writeDLQLedger(filepath.Join(mr.cfg.OutDir, "ledgers", mr.name), dlq); err != nil {
+			return err
+		}
 	}
 	out.Verify = v.Finish()
 	out.Verify.Notes = append(out.Verify.Notes, meta.Notes...)

@@ -54,13 +54,13 @@ var unobservable = map[string]string{
 // unexercised lists the mutants whose rule the probe's runs never reach,
 // and why; the simulator's mutant test covers them.
 var unexercised = map[string]string{
-	"dlq-written-twice":           "the load generator configures no dead-letter queue, so no run writes one",
 	"commit-after-failed-staging": "the load generator's workers abort after any failed staging (as Kafka's producer forces after a failed TxnOffsetCommit), so no run asks to commit one",
 }
 
 // mutantWorkload is short and busy: every phase of the loop crashes, locks
 // expire, a transaction outlives its timeout, a zombie keeps producing, a
-// third of the transactions abort and some records are rejected.
+// third of the transactions abort and some records are rejected, to a
+// dead-letter queue.
 const mutantWorkload = `
 name: mutant-probe
 partitionsPerTopic: 4
@@ -74,6 +74,7 @@ deliveryLimit: 5
 transactionTimeout: 1s
 abortRatio: 0.5
 rejectRatio: 0.05
+errors.deadletterqueue.topic.name: dlq.probe
 modes: [deferred, transactional, classic-eos]
 faults:
   - {every: 300ms, kind: worker-crash, params: {phase: after-poll, worker: random}}

@@ -28,6 +28,7 @@ type counts struct {
 	aborts      atomic.Int64
 	fencedAbort atomic.Int64 // aborts caused by a stale member epoch
 	churns      atomic.Int64 // members added by membership-churn faults
+	rebalances  atomic.Int64 // their joins and leaves
 	crashes     atomic.Int64
 	ackErrors   atomic.Int64
 }

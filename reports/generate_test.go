@@ -168,7 +168,7 @@ func TestGenerateStoredFixture(t *testing.T) {
 	}
 	md := read(t, files.Markdown)
 	for _, want := range []string{
-		"| mode | repeats | throughput (outputs/s) | e2e p50 (ms) | e2e p99 (ms) | e2e p99.9 (ms) | commit p99 (ms) | redeliveries | aborts | lock expiries | verifier |",
+		"| mode | repeats | throughput (outputs/s) | e2e p50 (ms) | e2e p99 (ms) | e2e p99.9 (ms) | commit p99 (ms) | redeliveries | aborts | fenced aborts | aborts per rebalance | lock expiries | verifier |",
 		"| implicit | 2 |", "| explicit | 2 |", "| transactional | 2 |", "commit 0123456789ab",
 	} {
 		if !strings.Contains(md, want) {

@@ -28,6 +28,8 @@ var summaryColumns = []column{
 	{"commit p99 (ms)", msValues(MetricCommitP99), formatNumber},
 	{"redeliveries", countValues(func(m *result.ModeResult) int64 { return m.Redeliveries }), formatCount},
 	{"aborts", countValues(func(m *result.ModeResult) int64 { return m.Aborts }), formatCount},
+	{"fenced aborts", countValues(func(m *result.ModeResult) int64 { return m.FencedAborts }), formatCount},
+	{"aborts per rebalance", perRepeat((*result.ModeResult).AbortsPerRebalance), formatNumber},
 	{"lock expiries", countValues(func(m *result.ModeResult) int64 { return m.LockExpiries }), formatCount},
 }
 
@@ -38,6 +40,17 @@ func msValues(m Metric) func(*modeData) []float64 {
 			vs[i] /= 1e6
 		}
 		return vs
+	}
+}
+
+// perRepeat is f of each repeat.
+func perRepeat(f func(*result.ModeResult) float64) func(*modeData) []float64 {
+	return func(md *modeData) []float64 {
+		out := make([]float64, 0, len(md.repeats))
+		for _, rp := range md.repeats {
+			out = append(out, f(rp.m))
+		}
+		return out
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
@@ -70,7 +71,7 @@ func (s *Spec) validateAll() []*Error {
 	for _, check := range []func() *Error{
 		s.validateIdentity, s.validateTopics, s.validateProducers, s.validateTiming,
 		s.validateConsumers, s.validateKafka, s.validateTransaction, s.validateRatios,
-		s.validateAckOnly, s.validateModes, s.validateFaults,
+		s.validateAckOnly, s.validateModes, s.validateFaults, s.validateAcquireMode, s.validateDLQ,
 	} {
 		if err := check(); err != nil {
 			out = append(out, err)
@@ -304,6 +305,37 @@ func (s *Spec) validateRatios() *Error {
 		if !(r.v >= 0 && r.v <= 1) {
 			return fieldErr(r.field, "%v is outside 0 to 1; use the share of %s, like 0.1", r.v, r.what)
 		}
+	}
+	return nil
+}
+
+func (s *Spec) validateAcquireMode() *Error {
+	switch s.AcquireMode {
+	case "", AcquireBatchOptimized, AcquireRecordLimit:
+		return nil
+	}
+	return fieldErr("share.acquire.mode", "%q is not an acquire mode; use %s (Kafka's default) or %s", s.AcquireMode, AcquireBatchOptimized, AcquireRecordLimit)
+}
+
+// dlqNameRE is the characters Kafka allows in a topic name.
+var dlqNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+
+// maxDLQName leaves room, in Kafka's 249 characters, for the run's prefix.
+const maxDLQName = 120
+
+func (s *Spec) validateDLQ() *Error {
+	const field = "errors.deadletterqueue.topic.name"
+	switch {
+	case s.DLQTopic == "" && s.DLQCopyRecord:
+		return fieldErr("errors.deadletterqueue.copy.record.enable", "is set but %s is not; name the dead-letter topic, like dlq.sharebench, or drop this field", field)
+	case s.DLQTopic == "":
+		return nil
+	case strings.HasPrefix(s.DLQTopic, "__"):
+		return fieldErr(field, "%q starts with __, which Kafka keeps for internal topics; use a name like dlq.sharebench", s.DLQTopic)
+	case len(s.DLQTopic) > maxDLQName:
+		return fieldErr(field, "is %d characters long; use at most %d (the run appends its topic prefix)", len(s.DLQTopic), maxDLQName)
+	case !dlqNameRE.MatchString(s.DLQTopic):
+		return fieldErr(field, "%q has characters Kafka does not allow in a topic name; use letters, digits, '.', '_' and '-', like dlq.sharebench", s.DLQTopic)
 	}
 	return nil
 }

@@ -47,6 +47,7 @@ type runFlags struct {
 	tempDataDir       string // made by the run for a workload's engine-side faults, removed after it
 	flush             string
 	kafka             kafkaFlags
+	share             shareFlags
 }
 
 const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine
@@ -77,7 +78,8 @@ func runCmd(env *Env, args []string) error {
 	fs.IntVar(&f.repeat, "repeat", 1, "run each mode N times, interleaved, keeping every repeat")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report/ (plots, report.html, summary.md) into the run directory")
 	fs.IntVar(&f.shards, "shards", 0, "engine target: lock shards (default: 4×GOMAXPROCS)")
-	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock")
+	fs.StringVar(&f.knobs, "knobs", "safe", "engine target: KIP-1289 decision knobs: safe, draft, or a comma list of "+knobList)
+	f.share.register(fs)
 	fs.StringVar(&f.dataDir, "data-dir", "", "engine target: make the engine durable in DIR (an empty or sharebench-made directory; recovered if it holds data) and enable the engine-restart, coordinator-crash and share-failover faults (default: in memory)")
 	fs.StringVar(&f.flush, "flush", "always", "engine target with --data-dir: when the logs are fsynced: always (before each call returns, group commit), interval:DURATION (e.g. interval:10ms) or never")
 	f.kafka.register(fs)
@@ -342,6 +344,9 @@ func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error 
 		if f.rate == 0 {
 			spec.RateDistribution = workloads.RateConstant
 		}
+	}
+	if err := f.share.apply(fs, spec); err != nil {
+		return err
 	}
 	if err := spec.Validate(); err != nil {
 		return usageErr("the workload with your flags is not valid: %v", err)

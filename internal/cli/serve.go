@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"syscall"
@@ -42,6 +43,10 @@ func serveCmd(env *Env, args []string) error {
 	logRequests := fs.Bool("log-requests", false, "log every request (API, version, client) to stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server to this file until it stops")
 	retention := fs.Int64("retention-bytes", 0, "bound on each partition's retained record bytes (default: the engine's, 256 MiB)")
+	txnVersion := fs.Int16("transaction-version", 2, "transaction.version feature to finalize: 2 (KIP-890 part 2: EndTxn v5, an epoch per transaction, partitions added by Produce) or 1")
+	adminListen := fs.String("admin-listen", "", "loopback address of the admin endpoint: POST /control/ACTION applies an engine-side fault (kill, restart, stop, start, coordinator-crash, share-failover), /debug/pprof serves profiles (default: none)")
+	blockRate := fs.Int("block-profile-rate", 0, "runtime.SetBlockProfileRate for /debug/pprof/block (nanoseconds; 0: off)")
+	mutexFrac := fs.Int("mutex-profile-fraction", 0, "runtime.SetMutexProfileFraction for /debug/pprof/mutex (0: off)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -86,7 +91,7 @@ func serveCmd(env *Env, args []string) error {
 		serve.WithListen(*listen), serve.WithAllowRemote(*allowRemote), serve.WithTxnShareAck(key),
 		serve.WithMaxConns(*maxConns), serve.WithMaxRequestBytes(*maxReq),
 		serve.WithDefaultPartitions(*partitions), serve.WithAutoCreateTopics(*autoCreate),
-		serve.WithLogger(env.Stderr), serve.WithRequestLog(*logRequests),
+		serve.WithLogger(env.Stderr), serve.WithRequestLog(*logRequests), serve.WithTransactionVersion(*txnVersion),
 	)
 	if err != nil {
 		if errors.Is(err, serve.ErrConfig) {
@@ -105,6 +110,25 @@ func serveCmd(env *Env, args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	ctl := serve.NewControl(e)
+	if *adminListen != "" {
+		logf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "sharebench serve: "+format+"\n", args...) }
+		a, err := serve.NewAdmin(*adminListen, ctl, logf)
+		if err != nil {
+			s.Close()
+			if errors.Is(err, serve.ErrConfig) {
+				return usageErr("--admin-listen: %v", err)
+			}
+			return err
+		}
+		defer a.Close()
+		fmt.Fprintf(env.Stdout, "sharebench serve: admin endpoint on http://%s (POST /control/ACTION, /debug/pprof)\n", a.Addr())
+	}
+	if *blockRate < 0 || *mutexFrac < 0 {
+		return usageErr("--block-profile-rate and --mutex-profile-fraction must not be negative")
+	}
+	runtime.SetBlockProfileRate(*blockRate)
+	runtime.SetMutexProfileFraction(*mutexFrac)
 	fmt.Fprintf(env.Stdout, "sharebench serve: listening on %s (TxnShareAcknowledge: %s; engine: %s)\n", s.Addr(), *txnAck, engineKind(*dataDir))
 	if *pidFile != "" {
 		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
@@ -126,7 +150,7 @@ func serveCmd(env *Env, args []string) error {
 		case <-env.Interrupt:
 		case <-term:
 		case sig := <-faults:
-			engineFault(env, e, sig)
+			engineFault(env, ctl, sig)
 			continue
 		}
 		break
@@ -135,27 +159,23 @@ func serveCmd(env *Env, args []string) error {
 	return err
 }
 
-// engineFault applies the engine-side fault a signal asks for: SIGHUP
-// crashes the engine and restarts it from its data directory (what a broker
-// restart does to its state: acquisitions, locks and sessions are lost,
-// everything durable is recovered), SIGUSR1 crashes the transaction
-// coordinator alone and reloads it from the transaction log. The listener
-// stays up; clients see retriable errors while it happens.
-func engineFault(env *Env, e *engine.Engine, sig os.Signal) {
-	var rep engine.RecoveryReport
-	var err error
-	what := "engine restart"
+// engineFault applies the engine-side fault a signal asks for: SIGHUP is
+// the restart action (the engine crashes and recovers from its data
+// directory: acquisitions, locks and sessions are lost, everything durable
+// is recovered), SIGUSR1 the coordinator-crash action (the transaction
+// coordinator alone crashes and reloads from the transaction log). The
+// listener stays up; clients see retriable errors while it happens.
+func engineFault(env *Env, ctl *serve.Control, sig os.Signal) {
+	action := serve.ActionRestart
 	if sig == syscall.SIGUSR1 {
-		what = "coordinator crash"
-		rep, err = e.CrashCoordinator()
-	} else if err = e.Crash(); err == nil {
-		rep, err = e.Restart()
+		action = serve.ActionCoordinatorCrash
 	}
+	msg, err := ctl.Apply(action, nil)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "sharebench serve: %s (%v): %v\n", what, sig, err)
+		fmt.Fprintf(env.Stderr, "sharebench serve: %v (%v)\n", err, sig)
 		return
 	}
-	fmt.Fprintf(env.Stderr, "sharebench serve: %s (%v): %s\n", what, sig, rep)
+	fmt.Fprintf(env.Stderr, "sharebench serve: %s (%v)\n", msg, sig)
 }
 
 func engineKind(dir string) string {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -180,7 +181,16 @@ func parseKnobs(s string) (eng.Knobs, error) {
 			RejectIdenticalRetry: true, FailedStageNoLock: true}, nil
 	}
 	for _, part := range strings.Split(s, ",") {
-		switch strings.TrimSpace(part) {
+		part = strings.TrimSpace(part)
+		if v, ok := strings.CutPrefix(part, "tx-pending-limit="); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return k, usageErr("--knobs: tx-pending-limit=%s: want a whole number of records above 0, like tx-pending-limit=2000 (TX_PENDING records then stay out of share.partition.max.record.locks, at most that many per share partition)", v)
+			}
+			k.TxPendingLimit = n
+			continue
+		}
+		switch part {
 		case "exact-epoch-match":
 			k.ExactEpochMatch = true
 		case "abort-to-available-at-limit":
@@ -191,8 +201,10 @@ func parseKnobs(s string) (eng.Knobs, error) {
 			k.RejectIdenticalRetry = true
 		case "failed-stage-no-lock":
 			k.FailedStageNoLock = true
+		case "dlq-after-marker":
+			k.DLQAfterMarker = true
 		default:
-			return k, usageErr("--knobs: unknown knob %q (valid: safe, draft, exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock)", part)
+			return k, usageErr("--knobs: unknown knob %q (valid: safe, draft, %s)", part, knobList)
 		}
 	}
 	return k, nil

@@ -41,7 +41,8 @@ func (s *Server) handleProduce(_ *conn, kreq kmsg.Request) (kmsg.Response, error
 				rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			} else {
 				tp := engine.TopicPartition{Topic: name, Partition: pt.Partition}
-				base, err := s.producePartition(tp, req.TransactionID, pt.Records)
+				implicitAdd := req.Version >= 12 && s.cfg.txnVersion >= 2
+				base, err := s.producePartition(tp, req.TransactionID, pt.Records, implicitAdd)
 				rp.ErrorCode = partErrCode(err)
 				if err == nil {
 					rp.BaseOffset = base
@@ -76,7 +77,10 @@ func (e codeErr) Error() string {
 
 func (e codeErr) Unwrap() error { return kerr.ErrorForCode(e.code) }
 
-func (s *Server) producePartition(tp engine.TopicPartition, txnID *string, records []byte) (int64, error) {
+// producePartition appends one partition's batches. implicitAdd (KIP-890
+// part 2) lets a transactional batch open the transaction and add its
+// partition, as AddPartitionsToTxn would.
+func (s *Server) producePartition(tp engine.TopicPartition, txnID *string, records []byte, implicitAdd bool) (int64, error) {
 	batches, err := decodeBatches(records)
 	if err != nil {
 		return 0, codeErr{kerr.CorruptMessage.Code}
@@ -97,7 +101,7 @@ func (s *Server) producePartition(tp engine.TopicPartition, txnID *string, recor
 			}
 			base, err = s.e.Produce(tp.Topic, tp.Partition, b.recs)
 		} else {
-			base, err = s.produceAs(tp, txnID, b)
+			base, err = s.produceAs(tp, txnID, b, implicitAdd)
 		}
 		if err != nil {
 			return 0, err
@@ -109,7 +113,7 @@ func (s *Server) producePartition(tp engine.TopicPartition, txnID *string, recor
 	return first, nil
 }
 
-func (s *Server) produceAs(tp engine.TopicPartition, txnID *string, b *batch) (int64, error) {
+func (s *Server) produceAs(tp engine.TopicPartition, txnID *string, b *batch, implicitAdd bool) (int64, error) {
 	p, code := s.lookupProducer(b.producerID, b.epoch)
 	if code != 0 {
 		if code == kerr.ProducerFenced.Code {
@@ -122,6 +126,12 @@ func (s *Server) produceAs(tp engine.TopicPartition, txnID *string, b *batch) (i
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if b.transactional && implicitAdd && (!p.inTxn || !p.addedTPs[tp]) {
+		if err := p.beginLocked(); err != nil {
+			return 0, err
+		}
+		p.addedTPs[tp] = true
+	}
 	if b.transactional && (!p.inTxn || !p.addedTPs[tp]) {
 		return 0, codeErr{kerr.InvalidTxnState.Code}
 	}

@@ -51,7 +51,7 @@ func (s *Server) handleFetch(c *conn, kreq kmsg.Request) (kmsg.Response, error) 
 				waits = append(waits, ch)
 			}
 		}
-		resp, n := s.fetchOnce(req)
+		resp, n := s.fetchOnce(c, req)
 		if n >= int(max(req.MinBytes, 1)) || deadline.IsZero() || !time.Now().Before(deadline) {
 			return resp, nil
 		}
@@ -111,7 +111,7 @@ func waitAny(chans []<-chan struct{}, deadline time.Time, done <-chan struct{}) 
 
 // fetchOnce reads every partition once and returns the response and the
 // record bytes it holds.
-func (s *Server) fetchOnce(req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
+func (s *Server) fetchOnce(c *conn, req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
 	resp := req.ResponseKind().(*kmsg.FetchResponse)
 	iso := engine.ReadUncommitted
 	if req.IsolationLevel == 1 {
@@ -155,7 +155,7 @@ func (s *Server) fetchOnce(req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
 			}
 			limit := min(int(p.PartitionMaxBytes), budget-total)
 			if limit > 0 {
-				rp.RecordBatches = s.readPartition(&w, tp, p.FetchOffset, limit, iso)
+				rp.RecordBatches = s.readPartition(c, &w, tp, p.FetchOffset, limit, iso)
 				total += len(rp.RecordBatches)
 			}
 			rt.Partitions = append(rt.Partitions, rp)
@@ -167,17 +167,21 @@ func (s *Server) fetchOnce(req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
 
 // readPartition encodes up to limit bytes of records from offset (at least
 // one record when there is one).
-func (s *Server) readPartition(w *batchWriter, tp engine.TopicPartition, offset int64, limit int, iso engine.IsolationLevel) []byte {
+// The records are read into c's buffer, reused from read to read.
+func (s *Server) readPartition(c *conn, w *batchWriter, tp engine.TopicPartition, offset int64, limit int, iso engine.IsolationLevel) []byte {
 	n := min(max(limit/64, 1), maxFetchRecords)
 	var recs []engine.Record
 	var next int64
 	var err error
 	if iso == engine.ReadCommitted {
-		recs, next, err = s.e.Fetch(tp, offset, n, iso)
+		recs, next, err = s.e.FetchAppend(c.pollBuf[:0], tp, offset, n, iso)
 	} else {
 		// read_uncommitted readers get the transaction markers too, as
 		// control batches at their offsets.
-		recs, next, err = s.e.FetchWithMarkers(tp, offset, n)
+		recs, next, err = s.e.FetchWithMarkersAppend(c.pollBuf[:0], tp, offset, n)
+	}
+	if cap(recs) <= maxPollBuf {
+		c.pollBuf = recs[:0]
 	}
 	if err != nil || (len(recs) == 0 && next <= offset) {
 		return nil

@@ -2,7 +2,8 @@
 //
 // Lists every API in the server's table with the versions its handler
 // serves (TxnShareAcknowledge only in the shape WithTxnShareAck selects),
-// and the share.version feature (share groups on). A request of a version
+// the share.version feature (share groups on) and the transaction.version
+// feature WithTransactionVersion finalizes (KIP-890 part 2 at 2). A request of a version
 // above 4 gets a v0 UNSUPPORTED_VERSION answer with the list, so the client
 // retries at a version it finds there, as Kafka does.
 
@@ -39,6 +40,12 @@ func (s *Server) handleApiVersions(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 		sf.Name, sf.MinVersion, sf.MaxVersion = "share.version", 0, 1
 		ff := kmsg.NewApiVersionsResponseFinalizedFeature()
 		ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = "share.version", 1, 1
+		resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
+		resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
+		sf = kmsg.NewApiVersionsResponseSupportedFeature()
+		sf.Name, sf.MinVersion, sf.MaxVersion = "transaction.version", 0, 2
+		ff = kmsg.NewApiVersionsResponseFinalizedFeature()
+		ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = "transaction.version", s.cfg.txnVersion, s.cfg.txnVersion
 		resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
 		resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
 		resp.FinalizedFeaturesEpoch = 1

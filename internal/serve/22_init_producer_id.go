@@ -39,7 +39,7 @@ func (s *Server) handleInitProducerID(_ *conn, kreq kmsg.Request) (kmsg.Response
 			s.state.mu.Lock()
 			cur := s.state.mu.producers[s.state.mu.txnIDs[id]]
 			s.state.mu.Unlock()
-			if cur != nil && cur.p.ProducerID() == req.ProducerID {
+			if cur != nil && cur.wirePID == req.ProducerID {
 				cur.mu.Lock()
 				stale := req.ProducerEpoch < cur.epoch
 				cur.mu.Unlock()
@@ -64,6 +64,7 @@ func (s *Server) handleInitProducerID(_ *conn, kreq kmsg.Request) (kmsg.Response
 		seqs: map[engine.TopicPartition]*seqState{}, addedTPs: map[engine.TopicPartition]bool{}, addedGrps: map[string]bool{},
 	}
 	pid := ep.ProducerID()
+	p.wirePID = pid
 	s.state.mu.Lock()
 	if id != "" {
 		if old, ok := s.state.mu.txnIDs[id]; ok && old != pid {

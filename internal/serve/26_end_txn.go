@@ -1,4 +1,4 @@
-// EndTxn: v0-4.
+// EndTxn: v0-5 (v5 only under transaction.version 2).
 //
 // Commit or Abort of the engine transaction: they return once the decision
 // is durable; the markers follow asynchronously, as Kafka's coordinator
@@ -6,17 +6,23 @@
 // RequireStable as UNSTABLE_OFFSET_COMMIT meanwhile). A retried EndTxn with the same
 // outcome as the one that ended the last transaction succeeds; a commit
 // with no transaction open is INVALID_TXN_STATE; an abort with none open
-// succeeds. v5 (KIP-890's epoch bump in the response) is not served:
-// clients keep the epoch InitProducerId gave them.
+// succeeds. v5 (KIP-890 part 2) bumps the producer's epoch with every
+// transaction end and answers it: the client's next transaction runs at
+// the new epoch with sequence numbers from 0, so a zombie still at the old
+// one is fenced. When the epoch would pass the largest int16 less one, the
+// producer gets a new producer id at epoch 0 instead, as Kafka's
+// coordinator does. v0-4 clients keep the epoch InitProducerId gave them.
 
 package serve
 
 import (
+	"math"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-func init() { register(int16(kmsg.EndTxn), 0, 4, (*Server).handleEndTxn) }
+func init() { register(int16(kmsg.EndTxn), 0, 5, (*Server).handleEndTxn) }
 
 func (s *Server) handleEndTxn(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*kmsg.EndTxnRequest)
@@ -32,8 +38,36 @@ func (s *Server) handleEndTxn(_ *conn, kreq kmsg.Request) (kmsg.Response, error)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	ended := p.inTxn
 	resp.ErrorCode = p.endLocked(req.Commit)
+	if req.Version >= 5 && resp.ErrorCode == 0 {
+		if ended {
+			s.bumpEpochLocked(p, req.ProducerID)
+		}
+		resp.ProducerID, resp.ProducerEpoch = p.wirePID, p.epoch
+	}
 	return resp, nil
+}
+
+// bumpEpochLocked moves p to its next wire epoch after a transaction end
+// (KIP-890 part 2): sequence numbers restart, and at the epoch's limit a
+// new producer id takes over at epoch 0. p.mu is held.
+func (s *Server) bumpEpochLocked(p *producer, pid int64) {
+	clear(p.seqs)
+	if p.epoch < math.MaxInt16-1 {
+		p.epoch++
+		return
+	}
+	s.state.mu.Lock()
+	s.state.mu.nextAlias++
+	alias := s.state.mu.nextAlias
+	delete(s.state.mu.producers, pid)
+	s.state.mu.producers[alias] = p
+	if p.txnID != "" {
+		s.state.mu.txnIDs[p.txnID] = alias
+	}
+	s.state.mu.Unlock()
+	p.wirePID, p.epoch = alias, 0
 }
 
 // endLocked ends the open transaction; p.mu is held.

@@ -4,7 +4,9 @@
 // (sendOffsetsToTransaction). With v3+ the member id and generation are
 // checked against the server's classic group first, as Kafka's group
 // coordinator does; the offsets become the group's committed offsets only
-// with the commit marker.
+// with the commit marker. Under transaction.version 2, v5 adds the group to
+// the transaction itself (opening it if needed; KIP-890 part 2 clients
+// send no AddOffsetsToTxn).
 
 package serve
 
@@ -36,11 +38,7 @@ func (s *Server) handleTxnOffsetCommit(_ *conn, kreq kmsg.Request) (kmsg.Respons
 	}
 	if code == 0 {
 		p.mu.Lock()
-		if !p.inTxn || !p.addedGrps[req.Group] {
-			code = kerr.InvalidTxnState.Code
-		} else {
-			code = errCode(p.p.SendGroupOffsetsToTransaction(req.Group, offsets))
-		}
+		code = p.txnOffsetCommitLocked(req.Group, offsets, req.Version >= 5 && s.cfg.txnVersion >= 2)
 		p.mu.Unlock()
 	}
 	for _, t := range req.Topics {
@@ -55,4 +53,20 @@ func (s *Server) handleTxnOffsetCommit(_ *conn, kreq kmsg.Request) (kmsg.Respons
 		resp.Topics = append(resp.Topics, rt)
 	}
 	return resp, nil
+}
+
+// txnOffsetCommitLocked stages offsets in the open transaction; with
+// implicitAdd the group joins the transaction (opening it) if it has not.
+// p.mu is held.
+func (p *producer) txnOffsetCommitLocked(group string, offsets map[engine.TopicPartition]int64, implicitAdd bool) int16 {
+	if implicitAdd && (!p.inTxn || !p.addedGrps[group]) {
+		if err := p.beginLocked(); err != nil {
+			return errCode(err)
+		}
+		p.addedGrps[group] = true
+	}
+	if !p.inTxn || !p.addedGrps[group] {
+		return kerr.InvalidTxnState.Code
+	}
+	return errCode(p.p.SendGroupOffsetsToTransaction(group, offsets))
 }

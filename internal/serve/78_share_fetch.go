@@ -31,6 +31,10 @@ const defaultShareMaxRecords = 500
 // releases, aborted transactions).
 const sharePollTick = 20 * time.Millisecond
 
+// maxPollBuf bounds the records buffer a connection keeps between share
+// fetches (about 600 KiB); a larger poll's buffer is left to the GC.
+const maxPollBuf = 4096
+
 func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*kmsg.ShareFetchRequest)
 	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
@@ -214,7 +218,10 @@ func (s *Server) pollShare(c *conn, m *member, em *engine.ShareMember, max int, 
 				waits = append(waits, ch)
 			}
 		}
-		recs, err := em.Poll(max)
+		recs, err := em.PollAppend(c.pollBuf[:0], max)
+		if cap(recs) <= maxPollBuf {
+			c.pollBuf = recs[:0]
+		}
 		if err != nil || len(recs) > 0 || !time.Now().Before(deadline) {
 			return recs, err
 		}

@@ -19,6 +19,7 @@ type config struct {
 	partitions      int32
 	logger          io.Writer
 	trace           bool
+	txnVersion      int16
 }
 
 func defaultConfig() config {
@@ -29,6 +30,7 @@ func defaultConfig() config {
 		txnShareAck:     95,
 		autoCreate:      true,
 		partitions:      1,
+		txnVersion:      2,
 	}
 }
 
@@ -51,6 +53,9 @@ func (c *config) validate() error {
 	case 0, 93, 95:
 	default:
 		return fmt.Errorf("%w: TxnShareAcknowledge key %d (valid: off, 93, 95)", ErrConfig, c.txnShareAck)
+	}
+	if c.txnVersion != 1 && c.txnVersion != 2 {
+		return fmt.Errorf("%w: transaction.version %d (valid: 1, 2)", ErrConfig, c.txnVersion)
 	}
 	if c.maxConns < 1 {
 		return fmt.Errorf("%w: max connections %d must be at least 1", ErrConfig, c.maxConns)
@@ -108,3 +113,13 @@ func WithLogger(w io.Writer) Option { return func(c *config) { c.logger = w } }
 // WithRequestLog logs every request (API, version, client id) to the
 // logger (default false).
 func WithRequestLog(on bool) Option { return func(c *config) { c.trace = on } }
+
+// WithTransactionVersion is the transaction.version feature the server
+// finalizes (default 2, as Kafka 4.x clusters have it). At 2 (KIP-890
+// part 2) clients send EndTxn v5 and get a new producer epoch with every
+// transaction end, a transactional Produce (v12+) adds its partition to
+// the transaction and TxnOffsetCommit (v5) its group, without
+// AddPartitionsToTxn or AddOffsetsToTxn. At 1 clients keep the epoch
+// InitProducerId gave them and add partitions and groups first; EndTxn v5
+// is not served.
+func WithTransactionVersion(v int16) Option { return func(c *config) { c.txnVersion = v } }

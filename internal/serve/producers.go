@@ -17,6 +17,7 @@ import (
 type producer struct {
 	mu        sync.Mutex
 	p         *engine.Producer
+	wirePID   int64 // the producer id the client holds (the engine's until an epoch overflow)
 	txnID     string
 	epoch     int16 // the epoch the client holds
 	timeout   int32 // transaction.timeout.ms

@@ -88,6 +88,11 @@ func New(e *engine.Engine, opts ...Option) (*Server, error) {
 	for k, a := range apiTable {
 		s.apis[k] = a
 	}
+	if cfg.txnVersion < 2 {
+		a := s.apis[int16(kmsg.EndTxn)]
+		a.max = 4 // v5 is KIP-890 part 2's
+		s.apis[int16(kmsg.EndTxn)] = a
+	}
 	if k := cfg.txnShareAck; k != 0 {
 		s.apis[k] = txnShareAckAPI(k)
 	}
@@ -173,6 +178,11 @@ type conn struct {
 	// when the connection's goroutine has exited.
 	gone chan struct{}
 	done chan struct{}
+	// pollBuf is the records buffer fetches and share fetches read into,
+	// reused from read to read (a connection serves one request at a
+	// time; the records are encoded before the next read). At most
+	// maxPollBuf records, so what stale entries keep alive is bounded.
+	pollBuf []engine.Record
 }
 
 // errConnClosed ends a request whose connection or server closed while it

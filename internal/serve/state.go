@@ -25,6 +25,9 @@ type state struct {
 		ids       map[[16]byte]string // topic id -> name
 		producers map[int64]*producer // by producer id
 		txnIDs    map[string]int64    // transactional id -> producer id
+		// nextAlias is the last producer id minted for a producer whose
+		// epoch ran out (EndTxn v5); far above the engine's ids.
+		nextAlias int64
 		share     map[string]map[string]*member
 		classic   map[string]*group
 		// groupCfgs holds share.* settings of groups the engine does
@@ -40,6 +43,7 @@ func (s *Server) initState() {
 	s.state.mu.ids = map[[16]byte]string{}
 	s.state.mu.producers = map[int64]*producer{}
 	s.state.mu.txnIDs = map[string]int64{}
+	s.state.mu.nextAlias = 1 << 48
 	s.state.mu.share = map[string]map[string]*member{}
 	s.state.mu.classic = map[string]*group{}
 	s.state.mu.groupCfgs = map[string]engine.GroupConfig{}

@@ -57,6 +57,7 @@ var mutants = []struct{ id, breaks string }{
 	{"stale-member-epoch-accepted", "staging with a stale member epoch is accepted"},
 	{"marker-dropped-without-retry", "a marker to a participant cut off from the coordinator is dropped instead of retried"},
 	{"dlq-written-twice", "a record archived by a reject or at the delivery limit is copied to the dead-letter queue twice"},
+	{"dlq-staged-reject-not-copied", "a transactional reject's dead-letter copy is never written"},
 }
 
 const (

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 )
@@ -112,7 +113,14 @@ type ModeResult struct {
 	Aborts       int64 `json:"aborts"`
 	// FencedAborts counts the aborts whose cause was a staging fenced by
 	// a stale member epoch (a rebalance between poll and staging).
-	FencedAborts  int64 `json:"fenced_aborts,omitempty"`
+	FencedAborts int64 `json:"fenced_aborts,omitempty"`
+	// Rebalances counts the share-group membership changes the run's
+	// membership-churn faults made (a member joining, a member leaving);
+	// FencedAborts / Rebalances is what a rebalance costs in aborts.
+	Rebalances int64 `json:"rebalances,omitempty"`
+	// DLQRecords counts the records read back from the share group's
+	// dead-letter topic after the drain (read_committed).
+	DLQRecords    int64 `json:"dlq_records,omitempty"`
 	LockExpiries  int64 `json:"lock_expiries"`
 	WorkerCrashes int64 `json:"worker_crashes"`
 
@@ -222,6 +230,15 @@ type Verification struct {
 
 // Inconclusive reports whether the verdict is INCONCLUSIVE (a file written
 // before verdicts existed has none: it is PASS or FAIL by Pass).
+// AbortsPerRebalance is FencedAborts per membership change made by the
+// run's churn faults; NaN without one.
+func (m *ModeResult) AbortsPerRebalance() float64 {
+	if m.Rebalances == 0 {
+		return math.NaN()
+	}
+	return float64(m.FencedAborts) / float64(m.Rebalances)
+}
+
 func (v *Verification) Inconclusive() bool { return v != nil && v.Verdict == "INCONCLUSIVE" }
 
 // VerdictName returns the verdict, deriving it from Pass for a file that

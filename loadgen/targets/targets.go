@@ -98,6 +98,9 @@ type Record struct {
 	Offset    int64
 	Key       []byte
 	Value     []byte
+	// Headers are the record's headers, where a reader returns them (the
+	// provenance of a dead-letter record).
+	Headers []Header
 	// DeliveryCount is the share-group delivery count of a polled record
 	// (1 on first delivery); 0 where the target does not know it.
 	DeliveryCount int
@@ -118,6 +121,18 @@ type Record struct {
 	// Handle is target-private (for example the *kgo.Record a share ack
 	// needs). loadgen passes it back untouched.
 	Handle any
+}
+
+// Acquire modes (share.acquire.mode, KIP-1206), as Kafka spells them.
+const (
+	AcquireBatchOptimized = "batch_optimized"
+	AcquireRecordLimit    = "record_limit"
+)
+
+// Header is one record header.
+type Header struct {
+	Key   string
+	Value []byte
 }
 
 // Control says whether a record is a transaction marker, and which.
@@ -155,6 +170,13 @@ type Config struct {
 	// 0 takes the cluster's defaults.
 	ReplicationFactor int
 	MinInsyncReplicas int
+	// AcquireMode is share.acquire.mode ("": the target's default).
+	AcquireMode string
+	// DLQTopic is the share group's errors.deadletterqueue.topic.name
+	// (KIP-1191), the full name, which Setup creates; "": no dead-letter
+	// queue. DLQCopyRecord is errors.deadletterqueue.copy.record.enable.
+	DLQTopic      string
+	DLQCopyRecord bool
 }
 
 // Info describes where a run happens, for the result's environment block.
@@ -166,6 +188,10 @@ type Info struct {
 	// ReportsAborted is true when read_uncommitted readers flag records
 	// of aborted transactions (Record.Aborted).
 	ReportsAborted bool
+	// DLQAtLeastOnce is true when the target promises each dead letter at
+	// least once rather than exactly once (the engine's dlq-after-marker
+	// knob), so a dead-letter record written twice is allowed.
+	DLQAtLeastOnce bool
 	Notes          []string
 }
 

@@ -93,6 +93,9 @@ func (j *judge) leaveWith(reason string, id uint64, w result.Witness) {
 func (j *judge) run() {
 	j.findTorn()
 	j.s.each(j.visit)
+	if j.dlqJudged() {
+		j.dlqFinish()
+	}
 	j.finishTorn()
 	j.hanging()
 }
@@ -383,6 +386,8 @@ func (j *judge) visit(id uint64, r *rec) {
 	if !j.withDeliveries {
 		accepted = true
 	}
+	archived, known := j.dlqFate(r, rejected, committed, deliveries, accepted, unknownAck)
+	j.dlqVisit(id, r, archived, known)
 	switch r.state {
 	case codeAcknowledged:
 		if committed > 0 || !j.withDeliveries && rejected {

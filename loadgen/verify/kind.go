@@ -20,6 +20,14 @@ const (
 	// partition after the drain: it holds the partition's last stable
 	// offset, so nothing after it becomes visible to read_committed.
 	KindHangingTransaction = "hanging-transaction"
+	// KindDLQMissing is an input archived by a reject or at the delivery
+	// limit with no dead-letter record, when the group has a DLQ.
+	KindDLQMissing = "dlq-missing"
+	// KindDLQDuplicate is an input with more dead-letter records than its
+	// fate allows: more than one, or any for an input that was not
+	// archived by a reject or at the limit (or a dead-letter record that
+	// names no input at all).
+	KindDLQDuplicate = "dlq-duplicate"
 )
 
 // Informational kinds: counted and witnessed, never a failure.
@@ -36,7 +44,7 @@ func Anomalies() []string {
 	return []string{
 		KindLost, KindDuplicate, KindAbortedRead, KindTornTransaction,
 		KindUnresolved, KindOverDelivered, KindArchivedUnprocessed, KindPhantom,
-		KindHangingTransaction,
+		KindHangingTransaction, KindDLQMissing, KindDLQDuplicate,
 	}
 }
 
@@ -51,7 +59,7 @@ func IsAnomaly(kind string) bool {
 	switch kind {
 	case KindLost, KindDuplicate, KindAbortedRead, KindTornTransaction,
 		KindUnresolved, KindOverDelivered, KindArchivedUnprocessed, KindPhantom,
-		KindHangingTransaction:
+		KindHangingTransaction, KindDLQMissing, KindDLQDuplicate:
 		return true
 	}
 	return false

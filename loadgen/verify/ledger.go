@@ -174,6 +174,12 @@ type Meta struct {
 	ShareState     bool `json:"share_state"`     // per-record final states
 	DeliveryCounts bool `json:"delivery_counts"` // delivery counts with each delivery
 	Markers        bool `json:"markers"`         // transaction markers in the read_uncommitted pass
+	// DLQTopic is the share group's dead-letter topic, read back with
+	// read_committed after the drain into dlq.jsonl ("": no DLQ);
+	// DLQAtLeastOnce says the target promises each dead letter at least
+	// once rather than exactly once.
+	DLQTopic       string `json:"dlq_topic,omitempty"`
+	DLQAtLeastOnce bool   `json:"dlq_at_least_once,omitempty"`
 	// OpenTransactions lists the transactions open after the drain.
 	OpenTransactions []OpenTransaction `json:"open_transactions,omitempty"`
 	// Notes from the run about its evidence.

@@ -43,6 +43,7 @@ type ledger struct {
 	ins   []verify.Input
 	outs  []verify.Output
 	opens []verify.OpenTransaction
+	dlqs  []verify.DLQRecord
 	want  map[string]int64
 }
 
@@ -54,6 +55,16 @@ type injector struct {
 	sparse bool
 	seq    int64 // transaction sequence, unique per generated transaction
 	off    int64 // next output offset
+	dlq    bool  // the group has a dead-letter queue
+	dlqOff int64 // next dead-letter offset
+}
+
+// deadLetter appends n dead-letter records naming in.
+func (g *injector) deadLetter(in *verify.Input, n int) {
+	for range n {
+		g.dlqOff++
+		g.l.dlqs = append(g.l.dlqs, verify.DLQRecord{Partition: in.Partition, Offset: in.Offset, DLQPartition: in.Partition, DLQOffset: g.dlqOff})
+	}
 }
 
 func (g *injector) id() uint64 {
@@ -198,9 +209,41 @@ func (g *injector) inject(kind string) {
 	case verify.KindArchivedUnprocessed:
 		g.input(g.id(), verify.StateArchived, 1+g.r.IntN(limit-1))
 	case verify.KindArchivedAtLimit:
-		g.input(g.id(), verify.StateArchived, limit)
+		in := g.input(g.id(), verify.StateArchived, limit)
+		if g.dlq {
+			g.deadLetter(in, 1)
+		}
 	case verify.KindRejected:
-		g.input(g.id(), verify.StateArchived, 1+g.r.IntN(limit)).Rejected = true
+		in := g.input(g.id(), verify.StateArchived, 1+g.r.IntN(limit))
+		in.Rejected = true
+		if g.dlq {
+			g.deadLetter(in, 1)
+		}
+	case verify.KindDLQMissing:
+		// Archived at the limit or rejected, with no dead letter.
+		in := g.input(g.id(), verify.StateArchived, limit)
+		if g.r.IntN(2) == 0 {
+			g.l.want[verify.KindRejected]++
+			in.Rejected = true
+		} else {
+			g.l.want[verify.KindArchivedAtLimit]++
+		}
+	case verify.KindDLQDuplicate:
+		switch g.r.IntN(3) {
+		case 0: // archived, written twice or more
+			g.l.want[verify.KindRejected]++
+			in := g.input(g.id(), verify.StateArchived, 1+g.r.IntN(limit))
+			in.Rejected = true
+			g.deadLetter(in, 2+g.r.IntN(2))
+		case 1: // accepted and output, yet dead-lettered
+			id := g.id()
+			g.accepted(id, 1+g.r.IntN(limit))
+			g.output(id, "", 0, 0, true, false)
+			g.deadLetter(&g.l.ins[len(g.l.ins)-1], 1)
+		default: // a dead letter naming an offset with no input
+			g.dlqOff++
+			g.l.dlqs = append(g.l.dlqs, verify.DLQRecord{Partition: 3, Offset: 1<<40 + g.dlqOff, DLQOffset: g.dlqOff})
+		}
 	case verify.KindHangingTransaction:
 		g.seq++
 		g.l.opens = append(g.l.opens, verify.OpenTransaction{Partition: int32(g.seq % 4), ProducerID: 1000 + g.seq, Epoch: 1, FirstOffset: g.seq, Source: "target"})
@@ -235,12 +278,15 @@ func TestRandomInjected(t *testing.T) {
 	r := rand.New(rand.NewPCG(uint64(seed), 0))
 	kinds := append(verify.Anomalies(), verify.Informational()...)
 	for round := range 20 {
-		g := &injector{r: r, l: ledger{want: map[string]int64{}}, sparse: r.IntN(4) == 0}
+		g := &injector{r: r, l: ledger{want: map[string]int64{}}, sparse: r.IntN(4) == 0, dlq: r.IntN(2) == 0}
 		if r.IntN(3) == 0 {
 			g.nextID = r.Uint64N(1 << 50) // ids need not start at 1
 		}
 		plan := make([]string, 0)
 		for _, k := range kinds {
+			if !g.dlq && (k == verify.KindDLQMissing || k == verify.KindDLQDuplicate) {
+				continue
+			}
 			for range r.IntN(6) {
 				plan = append(plan, k)
 			}
@@ -256,8 +302,11 @@ func TestRandomInjected(t *testing.T) {
 
 		maxW := r.IntN(4)
 		for _, mode := range verify.Modes() {
-			v := verify.New(mode, verify.Options{DeliveryLimit: limit, MaxWitnesses: maxW})
+			v := verify.New(mode, verify.Options{DeliveryLimit: limit, MaxWitnesses: maxW, DLQ: g.dlq})
 			feed(r, v, g.l.ins, g.l.outs)
+			for _, d := range g.l.dlqs {
+				v.AddDLQ(d)
+			}
 			for _, t := range g.l.opens {
 				v.AddOpenTransaction(t)
 			}

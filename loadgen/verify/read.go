@@ -217,6 +217,11 @@ func ReadLedgers(dir string, v *Verifier) error {
 	if err != nil {
 		return err
 	}
+	if meta.DLQTopic != "" {
+		if err := readDLQ(dir, v); err != nil {
+			return err
+		}
+	}
 	for _, t := range meta.OpenTransactions {
 		v.AddOpenTransaction(t)
 	}
@@ -274,6 +279,10 @@ func DirOptions(dir string, opts Options) (Options, error) {
 	}
 	if opts.DeliveryLimit == 0 {
 		opts.DeliveryLimit = meta.DeliveryLimit
+	}
+	if meta.DLQTopic != "" {
+		opts.DLQ = true
+		opts.DLQAtLeastOnce = opts.DLQAtLeastOnce || meta.DLQAtLeastOnce
 	}
 	if !meta.ShareState {
 		opts.Unobserved = append(opts.Unobserved, "per-record final share states (the target reports only the share-partition start offset)")

@@ -6,6 +6,7 @@ package verify
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/sharebench/sharebench/loadgen/result"
@@ -35,6 +36,14 @@ type Options struct {
 	// PASS. Default false.
 	DrainTimedOut bool
 	DrainNote     string
+	// DLQ says the share group had a dead-letter queue, read back into
+	// AddDLQ: every input archived by a reject or at the delivery limit
+	// must have one dead-letter record, and no other input any
+	// (dlq-missing, dlq-duplicate). DLQAtLeastOnce allows more than one
+	// (the target promises at least once). Default false: dead letters are
+	// judged only when AddDLQ is called.
+	DLQ            bool
+	DLQAtLeastOnce bool
 	// Unobserved lists evidence the run could not record (for example
 	// "deliveries" for a v1 ledger); each becomes a note. Default none.
 	Unobserved []string
@@ -69,6 +78,11 @@ type Verifier struct {
 		dropped    int64 // outputs beyond maxOuts
 		late       int64 // Add calls after Finish
 
+		dlq         map[dlqKey]*dlqEntry // dead-letter records by source position
+		dlqRecords  int64
+		dlqBad      int64 // dead-letter records without provenance
+		dlqBadFirst DLQRecord
+
 		done *result.Verification
 	}
 }
@@ -82,6 +96,10 @@ func New(mode string, opts Options) *Verifier {
 	if v.modeErr != nil {
 		v.allowed = []string{}
 		v.notes = append(v.notes, v.modeErr.Error()+"; judged as allowing no anomaly")
+	}
+	if v.opts.DLQAtLeastOnce && !slices.Contains(v.allowed, KindDLQDuplicate) {
+		v.allowed = append(v.allowed, KindDLQDuplicate)
+		slices.Sort(v.allowed)
 	}
 	if v.opts.DeliveryLimit < 0 {
 		v.notes = append(v.notes, fmt.Sprintf("verify: delivery limit %d is negative; treated as unknown", v.opts.DeliveryLimit))
@@ -297,5 +315,6 @@ func (v *Verifier) Finish() *result.Verification {
 	v.mu.done = res
 	v.mu.s = store{}
 	v.mu.txnIndex = nil
+	v.mu.dlq = nil
 	return res
 }

@@ -503,3 +503,25 @@ func (l *Log) ProducerEpoch(pid int64) (int16, bool) {
 	}
 	return ps.epoch, true
 }
+
+// TimeLookup finds, among the records (not markers) in [log start, limit),
+// the first whose timestamp is at least ts (max false), or the first with
+// the largest timestamp (max true). Timestamps need not grow with offsets
+// (producers take them before the append), so it scans the whole range:
+// the answer is exact, and the cost is one pass over the partition.
+func (l *Log) TimeLookup(ts int64, max bool, limit int64) (offset, at int64, ok bool) {
+	limit = min(limit, l.next)
+	for o := l.start; o < limit; o++ {
+		e := l.at(o)
+		if e.flags&flagControl != 0 {
+			continue
+		}
+		switch {
+		case !max && e.ts >= ts:
+			return o, e.ts, true
+		case max && (!ok || e.ts > at):
+			offset, at, ok = o, e.ts, true
+		}
+	}
+	return offset, at, ok
+}

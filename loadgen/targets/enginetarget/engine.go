@@ -90,7 +90,7 @@ func (t *Target) Info() targets.Info {
 	if t.opts.DataDir != "" {
 		notes = append(notes, fmt.Sprintf("data directory %s, flush %v; %v", t.opts.DataDir, t.opts.Flush, t.e.Recovery()))
 	}
-	return targets.Info{Target: "engine", Embedded: true, ReportsAborted: true, Notes: notes}
+	return targets.Info{Target: "engine", Embedded: true, ReportsAborted: true, DLQAtLeastOnce: t.opts.Knobs.DLQAfterMarker, Notes: notes}
 }
 
 // Supports reports that the engine runs every mode.
@@ -120,6 +120,23 @@ func (t *Target) Setup(_ context.Context, cfg targets.Config) error {
 		gc.MaxRecordLocks = cfg.MaxRecordLocks
 	}
 	gc.AutoOffsetReset = eng.ResetEarliest
+	switch cfg.AcquireMode {
+	case targets.AcquireRecordLimit:
+		gc.AcquireMode = eng.AcquireRecordLimit
+	case targets.AcquireBatchOptimized:
+		gc.AcquireMode = eng.AcquireBatchOptimized
+	case "":
+	default:
+		return fmt.Errorf("engine target: share.acquire.mode %q (valid: %s, %s)", cfg.AcquireMode, targets.AcquireBatchOptimized, targets.AcquireRecordLimit)
+	}
+	if cfg.DLQTopic != "" {
+		// The dead-letter topic has as many partitions as the input, so
+		// each copy lands on the partition of its source.
+		if err := t.e.CreateTopic(cfg.DLQTopic, cfg.InputPartitions); err != nil {
+			return fmt.Errorf("engine target: dead-letter topic: %w", err)
+		}
+		gc.DLQTopic, gc.DLQCopyRecord = cfg.DLQTopic, cfg.DLQCopyRecord
+	}
 	t.mu.Lock()
 	t.mu.groups[cfg.Group] = gc
 	t.mu.cfg = cfg
@@ -177,6 +194,9 @@ func (t *Target) pending(cfg targets.Config) (int64, error) {
 // records; with a data directory it keeps them (deletion is not journaled).
 func (t *Target) Teardown(_ context.Context, cfg targets.Config) error {
 	err := errors.Join(t.e.DeleteTopic(cfg.InputTopic), t.e.DeleteTopic(cfg.OutputTopic))
+	if cfg.DLQTopic != "" {
+		err = errors.Join(err, t.e.DeleteTopic(cfg.DLQTopic))
+	}
 	if errors.Is(err, eng.ErrInvalidConfig) {
 		return nil
 	}

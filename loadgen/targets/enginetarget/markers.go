@@ -30,6 +30,12 @@ func (r *reader) fetchMarkers(tp eng.TopicPartition) ([]eng.Record, int64, error
 func toTarget(topic string, rec *eng.Record) *targets.Record {
 	tr := &targets.Record{Topic: topic, Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value,
 		Aborted: rec.Aborted, ProducerID: rec.ProducerID, ProducerEpoch: rec.Epoch, Transactional: rec.Transactional}
+	if len(rec.Headers) > 0 {
+		tr.Headers = make([]targets.Header, len(rec.Headers))
+		for i, h := range rec.Headers {
+			tr.Headers[i] = targets.Header{Key: h.Key, Value: h.Value}
+		}
+	}
 	switch {
 	case rec.Control && rec.Commit:
 		tr.Control = targets.ControlCommit

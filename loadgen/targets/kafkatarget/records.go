@@ -85,8 +85,21 @@ func fromKgo(r *kgo.Record) *targets.Record {
 		ProducerID:    r.ProducerID,
 		ProducerEpoch: r.ProducerEpoch,
 		Transactional: r.Attrs.IsTransactional(),
+		Headers:       headersOf(r.Headers),
 		Handle:        r,
 	}
+}
+
+// headersOf converts a record's headers (nil for none, the common case).
+func headersOf(hs []kgo.RecordHeader) []targets.Header {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]targets.Header, len(hs))
+	for i, h := range hs {
+		out[i] = targets.Header{Key: h.Key, Value: h.Value}
+	}
+	return out
 }
 
 // handles returns the *kgo.Record behind each of recs.

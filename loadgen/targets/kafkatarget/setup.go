@@ -62,10 +62,19 @@ func (t *Target) Setup(ctx context.Context, cfg targets.Config) error {
 			return fmt.Errorf("kafka: creating topic %s with %d partitions: %w", topic, n, err)
 		}
 	}
+	if cfg.DLQTopic != "" {
+		if err := t.createDLQTopic(ctx, cfg); err != nil {
+			return err
+		}
+		want[cfg.DLQTopic] = partitions(cfg.InputPartitions)
+	}
 	if err := t.waitTopics(ctx, want); err != nil {
 		return err
 	}
-	return t.configureGroup(ctx, cfg)
+	if err := t.configureGroup(ctx, cfg); err != nil {
+		return err
+	}
+	return t.configureDLQ(ctx, cfg)
 }
 
 func validateConfig(cfg targets.Config) error {
@@ -156,6 +165,43 @@ func (t *Target) configureGroup(ctx context.Context, cfg targets.Config) error {
 			continue
 		}
 		t.note("kfake applies share-group lock duration, delivery limit and record-lock window only from its broker-wide group.share.* configs: the embedded cluster sets them broker-wide as well as on the group")
+	}
+	return nil
+}
+
+// dlqTopicEnable is the topic config Kafka 4.4 requires on a share group's
+// dead-letter topic before it writes there (KIP-1191).
+const dlqTopicEnable = "errors.deadletterqueue.group.enable"
+
+// createDLQTopic creates the dead-letter topic with as many partitions as
+// the input (Kafka writes a dead letter to the partition of its source,
+// modulo the count) and with dlqTopicEnable set.
+func (t *Target) createDLQTopic(ctx context.Context, cfg targets.Config) error {
+	n := partitions(cfg.InputPartitions)
+	resp, err := t.adm.CreateTopic(ctx, n, -1, map[string]*string{dlqTopicEnable: kmsg.StringPtr("true")}, cfg.DLQTopic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return fmt.Errorf("kafka: creating the dead-letter topic %s with %s=true: %w (a share-group DLQ needs Kafka 4.4+ with share.version=2)", cfg.DLQTopic, dlqTopicEnable, err)
+	}
+	return nil
+}
+
+// configureDLQ sets the group's dead-letter configs (KIP-1191). They are
+// not optional: a broker that refuses them writes no dead letters, and the
+// verifier would report every one missing.
+func (t *Target) configureDLQ(ctx context.Context, cfg targets.Config) error {
+	if cfg.DLQTopic == "" {
+		return nil
+	}
+	for _, s := range [][2]string{
+		{"errors.deadletterqueue.topic.name", cfg.DLQTopic},
+		{"errors.deadletterqueue.copy.record.enable", strconv.FormatBool(cfg.DLQCopyRecord)},
+	} {
+		if err := t.alterConfig(ctx, kmsg.ConfigResourceTypeGroupConfig, cfg.Group, s[0], s[1]); err != nil {
+			return fmt.Errorf("kafka: setting %s=%s on group %s: %w (a share-group DLQ needs Kafka 4.4+ with share.version=2; drop the workload's errors.deadletterqueue.* fields for other brokers)", s[0], s[1], cfg.Group, err)
+		}
 	}
 	return nil
 }

@@ -131,8 +131,13 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m pipel
 		// reach of the group's other members, and its lock would run
 		// before the caller ever saw it.
 		kgo.ShareMaxRecords(int32(min(maxPoll(cfg), 1<<30))),
-		kgo.ShareMaxRecordsStrict(),
 	)
+	// record_limit (KIP-1206) unless the workload asks for Kafka's
+	// default, batch_optimized, which may acquire whole batches past the
+	// poll's max.
+	if cfg.AcquireMode != targets.AcquireBatchOptimized {
+		copts = append(copts, kgo.ShareMaxRecordsStrict())
+	}
 	cons, err := kgo.NewClient(copts...)
 	if err != nil {
 		return nil, wrapNewClient("share consumer", err)

@@ -44,6 +44,9 @@ func (t *Target) Teardown(ctx context.Context, cfg targets.Config) error {
 	if cfg.OutputTopic != "" {
 		topics = append(topics, cfg.OutputTopic)
 	}
+	if cfg.DLQTopic != "" {
+		topics = append(topics, cfg.DLQTopic)
+	}
 	for {
 		resp, err := t.adm.DeleteTopics(ctx, topics...)
 		if err == nil {

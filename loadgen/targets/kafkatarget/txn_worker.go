@@ -690,19 +690,55 @@ func (w *txnWorker) end(ctx context.Context, commit bool) error {
 	}
 	if !w.produced && w.staged {
 		// kgo sent no EndTxn for a transaction it produced nothing in.
-		req := kmsg.NewPtrEndTxnRequest()
+		// At most v4: v5 (KIP-890 part 2) would move the producer to a
+		// new epoch behind kgo's back.
+		req := endTxnV4{kmsg.NewPtrEndTxnRequest()}
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = w.txnID, w.pid, w.epoch, commit
-		resp, err := req.RequestWith(ctx, w.prod)
+		var kresp kmsg.Response
+		node, err := w.txnCoordinator(ctx)
 		if err == nil {
-			err = kerr.ErrorForCode(resp.ErrorCode)
+			// Sent to the coordinator directly: kgo's own routing knows
+			// EndTxn by its request type only.
+			kresp, err = w.prod.Broker(int(node)).Request(ctx, req)
+		}
+		if err == nil {
+			err = kerr.ErrorForCode(kresp.(*kmsg.EndTxnResponse).ErrorCode)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	w.inTxn, w.produced, w.staged, w.abortable = false, false, false, nil
+	// Under KIP-890 part 2 every transaction kgo ended moved the producer
+	// to a new epoch (or id); the next staging must carry it.
+	pid, epoch, err := w.prod.ProducerID(ctx)
+	if err != nil {
+		return err
+	}
+	w.pid, w.epoch = pid, epoch
 	return nil
 }
+
+// txnCoordinator returns the node id of the transactional id's
+// coordinator.
+func (w *txnWorker) txnCoordinator(ctx context.Context) (int32, error) {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorType, req.CoordinatorKey, req.CoordinatorKeys = 1, w.txnID, []string{w.txnID}
+	resp, err := req.RequestWith(ctx, w.prod)
+	if err != nil {
+		return 0, err
+	}
+	if len(resp.Coordinators) > 0 {
+		c := resp.Coordinators[0]
+		return c.NodeID, kerr.ErrorForCode(c.ErrorCode)
+	}
+	return resp.NodeID, kerr.ErrorForCode(resp.ErrorCode)
+}
+
+// endTxnV4 is an EndTxn request kgo sends at version 4 at most.
+type endTxnV4 struct{ *kmsg.EndTxnRequest }
+
+func (endTxnV4) MaxVersion() int16 { return 4 }
 
 // TxnInfo reports the transactional id and producer epoch.
 func (w *txnWorker) TxnInfo() (string, int16) { return w.txnID, w.epoch }
