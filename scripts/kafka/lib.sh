@@ -174,8 +174,10 @@ kafka_wait_node() {
   port="$(kafka_node_port "$i")"
   local deadline=$((SECONDS + timeout))
   while (( SECONDS < deadline )); do
-    pid="$(kafka_node_pid "$i")"
-    [[ -n "$pid" ]] || { kafka_log "node $i: the broker process exited during startup (log: $(readlink -f "$(kafka_node_log "$i")"))"; return 1; }
+    # kill -0, not the command-line check of kafka_node_pid: just after the
+    # start the process may still be the shell that is about to exec java.
+    pid="$(cat "$(kafka_node_pid_file "$i")" 2>/dev/null || true)"
+    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || { kafka_log "node $i: the broker process exited during startup (log: $(readlink -f "$(kafka_node_log "$i")"))"; return 1; }
     kafka_port_open "$port" && return 0
     sleep 0.25
   done
