@@ -161,7 +161,7 @@ kafka_start_node() {
     -Dkafka.log.level="${KAFKA_LOG_LEVEL:-INFO}" \
     ${KAFKA_OPTS:-} \
     -cp "$(kafka_classpath)" kafka.Kafka "$(kafka_node_config "$i")" \
-    </dev/null >>"$log" 2>&1 &
+    </dev/null >>"$log" 2>&1 21>&- 22>&- 23>&- 24>&- 25>&- 26>&- 27>&- 28>&- 29>&- &
   echo $! > "$(kafka_node_pid_file "$i")"
   kafka_log "node $i: started pid $! (log: ${log#"$KAFKA_DIR"/})"
 }
