@@ -9,7 +9,7 @@ import (
 )
 
 // TestAbortableTransaction: a staging call that fails for any reason leaves
-// the transaction abortable (DESIGN §3.3, invariant 13): Produce, staging
+// the transaction abortable (docs/design.md §3.3, invariant 13): Produce, staging
 // and Commit then fail with ErrAbortableTransaction wrapping the cause,
 // nothing becomes visible, and only Abort succeeds; the next transaction is
 // clean.

@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkChurnAborts measures what membership churn costs transactional
-// acknowledgements (DESIGN §3.9): four transactional workers copy records
+// acknowledgements (docs/design.md §3.9): four transactional workers copy records
 // (poll up to 100, 500µs of processing, produce, stage, commit) on 4 input partitions while one
 // iteration is one rebalance: an extra member joins the group, and leaves
 // at the next iteration. Each rebalance bumps every member's epoch; a

@@ -1,5 +1,5 @@
 // This file tests crash recovery at the crash points of KIP-1289's test
-// plan (DESIGN §4 invariants 9 and 12): a whole-engine crash ("broker
+// plan (docs/design.md §4 invariants 9 and 12): a whole-engine crash ("broker
 // failure during PREPARE") and a coordinator-only crash ("coordinator
 // crash before/after prepare") after PREPARE_* is logged, after each
 // marker, after all markers before COMPLETE_*, and after COMPLETE_*, for
@@ -83,7 +83,7 @@ func endTxn(p *engine.Producer, commit bool) error {
 }
 
 // referenceView runs the same transaction on an in-memory engine to the
-// end: the state a crash must recover to (DESIGN §4: 9 and 12).
+// end: the state a crash must recover to (docs/design.md §4: 9 and 12).
 func referenceView(t *testing.T, withOutputs, commit bool) durableView {
 	clk := engine.NewManualClock()
 	ref := durGet[*engine.Engine](t)(engine.New(durableOpts("", clk)[1:]...))
@@ -627,7 +627,7 @@ func TestBadDataDir(t *testing.T) {
 // generator's engine-restart fault does. Workers whose calls fail
 // (crashed, unknown member, fenced) recreate their member and producer.
 // At the end every input is ACKNOWLEDGED and has exactly one committed
-// output (DESIGN §4 invariant 8, exactly-once across restarts).
+// output (docs/design.md §4 invariant 8, exactly-once across restarts).
 func TestRestartUnderLoad(t *testing.T) {
 	t.Parallel()
 	e := durGet[*engine.Engine](t)(engine.New(engine.WithDataDir(t.TempDir()), engine.WithSegmentBytes(64<<10),

@@ -1,4 +1,4 @@
-// This file holds the dead-letter queue (KIP-1191, DESIGN §3.10): with
+// This file holds the dead-letter queue (KIP-1191, docs/design.md §3.10): with
 // errors.deadletterqueue.topic.name set for a share group, every record
 // archived by a reject or at the delivery limit is copied once to that
 // topic, its provenance in headers and its key and value only with

@@ -46,7 +46,7 @@
 // member epochs move with every membership change and are learned on the
 // next poll.
 //
-// Durability (DESIGN §3.6): WithDataDir makes every durable change —
+// Durability (docs/design.md §3.6): WithDataDir makes every durable change —
 // partition records and markers, share-state snapshots and deltas,
 // transaction coordinator states, group configurations and offsets — go to
 // checksummed logs in a directory before the call returns (WithFlushPolicy:

@@ -1,4 +1,4 @@
-// This file holds the engine's durability API (DESIGN §3.6): the flush
+// This file holds the engine's durability API (docs/design.md §3.6): the flush
 // policy, Crash and Restart, the coordinator-only crash, share-partition
 // failover, the recovery report, and the gate that keeps operations out
 // while the engine is crashed or restarting.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
@@ -452,7 +453,29 @@ type ProduceRecord struct {
 }
 
 // Header is a record header.
-type Header = plog.Header
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// The engine's Header and the log's have identical fields, so a slice of
+// one is a view of the other (same memory, no copy on the produce and fetch
+// paths). The conversion below fails to compile if the fields ever differ.
+var _ = plog.Header(Header{})
+
+func logHeaders(hs []Header) []plog.Header {
+	if hs == nil {
+		return nil
+	}
+	return unsafe.Slice((*plog.Header)(unsafe.Pointer(unsafe.SliceData(hs))), len(hs))
+}
+
+func engineHeaders(hs []plog.Header) []Header {
+	if hs == nil {
+		return nil
+	}
+	return unsafe.Slice((*Header)(unsafe.Pointer(unsafe.SliceData(hs))), len(hs))
+}
 
 // Produce appends plain (non-idempotent, non-transactional) records to one
 // partition and returns the offset of the first.
@@ -490,9 +513,9 @@ func batchOf(recs []ProduceRecord, pid int64, epoch int16, seq int32, txn bool, 
 		b.Values[i] = r.Value
 		if r.Headers != nil {
 			if b.Headers == nil {
-				b.Headers = make([][]Header, len(recs))
+				b.Headers = make([][]plog.Header, len(recs))
 			}
-			b.Headers[i] = r.Headers
+			b.Headers[i] = logHeaders(r.Headers)
 		}
 	}
 	return b
@@ -575,7 +598,7 @@ func toRecord(tp TopicPartition, r *plog.Record) Record {
 	return Record{
 		Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value,
 		Timestamp: time.Duration(r.Timestamp), ProducerID: r.ProducerID, Epoch: r.Epoch, Transactional: r.Transactional, Aborted: r.Aborted,
-		Headers: r.Headers,
+		Headers: engineHeaders(r.Headers),
 	}
 }
 

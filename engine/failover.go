@@ -174,7 +174,7 @@ func (e *Engine) FailoverSharePartition(group string, tp TopicPartition) error {
 			return fmt.Errorf("%w: history of %s for %q: %v", ErrCorruptLog, tp, group, err)
 		}
 		sp.AdvanceLogStart(p.log.StartOffset())
-		d.keepCounters(old.Counters())
+		d.keepCounters(Counters(old.Counters()))
 		p.shares[group], p.sj[group] = sp, rs.sj[key]
 		return nil
 	})

@@ -11,29 +11,42 @@ import (
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
 )
 
-// RecordState is a share-group record's delivery state.
-type RecordState = sharepart.State
+// RecordState is a share-group record's delivery state (docs/design.md
+// §3.2, §3.3). Its String is the state's name in Kafka's spelling
+// (AVAILABLE, ACQUIRED, ACKNOWLEDGED, ARCHIVED, TX_PENDING), the one
+// spelling every report, ledger and trace uses.
+type RecordState uint8
 
 // Record states.
 const (
-	StateAvailable    = sharepart.Available
-	StateAcquired     = sharepart.Acquired
-	StateAcknowledged = sharepart.Acknowledged
-	StateArchived     = sharepart.Archived
-	StateTxPending    = sharepart.TxPending
+	StateAvailable    = RecordState(sharepart.Available)
+	StateAcquired     = RecordState(sharepart.Acquired)
+	StateAcknowledged = RecordState(sharepart.Acknowledged)
+	StateArchived     = RecordState(sharepart.Archived)
+	// StateTxPending: staged by a transaction, resolved by its marker.
+	StateTxPending = RecordState(sharepart.TxPending)
 )
 
-// ArchiveReason says why a record was archived.
-type ArchiveReason = sharepart.Reason
+func (s RecordState) String() string { return sharepart.State(s).String() }
+
+// Terminal reports whether nothing can move a record out of s
+// (ACKNOWLEDGED or ARCHIVED).
+func (s RecordState) Terminal() bool { return sharepart.State(s).Terminal() }
+
+// ArchiveReason says why a record was archived. An archive at the delivery
+// limit is a rule; one before it is an anomaly the verifier reports.
+type ArchiveReason uint8
 
 // Archive reasons.
 const (
-	ReasonNone     = sharepart.ReasonNone
-	ReasonRejected = sharepart.ReasonRejected
-	ReasonGap      = sharepart.ReasonGap
-	ReasonLimit    = sharepart.ReasonLimit
-	ReasonLogStart = sharepart.ReasonLogStart
+	ReasonNone     = ArchiveReason(sharepart.ReasonNone)
+	ReasonRejected = ArchiveReason(sharepart.ReasonRejected) // the owner rejected it
+	ReasonGap      = ArchiveReason(sharepart.ReasonGap)      // no record at the offset (marker, aborted record, gap ack)
+	ReasonLimit    = ArchiveReason(sharepart.ReasonLimit)    // delivery count reached the limit
+	ReasonLogStart = ArchiveReason(sharepart.ReasonLogStart) // the log start offset passed it
 )
+
+func (r ArchiveReason) String() string { return sharepart.Reason(r).String() }
 
 // RecordInfo is one record's share state.
 type RecordInfo struct {
@@ -84,10 +97,10 @@ func (e *Engine) ShareRecord(group string, tp TopicPartition, offset int64) (Rec
 
 func (e *Engine) recordInfo(group string, ri sharepart.RecordInfo) RecordInfo {
 	out := RecordInfo{
-		Offset: ri.Offset, State: ri.State, DeliveryCount: ri.DeliveryCount, LockDeadline: ri.Deadline,
-		Producer: int64(ri.Producer), Epoch: ri.Epoch, Staged: ri.Staged, Reason: ri.Reason, Known: ri.Known,
+		Offset: ri.Offset, State: RecordState(ri.State), DeliveryCount: ri.DeliveryCount, LockDeadline: ri.Deadline,
+		Producer: int64(ri.Producer), Epoch: ri.Epoch, Staged: AckType(ri.Staged), Reason: ArchiveReason(ri.Reason), Known: ri.Known,
 	}
-	if ri.State != StateAcquired {
+	if ri.State != sharepart.Acquired {
 		out.LockDeadline = 0
 	}
 	if ri.Owner != 0 {
@@ -118,7 +131,19 @@ type SharePartitionInfo struct {
 }
 
 // Counters are a share partition's cumulative event counts.
-type Counters = sharepart.Counters
+type Counters struct {
+	Acquired     int64 // records acquired (each delivery counts)
+	Redelivered  int64 // acquisitions with delivery count > 1
+	Accepted     int64 // records ACKNOWLEDGED
+	Released     int64 // records released by the owner
+	Rejected     int64 // records archived by a reject
+	Archived     int64 // records archived for any reason
+	LockExpiries int64 // records whose lock expired
+	Staged       int64 // records moved to TX_PENDING
+	TxCommitted  int64 // TX_PENDING records resolved by a commit marker
+	TxAborted    int64 // TX_PENDING records returned by an abort marker
+	SessionRel   int64 // records released by a session close
+}
 
 // SharePartition returns the state of group's share partition of tp.
 func (e *Engine) SharePartition(group string, tp TopicPartition) (SharePartitionInfo, error) {
@@ -136,7 +161,7 @@ func (e *Engine) SharePartition(group string, tp TopicPartition) (SharePartition
 		if sp == nil {
 			return fmt.Errorf("%w: group %q has no share partition %s", ErrUnknownGroup, group, tp)
 		}
-		out.SPSO, out.End, out.InFlight, out.Runs, out.Counters = sp.SPSO(), sp.End(), sp.InFlight(), sp.Runs(), sp.Counters()
+		out.SPSO, out.End, out.InFlight, out.Runs, out.Counters = sp.SPSO(), sp.End(), sp.InFlight(), sp.Runs(), Counters(sp.Counters())
 		sp.Each(func(first, last int64, ri sharepart.RecordInfo) {
 			raw = append(raw, struct {
 				first, last int64
@@ -284,7 +309,7 @@ func (e *Engine) ShareGroups() []string {
 }
 
 // CheckInvariants checks the structural invariants of every share
-// partition (DESIGN §4: contiguous window, SPSO on a non-terminal record,
+// partition (docs/design.md §4: contiguous window, SPSO on a non-terminal record,
 // in-flight records within the window, owners only on acquired records).
 func (e *Engine) CheckInvariants() error {
 	if err := e.enter(); err != nil {
@@ -311,7 +336,7 @@ func (e *Engine) CheckInvariants() error {
 type ShareMemberInfo struct {
 	ID string
 	// Epoch is the member's current epoch in the group coordinator
-	// (DESIGN §3.9); the member's own handle learns it on its next poll.
+	// (docs/design.md §3.9); the member's own handle learns it on its next poll.
 	Epoch int32
 }
 

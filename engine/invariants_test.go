@@ -1,4 +1,4 @@
-// This file checks DESIGN §4's invariants 1–8, 10 and 11 through the public
+// This file checks docs/design.md §4's invariants 1–8, 10 and 11 through the public
 // engine API: one scripted test per invariant, and a seeded random walk
 // that checks the share-state invariants (1–7) after every step.
 

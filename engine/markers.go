@@ -1,4 +1,4 @@
-// This file holds the transaction coordinator's marker channels (DESIGN
+// This file holds the transaction coordinator's marker channels (docs/design.md
 // §3.5): once a transaction's decision (PREPARE_*) is durable, Commit and
 // Abort return, and its markers go to the participants asynchronously,
 // retried until each applies them; COMPLETE_* is logged once all have. A

@@ -10,7 +10,7 @@ import (
 // TestMemberEpochs: a member's epoch starts at 1 and is bumped by every
 // assignment change (a join, a leave, a session expiry), the member learns
 // it on its next poll, and staging with the epoch it had before fails as
-// fenced member epoch and leaves the transaction abortable (DESIGN §3.9).
+// fenced member epoch and leaves the transaction abortable (docs/design.md §3.9).
 func TestMemberEpochs(t *testing.T) {
 	t.Parallel()
 	epochOf := func(r *rig, m *engine.ShareMember) int32 {

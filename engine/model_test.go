@@ -1,7 +1,7 @@
 // This file is the deliberately simple model of the engine that
 // differential_test.go compares the engine against: share groups,
 // transactions and partition logs written as plainly as possible from
-// DESIGN §3 — a per-offset map of record states, a slice per log, no runs,
+// docs/design.md §3 — a per-offset map of record states, a slice per log, no runs,
 // no shards, no locks, one struct. Where the design is silent it follows the
 // engine's documented choices (lazy lock expiry inside each share-partition
 // call, markers at the transaction's epoch + 1, the epoch bumped again on
@@ -113,7 +113,7 @@ type modelMember struct {
 	rotate   int
 	lastPoll []engine.Acknowledgement
 	// epoch is the member epoch in the group (bumped on every join and
-	// leave, DESIGN §3.9); learned is the one its handle knows (its last
+	// leave, docs/design.md §3.9); learned is the one its handle knows (its last
 	// poll's).
 	epoch, learned int32
 }
@@ -765,7 +765,7 @@ func (m *diffModel) stage(h int, acks []engine.Acknowledgement, group, memberNam
 	if p.abortable != "" {
 		return "ABORTABLE/" + p.abortable
 	}
-	// A failed staging leaves the transaction abortable (DESIGN §3.3).
+	// A failed staging leaves the transaction abortable (docs/design.md §3.3).
 	r := m.stageOngoing(t, acks, group, memberName, memberEpoch, failWrite)
 	if r != "ok" && r != "TXN_STATE" {
 		p.abortable = r
@@ -811,7 +811,7 @@ func (m *diffModel) stageOngoing(t *modelTxn, acks []engine.Acknowledgement, gro
 			continue
 		}
 		// Staging is not an ack: a record below SPSO is terminal, and
-		// staging a terminal record is rejected (DESIGN §3.3), or a member
+		// staging a terminal record is rejected (docs/design.md §3.3), or a member
 		// whose lock expired could commit a second output for records
 		// another member committed. (The engine checks this in txn.go,
 		// before the share partition's own checks.)

@@ -11,26 +11,25 @@ import (
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
 )
 
-// Knobs are the decisions the KIP-1289 draft leaves open (DESIGN §3.4). The
-// zero value is the safe choice for each; setting a field reproduces the
-// draft so benchmarks and the verifier can show the difference.
-type Knobs = sharepart.Knobs
-
 // AcquireMode is share.acquire.mode (KIP-1206): how a poll bounds what it
 // acquires. In Kafka it is the consumer's setting; the engine takes it per
 // group, since a benchmark's members all use one.
-type AcquireMode = sharepart.AcquireMode
+type AcquireMode uint8
 
 // Acquire modes.
 const (
 	// AcquireRecordLimit acquires exactly: at most the poll's max records,
 	// never past the in-flight window. The zero value.
-	AcquireRecordLimit = sharepart.RecordLimit
+	AcquireRecordLimit = AcquireMode(sharepart.RecordLimit)
 	// AcquireBatchOptimized is Kafka's default: the window is checked
 	// before the fetch, which then acquires whole produced batches and can
 	// overshoot the window and the poll's max by up to one fetch.
-	AcquireBatchOptimized = sharepart.BatchOptimized
+	AcquireBatchOptimized = AcquireMode(sharepart.BatchOptimized)
 )
+
+// String is the mode's share.acquire.mode value (record_limit,
+// batch_optimized).
+func (m AcquireMode) String() string { return sharepart.AcquireMode(m).String() }
 
 // AutoOffsetReset is share.auto.offset.reset.
 type AutoOffsetReset int8
@@ -66,7 +65,7 @@ const (
 )
 
 // GroupConfig is a share group's configuration; names and defaults follow
-// Kafka (DESIGN §3.7).
+// Kafka (docs/design.md §3.7).
 type GroupConfig struct {
 	LockDuration    time.Duration   // share.record.lock.duration.ms, default 30s
 	DeliveryLimit   int             // share.delivery.count.limit, default 5
@@ -133,7 +132,7 @@ type config struct {
 }
 
 // MarkerDelivery says when a decided transaction's markers reach its
-// participants (DESIGN §3.5).
+// participants (docs/design.md §3.5).
 type MarkerDelivery int8
 
 // Marker deliveries.
@@ -220,10 +219,6 @@ func WithClock(clk Clock) Option {
 		_, c.manual = clk.(*ManualClock)
 	}
 }
-
-// WithManualTimers turns off the timer goroutine whatever the clock, so
-// only FireTimers expires locks and transactions. Default: off.
-func WithManualTimers() Option { return func(c *config) { c.manual = true } }
 
 // WithKnobs sets the KIP-1289 decision knobs. Default: all safe.
 func WithKnobs(k Knobs) Option { return func(c *config) { c.knobs = k } }

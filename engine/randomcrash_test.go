@@ -8,7 +8,7 @@
 // restarts; the model instead loses what a crash loses, its members'
 // acquisitions (they leave, releasing them). Every operation's result must
 // match, and after every restart the durable state must equal the
-// model's (DESIGN §4 invariant 12).
+// model's (docs/design.md §4 invariant 12).
 //
 //	go test ./engine -run TestRandomCrash -crash.seed N [-crash.ops 400]
 

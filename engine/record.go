@@ -16,6 +16,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
 )
 
@@ -359,10 +360,10 @@ type batchRecord struct {
 	transactional bool
 	ts            int64
 	keys, values  [][]byte
-	headers       [][]Header
+	headers       [][]plog.Header
 }
 
-func encodeBatch(e *enc, pid int64, epoch int16, seq int32, txn bool, ts int64, keys, values [][]byte, headers [][]Header) {
+func encodeBatch(e *enc, pid int64, epoch int16, seq int32, txn bool, ts int64, keys, values [][]byte, headers [][]plog.Header) {
 	e.u8(recBatch)
 	e.svar(pid)
 	e.svar(int64(epoch))
@@ -409,12 +410,12 @@ func (r *batchRecord) decode(d *dec) {
 		r.values = append(r.values, d.nbytes())
 	}
 	if d.err == nil && len(d.b) > 0 && d.boolean() {
-		r.headers = make([][]Header, 0, n)
+		r.headers = make([][]plog.Header, 0, n)
 		for i := 0; i < n && d.err == nil; i++ {
 			m := d.count(2)
-			var hs []Header
+			var hs []plog.Header
 			for k := 0; k < m && d.err == nil; k++ {
-				hs = append(hs, Header{Key: d.str(), Value: d.nbytes()})
+				hs = append(hs, plog.Header{Key: d.str(), Value: d.nbytes()})
 			}
 			r.headers = append(r.headers, hs)
 		}
@@ -463,11 +464,11 @@ func encodeRunState(e *enc, r *sharepart.DurableRun) {
 	e.u8(byte(r.State))
 	e.uvar(uint64(r.Count))
 	switch r.State {
-	case StateTxPending:
+	case sharepart.TxPending:
 		e.svar(int64(r.Producer))
 		e.svar(int64(r.Epoch))
 		e.u8(byte(r.Staged))
-	case StateArchived:
+	case sharepart.Archived:
 		e.u8(byte(r.Reason))
 	}
 }
@@ -476,9 +477,9 @@ func decodeRunState(d *dec, r *sharepart.DurableRun) {
 	r.State = sharepart.State(d.u8())
 	r.Count = int(min(d.uvar(), 1<<20))
 	switch r.State {
-	case StateTxPending:
+	case sharepart.TxPending:
 		r.Producer, r.Epoch, r.Staged = sharepart.ProducerID(d.svar()), d.i16(), sharepart.AckType(d.u8())
-	case StateArchived:
+	case sharepart.Archived:
 		r.Reason = sharepart.Reason(d.u8())
 	}
 }

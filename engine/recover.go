@@ -535,7 +535,7 @@ func txnStateOf(r *txnRecord, now time.Duration) *txnState {
 	return t
 }
 
-// resolveTxnLocked brings a reloaded transaction forward (DESIGN §3.5): one
+// resolveTxnLocked brings a reloaded transaction forward (docs/design.md §3.5): one
 // found in PREPARE_COMMIT completes as a commit, PREPARE_ABORT as an
 // abort; a completed one has its markers sent again (they are idempotent,
 // and a crash may have cut the flush between the completion and the
@@ -607,7 +607,7 @@ func (e *Engine) install(rs *replayState, j *journal) {
 		ds.mu.Lock()
 		for _, p := range ds.mu.parts {
 			for _, sp := range p.shares {
-				d.keepCounters(sp.Counters())
+				d.keepCounters(Counters(sp.Counters()))
 			}
 		}
 		ds.mu.parts = parts[i]

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
@@ -16,16 +17,28 @@ import (
 
 // AckType is an acknowledgement type (numbered as Kafka's ShareAcknowledge
 // API numbers them).
-type AckType = sharepart.AckType
+type AckType uint8
 
 // Acknowledgement types.
 const (
-	AckGap     = sharepart.Gap
-	AckAccept  = sharepart.Accept
-	AckRelease = sharepart.Release
-	AckReject  = sharepart.Reject
-	AckRenew   = sharepart.Renew
+	AckGap     = AckType(sharepart.Gap)
+	AckAccept  = AckType(sharepart.Accept)
+	AckRelease = AckType(sharepart.Release)
+	AckReject  = AckType(sharepart.Reject)
+	AckRenew   = AckType(sharepart.Renew)
 )
+
+func (a AckType) String() string { return sharepart.AckType(a).String() }
+
+// ackTypes views acknowledgement types as the share partition's: the two
+// types have one underlying type, so the view is the same memory, with no
+// copy on the acknowledgement path.
+func ackTypes(ts []AckType) []sharepart.AckType {
+	if len(ts) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*sharepart.AckType)(unsafe.Pointer(unsafe.SliceData(ts))), len(ts))
+}
 
 // Acknowledgement acknowledges offsets [First, Last] of one partition with
 // Type, or with one type per offset when Types has Last-First+1 entries.
@@ -67,7 +80,7 @@ type shareGroup struct {
 type shareMemberState struct {
 	id       string
 	owner    sharepart.Owner
-	epoch    int32 // member epoch (DESIGN §3.9): starts at 1, bumped on every assignment change
+	epoch    int32 // member epoch (docs/design.md §3.9): starts at 1, bumped on every assignment change
 	topics   []string
 	lastSeen time.Duration
 }
@@ -161,7 +174,7 @@ func (e *Engine) ShareGroupConfig(group string) (GroupConfig, error) {
 func (e *Engine) spConfig(g GroupConfig) sharepart.Config {
 	return sharepart.Config{
 		LockDuration: g.LockDuration, DeliveryLimit: g.DeliveryLimit, MaxRecordLocks: g.MaxRecordLocks,
-		AcquireMode: g.AcquireMode, Knobs: e.cfg.knobs, KeepHistory: e.cfg.history,
+		AcquireMode: sharepart.AcquireMode(g.AcquireMode), Knobs: sharepart.Knobs(e.cfg.knobs), KeepHistory: e.cfg.history,
 		DeadLetterTopic: g.DLQTopic, CopyRecord: g.DLQCopyRecord,
 	}
 }
@@ -467,7 +480,7 @@ func byPartition(acks []Acknowledgement) ([]TopicPartition, map[TopicPartition][
 		if _, ok := m[tp]; !ok {
 			order = append(order, tp)
 		}
-		m[tp] = append(m[tp], sharepart.Batch{First: a.First, Last: a.Last, Type: a.Type, Types: a.Types})
+		m[tp] = append(m[tp], sharepart.Batch{First: a.First, Last: a.Last, Type: sharepart.AckType(a.Type), Types: ackTypes(a.Types)})
 	}
 	return order, m
 }

@@ -128,7 +128,7 @@ func (e *Engine) changeShareOffsets(group string, offsets map[TopicPartition]int
 // lock is held.
 func (e *Engine) dropShareLocked(p *partition, group string, old *sharepart.SharePartition) {
 	if e.dur != nil {
-		e.dur.keepCounters(old.Counters())
+		e.dur.keepCounters(Counters(old.Counters()))
 	}
 	delete(p.shares, group)
 	delete(p.sj, group) // a new share partition is journaled as a fresh snapshot

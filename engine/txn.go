@@ -1,4 +1,4 @@
-// This file holds the transaction coordinator (DESIGN §3.5) and the
+// This file holds the transaction coordinator (docs/design.md §3.5) and the
 // producer handle: init with fencing, begin, produce, KIP-1289's
 // SendShareAcksToTransaction, SendOffsetsToTransaction, and the two-phase
 // end (PREPARE_*, markers to every participant, COMPLETE_*), plus the
@@ -168,7 +168,7 @@ func (p *Producer) abortableLocked() error {
 }
 
 // failStaging puts the open transaction in the abortable state after a
-// staging call failed with err (DESIGN §3.3: a transaction in which a
+// staging call failed with err (docs/design.md §3.3: a transaction in which a
 // staging call failed can only abort, as Kafka's producer after a failed
 // TxnOffsetCommit). A crash or a fenced producer is not abortable: the
 // producer must be replaced, and the coordinator aborts on its own. It
@@ -586,7 +586,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 					return fmt.Errorf("%w: group %q never acquired from %s", ErrInvalidRecordState, meta.GroupID, tp)
 				}
 				bs := batches[tp]
-				// Staging a terminal record is rejected (DESIGN §3.3), and
+				// Staging a terminal record is rejected (docs/design.md §3.3), and
 				// every offset below SPSO is terminal. sharepart.Stage, like
 				// Acknowledge, skips offsets below SPSO as no-op successes:
 				// a member whose lock expired while another member committed

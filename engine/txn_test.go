@@ -16,7 +16,7 @@ import (
 )
 
 // TestStagingRules drives SendShareAcksToTransaction through every
-// transition of DESIGN §3.3's staging table.
+// transition of docs/design.md §3.3's staging table.
 func TestStagingRules(t *testing.T) {
 	t.Parallel()
 	// Setup for every case: 10 records; member A holds 0..3, B holds 4..5;
@@ -465,10 +465,10 @@ func TestHookStageWriteSeesStaging(t *testing.T) {
 
 // TestStagingBelowSPSOIsRejected: a member whose lock expired stages acks
 // for records another member meanwhile committed. Those records are below
-// SPSO, hence terminal, and staging a terminal record is rejected (DESIGN
+// SPSO, hence terminal, and staging a terminal record is rejected (docs/design.md
 // §3.3). A no-op success here would let the slow member commit a second
 // output for the same inputs: an exactly-once duplicate. (Plain
-// acknowledgements below SPSO stay no-op successes, DESIGN §3.2.)
+// acknowledgements below SPSO stay no-op successes, docs/design.md §3.2.)
 func TestStagingBelowSPSOIsRejected(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)

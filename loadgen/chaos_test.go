@@ -11,10 +11,10 @@ package loadgen_test
 import (
 	"context"
 	"fmt"
-	"github.com/sharebench/sharebench/engine"
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
@@ -39,7 +39,7 @@ func chaosSpec(t *testing.T, withRunner bool) *workloads.Spec {
 	spec.TestLength, spec.TestMinutes = chaosTestDuration, 0
 	var kept []workloads.Fault
 	for _, f := range spec.Faults {
-		if !withRunner && !clientSide(f.Kind) {
+		if !withRunner && !f.Kind.ClientSide() {
 			continue
 		}
 		f.At = time.Duration(float64(f.At) * scale)
@@ -61,17 +61,6 @@ func chaosRunner(tgt *enginetarget.Target) loadgen.FaultRunner {
 		return fr
 	}
 	return nil
-}
-
-// clientSide reports whether the load generator's own clients apply a
-// fault kind (no fault runner needed).
-func clientSide(kind string) bool {
-	switch kind {
-	case workloads.FaultWorkerCrash, workloads.FaultAbortRatio, workloads.FaultStallWorker,
-		workloads.FaultSlowProcessing, workloads.FaultZombieProducer, workloads.FaultMembershipChurn:
-		return true
-	}
-	return false
 }
 
 func TestChaosExpectations(t *testing.T) {

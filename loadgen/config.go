@@ -56,9 +56,9 @@ type Config struct {
 // targets.ErrUnsupported when it cannot apply a kind.
 type FaultRunner interface {
 	// Supports reports whether kind can be applied.
-	Supports(kind string) error
+	Supports(kind workloads.FaultKind) error
 	// Apply applies one fault now and returns a short description.
-	Apply(kind string, params map[string]string) (string, error)
+	Apply(kind workloads.FaultKind, params map[string]string) (string, error)
 }
 
 // ScopedFaultRunner is a FaultRunner that also takes the mode's identifiers
@@ -67,7 +67,7 @@ type FaultRunner interface {
 // ApplyIn over Apply when the runner has it.
 type ScopedFaultRunner interface {
 	FaultRunner
-	ApplyIn(ctx context.Context, scope targets.FaultScope, kind string, params map[string]string) (targets.FaultOutcome, error)
+	ApplyIn(ctx context.Context, scope targets.FaultScope, kind workloads.FaultKind, params map[string]string) (targets.FaultOutcome, error)
 }
 
 // ErrBadConfig is wrapped by configuration errors (exit code 2).
@@ -99,7 +99,7 @@ func (c *Config) validate() error {
 // this run cannot apply, with one error for the first such fault.
 func (c *Config) checkFaults() error {
 	for _, f := range c.Workload.Faults {
-		if !NeedsFaultRunner(f.Kind) {
+		if f.ClientSide() {
 			continue
 		}
 		if c.FaultRunner == nil {
@@ -111,8 +111,3 @@ func (c *Config) checkFaults() error {
 	}
 	return nil
 }
-
-// NeedsFaultRunner reports whether a fault kind is applied to the target
-// (engine restarts, coordinator crashes, failovers) rather than by the load
-// generator's own clients, and so needs a FaultRunner.
-func NeedsFaultRunner(kind string) bool { return !clientFault(kind) }

@@ -120,7 +120,7 @@ func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 		}
 		mr.addFaultEvent(result.FaultEvent{
 			AtNs: mr.sinceStart(fr.start), ScheduledNs: mr.sinceStart(fr.scheduled), EndNs: mr.sinceStart(time.Now()),
-			Kind: f.Kind, Detail: o.Detail, Broker: o.Broker, Selector: o.Selector, Failed: o.Failed,
+			Kind: string(f.Kind), Detail: o.Detail, Broker: o.Broker, Selector: o.Selector, Failed: o.Failed,
 		})
 	})
 }
@@ -172,7 +172,7 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.
 		mr.ctl[w].slowUntil.Store(now.Add(f.Duration("for")).UnixNano())
 		o.Detail = fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for"))
 	case workloads.FaultNetworkPartition:
-		if !clientPartition(f) {
+		if !f.ClientSide() {
 			return mr.applyTargetFault(ctx, f, rng), true
 		}
 		w := mr.pickWorker(f, rng)
@@ -221,12 +221,6 @@ func (mr *modeRun) applyTargetFault(ctx context.Context, f workloads.Fault, rng 
 	return o
 }
 
-// clientPartition reports whether f is a network partition between one
-// worker and the target, which the load generator applies itself.
-func clientPartition(f workloads.Fault) bool {
-	return f.Kind == "network-partition" && f.Params["between"] != "coordinator-participant"
-}
-
 // churn adds a member to the mode's group (a worker of its own, which
 // never polls) and removes it after d: two assignment changes. The
 // aborts they cost are counted as fenced aborts by the workers.
@@ -234,11 +228,11 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 	id := len(mr.ctl) + int(mr.counts.churns.Add(1)) // ids past the workers': no transactional id is shared
 	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
 	if err != nil {
-		mr.addFault("membership-churn", fmt.Sprintf("could not add a member: %v", err))
+		mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("could not add a member: %v", err))
 		return
 	}
 	mr.counts.rebalances.Add(1)
-	mr.addFault("membership-churn", fmt.Sprintf("member %d joined for %v", id, d))
+	mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("member %d joined for %v", id, d))
 	go func() {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -251,6 +245,6 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 		if w.Close(cctx) == nil {
 			mr.counts.rebalances.Add(1)
 		}
-		mr.addFault("membership-churn", fmt.Sprintf("member %d left", id))
+		mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("member %d left", id))
 	}()
 }

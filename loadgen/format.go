@@ -156,44 +156,27 @@ func (JSONFormatter) Format(w io.Writer, r *result.Result) error {
 	return enc.Encode(r)
 }
 
-// BenchFormatter prints Go benchmark lines, one per mode and repeat, so
-// benchstat can compare runs:
+// BenchFormatter prints Go benchmark lines (result.WriteBench), one per
+// mode and repeat, so benchstat can compare runs:
 //
-//	BenchmarkSharebench/workload=quick/mode=explicit 1 1998 records/s 1234567 e2e-p99-ns ...
+//	BenchmarkSharebench/workload=quick/target=engine/mode=explicit-2 1 1998.5 records/s 1234567 e2e-p50-ns ...
 type BenchFormatter struct{}
 
 // Format implements Formatter.
 func (BenchFormatter) Format(w io.Writer, r *result.Result) error {
-	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/sharebench/sharebench\ncpu: %s\n", r.Env.OS, r.Env.Arch, r.Env.CPU)
 	modes := append([]result.ModeResult(nil), r.Modes...)
 	sort.SliceStable(modes, func(i, j int) bool { return modes[i].Repeat < modes[j].Repeat })
-	for _, m := range modes {
+	var lines []result.BenchLine
+	for i := range modes {
+		m := &modes[i]
 		if m.Unsupported != "" || m.Histograms == nil || m.Interrupted {
 			continue
 		}
-		// A metric the mode did not measure (implicit has no commit call)
-		// is left out, never printed as 0.
-		var b strings.Builder
-		fmt.Fprintf(&b, "BenchmarkSharebench/workload=%s/target=%s/mode=%s-%d\t1\t%.1f records/s",
-			benchName(r.Workload), r.Env.Target, m.Mode, r.Env.GOMAXPROCS, m.Throughput)
-		if e2e := m.Histograms[result.HistEndToEnd]; e2e.Count > 0 {
-			fmt.Fprintf(&b, "\t%d e2e-p50-ns\t%d e2e-p99-ns\t%d e2e-p999-ns", e2e.P50, e2e.P99, e2e.P999)
-		}
-		if commit := m.Histograms[result.HistCommit]; commit.Count > 0 {
-			fmt.Fprintf(&b, "\t%d commit-p99-ns", commit.P99)
-		}
-		if m.CPUNs > 0 && m.OutputsVisible > 0 {
-			fmt.Fprintf(&b, "\t%.0f cpu-ns/record", float64(m.CPUNs)/float64(m.OutputsVisible))
-		}
-		fmt.Fprintln(w, b.String())
+		lines = append(lines, result.BenchLine{
+			Parts: [][2]string{{"workload", r.Workload}, {"target", r.Env.Target}, {"mode", m.Mode}},
+			Procs: r.Env.GOMAXPROCS, Metrics: m.BenchMetrics(),
+		})
 	}
-	return nil
-}
-
-func benchName(s string) string {
-	s = strings.NewReplacer("/", "_", " ", "_", "=", "_").Replace(s)
-	if i := strings.LastIndexByte(s, '.'); i > 0 && strings.HasSuffix(s, ".yaml") {
-		s = s[:i]
-	}
-	return s
+	config := [][2]string{{"goos", r.Env.OS}, {"goarch", r.Env.Arch}, {"pkg", "github.com/sharebench/sharebench"}, {"cpu", r.Env.CPU}}
+	return result.WriteBench(w, config, lines)
 }

@@ -88,16 +88,13 @@ func (h *Hist) Summary() result.Histogram {
 		s.P999 = result.ValueAtPercentile(h.h, 99.9)
 		s.P9999 = result.ValueAtPercentile(h.h, 99.99)
 	}
-	// Encode already returns the base64 text HdrHistogram's tools exchange.
-	if b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-		s.EncodedV2 = string(b)
-	}
+	s.EncodedV2 = result.EncodeHistogram(h.h)
 	return s
 }
 
 // DecodeHist decodes a result histogram's V2 encoding.
 func DecodeHist(s result.Histogram) (*Hist, error) {
-	h, err := hdrhistogram.Decode([]byte(s.EncodedV2))
+	h, err := s.Decode()
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: histogram encoding: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/sharebench/sharebench/loadgen/result"
@@ -27,7 +26,7 @@ func (mr *modeRun) writeHlogs() error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		path := filepath.Join(dir, fmt.Sprintf("%s.%s.hlog", mr.name, n))
+		path := result.HlogPath(dir, mr.name, n)
 		f, err := os.Create(path)
 		if err != nil {
 			return fmt.Errorf("loadgen: %w", err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
@@ -473,7 +474,7 @@ func (l *ledger) each(mr *modeRun, state *targets.ShareState, input func(verify.
 			return // produce failed: never written
 		}
 		id := uint64(i + 1)
-		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, FinalState: verify.StateUnknown}
+		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, FinalState: result.StateUnknown}
 		if state != nil {
 			if st := states.get(in.partition, in.offset); st != nil {
 				v.FinalState, v.DeliveryCount = st.State, st.DeliveryCount

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
@@ -91,19 +92,19 @@ func TestLedgerEachFinalStates(t *testing.T) {
 		tcfg: targets.Config{TransactionalIDPrefix: "run-worker-"}}
 	st := &targets.ShareState{
 		Records: []targets.RecordState{
-			{Partition: 0, Offset: 0, State: verify.StateAcknowledged, DeliveryCount: 1},
-			{Partition: 0, Offset: 1, State: verify.StateArchived, DeliveryCount: 2, Rejected: true},
-			{Partition: 9, Offset: 9, State: verify.StateAvailable}, // not an input: ignored
+			{Partition: 0, Offset: 0, State: result.StateAcknowledged, DeliveryCount: 1},
+			{Partition: 0, Offset: 1, State: result.StateArchived, DeliveryCount: 2, Rejected: true},
+			{Partition: 9, Offset: 9, State: result.StateAvailable}, // not an input: ignored
 		},
 		SPSO: map[int32]int64{0: 2, 1: 5, 2: 3},
 	}
 	got := collect(testLedger(), mr, st).ins
 	want := []verify.Input{
-		{ID: 1, Partition: 0, Offset: 0, IntendedNs: 100, FinalState: verify.StateAcknowledged, DeliveryCount: 1},
-		{ID: 2, Partition: 0, Offset: 1, IntendedNs: 200, FinalState: verify.StateArchived, DeliveryCount: 2, Rejected: true},
+		{ID: 1, Partition: 0, Offset: 0, IntendedNs: 100, FinalState: result.StateAcknowledged, DeliveryCount: 1},
+		{ID: 2, Partition: 0, Offset: 1, IntendedNs: 200, FinalState: result.StateArchived, DeliveryCount: 2, Rejected: true},
 		// id 3 was never written.
-		{ID: 4, Partition: 1, Offset: 0, IntendedNs: 400, FinalState: verify.StateUnknown, BelowSPSO: true}, // below SPSO 5
-		{ID: 5, Partition: 2, Offset: 3, IntendedNs: 500, FinalState: verify.StateUnknown},                  // at SPSO 3: unknown
+		{ID: 4, Partition: 1, Offset: 0, IntendedNs: 400, FinalState: result.StateUnknown, BelowSPSO: true}, // below SPSO 5
+		{ID: 5, Partition: 2, Offset: 3, IntendedNs: 500, FinalState: result.StateUnknown},                  // at SPSO 3: unknown
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("inputs with share state:\n got %+v\nwant %+v", got, want)
@@ -111,7 +112,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 	// Without share state every state is unknown.
 	got = collect(testLedger(), mr, nil).ins
 	for i := range want {
-		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO, want[i].Rejected = verify.StateUnknown, 0, false, false
+		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO, want[i].Rejected = result.StateUnknown, 0, false, false
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("inputs without share state:\n got %+v\nwant %+v", got, want)

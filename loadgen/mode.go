@@ -11,7 +11,6 @@ import (
 	"hash/fnv"
 	"maps"
 	"math/rand/v2"
-	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -124,7 +123,7 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
 	}
 	for _, f := range spec.Faults {
-		if !clientFault(f.Kind) && !clientPartition(f) {
+		if !f.ClientSide() {
 			if cfg.FaultRunner == nil {
 				return nil, fmt.Errorf("loadgen: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", f.Kind, cfg.Target.Info().Target)
 			}
@@ -508,7 +507,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	v := verify.New(string(mr.mode), opts)
 	var dump *ledgerDump
 	if mr.cfg.OutDir != "" && mr.cfg.DumpLedgers {
-		if dump, err = newLedgerDump(filepath.Join(mr.cfg.OutDir, "ledgers", mr.name), meta); err != nil {
+		if dump, err = newLedgerDump(result.LedgerDir(mr.cfg.OutDir, mr.name), meta); err != nil {
 			return err
 		}
 	}
@@ -532,7 +531,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		return err
 	}
 	if dump != nil && meta.DLQTopic != "" {
-		if err := writeDLQLedger(filepath.Join(mr.cfg.OutDir, "ledgers", mr.name), dlq); err != nil {
+		if err := writeDLQLedger(result.LedgerDir(mr.cfg.OutDir, mr.name), dlq); err != nil {
 			return err
 		}
 	}
@@ -677,14 +676,4 @@ func (mr *modeRun) addFaultEvent(ev result.FaultEvent) {
 	mr.faults = append(mr.faults, ev)
 	mr.faultsMu.Unlock()
 	mr.series.fault(int(ev.AtNs/int64(slotNs)), ev.Kind)
-}
-
-// clientFault reports whether a fault kind is applied by the load
-// generator's own clients (works on every target).
-func clientFault(kind string) bool {
-	switch kind {
-	case "worker-crash", "abort-ratio", "stall-worker", "slow-processing", "zombie-producer", "membership-churn":
-		return true
-	}
-	return false
 }

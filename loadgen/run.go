@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -74,7 +73,7 @@ modes:
 	res.Finished = time.Now().UTC()
 	res.Interrupted = ctx.Err() != nil
 	if cfg.OutDir != "" {
-		if err := result.Write(filepath.Join(cfg.OutDir, result.FileName), res); err != nil {
+		if err := result.Write(result.ResultPath(cfg.OutDir), res); err != nil {
 			return res, err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/workloads"
 )
 
 // counts are the mode's counters the workers (and the faults) add to from
@@ -397,7 +398,7 @@ func (wl *workerLoop) crashAt(ctx context.Context, phase pipeline.Phase) error {
 	if !ctl.crashPhase.CompareAndSwap(p, nil) {
 		return nil
 	}
-	wl.mr.addFault("worker-crash", "worker "+strconv.Itoa(wl.id)+" crashed "+string(phase))
+	wl.mr.addFault(string(workloads.FaultWorkerCrash), "worker "+strconv.Itoa(wl.id)+" crashed "+string(phase))
 	return wl.replace(ctx, true)
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/reports/stats"
 )
 
@@ -292,8 +293,9 @@ func listOrNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// WriteBench writes every repeat's metrics as Go benchmark lines, baseline
-// then candidate, each side introduced by a "side:" configuration line, so
+// WriteBench writes every repeat's metrics as Go benchmark lines
+// (result.WriteBench), baseline then candidate, each side introduced by a
+// "side:" configuration line, so
 //
 //	benchstat -col side bench.txt
 //
@@ -301,67 +303,39 @@ func listOrNone(s []string) string {
 // the sides (the commits and run names are in the text output). A line
 // reads
 //
-//	BenchmarkSharebench/mode=explicit/metric=throughput 1 12345 records/s
+//	BenchmarkSharebench/mode=explicit-2 1 12345 records/s 1234567 e2e-p50-ns ...
 func (c *Comparison) WriteBench(w io.Writer) error {
 	if c == nil {
 		return nil
 	}
-	var b strings.Builder
 	for _, side := range []struct {
 		name string
 		runs []*runData
 	}{{"baseline", c.baseRuns}, {"candidate", c.candRuns}} {
 		for _, rd := range side.runs {
-			writeBenchRun(&b, side.name, rd)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// writeBenchRun writes one run's configuration lines and benchmark lines.
-func writeBenchRun(b *strings.Builder, side string, rd *runData) {
-	env := rd.run.Result.Env
-	for _, kv := range [][2]string{
-		{"goos", env.OS}, {"goarch", env.Arch}, {"cpu", env.CPU},
-		{"target", env.Target}, {"side", side},
-	} {
-		fmt.Fprintf(b, "%s: %s\n", kv[0], benchValue(kv[1]))
-	}
-	for _, md := range rd.modes {
-		for _, rp := range md.repeats {
-			for _, m := range Metrics() {
-				v := rp.values[m]
-				if math.IsNaN(v) {
-					continue
-				}
-				prec := 0 // latencies are whole nanoseconds
-				if v != math.Trunc(v) {
-					prec = 2
-				}
-				fmt.Fprintf(b, "BenchmarkSharebench/mode=%s/metric=%s 1 %s %s\n",
-					benchName(md.mode), m, strconv.FormatFloat(v, 'f', prec, 64), m.Unit())
+			if err := writeBenchRun(w, side.name, rd); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
 }
 
-// benchName keeps a name part free of the spaces and slashes benchmark
-// names cannot hold.
-func benchName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\t' || r == '/' || r == '\n' {
-			return '_'
+// writeBenchRun writes one run's configuration lines and benchmark lines.
+func writeBenchRun(w io.Writer, side string, rd *runData) error {
+	env := rd.run.Result.Env
+	config := [][2]string{{"goos", env.OS}, {"goarch", env.Arch}, {"cpu", env.CPU}, {"target", env.Target}, {"side", side}}
+	var lines []result.BenchLine
+	for _, md := range rd.modes {
+		for _, rp := range md.repeats {
+			l := result.BenchLine{Parts: [][2]string{{"mode", md.mode}}, Procs: env.GOMAXPROCS}
+			for _, m := range Metrics() {
+				if v := rp.values[m]; !math.IsNaN(v) {
+					l.Metrics = append(l.Metrics, result.BenchMetric{Value: v, Unit: m.BenchUnit()})
+				}
+			}
+			lines = append(lines, l)
 		}
-		return r
-	}, s)
-}
-
-// benchValue keeps a configuration value on one line.
-func benchValue(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if s == "" {
-		return "unknown"
 	}
-	return s
+	return result.WriteBench(w, config, lines)
 }

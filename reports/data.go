@@ -4,7 +4,6 @@
 package reports
 
 import (
-	"encoding/base64"
 	"fmt"
 	"math"
 	"slices"
@@ -75,7 +74,7 @@ func prepare(run *Run, label string) *runData {
 			if !ok || h.EncodedV2 == "" {
 				continue
 			}
-			dh, err := decodeHistogram(h.EncodedV2)
+			dh, err := h.Decode()
 			if err != nil {
 				rd.warnings = append(rd.warnings, fmt.Sprintf("%s: mode %s repeat %d: histogram %s cannot be decoded (%v); using its summary", label, md.mode, m.Repeat, name, err))
 				continue
@@ -95,27 +94,6 @@ func prepare(run *Run, label string) *runData {
 	}
 	slices.Sort(rd.warnings)
 	return rd
-}
-
-// decodeHistogram decodes a V2-encoded HdrHistogram. hdrhistogram.Decode
-// takes the base64 text itself; a value that was base64-encoded once more
-// on top is accepted too.
-func decodeHistogram(s string) (h *hdrhistogram.Histogram, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			h, err = nil, fmt.Errorf("decoder failed: %v", r)
-		}
-	}()
-	h, err = hdrhistogram.Decode([]byte(s))
-	if err == nil {
-		return h, nil
-	}
-	if raw, err2 := base64.StdEncoding.DecodeString(s); err2 == nil {
-		if h2, err3 := hdrhistogram.Decode(raw); err3 == nil {
-			return h2, nil
-		}
-	}
-	return nil, err
 }
 
 // metric extracts one metric of a repeat; NaN when it was not measured.

@@ -17,7 +17,7 @@
 //	g.WriteText(os.Stdout)
 //	os.Exit(g.ExitCode())      // 0 ok, 3 forbidden anomaly, 4 regression, 2 nothing to compare
 //
-// Every latency is measured from the intended send time (DESIGN §6); tables
+// Every latency is measured from the intended send time (docs/design.md §6); tables
 // show the median over a mode's repeats, latency percentiles come from the
 // decoded HdrHistograms (falling back to the histogram summary), and the
 // percentile-spectrum plots merge all repeats of a mode. Plots are drawn on

@@ -1,4 +1,4 @@
-// This file holds Gate: the CI verdict on a Comparison, with exit codes.
+// This file holds Gate: the CI verdict on a Comparison and its exit code.
 
 package reports
 
@@ -10,15 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/sharebench/sharebench/reports/stats"
-)
-
-// Exit codes of a gate (GateResult.ExitCode).
-const (
-	ExitOK         = 0 // no regression, no forbidden anomaly
-	ExitNoData     = 2 // nothing could be compared: no mode measured on both sides
-	ExitTooFew     = 2 // too few repeats to reach the significance level (without ThresholdOnly)
-	ExitForbidden  = 3 // the candidate shows an exactly-once anomaly its mode forbids
-	ExitRegression = 4 // a gated metric regressed (or a mode stopped producing results)
 )
 
 // Gate defaults, used for zero-valued options.
@@ -43,7 +34,7 @@ type GateOptions struct {
 	// ThresholdOnly gates on the thresholds alone when the repeats are too
 	// few for significance (one per side, or so few that no p-value can
 	// fall below Alpha). The default, false, requires significance: a gate
-	// whose repeats cannot reach it fails (ExitTooFew), saying how many
+	// whose repeats cannot reach it fails (ExitUsage), saying how many
 	// repeats a side are needed.
 	ThresholdOnly bool
 }
@@ -52,7 +43,7 @@ type GateOptions struct {
 type CheckStatus string
 
 // Check outcomes. CheckRegression fails the gate, and so does
-// CheckNotEnoughRepeats (with ExitTooFew).
+// CheckNotEnoughRepeats (with ExitUsage).
 const (
 	CheckOK               CheckStatus = "ok"                 // within the threshold
 	CheckImproved         CheckStatus = "improved"           // better beyond the threshold, significantly
@@ -261,26 +252,26 @@ func (g GateResult) tooFew() bool {
 	return false
 }
 
-// ExitCode is the process exit code for the verdict: ExitForbidden when
+// ExitCode is the process exit code for the verdict: ExitAnomaly when
 // the candidate has a forbidden anomaly (it outranks a regression),
-// ExitRegression for a regression, ExitTooFew when the repeats cannot
-// reach significance, ExitNoData when there was nothing to compare, else
+// ExitRegression for a regression, ExitUsage when the repeats cannot
+// reach significance, ExitUsage when there was nothing to compare, else
 // ExitOK.
 func (g GateResult) ExitCode() int {
 	switch {
 	case len(g.Forbidden) > 0:
-		return ExitForbidden
+		return ExitAnomaly
 	case len(g.Regressions()) > 0:
 		return ExitRegression
 	case g.tooFew():
-		return ExitTooFew
+		return ExitUsage
 	}
 	for _, c := range g.Checks {
 		if c.Status != CheckNoData {
 			return ExitOK
 		}
 	}
-	return ExitNoData
+	return ExitUsage
 }
 
 // WriteText writes the verdict and every check with its explanation.
@@ -289,11 +280,11 @@ func (g GateResult) WriteText(w io.Writer) error {
 	code := g.ExitCode()
 	verdict := map[int]string{
 		ExitOK:         "PASS",
-		ExitNoData:     "FAIL (exit 2): nothing to compare — no mode was measured on both sides",
-		ExitForbidden:  "FAIL (exit 3): forbidden exactly-once anomaly in the candidate",
+		ExitUsage:      "FAIL (exit 2): nothing to compare — no mode was measured on both sides",
+		ExitAnomaly:    "FAIL (exit 3): forbidden exactly-once anomaly in the candidate",
 		ExitRegression: "FAIL (exit 4): regression",
 	}[code]
-	if code == ExitTooFew && g.tooFew() {
+	if code == ExitUsage && g.tooFew() {
 		n := RepeatsNeeded(g.Options.Alpha)
 		verdict = fmt.Sprintf("FAIL (exit 2): too few repeats to reach p < %v — at least %d repeats a side are needed (sharebench run --repeat %d), or pass --threshold-only to gate on the thresholds alone",
 			g.Options.Alpha, n, n)

@@ -109,8 +109,8 @@ func TestGateForbiddenAnomaly(t *testing.T) {
 	f := fixture{seed: 1, latSeed: 99, repeats: 5, modes: []string{"explicit", "transactional"}, samples: 1000, throughput: 1, latency: 1, noise: 0.01, forbidden: true}
 	cand := fixtureRun(t, "cand", f)
 	g := reports.Gate(reports.Compare([]*reports.Run{base}, []*reports.Run{cand}), defaultGate)
-	if code := g.ExitCode(); code != reports.ExitForbidden {
-		t.Fatalf("forbidden duplicate: exit %d, want %d\n%s", code, reports.ExitForbidden, gateText(t, g))
+	if code := g.ExitCode(); code != reports.ExitAnomaly {
+		t.Fatalf("forbidden duplicate: exit %d, want %d\n%s", code, reports.ExitAnomaly, gateText(t, g))
 	}
 	if len(g.Forbidden) != 1 || g.Forbidden[0].Mode != "transactional" || g.Forbidden[0].Kind != "duplicate" || g.Forbidden[0].Run != "cand" {
 		t.Errorf("Forbidden = %+v, want the transactional duplicate of cand", g.Forbidden)
@@ -133,8 +133,8 @@ func TestGateOneRepeatNeedsSignificance(t *testing.T) {
 
 	g := reports.Gate(cmp, defaultGate)
 	c := check(t, g, "explicit", reports.MetricThroughput)
-	if g.ExitCode() != reports.ExitTooFew || c.Status != reports.CheckNotEnoughRepeats {
-		t.Fatalf("one repeat a side, default options: exit %d, status %s; want %d and %q\n%s", g.ExitCode(), c.Status, reports.ExitTooFew, reports.CheckNotEnoughRepeats, gateText(t, g))
+	if g.ExitCode() != reports.ExitUsage || c.Status != reports.CheckNotEnoughRepeats {
+		t.Fatalf("one repeat a side, default options: exit %d, status %s; want %d and %q\n%s", g.ExitCode(), c.Status, reports.ExitUsage, reports.CheckNotEnoughRepeats, gateText(t, g))
 	}
 	if text := gateText(t, g); !strings.Contains(text, "not enough repeats") || !strings.Contains(text, "1/1 repeats cannot reach p < 0.05") ||
 		!strings.Contains(text, "at least 4 repeats a side are needed") || !strings.Contains(text, "--threshold-only") {
@@ -158,8 +158,8 @@ func TestGateTooFewRepeatsFails(t *testing.T) {
 	cand := side(t, "cand", 1, 3, 1, 0.01)
 	cmp := reports.Compare([]*reports.Run{base}, []*reports.Run{cand})
 	g := reports.Gate(cmp, defaultGate)
-	if code := g.ExitCode(); code != reports.ExitTooFew {
-		t.Fatalf("3 repeats a side: exit %d, want %d\n%s", code, reports.ExitTooFew, gateText(t, g))
+	if code := g.ExitCode(); code != reports.ExitUsage {
+		t.Fatalf("3 repeats a side: exit %d, want %d\n%s", code, reports.ExitUsage, gateText(t, g))
 	}
 	if text := gateText(t, g); !strings.Contains(text, "gate: FAIL (exit 2): too few repeats") || !strings.Contains(text, "--repeat 4") {
 		t.Errorf("gate text:\n%s", text)
@@ -195,22 +195,25 @@ func TestGateLostModeIsRegression(t *testing.T) {
 
 func TestGateNothingToCompare(t *testing.T) {
 	t.Parallel()
-	if code := reports.Gate(nil, defaultGate).ExitCode(); code != reports.ExitNoData {
-		t.Errorf("nil comparison: exit %d, want %d", code, reports.ExitNoData)
+	if code := reports.Gate(nil, defaultGate).ExitCode(); code != reports.ExitUsage {
+		t.Errorf("nil comparison: exit %d, want %d", code, reports.ExitUsage)
 	}
-	if code := reports.Gate(reports.Compare(nil, nil), reports.GateOptions{}).ExitCode(); code != reports.ExitNoData {
-		t.Errorf("empty comparison: exit %d, want %d", code, reports.ExitNoData)
+	if code := reports.Gate(reports.Compare(nil, nil), reports.GateOptions{}).ExitCode(); code != reports.ExitUsage {
+		t.Errorf("empty comparison: exit %d, want %d", code, reports.ExitUsage)
 	}
 	g := reports.Gate(reports.Compare([]*reports.Run{nil}, []*reports.Run{{Name: "x"}}), reports.GateOptions{Alpha: 7})
-	if g.ExitCode() != reports.ExitNoData || g.Options.Alpha != reports.DefaultAlpha {
-		t.Errorf("nil runs and a bad alpha: exit %d, alpha %v; want %d and the default", g.ExitCode(), g.Options.Alpha, reports.ExitNoData)
+	if g.ExitCode() != reports.ExitUsage || g.Options.Alpha != reports.DefaultAlpha {
+		t.Errorf("nil runs and a bad alpha: exit %d, alpha %v; want %d and the default", g.ExitCode(), g.Options.Alpha, reports.ExitUsage)
 	}
 	if text := gateText(t, g); !strings.Contains(text, "option Alpha = 7 is out of range") || !strings.Contains(text, "has no result; skipped") {
 		t.Errorf("gate text does not explain the bad input:\n%s", text)
 	}
 }
 
-var benchLine = regexp.MustCompile(`^BenchmarkSharebench/mode=[^/ ]+/metric=(throughput|e2e_p50|e2e_p99|e2e_p999|commit_p99) 1 [0-9.]+ (records/s|ns)$`)
+var (
+	benchLine   = regexp.MustCompile(`^BenchmarkSharebench/mode=[^/ ]+-[0-9]+\t1(\t[0-9.]+ [a-z0-9/-]+)+$`)
+	benchMetric = regexp.MustCompile(`\t[0-9.]+ (records/s|e2e-p50-ns|e2e-p99-ns|e2e-p999-ns|commit-p99-ns|cpu-ns/record)`)
+)
 
 func TestCompareWriteBench(t *testing.T) {
 	t.Parallel()
@@ -221,7 +224,7 @@ func TestCompareWriteBench(t *testing.T) {
 	if err := cmp.WriteBench(&b); err != nil {
 		t.Fatal(err)
 	}
-	benches, sides := 0, map[string]bool{}
+	benches, metrics, sides := 0, 0, map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(b.String()))
 	for sc.Scan() {
 		line := sc.Text()
@@ -231,17 +234,18 @@ func TestCompareWriteBench(t *testing.T) {
 				t.Errorf("not a benchmark line benchstat reads: %q", line)
 			}
 			benches++
+			metrics += len(benchMetric.FindAllString(line, -1))
 		case strings.HasPrefix(line, "side: "):
 			sides[strings.TrimPrefix(line, "side: ")] = true
 		case !regexp.MustCompile(`^[a-z]+: \S`).MatchString(line):
 			t.Errorf("unexpected line %q", line)
 		}
 	}
-	// 2 sides × 2 modes × 3 repeats × 5 metrics.
-	if benches != 60 || !sides["baseline"] || !sides["candidate"] {
-		t.Errorf("%d benchmark lines and sides %v, want 60 lines and both sides", benches, sides)
+	// 2 sides × 2 modes × 3 repeats, 5 metrics each.
+	if benches != 12 || metrics != 60 || !sides["baseline"] || !sides["candidate"] {
+		t.Errorf("%d benchmark lines with %d metrics and sides %v, want 12 lines, 60 metrics and both sides", benches, metrics, sides)
 	}
-	if !strings.Contains(b.String(), "BenchmarkSharebench/mode=explicit/metric=throughput 1 ") {
+	if !regexp.MustCompile(`(?m)^BenchmarkSharebench/mode=explicit-[0-9]+\t1\t[0-9.]+ records/s\t`).MatchString(b.String()) {
 		t.Errorf("no explicit throughput line:\n%s", b.String())
 	}
 

@@ -40,6 +40,25 @@ func (m Metric) Unit() string {
 	return "ns"
 }
 
+// BenchUnit is m's unit on a Go benchmark line (result.WriteBench).
+func (m Metric) BenchUnit() string {
+	switch m {
+	case MetricThroughput:
+		return result.BenchThroughput
+	case MetricE2EP50:
+		return result.BenchE2EP50
+	case MetricE2EP99:
+		return result.BenchE2EP99
+	case MetricE2EP999:
+		return result.BenchE2EP999
+	case MetricCommitP99:
+		return result.BenchCommitP99
+	case MetricCPUPerRecord:
+		return result.BenchCPUPerRecord
+	}
+	return string(m)
+}
+
 // Label is m for people: "throughput", "e2e p99", ….
 func (m Metric) Label() string {
 	switch m {

@@ -261,7 +261,7 @@ func latencyBarsFigure(runs []*runData, pal palette) figure {
 	}
 }
 
-// Verifier vocabulary (DESIGN §7), in the order the anomaly charts list it.
+// Verifier vocabulary (docs/design.md §7), in the order the anomaly charts list it.
 var (
 	anomalyKinds       = []string{"lost", "duplicate", "aborted-read", "torn-transaction", "unresolved", "over-delivered", "archived-unprocessed"}
 	informationalKinds = []string{"archived-at-limit", "rejected"}
@@ -417,7 +417,7 @@ func anomalyFigure(runs []*runData, pal palette, mode string) figure {
 	addRunLegend(p, runs)
 	return figure{
 		name: "anomalies-" + fileSafe(mode), title: title,
-		caption: "Verifier findings by kind (DESIGN §7), summed over repeats; every count is printed, zeros included. " +
+		caption: "Verifier findings by kind (docs/design.md §7), summed over repeats; every count is printed, zeros included. " +
 			"Red: a kind this mode does not allow. \"info\" kinds are reported but are not anomalies.",
 		w: 8 * vg.Inch, h: 4.4 * vg.Inch,
 		draw: func(dc draw.Canvas) { p.Draw(margin(dc)) },

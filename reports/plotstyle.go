@@ -36,7 +36,7 @@ var (
 	faultColor = color.RGBA{R: 0xb3, G: 0x1d, B: 0x28, A: 0xff}
 	passColor  = color.RGBA{R: 0x1a, G: 0x7f, B: 0x37, A: 0xff}
 
-	// modePalette: fixed colours for the modes of DESIGN §5, so a mode has
+	// modePalette: fixed colours for the modes of docs/design.md §5, so a mode has
 	// the same colour in every report.
 	modePalette = map[string]color.Color{
 		string(pipeline.Implicit):      color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue

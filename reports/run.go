@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/sharebench/sharebench/loadgen/result"
@@ -45,17 +44,10 @@ func Load(dir string) (*Run, error) {
 	if dir == "" {
 		return nil, &noResultError{dir: `""`}
 	}
-	path := filepath.Join(dir, result.FileName)
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		path, dir = dir, filepath.Dir(dir)
+	dir, r, err := result.ReadRun(dir)
+	if errors.Is(err, result.ErrNoRun) {
+		return nil, &noResultError{dir: dir}
 	}
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &noResultError{dir: dir}
-		}
-		return nil, fmt.Errorf("reports: reading run %s: %w", dir, err)
-	}
-	r, err := result.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("reports: reading run %s: %w", dir, err)
 	}

@@ -257,7 +257,7 @@ func witnessRowOf(w result.Witness) witnessRow {
 	row := witnessRow{
 		ID:     strconv.FormatUint(w.InputID, 10),
 		Where:  fmt.Sprintf("p%d @ %d", w.Partition, w.Offset),
-		State:  w.State,
+		State:  string(w.State),
 		Detail: w.Detail,
 	}
 	if w.DeliveryCount > 0 {

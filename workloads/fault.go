@@ -14,59 +14,64 @@ import (
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
-// Fault kinds (DESIGN.md §8).
+// FaultKind names a fault (docs/design.md §8). It is the one spelling of a
+// fault kind: workload files, the fault runners of the targets and the
+// result files all use these constants.
+type FaultKind string
+
+// Fault kinds.
 const (
 	// FaultWorkerCrash crashes a worker at a phase of its loop.
 	// Params: phase (required), worker.
-	FaultWorkerCrash = "worker-crash"
+	FaultWorkerCrash FaultKind = "worker-crash"
 	// FaultAbortRatio makes workers abort that share of their transactions
 	// for a while. Params: ratio, for (both required).
-	FaultAbortRatio = "abort-ratio"
+	FaultAbortRatio FaultKind = "abort-ratio"
 	// FaultStallWorker stalls a worker inside an open transaction, so a
 	// stall longer than transactionTimeout times it out.
 	// Params: for (required), worker.
-	FaultStallWorker = "stall-worker"
+	FaultStallWorker FaultKind = "stall-worker"
 	// FaultSlowProcessing adds delay to each batch a worker polls, so a
 	// delay longer than lockDuration lets the batch's locks expire.
 	// Params: for, delay (both required), worker.
-	FaultSlowProcessing = "slow-processing"
+	FaultSlowProcessing FaultKind = "slow-processing"
 	// FaultCoordinatorCrash crashes the transaction coordinator once a
 	// transaction reaches state. Params: state (required).
-	FaultCoordinatorCrash = "coordinator-crash"
+	FaultCoordinatorCrash FaultKind = "coordinator-crash"
 	// FaultShareFailover moves a share partition's leadership.
 	// Params: partition.
-	FaultShareFailover = "share-failover"
+	FaultShareFailover FaultKind = "share-failover"
 	// FaultZombieProducer keeps a fenced producer of a worker sending.
 	// Params: worker.
-	FaultZombieProducer = "zombie-producer"
+	FaultZombieProducer FaultKind = "zombie-producer"
 	// FaultEngineRestart restarts the engine from its data directory.
 	// No params.
-	FaultEngineRestart = "engine-restart"
+	FaultEngineRestart FaultKind = "engine-restart"
 	// FaultNetworkPartition cuts, for a while, either the transaction
 	// coordinator off from the leader of one partition (its markers wait)
 	// or one worker off from the target (its requests wait, as a
 	// disconnected client's would). Params: for (required), between
 	// (coordinator-participant | worker-engine, default worker-engine),
 	// partition (coordinator-participant), worker (worker-engine).
-	FaultNetworkPartition = "network-partition"
+	FaultNetworkPartition FaultKind = "network-partition"
 	// FaultMembershipChurn adds a member to the mode's group and removes
 	// it after a while: two assignment changes, which bump every
 	// member's epoch (share groups) or generation (classic groups).
 	// Params: for (how long the extra member stays, default 1s).
-	FaultMembershipChurn = "membership-churn"
+	FaultMembershipChurn FaultKind = "membership-churn"
 	// FaultBrokerKill kills one broker of a real cluster with SIGKILL (a
 	// crash: nothing flushed, no controlled shutdown) and starts it again
 	// after a delay. Params: broker (selector, default random), delay
 	// (default 0s), worker, topic and partition (which the selector reads).
-	FaultBrokerKill = "broker-kill"
+	FaultBrokerKill FaultKind = "broker-kill"
 	// FaultBrokerRestart stops one broker cleanly (controlled shutdown)
 	// and starts it again. Params: broker, worker, topic, partition.
-	FaultBrokerRestart = "broker-restart"
+	FaultBrokerRestart FaultKind = "broker-restart"
 	// FaultBrokerPause freezes one broker with SIGSTOP for a while, then
 	// resumes it with SIGCONT: to its peers and clients a network
 	// partition or a long GC pause. Params: for (required), broker,
 	// worker, topic, partition.
-	FaultBrokerPause = "broker-pause"
+	FaultBrokerPause FaultKind = "broker-pause"
 )
 
 // Values of the broker param of the broker-* faults: which broker a fault
@@ -100,9 +105,21 @@ const (
 
 // BrokerFault reports whether kind is one of the broker-* kinds, applied
 // to a real cluster through a broker-control command.
-func BrokerFault(kind string) bool {
+func BrokerFault(kind FaultKind) bool {
 	switch kind {
 	case FaultBrokerKill, FaultBrokerRestart, FaultBrokerPause:
+		return true
+	}
+	return false
+}
+
+// ClientSide reports whether the load generator applies faults of kind k
+// with its own clients, on every target; the others need the target's fault
+// runner. A network partition is client side only between a worker and the
+// target: Fault.ClientSide decides it.
+func (k FaultKind) ClientSide() bool {
+	switch k {
+	case FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing, FaultZombieProducer, FaultMembershipChurn:
 		return true
 	}
 	return false
@@ -139,15 +156,25 @@ const maxFaults = 100
 type Fault struct {
 	At     time.Duration     `yaml:"at,omitempty" json:"at,omitempty"`
 	Every  time.Duration     `yaml:"every,omitempty" json:"every,omitempty"`
-	Kind   string            `yaml:"kind" json:"kind"`
+	Kind   FaultKind         `yaml:"kind" json:"kind"`
 	Params map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
+}
+
+// ClientSide reports whether the load generator applies f with its own
+// clients (FaultKind.ClientSide, and a network partition between one worker
+// and the target); any other fault needs the target's fault runner.
+func (f Fault) ClientSide() bool {
+	if f.Kind == FaultNetworkPartition {
+		return f.Params["between"] != BetweenCoordinatorParticipant
+	}
+	return f.Kind.ClientSide()
 }
 
 // String describes f on one line for logs, like
 // "worker-crash every 1.5s (phase=after-poll worker=random)".
 func (f Fault) String() string {
 	var b strings.Builder
-	b.WriteString(f.Kind)
+	b.WriteString(string(f.Kind))
 	switch {
 	case f.Every > 0:
 		b.WriteString(" every ")
@@ -240,7 +267,7 @@ type faultKind struct {
 }
 
 // faultKinds maps each kind to its params, in the order they are checked.
-var faultKinds = map[string]faultKind{
+var faultKinds = map[FaultKind]faultKind{
 	FaultWorkerCrash: {params: []faultParam{
 		{name: "phase", required: true, check: checkEnum("crash phase", pipeline.CrashPhaseNames()...)},
 		workerParam,
@@ -322,7 +349,7 @@ func checkDelay(_ *Spec, v string) string {
 var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
 
 // faultKindNames lists the kinds in documentation order, for messages.
-var faultKindNames = []string{
+var faultKindNames = []FaultKind{
 	FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing,
 	FaultCoordinatorCrash, FaultShareFailover, FaultZombieProducer, FaultEngineRestart,
 	FaultNetworkPartition, FaultMembershipChurn, FaultBrokerKill, FaultBrokerRestart, FaultBrokerPause,
@@ -436,19 +463,26 @@ func (f *Fault) validate(s *Spec, i int) *Error {
 }
 
 // orList writes "a, b or c".
-func orList(v []string) string { return joinList(v, "or") }
+func orList[S ~string](v []S) string { return joinList(v, "or") }
 
 // andList writes "a, b and c".
-func andList(v []string) string { return joinList(v, "and") }
+func andList[S ~string](v []S) string { return joinList(v, "and") }
 
-func joinList(v []string, last string) string {
+func joinList[S ~string](v []S, last string) string {
 	switch len(v) {
 	case 0:
 		return ""
 	case 1:
-		return v[0]
+		return string(v[0])
 	}
-	return strings.Join(v[:len(v)-1], ", ") + " " + last + " " + v[len(v)-1]
+	var b strings.Builder
+	for i, x := range v[:len(v)-1] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(x))
+	}
+	return b.String() + " " + last + " " + string(v[len(v)-1])
 }
 
 // fmtDur writes d like time.Duration.String without zero tails: "1h", "2m",

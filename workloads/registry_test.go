@@ -109,7 +109,7 @@ func TestBuiltinSettings(t *testing.T) {
 		}},
 		{"chaos", func(s *workloads.Spec) bool {
 			phases := map[string]bool{}
-			kinds := map[string]bool{}
+			kinds := map[workloads.FaultKind]bool{}
 			for _, f := range s.Faults {
 				kinds[f.Kind] = true
 				if f.Kind == workloads.FaultWorkerCrash {
@@ -122,7 +122,7 @@ func TestBuiltinSettings(t *testing.T) {
 				s.ProducerRate == 1000 && s.DeliveryLimit == 5 && s.LockDuration == time.Second
 		}},
 		{"kafka-chaos", func(s *workloads.Spec) bool {
-			selectors := map[string]string{}
+			selectors := map[string]workloads.FaultKind{}
 			for _, f := range s.Faults {
 				if workloads.BrokerFault(f.Kind) {
 					selectors[f.Params["broker"]] = f.Kind

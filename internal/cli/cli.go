@@ -17,21 +17,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
-)
 
-// Exit codes.
-const (
-	ExitOK         = 0
-	ExitRuntime    = 1 // something failed while running
-	ExitUsage      = 2 // bad flags, bad workload, bad input file
-	ExitAnomaly    = 3 // a forbidden exactly-once anomaly was found
-	ExitRegression = 4 // the gate found a significant regression
-	// ExitInconclusive: no forbidden anomaly, but the verifier could not
-	// judge the run (a drain that timed out, inputs it could not judge).
-	ExitInconclusive = 5
-	// ExitInterrupted follows the shell's 128+SIGINT: a SIGINT or SIGTERM
-	// stopped the run; what it measured is written.
-	ExitInterrupted = 130
+	"github.com/sharebench/sharebench/reports"
 )
 
 // exitError carries an exit code with its message.
@@ -44,7 +31,7 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func usageErr(format string, args ...any) error {
-	return &exitError{ExitUsage, fmt.Errorf(format, args...)}
+	return &exitError{reports.ExitUsage, fmt.Errorf(format, args...)}
 }
 
 func withCode(code int, err error) error {
@@ -69,25 +56,30 @@ type Env struct {
 	Interrupt <-chan struct{}
 }
 
+// commands is the command table: every subcommand, in the order the main
+// help lists them. A command without a summary is left out of that list.
 func commands() []command {
 	return []command{
 		{"run", "run a workload in every acknowledgement mode and report", runCmd},
 		{"workloads", "list the built-in workloads", workloadsCmd},
 		{"verify", "verify dumped ledgers of a run directory", verifyCmd},
+		{"report", "render plots, report.html and summary.md from run directories", reportCmd},
+		{"compare", "compare a candidate run with a baseline, metric by metric", compareCmd},
+		{"gate", "fail (exit 4) on a significant regression or (exit 3) a forbidden anomaly", gateCmd},
+		{"sim", "deterministic simulation of the engine: every invariant after every step", simCmd},
+		{"serve", "run the reference engine as a Kafka-protocol broker on loopback", serveCmd},
 		{"version", "print the version", versionCmd},
+		// Hidden: documented in docs/real-kafka.md.
+		{"peer", "", peerCmd},
 	}
 }
-
-// extraCommands lets other files register commands (report, compare,
-// gate, sim) without one file knowing them all.
-var extraCommands []command
 
 // Main runs the command line and returns the exit code.
 func Main(args []string, env *Env) int {
 	if env == nil {
 		env = &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	}
-	all := append(commands(), extraCommands...)
+	all := commands()
 	if len(args) >= 3 && args[1] == "help" {
 		// `sharebench help run` is `sharebench run --help`.
 		return Main([]string{args[0], args[2], "--help"}, env)
@@ -95,18 +87,18 @@ func Main(args []string, env *Env) int {
 	if len(args) < 2 || args[1] == "-h" || args[1] == "--help" || args[1] == "help" {
 		mainUsage(env.Stdout, all)
 		if len(args) < 2 {
-			return ExitUsage
+			return reports.ExitUsage
 		}
-		return ExitOK
+		return reports.ExitOK
 	}
 	for _, c := range all {
 		if c.name == args[1] {
 			err := c.run(env, args[2:])
 			if err == nil {
-				return ExitOK
+				return reports.ExitOK
 			}
 			if errors.Is(err, pflag.ErrHelp) {
-				return ExitOK
+				return reports.ExitOK
 			}
 			for _, line := range strings.Split(userMessage(err), "\n") {
 				fmt.Fprintf(env.Stderr, "sharebench %s: %s\n", c.name, line)
@@ -115,11 +107,11 @@ func Main(args []string, env *Env) int {
 			if errors.As(err, &ee) {
 				return ee.code
 			}
-			return ExitRuntime
+			return reports.ExitRuntime
 		}
 	}
 	fmt.Fprintf(env.Stderr, "sharebench: unknown command %q; run 'sharebench --help' for the list\n", args[1])
-	return ExitUsage
+	return reports.ExitUsage
 }
 
 func mainUsage(w io.Writer, all []command) {
@@ -207,7 +199,7 @@ func MainWithSignals(args []string) int {
 		<-sig
 		close(interrupt)
 		<-sig
-		os.Exit(ExitInterrupted)
+		os.Exit(reports.ExitInterrupted)
 	}()
 	return Main(args, &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Interrupt: interrupt})
 }

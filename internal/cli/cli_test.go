@@ -19,10 +19,10 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/internal/cli"
-	"github.com/sharebench/sharebench/loadgen/result"
-	"github.com/sharebench/sharebench/workloads"
-
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/workloads"
 )
 
 // tinyWorkload runs explicit and transactional for half a second each.
@@ -68,7 +68,7 @@ func TestRunTinyWorkloadText(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	o := sharebench(t, "run", "--workload", tinyWorkload, "--out", out, "--quiet", "--no-report", "--seed", "7")
-	if o.code != cli.ExitOK {
+	if o.code != reports.ExitOK {
 		t.Fatalf("run: %v", o)
 	}
 	ls := lines(o.stdout)
@@ -112,7 +112,7 @@ func TestRunTinyWorkloadJSONAndVerify(t *testing.T) {
 	out := t.TempDir()
 	args := []string{"run", "--workload", tinyWorkload, "--out", out, "--quiet", "--no-report", "--seed", "11", "--format", "json", "--dump-ledgers"}
 	o := sharebench(t, args...)
-	if o.code != cli.ExitOK {
+	if o.code != reports.ExitOK {
 		t.Fatalf("run: %v", o)
 	}
 	var r result.Result
@@ -142,7 +142,7 @@ func TestRunTinyWorkloadJSONAndVerify(t *testing.T) {
 
 	// verify re-judges the dumped ledgers and agrees.
 	v := sharebench(t, "verify", "--in", out)
-	if v.code != cli.ExitOK {
+	if v.code != reports.ExitOK {
 		t.Fatalf("verify: %v", v)
 	}
 	for _, mode := range []string{"explicit", "transactional"} {
@@ -150,7 +150,7 @@ func TestRunTinyWorkloadJSONAndVerify(t *testing.T) {
 			t.Errorf("verify output does not mention %s: %v", mode, v)
 		}
 	}
-	if v := sharebench(t, "verify", "--in", out, "--mode", "explicit"); v.code != cli.ExitOK || strings.Contains(v.stdout, "transactional") {
+	if v := sharebench(t, "verify", "--in", out, "--mode", "explicit"); v.code != reports.ExitOK || strings.Contains(v.stdout, "transactional") {
 		t.Errorf("verify --mode explicit: %v", v)
 	}
 }
@@ -175,7 +175,7 @@ var benchLine = regexp.MustCompile(`^Benchmark\S+\s+\d+\s+`)
 func TestRunTinyWorkloadBench(t *testing.T) {
 	t.Parallel()
 	o := sharebench(t, "run", "--workload", tinyWorkload, "--out", t.TempDir(), "--quiet", "--no-report", "--seed", "3", "--format", "bench")
-	if o.code != cli.ExitOK {
+	if o.code != reports.ExitOK {
 		t.Fatalf("run: %v", o)
 	}
 	var bench []string
@@ -213,7 +213,7 @@ func TestRunQuickBuiltin(t *testing.T) {
 	}
 	out := t.TempDir()
 	o := sharebench(t, "run", "--workload", "quick", "--out", out, "--quiet")
-	if o.code != cli.ExitOK {
+	if o.code != reports.ExitOK {
 		t.Fatalf("run: %v", o)
 	}
 	ls := lines(o.stdout)
@@ -247,24 +247,24 @@ func TestBadInput(t *testing.T) {
 		code int
 		want []string // substrings of the error line
 	}{
-		{"unknown-flag", []string{"run", "--bogus"}, cli.ExitUsage, []string{"unknown flag: --bogus", "sharebench run --help"}},
-		{"unknown-mode", []string{"run", "--modes", "explicit,sometimes"}, cli.ExitUsage, []string{`unknown mode "sometimes"`, "classic-eos"}},
-		{"malformed-workload-type", []string{"run", "--workload", "testdata/bad-type.yaml"}, cli.ExitUsage, []string{"testdata/bad-type.yaml:5:", `"consumers"`}},
-		{"malformed-workload-yaml", []string{"run", "--workload", "testdata/bad-syntax.yaml"}, cli.ExitUsage, []string{"testdata/bad-syntax.yaml:4:", "malformed YAML"}},
-		{"missing-workload", []string{"run", "--workload", "testdata/nope.yaml"}, cli.ExitUsage, []string{"testdata/nope.yaml", "quick"}},
-		{"negative-rate", []string{"run", "--rate=-5"}, cli.ExitUsage, []string{"--rate -5", "negative"}},
-		{"negative-rate-separate", []string{"run", "--rate", "-5"}, cli.ExitUsage, []string{"--rate -5"}},
-		{"zero-duration", []string{"run", "--duration", "0s"}, cli.ExitUsage, []string{"--duration"}},
-		{"repeat-0", []string{"run", "--repeat", "0"}, cli.ExitUsage, []string{"--repeat 0"}},
-		{"unknown-format", []string{"run", "--format", "xml"}, cli.ExitUsage, []string{`unknown format "xml"`}},
-		{"unknown-target", []string{"run", "--target", "pulsar"}, cli.ExitUsage, []string{`--target "pulsar"`}},
-		{"brokers-without-kafka", []string{"run", "--brokers", "127.0.0.1:9092"}, cli.ExitUsage, []string{"--target kafka"}},
-		{"unknown-knob", []string{"run", "--knobs", "fast"}, cli.ExitUsage, []string{`unknown knob "fast"`}},
-		{"extra-argument", []string{"run", "quick"}, cli.ExitUsage, []string{`unexpected argument "quick"`}},
-		{"verify-no-in", []string{"verify"}, cli.ExitUsage, []string{"--in is required"}},
-		{"verify-no-ledgers", []string{"verify", "--in", noLedgers}, cli.ExitUsage, []string{noLedgers + " has no ledgers", "--dump-ledgers"}},
-		{"show-unknown", []string{"workloads", "--show", "nope"}, cli.ExitUsage, []string{`no built-in workload "nope"`, "quick"}},
-		{"unknown-command", []string{"benchmark"}, cli.ExitUsage, []string{`unknown command "benchmark"`}},
+		{"unknown-flag", []string{"run", "--bogus"}, reports.ExitUsage, []string{"unknown flag: --bogus", "sharebench run --help"}},
+		{"unknown-mode", []string{"run", "--modes", "explicit,sometimes"}, reports.ExitUsage, []string{`unknown mode "sometimes"`, "classic-eos"}},
+		{"malformed-workload-type", []string{"run", "--workload", "testdata/bad-type.yaml"}, reports.ExitUsage, []string{"testdata/bad-type.yaml:5:", `"consumers"`}},
+		{"malformed-workload-yaml", []string{"run", "--workload", "testdata/bad-syntax.yaml"}, reports.ExitUsage, []string{"testdata/bad-syntax.yaml:4:", "malformed YAML"}},
+		{"missing-workload", []string{"run", "--workload", "testdata/nope.yaml"}, reports.ExitUsage, []string{"testdata/nope.yaml", "quick"}},
+		{"negative-rate", []string{"run", "--rate=-5"}, reports.ExitUsage, []string{"--rate -5", "negative"}},
+		{"negative-rate-separate", []string{"run", "--rate", "-5"}, reports.ExitUsage, []string{"--rate -5"}},
+		{"zero-duration", []string{"run", "--duration", "0s"}, reports.ExitUsage, []string{"--duration"}},
+		{"repeat-0", []string{"run", "--repeat", "0"}, reports.ExitUsage, []string{"--repeat 0"}},
+		{"unknown-format", []string{"run", "--format", "xml"}, reports.ExitUsage, []string{`unknown format "xml"`}},
+		{"unknown-target", []string{"run", "--target", "pulsar"}, reports.ExitUsage, []string{`--target "pulsar"`}},
+		{"brokers-without-kafka", []string{"run", "--brokers", "127.0.0.1:9092"}, reports.ExitUsage, []string{"--target kafka"}},
+		{"unknown-knob", []string{"run", "--knobs", "fast"}, reports.ExitUsage, []string{`unknown knob "fast"`}},
+		{"extra-argument", []string{"run", "quick"}, reports.ExitUsage, []string{`unexpected argument "quick"`}},
+		{"verify-no-in", []string{"verify"}, reports.ExitUsage, []string{"--in is required"}},
+		{"verify-no-ledgers", []string{"verify", "--in", noLedgers}, reports.ExitUsage, []string{noLedgers + " has no ledgers", "--dump-ledgers"}},
+		{"show-unknown", []string{"workloads", "--show", "nope"}, reports.ExitUsage, []string{`no built-in workload "nope"`, "quick"}},
+		{"unknown-command", []string{"benchmark"}, reports.ExitUsage, []string{`unknown command "benchmark"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -307,7 +307,7 @@ func TestRunKafkaUnreachable(t *testing.T) {
 	t.Parallel()
 	addr := closedPort(t)
 	o := sharebench(t, "run", "--target", "kafka", "--brokers", addr, "--out", t.TempDir(), "--quiet")
-	if o.code == cli.ExitOK {
+	if o.code == reports.ExitOK {
 		t.Fatalf("run against a closed port succeeded: %v", o)
 	}
 	ls := lines(o.stderr)
@@ -323,8 +323,8 @@ func TestRunKafkaTransactionalUnsupported(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	o := sharebench(t, "run", "--target", "kafka", "--modes", "transactional", "--out", out, "--quiet")
-	if o.code != cli.ExitUsage {
-		t.Fatalf("exit %d, want %d: %v", o.code, cli.ExitUsage, o)
+	if o.code != reports.ExitUsage {
+		t.Fatalf("exit %d, want %d: %v", o.code, reports.ExitUsage, o)
 	}
 	ls := lines(o.stderr)
 	if len(ls) != 1 || !strings.Contains(ls[0], "mode transactional") || !strings.Contains(ls[0], "--modes deferred") {
@@ -338,7 +338,7 @@ func TestRunKafkaTransactionalUnsupported(t *testing.T) {
 func TestWorkloadsList(t *testing.T) {
 	t.Parallel()
 	o := sharebench(t, "workloads")
-	if o.code != cli.ExitOK {
+	if o.code != reports.ExitOK {
 		t.Fatalf("workloads: %v", o)
 	}
 	ls := lines(o.stdout)
@@ -361,7 +361,7 @@ func TestWorkloadsShowParses(t *testing.T) {
 	t.Parallel()
 	for _, name := range workloads.Names() {
 		o := sharebench(t, "workloads", "--show", name)
-		if o.code != cli.ExitOK {
+		if o.code != reports.ExitOK {
 			t.Fatalf("workloads --show %s: %v", name, o)
 		}
 		got, err := workloads.Parse(name+".yaml", []byte(o.stdout))
@@ -378,17 +378,17 @@ func TestWorkloadsShowParses(t *testing.T) {
 func TestVersionAndHelp(t *testing.T) {
 	t.Parallel()
 	o := sharebench(t, "version")
-	if o.code != cli.ExitOK || !strings.HasPrefix(o.stdout, "sharebench "+cli.Version+" (commit ") || !strings.Contains(o.stdout, runtime.Version()) {
+	if o.code != reports.ExitOK || !strings.HasPrefix(o.stdout, "sharebench "+cli.Version+" (commit ") || !strings.Contains(o.stdout, runtime.Version()) {
 		t.Errorf("version: %v", o)
 	}
-	if o := sharebench(t, "--help"); o.code != cli.ExitOK || !strings.Contains(o.stdout, "Commands:") || !strings.Contains(o.stdout, "verify") {
+	if o := sharebench(t, "--help"); o.code != reports.ExitOK || !strings.Contains(o.stdout, "Commands:") || !strings.Contains(o.stdout, "verify") {
 		t.Errorf("--help: %v", o)
 	}
-	if o := sharebench(t); o.code != cli.ExitUsage || !strings.Contains(o.stdout, "Usage: sharebench COMMAND") {
+	if o := sharebench(t); o.code != reports.ExitUsage || !strings.Contains(o.stdout, "Usage: sharebench COMMAND") {
 		t.Errorf("no command: %v", o)
 	}
 	o = sharebench(t, "run", "--help")
-	if o.code != cli.ExitOK || !strings.Contains(o.stdout, "Usage: sharebench run") || !strings.Contains(o.stdout, "--workload") || !strings.Contains(o.stdout, "Examples:") {
+	if o.code != reports.ExitOK || !strings.Contains(o.stdout, "Usage: sharebench run") || !strings.Contains(o.stdout, "--workload") || !strings.Contains(o.stdout, "Examples:") {
 		t.Errorf("run --help: %v", o)
 	}
 }
@@ -400,8 +400,8 @@ func TestRunInconclusive(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	o := sharebench(t, "run", "--workload", "testdata/backlog.yaml", "--out", out, "--quiet", "--no-report", "--seed", "3", "--dump-ledgers")
-	if o.code != cli.ExitInconclusive {
-		t.Fatalf("run: exit %d, want %d (inconclusive)\n%v", o.code, cli.ExitInconclusive, o)
+	if o.code != reports.ExitInconclusive {
+		t.Fatalf("run: exit %d, want %d (inconclusive)\n%v", o.code, reports.ExitInconclusive, o)
 	}
 	if !strings.Contains(o.stdout, "INCONCLUSIVE") || !strings.Contains(o.stderr, "inconclusive") {
 		t.Errorf("the table or the error line does not say inconclusive:\n%v", o)
@@ -413,7 +413,7 @@ func TestRunInconclusive(t *testing.T) {
 	if m := r.Modes[0]; !m.DrainTimedOut || m.Verify == nil || m.Verify.Verdict != "INCONCLUSIVE" || m.Verify.Pass {
 		t.Fatalf("mode %s: drain timed out %v, verdict %+v", m.Mode, m.DrainTimedOut, m.Verify)
 	}
-	if v := sharebench(t, "verify", "--in", out); v.code != cli.ExitInconclusive || !strings.Contains(v.stdout, "INCONCLUSIVE") {
+	if v := sharebench(t, "verify", "--in", out); v.code != reports.ExitInconclusive || !strings.Contains(v.stdout, "INCONCLUSIVE") {
 		t.Errorf("verify: %v", v)
 	}
 }
@@ -424,7 +424,7 @@ func TestRunInconclusive(t *testing.T) {
 func TestVerifyJudgesEachModeOnItsOwn(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
-	if o := sharebench(t, "run", "--workload", tinyWorkload, "--out", out, "--quiet", "--no-report", "--seed", "5", "--dump-ledgers"); o.code != cli.ExitOK {
+	if o := sharebench(t, "run", "--workload", tinyWorkload, "--out", out, "--quiet", "--no-report", "--seed", "5", "--dump-ledgers"); o.code != reports.ExitOK {
 		t.Fatalf("run: %v", o)
 	}
 	bad := filepath.Join(out, "ledgers", "explicit", "inputs.jsonl")
@@ -437,8 +437,8 @@ func TestVerifyJudgesEachModeOnItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := sharebench(t, "verify", "--in", out)
-	if v.code != cli.ExitUsage {
-		t.Fatalf("verify: exit %d, want %d\n%v", v.code, cli.ExitUsage, v)
+	if v.code != reports.ExitUsage {
+		t.Fatalf("verify: exit %d, want %d\n%v", v.code, reports.ExitUsage, v)
 	}
 	if !strings.Contains(v.stdout, "verify explicit: not judged") || !strings.Contains(v.stdout, "inputs.jsonl:1: final_state \"BOGUS\"") {
 		t.Errorf("the broken mode is not reported with its file and line:\n%v", v)

@@ -25,6 +25,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // cpuCostEnv names the variable that sets the extra cost.
@@ -39,7 +40,7 @@ func init() {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
 		if err != nil || f < 0 || f > 1000 {
 			fmt.Fprintf(os.Stderr, "sharebench: %s=%q: not a percentage like 15%%; set it to one or unset it\n", cpuCostEnv, v)
-			os.Exit(ExitUsage)
+			os.Exit(reports.ExitUsage)
 		}
 		cost = f / 100
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/reports"
 )
 
 func TestRunDataDir(t *testing.T) {
@@ -21,7 +21,7 @@ func TestRunDataDir(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")
 			o := sharebench(t, "run", "--workload", tinyWorkload, "--data-dir", dir, "--flush", flush,
 				"--out", t.TempDir(), "--quiet", "--no-report")
-			if o.code != cli.ExitOK {
+			if o.code != reports.ExitOK {
 				t.Fatalf("run with --data-dir: %v", o)
 			}
 			if !strings.Contains(o.stderr, "data directory "+dir) {
@@ -52,8 +52,8 @@ func TestRunDataDirBadInput(t *testing.T) {
 	} {
 		args := append([]string{"run", "--workload", tinyWorkload, "--out", t.TempDir(), "--quiet", "--no-report"}, tc.args...)
 		o := sharebench(t, args...)
-		if o.code != cli.ExitUsage {
-			t.Errorf("%v: exit %d, want %d: %v", tc.args, o.code, cli.ExitUsage, o)
+		if o.code != reports.ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %v", tc.args, o.code, reports.ExitUsage, o)
 			continue
 		}
 		ls := lines(o.stderr)

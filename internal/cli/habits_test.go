@@ -13,18 +13,18 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/reports"
 )
 
 func TestHelpCommand(t *testing.T) {
 	t.Parallel()
 	o := sharebench(t, "help", "run")
-	if o.code != cli.ExitOK || !strings.Contains(o.stdout, "Usage: sharebench run") || !strings.Contains(o.stdout, "--bootstrap-server") {
+	if o.code != reports.ExitOK || !strings.Contains(o.stdout, "Usage: sharebench run") || !strings.Contains(o.stdout, "--bootstrap-server") {
 		t.Fatalf("help run: %v", o)
 	}
 	o = sharebench(t, "help", "gate")
-	if o.code != cli.ExitOK || !strings.Contains(o.stdout, "--threshold-only") || !strings.Contains(o.stdout, "--allow-mismatch") {
+	if o.code != reports.ExitOK || !strings.Contains(o.stdout, "--threshold-only") || !strings.Contains(o.stdout, "--allow-mismatch") {
 		t.Fatalf("help gate: %v", o)
 	}
 }
@@ -45,7 +45,7 @@ func TestErrorLinesNameNoPackage(t *testing.T) {
 	} {
 		o := sharebench(t, args...)
 		ls := lines(o.stderr)
-		if o.code != cli.ExitUsage || len(ls) != 1 {
+		if o.code != reports.ExitUsage || len(ls) != 1 {
 			t.Errorf("%v: want exit 2 and one line: %v", args, o)
 			continue
 		}
@@ -62,7 +62,7 @@ func TestProgressLinesFit80Columns(t *testing.T) {
 		t.Skip("runs two modes for 1.2s each")
 	}
 	o := sharebench(t, "run", "--workload", tinyWorkload, "--duration", "1200ms", "--out", t.TempDir(), "--no-report")
-	if o.code != cli.ExitOK {
+	if o.code != reports.ExitOK {
 		t.Fatalf("run: %v", o)
 	}
 	progress, verifying := 0, 0
@@ -93,7 +93,7 @@ func TestChaosWithoutDataDir(t *testing.T) {
 	}
 	out := t.TempDir()
 	o := sharebench(t, "run", "--workload", "chaos", "--modes", "transactional", "--out", out, "--quiet", "--no-report")
-	if o.code != cli.ExitOK {
+	if o.code != reports.ExitOK {
 		t.Fatalf("chaos: %v", o)
 	}
 	m := regexp.MustCompile(`temporary directory (\S+), removed after the run`).FindStringSubmatch(o.stderr)
@@ -120,7 +120,7 @@ func TestFaultTheTargetCannotRun(t *testing.T) {
 	t.Parallel()
 	o := sharebench(t, "run", "--workload", "chaos", "--target", "kafka", "--out", t.TempDir(), "--quiet")
 	ls := lines(o.stderr)
-	if o.code != cli.ExitUsage || !strings.Contains(o.stderr, "needs control of the kafka target") || !strings.Contains(o.stderr, "--broker-control") {
+	if o.code != reports.ExitUsage || !strings.Contains(o.stderr, "needs control of the kafka target") || !strings.Contains(o.stderr, "--broker-control") {
 		t.Fatalf("want exit 2 and the fault named before any load: %v", o)
 	}
 	if n := strings.Count(o.stderr, "needs control"); n != 1 {
@@ -144,7 +144,7 @@ func TestOMBFileRunsUnmodified(t *testing.T) {
 	file := "../../workloads/testdata/omb/1-topic-16-partitions-1kb.yaml"
 	o := sharebench(t, "run", "--workload", file, "--modes", "explicit", "--duration", "1s", "--warmup", "0s", "--rate", "2000",
 		"--out", t.TempDir(), "--no-report")
-	if o.code != cli.ExitOK {
+	if o.code != reports.ExitOK {
 		t.Fatalf("OMB file: %v", o)
 	}
 	if n := strings.Count(o.stderr, "ignored OpenMessaging Benchmark fields"); n != 1 || !strings.Contains(o.stderr, "payloadFile (") {
@@ -166,7 +166,7 @@ func TestEveryWorkloadErrorInOneRun(t *testing.T) {
 	t.Parallel()
 	o := sharebench(t, "run", "--workload", "testdata/two-errors.yaml")
 	ls := lines(o.stderr)
-	if o.code != cli.ExitUsage || len(ls) != 2 {
+	if o.code != reports.ExitUsage || len(ls) != 2 {
 		t.Fatalf("want exit 2 and two lines: %v", o)
 	}
 	for i, want := range []string{"testdata/two-errors.yaml:2:", "testdata/two-errors.yaml:3:"} {
@@ -197,13 +197,13 @@ func TestCompareAndGateRefuseMismatch(t *testing.T) {
 	omb := writeRun(t, "omb-16", 50000, 50000)
 	for _, cmd := range []string{"compare", "gate"} {
 		o := sharebench(t, cmd, "--baseline", quick, "--candidate", omb)
-		if o.code != cli.ExitUsage || !strings.Contains(o.stderr, "workload quick in") || !strings.Contains(o.stderr, "rate 2000 records/s in") ||
+		if o.code != reports.ExitUsage || !strings.Contains(o.stderr, "workload quick in") || !strings.Contains(o.stderr, "rate 2000 records/s in") ||
 			!strings.Contains(o.stderr, "--allow-mismatch") {
 			t.Errorf("%s of another workload and rate: want exit 2 naming both differences and the flag: %v", cmd, o)
 		}
 	}
 	o := sharebench(t, "compare", "--baseline", quick, "--candidate", omb, "--allow-mismatch")
-	if o.code != cli.ExitOK || !strings.Contains(o.stderr, "warning") {
+	if o.code != reports.ExitOK || !strings.Contains(o.stderr, "warning") {
 		t.Errorf("compare --allow-mismatch: want exit 0 and a warning: %v", o)
 	}
 }
@@ -212,12 +212,12 @@ func TestGateTooFewRepeats(t *testing.T) {
 	t.Parallel()
 	base, cand := writeRun(t, "quick", 2000, 2000), writeRun(t, "quick", 2000, 1000)
 	o := sharebench(t, "gate", "--baseline", base, "--candidate", cand)
-	if o.code != cli.ExitUsage || !strings.Contains(o.stdout, "too few repeats") || !strings.Contains(o.stdout, "at least 4 repeats a side") ||
+	if o.code != reports.ExitUsage || !strings.Contains(o.stdout, "too few repeats") || !strings.Contains(o.stdout, "at least 4 repeats a side") ||
 		!strings.Contains(o.stdout, "--threshold-only") {
 		t.Errorf("gate with one repeat a side: want exit 2 saying 4 are needed and naming --threshold-only: %v", o)
 	}
 	o = sharebench(t, "gate", "--baseline", base, "--candidate", cand, "--threshold-only")
-	if o.code != cli.ExitRegression {
+	if o.code != reports.ExitRegression {
 		t.Errorf("gate --threshold-only, throughput halved: want exit 4: %v", o)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // TestHelperMain is the subprocess: it runs the command line given in
@@ -66,8 +67,8 @@ func TestInterruptKeepsMeasuredModes(t *testing.T) {
 	}
 	err = cmd.Wait()
 	var ee *exec.ExitError
-	if !signalled || !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
-		t.Fatalf("signalled %v, exit %v; want exit %d\nstderr:\n%s", signalled, err, cli.ExitInterrupted, strings.Join(seen, "\n"))
+	if !signalled || !errors.As(err, &ee) || ee.ExitCode() != reports.ExitInterrupted {
+		t.Fatalf("signalled %v, exit %v; want exit %d\nstderr:\n%s", signalled, err, reports.ExitInterrupted, strings.Join(seen, "\n"))
 	}
 	res, err := result.Read(filepath.Join(dir, result.FileName))
 	if err != nil {

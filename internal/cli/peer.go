@@ -19,17 +19,11 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 )
-
-func init() {
-	// No summary: the main command list leaves it out.
-	extraCommands = append(extraCommands, command{name: "peer", run: peerCmd})
-}
 
 const peerUsage = `Usage: sharebench peer produce|share-consume [flags]
 
@@ -93,6 +87,20 @@ func (c *peerCommon) check(name string) error {
 		return usageErr("peer %s: --format %q: valid: text, json", name, c.format)
 	}
 	return nil
+}
+
+// open connects to --brokers as the kafka target does (its seeds, client id
+// prefix and reachability check); the caller closes the target.
+func (c *peerCommon) open(ctx context.Context, name string) (*kafkatarget.Target, error) {
+	seeds := c.seeds()
+	if len(seeds) == 0 {
+		return nil, usageErr("peer %s: --brokers is empty: give the seed brokers host:port", name)
+	}
+	t, err := kafkatarget.New(ctx, kafkatarget.Options{Brokers: seeds, ClientID: "sharebench-peer"})
+	if err != nil {
+		return nil, fmt.Errorf("peer %s: --brokers %s: %w", name, c.brokers, err)
+	}
+	return t, nil
 }
 
 func (c *peerCommon) seeds() []string {
@@ -206,11 +214,14 @@ func peerProduce(env *Env, args []string) error {
 	hist, steadyHist := loadgen.NewHist(), loadgen.NewHist()
 	var mu sync.Mutex // guards hist and res.Failed: promises run on kgo's goroutines
 	var firstErr error
+	ctx := context.Background()
+	tgt, err := c.open(ctx, "produce")
+	if err != nil {
+		return err
+	}
+	defer tgt.Close()
 	opts := []kgo.Opt{
-		kgo.SeedBrokers(c.seeds()...),
-		kgo.ClientID("sharebench-peer-producer"),
 		kgo.DefaultProduceTopic(c.topic),
-		kgo.DisableClientMetrics(),
 		kgo.ProducerLinger(linger),
 		kgo.ProducerBatchMaxBytes(batchMaxBytes),
 		// The Java producer buffers up to buffer.memory (32 MiB).
@@ -227,12 +238,11 @@ func peerProduce(env *Env, args []string) error {
 	if txn {
 		opts = append(opts, kgo.TransactionalID(txnID))
 	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := tgt.Client("producer", opts...)
 	if err != nil {
 		return usageErr("peer produce: %v", err)
 	}
 	defer cl.Close()
-	ctx := context.Background()
 	if txn {
 		ictx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		_, _, err := cl.ProducerID(ictx)
@@ -426,9 +436,14 @@ func peerShareConsume(env *Env, args []string) error {
 		return usageErr("peer share-consume: --group is required")
 	}
 	ctx := context.Background()
+	tgt, err := c.open(ctx, "share-consume")
+	if err != nil {
+		return err
+	}
+	defer tgt.Close()
 	if setReset {
-		if err := setGroupEarliest(ctx, c.seeds(), group); err != nil {
-			return fmt.Errorf("peer share-consume: setting share.auto.offset.reset=earliest on group %s: %w", group, err)
+		if err := tgt.SetShareGroupEarliest(ctx, group); err != nil {
+			return fmt.Errorf("peer share-consume: %w", err)
 		}
 	}
 
@@ -439,9 +454,6 @@ func peerShareConsume(env *Env, args []string) error {
 	// (loadgen/targets/kafkatarget): a ShareFetch waits at most 100 ms at the
 	// broker, and a poll returns at most --max-poll-records records.
 	opts := []kgo.Opt{
-		kgo.SeedBrokers(c.seeds()...),
-		kgo.ClientID("sharebench-peer-share-consumer"),
-		kgo.DisableClientMetrics(),
 		kgo.ShareGroup(group),
 		kgo.ConsumeTopics(c.topic),
 		kgo.FetchMaxWait(100 * time.Millisecond),
@@ -450,7 +462,7 @@ func peerShareConsume(env *Env, args []string) error {
 	if acquire == "record_limit" {
 		opts = append(opts, kgo.ShareMaxRecordsStrict())
 	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := tgt.Client("share-consumer", opts...)
 	if err != nil {
 		return usageErr("peer share-consume: %v", err)
 	}
@@ -562,37 +574,5 @@ func writePeer(w io.Writer, format string, v any, text func(io.Writer)) error {
 		return enc.Encode(v)
 	}
 	text(w)
-	return nil
-}
-
-// setGroupEarliest sets share.auto.offset.reset=earliest on group, with a
-// client of its own so the setting is in place before the consumer joins.
-func setGroupEarliest(ctx context.Context, seeds []string, group string) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DisableClientMetrics())
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = group
-	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-	cfg.Name = "share.auto.offset.reset"
-	cfg.Value = kmsg.StringPtr("earliest")
-	cfg.Op = kmsg.IncrementalAlterConfigOpSet
-	res.Configs = append(res.Configs, cfg)
-	req.Resources = append(req.Resources, res)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return err
-	}
-	for _, r := range resp.Resources {
-		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			return err
-		}
-	}
 	return nil
 }

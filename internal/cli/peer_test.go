@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/reports"
 )
 
 func peerRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -36,7 +37,7 @@ func TestPeerProduceThenShareConsume(t *testing.T) {
 		args := append([]string{"produce", "--brokers", brokers, "--topic", "peer-t", "--num-records", "3000",
 			"--record-size", "64", "--format", "json"}, extra...)
 		code, stdout, stderr := peerRun(t, args...)
-		if code != cli.ExitOK {
+		if code != reports.ExitOK {
 			t.Fatalf("peer %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 		}
 		var res struct {
@@ -60,7 +61,7 @@ func TestPeerProduceThenShareConsume(t *testing.T) {
 
 	code, stdout, stderr := peerRun(t, "share-consume", "--brokers", brokers, "--topic", "peer-t", "--group", "peer-g",
 		"--num-records", "6000", "--timeout", "20s")
-	if code != cli.ExitOK {
+	if code != reports.ExitOK {
 		t.Fatalf("peer share-consume: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// ShareConsumerPerformance's header and line: field 6 is the count.
@@ -90,11 +91,11 @@ func TestPeerBadInput(t *testing.T) {
 		if i := strings.LastIndex(last, "\n"); i >= 0 {
 			last = last[i+1:]
 		}
-		if code != cli.ExitUsage || !strings.Contains(last, tc.want) {
-			t.Errorf("peer %v: exit %d, last stderr line %q; want exit %d and %q", tc.args, code, last, cli.ExitUsage, tc.want)
+		if code != reports.ExitUsage || !strings.Contains(last, tc.want) {
+			t.Errorf("peer %v: exit %d, last stderr line %q; want exit %d and %q", tc.args, code, last, reports.ExitUsage, tc.want)
 		}
 	}
-	if code, stdout, _ := peerRun(t, "--help"); code != cli.ExitOK || !strings.Contains(stdout, "ShareConsumerPerformance") {
+	if code, stdout, _ := peerRun(t, "--help"); code != reports.ExitOK || !strings.Contains(stdout, "ShareConsumerPerformance") {
 		t.Errorf("peer --help: exit %d\n%s", code, stdout)
 	}
 }
@@ -110,7 +111,7 @@ func TestPeerWarmupRecords(t *testing.T) {
 	brokers := strings.Join(c.ListenAddrs(), ",")
 	code, stdout, stderr := peerRun(t, "produce", "--brokers", brokers, "--topic", "peer-w", "--num-records", "3000",
 		"--record-size", "64", "--warmup-records", "1000", "--compression", "none", "--linger", "0s")
-	if code != cli.ExitOK {
+	if code != reports.ExitOK {
 		t.Fatalf("peer produce: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "3000 records sent, ") || !strings.Contains(stdout, "\n2000 steady state records sent, ") {
@@ -118,10 +119,10 @@ func TestPeerWarmupRecords(t *testing.T) {
 	}
 	code, stdout, stderr = peerRun(t, "share-consume", "--brokers", brokers, "--topic", "peer-w", "--group", "peer-wg",
 		"--num-records", "3000", "--timeout", "20s", "--warmup-records", "1000")
-	if code != cli.ExitOK || !strings.Contains(stdout, "steady state after ") {
+	if code != reports.ExitOK || !strings.Contains(stdout, "steady state after ") {
 		t.Errorf("peer share-consume --warmup-records: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if code, _, stderr := peerRun(t, "produce", "--brokers", brokers, "--topic", "peer-w", "--num-records", "10", "--compression", "brotli"); code != cli.ExitUsage || !strings.Contains(stderr, "--compression") {
+	if code, _, stderr := peerRun(t, "produce", "--brokers", brokers, "--topic", "peer-w", "--num-records", "10", "--compression", "brotli"); code != reports.ExitUsage || !strings.Contains(stderr, "--compression") {
 		t.Errorf("an unknown codec: exit %d %s", code, stderr)
 	}
 }

@@ -12,20 +12,15 @@ import (
 	"github.com/sharebench/sharebench/reports"
 )
 
-func init() {
-	extraCommands = append(extraCommands,
-		command{"report", "render plots, report.html and summary.md from run directories", reportCmd},
-		command{"compare", "compare a candidate run with a baseline, metric by metric", compareCmd},
-		command{"gate", "fail (exit 4) on a significant regression or (exit 3) a forbidden anomaly", gateCmd},
-	)
-	reportHook = func(runDir, outDir string) error {
-		r, err := reports.Load(runDir)
-		if err != nil {
-			return err
-		}
-		_, err = reports.Generate(outDir, r)
+// renderReport writes runDir's report (plots, report.html, summary.md)
+// into outDir; run calls it after a run unless --no-report.
+func renderReport(runDir, outDir string) error {
+	r, err := reports.Load(runDir)
+	if err != nil {
 		return err
 	}
+	_, err = reports.Generate(outDir, r)
+	return err
 }
 
 func loadRuns(dirs []string, flag string) ([]*reports.Run, error) {

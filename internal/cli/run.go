@@ -20,7 +20,9 @@ import (
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -88,7 +90,7 @@ func runCmd(env *Env, args []string) error {
 	}
 	spec, notes, err := workloads.LoadWithNotes(f.workload)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return withCode(reports.ExitUsage, err)
 	}
 	for _, n := range notes {
 		kind := "note"
@@ -169,15 +171,15 @@ func runCmd(env *Env, args []string) error {
 	interrupted := errors.Is(err, loadgen.ErrInterrupted)
 	if err != nil && !interrupted {
 		if errors.Is(err, loadgen.ErrBadConfig) {
-			return withCode(ExitUsage, err)
+			return withCode(reports.ExitUsage, err)
 		}
 		return err
 	}
 	if err := formatter.Format(env.Stdout, res); err != nil {
 		return err
 	}
-	if !f.noReport && reportHook != nil {
-		if err := reportHook(f.out, filepath.Join(f.out, "report")); err != nil {
+	if !f.noReport {
+		if err := renderReport(f.out, result.ReportDir(f.out)); err != nil {
 			fmt.Fprintf(env.Stderr, "sharebench run: report: %v\n", err)
 		}
 	}
@@ -189,7 +191,7 @@ func runCmd(env *Env, args []string) error {
 				done++
 			}
 		}
-		return withCode(ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, filepath.Join(f.out, result.FileName)))
+		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, result.ResultPath(f.out)))
 	}
 	return runVerdict(res, f)
 }
@@ -204,8 +206,8 @@ func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 	}
 	var kinds []string
 	for _, fl := range spec.Faults {
-		if loadgen.NeedsFaultRunner(fl.Kind) && !slices.Contains(kinds, fl.Kind) {
-			kinds = append(kinds, fl.Kind)
+		if enginetarget.NeedsDataDir(fl.Kind) && !slices.Contains(kinds, string(fl.Kind)) {
+			kinds = append(kinds, string(fl.Kind))
 		}
 	}
 	if len(kinds) == 0 {
@@ -213,7 +215,7 @@ func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 	}
 	dir, err := os.MkdirTemp("", "sharebench-data-")
 	if err != nil {
-		return withCode(ExitRuntime, fmt.Errorf("a temporary data directory for the %s faults: %v; pass --data-dir DIR", strings.Join(kinds, ", "), err))
+		return withCode(reports.ExitRuntime, fmt.Errorf("a temporary data directory for the %s faults: %v; pass --data-dir DIR", strings.Join(kinds, ", "), err))
 	}
 	f.dataDir, f.tempDataDir = dir, dir
 	fmt.Fprintf(env.Stderr, "sharebench run: the %s faults need a durable engine: data in the temporary directory %s, removed after the run (--data-dir DIR keeps it)\n",
@@ -240,9 +242,6 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// reportHook renders a run directory's report (set by report.go).
-var reportHook func(runDir, outDir string) error
-
 // runVerdict maps the result to the exit code: 3 for a forbidden
 // exactly-once anomaly, 1 for a mode that failed to run.
 func runVerdict(res *result.Result, f runFlags) error {
@@ -260,15 +259,15 @@ func runVerdict(res *result.Result, f runFlags) error {
 		}
 	}
 	if len(failed) > 0 {
-		return withCode(ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s; witnesses are in %s, reproduce with --seed %d",
-			strings.Join(failed, "; "), filepath.Join(f.out, result.FileName), f.seed))
+		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s; witnesses are in %s, reproduce with --seed %d",
+			strings.Join(failed, "; "), result.ResultPath(f.out), f.seed))
 	}
 	if len(errs) > 0 {
-		return withCode(ExitRuntime, fmt.Errorf("%s", strings.Join(errs, "; ")))
+		return withCode(reports.ExitRuntime, fmt.Errorf("%s", strings.Join(errs, "; ")))
 	}
 	if len(unjudged) > 0 {
-		return withCode(ExitInconclusive, fmt.Errorf("inconclusive: the verifier could not judge %s; a longer --drain or a target that reports share state settles it (details in %s, reproduce with --seed %d)",
-			strings.Join(unjudged, "; "), filepath.Join(f.out, result.FileName), f.seed))
+		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: the verifier could not judge %s; a longer --drain or a target that reports share state settles it (details in %s, reproduce with --seed %d)",
+			strings.Join(unjudged, "; "), result.ResultPath(f.out), f.seed))
 	}
 	return nil
 }
@@ -421,37 +420,22 @@ func verifyCmd(env *Env, args []string) error {
 	fs := newFlags(env, "verify", "--in RUN_DIR [--mode MODE]", verifyExamples)
 	in := fs.String("in", "", "run directory written with --dump-ledgers")
 	only := fs.String("mode", "", "verify only this mode's ledgers")
-	limit := fs.Int("delivery-limit", 0, "delivery limit for over-delivered (default: from the run's workload, else 5)")
+	limit := fs.Int("delivery-limit", 0, "delivery limit for over-delivered (default: the one the ledgers record, else the run's workload's, else 5)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *in == "" {
 		return usageErr("--in is required: the run directory written by 'sharebench run --dump-ledgers'")
 	}
-	dir := filepath.Join(*in, "ledgers")
-	entries, err := os.ReadDir(dir)
+	names, err := result.LedgerModes(*in)
 	if err != nil {
 		return usageErr("%s has no ledgers (%v); re-run with 'sharebench run --dump-ledgers --out %s'", *in, err, *in)
 	}
-	dl := *limit
-	if dl == 0 {
-		dl = 5
-		if r, err := result.Read(filepath.Join(*in, result.FileName)); err == nil {
-			var spec workloads.Spec
-			if jerr := jsonUnmarshal(r.Spec, &spec); jerr == nil && spec.DeliveryLimit > 0 {
-				dl = spec.DeliveryLimit
-			}
-		}
+	if *only != "" {
+		names = slices.DeleteFunc(names, func(n string) bool { return n != *only })
 	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() && (*only == "" || e.Name() == *only) {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
 	if len(names) == 0 {
-		return usageErr("no ledgers for mode %q under %s", *only, dir)
+		return usageErr("no ledgers for mode %q under %s", *only, result.LedgersDir(*in))
 	}
 	// Each mode is judged on its own: a broken ledger is reported and the
 	// other modes are still verified. The exit code is the worst outcome:
@@ -460,7 +444,8 @@ func verifyCmd(env *Env, args []string) error {
 	var failed, broken, unjudged []string
 	for _, name := range names {
 		mode := modeOf(name)
-		v, err := verify.VerifyDir(mode, filepath.Join(dir, name), verify.Options{DeliveryLimit: dl})
+		dir := result.LedgerDir(*in, name)
+		v, err := verify.VerifyDir(mode, dir, verify.Options{DeliveryLimit: deliveryLimit(*limit, *in, dir)})
 		if err != nil {
 			fmt.Fprintf(env.Stdout, "verify %s: not judged: %v\n", name, err)
 			broken = append(broken, name)
@@ -476,13 +461,33 @@ func verifyCmd(env *Env, args []string) error {
 	}
 	switch {
 	case len(failed) > 0:
-		return withCode(ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(failed, ", ")))
+		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(failed, ", ")))
 	case len(broken) > 0:
 		return usageErr("ledgers of %s cannot be read (see above); re-run with --dump-ledgers", strings.Join(broken, ", "))
 	case len(unjudged) > 0:
-		return withCode(ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
+		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
 	}
 	return nil
+}
+
+// deliveryLimit is the delivery limit a mode's ledgers in ledgerDir are
+// judged with: --delivery-limit when given; else the one the ledger records
+// (0 here: verify reads it from ledger.json); a v1 ledger records none, so
+// the run's workload's, else Kafka's default 5.
+func deliveryLimit(flag int, runDir, ledgerDir string) int {
+	if flag != 0 {
+		return flag
+	}
+	if meta, err := verify.ReadMeta(ledgerDir); err != nil || meta.Schema != verify.LedgerSchemaV1 {
+		return 0
+	}
+	if r, err := result.Read(result.ResultPath(runDir)); err == nil {
+		var spec workloads.Spec
+		if jsonUnmarshal(r.Spec, &spec) == nil && spec.DeliveryLimit > 0 {
+			return spec.DeliveryLimit
+		}
+	}
+	return 5
 }
 
 // modeOf strips a repeat suffix ("explicit-r2" -> "explicit").

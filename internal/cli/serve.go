@@ -17,11 +17,6 @@ import (
 	"github.com/sharebench/sharebench/internal/serve"
 )
 
-func init() {
-	extraCommands = append(extraCommands,
-		command{"serve", "run the reference engine as a Kafka-protocol broker on loopback", serveCmd})
-}
-
 const serveExamples = `  sharebench serve                                   # in memory on 127.0.0.1:9092
   sharebench serve --listen 127.0.0.1:19092 --data-dir /tmp/sb-data
   sharebench serve --txn-share-ack 93                # the draft's first TxnShareAcknowledge shape
@@ -63,6 +58,9 @@ func serveCmd(env *Env, args []string) error {
 	var opts []engine.Option
 	if *shards > 0 {
 		opts = append(opts, engine.WithShards(*shards))
+	}
+	if *blockRate < 0 || *mutexFrac < 0 {
+		return usageErr("--block-profile-rate and --mutex-profile-fraction must not be negative")
 	}
 	if *retention < 0 {
 		return usageErr("--retention-bytes %d must not be negative", *retention)
@@ -123,9 +121,6 @@ func serveCmd(env *Env, args []string) error {
 		}
 		defer a.Close()
 		fmt.Fprintf(env.Stdout, "sharebench serve: admin endpoint on http://%s (POST /control/ACTION, /debug/pprof)\n", a.Addr())
-	}
-	if *blockRate < 0 || *mutexFrac < 0 {
-		return usageErr("--block-profile-rate and --mutex-profile-fraction must not be negative")
 	}
 	runtime.SetBlockProfileRate(*blockRate)
 	runtime.SetMutexProfileFraction(*mutexFrac)

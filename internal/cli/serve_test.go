@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // TestServeBadFlags: each bad flag is one usage line and exit code 2.
@@ -24,9 +25,12 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"--txn-share-ack", "94"}, "valid: off, 93, 95"},
 		{[]string{"--flush", "never"}, "--flush applies with --data-dir"},
 		{[]string{"--retention-bytes", "-1"}, "must not be negative"},
+		{[]string{"--block-profile-rate", "-1"}, "must not be negative"},
+		{[]string{"--listen", "127.0.0.1:0", "--transaction-version", "3"}, "valid: 1, 2"},
+		{[]string{"--listen", "127.0.0.1:0", "--admin-listen", "0.0.0.0:0"}, "not a loopback address"},
 	} {
 		o := sharebench(t, append([]string{"serve"}, tc.args...)...)
-		if o.code != cli.ExitUsage || !strings.Contains(o.stderr, tc.want) || len(lines(o.stderr)) != 1 {
+		if o.code != reports.ExitUsage || !strings.Contains(o.stderr, tc.want) || len(lines(o.stderr)) != 1 {
 			t.Errorf("serve %v: %v\nwant exit 2 and one line containing %q", tc.args, o, tc.want)
 		}
 	}
@@ -63,7 +67,7 @@ func TestServeCommand(t *testing.T) {
 		t.Fatalf("fetch through sharebench serve: %v, %d records", err, len(fs.Records()))
 	}
 	close(stop)
-	if code := <-done; code != cli.ExitOK {
+	if code := <-done; code != reports.ExitOK {
 		t.Fatalf("serve exited %d: %s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "listening on "+addr) || !strings.Contains(stdout.String(), "TxnShareAcknowledge: off") {

@@ -6,13 +6,17 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/pflag"
 
+	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/workloads"
 )
 
-// knobList names the knobs --knobs takes one by one.
-const knobList = "exact-epoch-match, abort-to-available-at-limit, stage-stop-at-first-failure, reject-identical-retry, failed-stage-no-lock, dlq-after-marker, tx-pending-limit=N"
+// knobList names the knobs --knobs takes one by one (engine.KnobNames
+// after "safe" and "draft").
+var knobList = strings.Join(eng.KnobNames()[2:], ", ")
 
 type shareFlags struct {
 	acquireMode   string

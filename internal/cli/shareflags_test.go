@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // TestShareFlagsBadInput: a bad acquire mode, dead-letter setting or knob
@@ -29,8 +29,8 @@ func TestShareFlagsBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			o := sharebench(t, tc.args...)
-			if o.code != cli.ExitUsage {
-				t.Fatalf("exit %d, want %d: %v", o.code, cli.ExitUsage, o)
+			if o.code != reports.ExitUsage {
+				t.Fatalf("exit %d, want %d: %v", o.code, reports.ExitUsage, o)
 			}
 			ls := lines(o.stderr)
 			if len(ls) != 1 {

@@ -12,12 +12,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/internal/sim"
+	"github.com/sharebench/sharebench/reports"
 )
-
-func init() {
-	extraCommands = append(extraCommands,
-		command{"sim", "deterministic simulation of the engine: every invariant after every step", simCmd})
-}
 
 const simExamples = `  sharebench sim --seed 42 --steps 400          # one seed; same seed, same history
   sharebench sim --seeds 200                     # seeds 1..200 (or from --seed)
@@ -94,7 +90,7 @@ func simCmd(env *Env, args []string) error {
 	tot, bad, stopped := sim.RunSeeds(seeds)
 	if bad == nil {
 		if stopped {
-			return withCode(ExitRuntime, fmt.Errorf("interrupted after %d seeds", tot.Seeds))
+			return withCode(reports.ExitRuntime, fmt.Errorf("interrupted after %d seeds", tot.Seeds))
 		}
 		tot.Print(env.Stdout, time.Since(start))
 		return nil
@@ -131,7 +127,7 @@ func reportViolation(env *Env, f *simFlags, cfg sim.Config, out *sim.Outcome) er
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	fmt.Fprintf(w, "repro: %s\n", repro)
-	return withCode(ExitAnomaly, fmt.Errorf("seed %d: %s (repro: %s)", out.Seed, v.Check, repro))
+	return withCode(reports.ExitAnomaly, fmt.Errorf("seed %d: %s (repro: %s)", out.Seed, v.Check, repro))
 }
 
 func drainWord(step int) string {

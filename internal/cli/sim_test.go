@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/internal/cli"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // simMain runs `sharebench sim args...` and returns the exit code and
@@ -26,7 +27,7 @@ func simMain(t *testing.T, args ...string) (int, string, string) {
 func TestSimPasses(t *testing.T) {
 	t.Parallel()
 	code, out, errOut := simMain(t, "--seed", "3", "--seeds", "4", "--steps", "150")
-	if code != cli.ExitOK {
+	if code != reports.ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	if !strings.Contains(errOut, "seeds 3..6 (4), 150 steps each, knobs safe") {
@@ -50,13 +51,13 @@ func TestSimSameSeedSameLog(t *testing.T) {
 	}
 }
 
-// The draft knobs (DESIGN §3.4) break invariants: exit 3, the violation,
+// The draft knobs (docs/design.md §3.4) break invariants: exit 3, the violation,
 // a shrunk trace with its replay command, and the one-line repro.
 func TestSimDraftViolation(t *testing.T) {
 	t.Parallel()
 	code, out, _ := simMain(t, "--seeds", "10", "--steps", "300", "--knobs", "draft", "--shrink-time", "5s")
-	if code != cli.ExitAnomaly {
-		t.Fatalf("exit %d, want %d\n%s", code, cli.ExitAnomaly, out)
+	if code != reports.ExitAnomaly {
+		t.Fatalf("exit %d, want %d\n%s", code, reports.ExitAnomaly, out)
 	}
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^VIOLATION seed \d+: I\d+ `),
@@ -79,7 +80,7 @@ func TestSimBadFlags(t *testing.T) {
 		{"--only", "1", "--seeds", "2"},
 	} {
 		code, _, errOut := simMain(t, args...)
-		if code != cli.ExitUsage || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+		if code != reports.ExitUsage || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
 			t.Errorf("sim %v: exit %d, stderr %q; want exit 2 and one line", args, code, errOut)
 		}
 	}

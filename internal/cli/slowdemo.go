@@ -15,6 +15,7 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // slowCommitEnv names the variable that sets the delay.
@@ -29,7 +30,7 @@ func init() {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
 			fmt.Fprintf(os.Stderr, "sharebench: %s=%q: not a duration like 5ms; set it to one or unset it\n", slowCommitEnv, v)
-			os.Exit(ExitUsage)
+			os.Exit(reports.ExitUsage)
 		}
 		delay = d
 	}

@@ -7,8 +7,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -19,6 +19,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
+	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -149,7 +150,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 		}
 		t, err := kafkatarget.New(ctx, opts)
 		if err != nil {
-			return nil, nil, withCode(ExitRuntime, err)
+			return nil, nil, withCode(reports.ExitRuntime, err)
 		}
 		// A transactional run asked for by name must fail fast on a broker
 		// without the KIP-1289 API; with --modes unset it is listed as
@@ -158,7 +159,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 			if m == pipeline.Transactional {
 				if err := t.Supports(ctx, m); err != nil {
 					t.Close()
-					return nil, nil, withCode(ExitUsage, err)
+					return nil, nil, withCode(reports.ExitUsage, err)
 				}
 			}
 		}
@@ -171,41 +172,15 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 	return nil, nil, usageErr("--target %q: unknown target (valid: engine, kafka)", f.target)
 }
 
+// parseKnobs reads --knobs (engine.ParseKnobs), its error naming the flag.
 func parseKnobs(s string) (eng.Knobs, error) {
-	var k eng.Knobs
-	switch s {
-	case "safe", "":
-		return k, nil
-	case "draft":
-		return eng.Knobs{ExactEpochMatch: true, AbortToAvailableAtLimit: true, StageStopAtFirstFailure: true,
-			RejectIdenticalRetry: true, FailedStageNoLock: true}, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if v, ok := strings.CutPrefix(part, "tx-pending-limit="); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return k, usageErr("--knobs: tx-pending-limit=%s: want a whole number of records above 0, like tx-pending-limit=2000 (TX_PENDING records then stay out of share.partition.max.record.locks, at most that many per share partition)", v)
-			}
-			k.TxPendingLimit = n
-			continue
-		}
-		switch part {
-		case "exact-epoch-match":
-			k.ExactEpochMatch = true
-		case "abort-to-available-at-limit":
-			k.AbortToAvailableAtLimit = true
-		case "stage-stop-at-first-failure":
-			k.StageStopAtFirstFailure = true
-		case "reject-identical-retry":
-			k.RejectIdenticalRetry = true
-		case "failed-stage-no-lock":
-			k.FailedStageNoLock = true
-		case "dlq-after-marker":
-			k.DLQAfterMarker = true
-		default:
-			return k, usageErr("--knobs: unknown knob %q (valid: safe, draft, %s)", part, knobList)
-		}
+	k, err := eng.ParseKnobs(s)
+	var unknown *eng.UnknownKnobError
+	switch {
+	case errors.As(err, &unknown):
+		return k, usageErr("--knobs: unknown knob %q (valid: %s)", unknown.Name, strings.Join(eng.KnobNames(), ", "))
+	case err != nil:
+		return k, usageErr("--knobs: %v", err)
 	}
 	return k, nil
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // TestChaosClientFaults runs testdata/chaos-client.yaml (worker crashes at
@@ -28,7 +28,7 @@ func TestChaosClientFaults(t *testing.T) {
 			t.Parallel()
 			r := sharebenchRun(t, "--workload", workload("chaos-client.yaml"), "--modes", mode,
 				"--seed", seedFor(t.Name()))
-			if mode == "classic-eos" && r.code == cli.ExitInconclusive && r.res != nil && len(r.res.Modes) == 1 {
+			if mode == "classic-eos" && r.code == reports.ExitInconclusive && r.res != nil && len(r.res.Modes) == 1 {
 				m := r.res.Modes[0]
 				v := m.Verify
 				if !m.DrainTimedOut || v == nil || v.Verdict != verify.VerdictInconclusive || v.Pass || len(v.Forbidden) > 0 {

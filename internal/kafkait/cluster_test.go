@@ -17,8 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -53,9 +53,9 @@ func TestThreeNodeChaos(t *testing.T) {
 		t.Fatalf("no %s (exit %d)", result.FileName, r.code)
 	}
 	switch r.code {
-	case cli.ExitOK, cli.ExitAnomaly, cli.ExitInconclusive:
+	case reports.ExitOK, reports.ExitAnomaly, reports.ExitInconclusive:
 	default:
-		t.Errorf("exit %d: want a verdict (0, %d or %d)", r.code, cli.ExitAnomaly, cli.ExitInconclusive)
+		t.Errorf("exit %d: want a verdict (0, %d or %d)", r.code, reports.ExitAnomaly, reports.ExitInconclusive)
 	}
 	spec, ok := workloads.Lookup("kafka-chaos")
 	if !ok {
@@ -96,7 +96,7 @@ func TestThreeNodeChaos(t *testing.T) {
 							f.Kind, float64(f.ScheduledNs)/1e9, float64(f.AtNs)/1e9, late, faultSlack)
 					}
 				}
-				if !workloads.BrokerFault(f.Kind) {
+				if !workloads.BrokerFault(workloads.FaultKind(f.Kind)) {
 					continue
 				}
 				brokerFaults++
@@ -111,7 +111,7 @@ func TestThreeNodeChaos(t *testing.T) {
 				if n, err := strconv.Atoi(f.Broker); err != nil || n < 1 || n > 3 {
 					t.Errorf("%s (%s) hit broker %q, not a node of the three", f.Kind, f.Selector, f.Broker)
 				}
-				action := map[string]string{workloads.FaultBrokerKill: "kill", workloads.FaultBrokerRestart: "restart", workloads.FaultBrokerPause: "pause"}[f.Kind]
+				action := map[workloads.FaultKind]string{workloads.FaultBrokerKill: "kill", workloads.FaultBrokerRestart: "restart", workloads.FaultBrokerPause: "pause"}[workloads.FaultKind(f.Kind)]
 				want := fmt.Sprintf("%s %s %s %s", mode, action, f.Broker, f.Selector)
 				if !strings.Contains(string(logged), want+"\n") {
 					t.Errorf("%s recorded broker %s (%s), but the command was never asked %q", f.Kind, f.Broker, f.Selector, want)

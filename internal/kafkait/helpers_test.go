@@ -22,6 +22,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/reports"
 )
 
 // envBrokers names the broker the tier runs against.
@@ -106,7 +107,7 @@ func indent(s string) string {
 func workload(name string) string { return filepath.Join("testdata", name) }
 
 // informational are the verifier's kinds that are reported but never an
-// anomaly (DESIGN §7).
+// anomaly (docs/design.md §7).
 var informational = []string{"archived-at-limit", "rejected"}
 
 // checkMode checks the one result of mode in r: it ran, the drain finished
@@ -114,8 +115,8 @@ var informational = []string{"archived-at-limit", "rejected"}
 // and it found no kind beyond what the mode allows.
 func checkMode(t *testing.T, r run, mode string) *result.ModeResult {
 	t.Helper()
-	if r.code != cli.ExitOK {
-		t.Errorf("exit code %d, want %d", r.code, cli.ExitOK)
+	if r.code != reports.ExitOK {
+		t.Errorf("exit code %d, want %d", r.code, reports.ExitOK)
 	}
 	if r.res == nil {
 		t.Fatalf("no %s in %s", result.FileName, r.out)

@@ -11,16 +11,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
+	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/workloads"
 )
 
-// supportedModes are the modes Kafka 4.x runs today (DESIGN §5).
+// supportedModes are the modes Kafka 4.x runs today (docs/design.md §5).
 var supportedModes = []string{"implicit", "explicit", "deferred", "classic-eos"}
 
 // TestModes runs the quick workload in every supported mode, each in its own
@@ -48,8 +48,8 @@ func TestTransactionalFailsFast(t *testing.T) {
 	b := brokers(t)
 	r := sharebenchRun(t, "--workload", workload("quick-kafka.yaml"), "--modes", "transactional",
 		"--seed", seedFor(t.Name()))
-	if r.code != cli.ExitUsage {
-		t.Errorf("exit code %d, want %d (usage: the broker cannot run the mode asked for)", r.code, cli.ExitUsage)
+	if r.code != reports.ExitUsage {
+		t.Errorf("exit code %d, want %d (usage: the broker cannot run the mode asked for)", r.code, reports.ExitUsage)
 	}
 	want := "mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine"
 	if !strings.Contains(r.stderr, want) {

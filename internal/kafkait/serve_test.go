@@ -6,6 +6,7 @@ package kafkait
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,32 @@ func TestJavaToolsAgainstServe(t *testing.T) {
 	if !strings.Contains(out, "perf-share") || !strings.Contains(out, "20000") {
 		t.Errorf("kafka-share-groups --describe:\n%s", out)
 	}
+	// kafka-share-groups --reset-offsets (AlterShareGroupOffsets) and
+	// --delete-offsets (DeleteShareGroupOffsets) on the now empty group.
+	out = runClass(t, "org.apache.kafka.tools.consumer.group.ShareGroupCommand", "--bootstrap-server", addr, "--reset-offsets",
+		"--group", "perf-share", "--topic", "perf", "--to-offset", "5000", "--execute")
+	if info, err := e.SharePartition("perf-share", engine.TopicPartition{Topic: "perf", Partition: 0}); err != nil || info.SPSO != 5000 {
+		t.Errorf("share partition after --reset-offsets --to-offset 5000: %+v, %v\n%s", info, err, out)
+	}
+	out = runClass(t, "org.apache.kafka.tools.consumer.group.ShareGroupCommand", "--bootstrap-server", addr, "--delete-offsets",
+		"--group", "perf-share", "--topic", "perf")
+	if _, err := e.SharePartition("perf-share", engine.TopicPartition{Topic: "perf", Partition: 0}); err == nil || !strings.Contains(out, "Successful") {
+		t.Errorf("share partition after --delete-offsets still there (%v):\n%s", err, out)
+	}
+	// kafka-get-offsets by time: -1 latest, -2 earliest, -3 max timestamp
+	// (the first record of the last batch: a batch's records share its
+	// append time).
+	maxOff, _, ok, err := e.MaxTimestamp(engine.TopicPartition{Topic: "perf", Partition: 0}, engine.ReadUncommitted)
+	if err != nil || !ok || maxOff < 19000 {
+		t.Fatalf("engine max timestamp of perf-0: %d %v %v", maxOff, ok, err)
+	}
+	for tm, want := range map[string]string{"-1": "perf:0:20000", "-2": "perf:0:0", "-3": fmt.Sprintf("perf:0:%d", maxOff)} {
+		out = runClass(t, "org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server", addr, "--topic", "perf", "--time", tm)
+		if !strings.Contains(out, want) {
+			t.Errorf("GetOffsetShell --time %s: want %s in\n%s", tm, want, out)
+		}
+	}
+
 	out = runClass(t, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server", addr, "list")
 	for _, id := range []string{"perf-tx", "aborter"} {
 		if !strings.Contains(out, id) {

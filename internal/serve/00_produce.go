@@ -22,7 +22,7 @@ import (
 
 func init() { register(int16(kmsg.Produce), 3, 13, (*Server).handleProduce) }
 
-func (s *Server) handleProduce(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
+func (s *Server) handleProduce(c *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*kmsg.ProduceRequest)
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
 	for _, t := range req.Topics {
@@ -42,7 +42,7 @@ func (s *Server) handleProduce(_ *conn, kreq kmsg.Request) (kmsg.Response, error
 			} else {
 				tp := engine.TopicPartition{Topic: name, Partition: pt.Partition}
 				implicitAdd := req.Version >= 12 && s.cfg.txnVersion >= 2
-				base, err := s.producePartition(tp, req.TransactionID, pt.Records, implicitAdd)
+				base, err := s.producePartition(c, tp, req.TransactionID, pt.Records, implicitAdd)
 				rp.ErrorCode = partErrCode(err)
 				if err == nil {
 					rp.BaseOffset = base
@@ -80,8 +80,16 @@ func (e codeErr) Unwrap() error { return kerr.ErrorForCode(e.code) }
 // producePartition appends one partition's batches. implicitAdd (KIP-890
 // part 2) lets a transactional batch open the transaction and add its
 // partition, as AddPartitionsToTxn would.
-func (s *Server) producePartition(tp engine.TopicPartition, txnID *string, records []byte, implicitAdd bool) (int64, error) {
-	batches, err := decodeBatches(records)
+// The records are decoded into c's buffer, reused from partition to
+// partition (the engine copies what it keeps).
+func (s *Server) producePartition(c *conn, tp engine.TopicPartition, txnID *string, records []byte, implicitAdd bool) (int64, error) {
+	batches, buf, err := decodeBatches(records, c.recBuf[:0])
+	defer func() {
+		if cap(buf) <= maxRecBuf {
+			clear(buf) // keeps no request bytes alive
+			c.recBuf = buf[:0]
+		}
+	}()
 	if err != nil {
 		return 0, codeErr{kerr.CorruptMessage.Code}
 	}

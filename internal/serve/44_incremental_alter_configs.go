@@ -2,8 +2,10 @@
 //
 // Share group settings (SET and DELETE of share.record.lock.duration.ms,
 // share.delivery.count.limit, share.partition.max.record.locks,
-// share.auto.offset.reset, share.isolation.level; share.acknowledgement.mode
-// and share.acquire.mode are accepted) go to Engine.SetShareGroupConfig, all
+// share.auto.offset.reset, share.isolation.level,
+// errors.deadletterqueue.topic.name and
+// errors.deadletterqueue.copy.record.enable; share.acknowledgement.mode and
+// share.acquire.mode are accepted) go to Engine.SetShareGroupConfig, all
 // of a resource's settings at once or none. Topic and broker settings are
 // refused with INVALID_CONFIG: the engine keeps none.
 

@@ -7,6 +7,7 @@ package serve
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -29,6 +30,8 @@ func groupConfigs(c engine.GroupConfig) [][2]string {
 		{"share.partition.max.record.locks", strconv.Itoa(c.MaxRecordLocks)},
 		{"share.auto.offset.reset", reset},
 		{"share.isolation.level", iso},
+		{"errors.deadletterqueue.topic.name", c.DLQTopic},
+		{"errors.deadletterqueue.copy.record.enable", strconv.FormatBool(c.DLQCopyRecord)},
 	}
 }
 
@@ -51,6 +54,10 @@ func setGroupConfig(c *engine.GroupConfig, name string, value *string, op kmsg.I
 			c.AutoOffsetReset = def.AutoOffsetReset
 		case "share.isolation.level":
 			c.Isolation = def.Isolation
+		case "errors.deadletterqueue.topic.name":
+			c.DLQTopic = def.DLQTopic
+		case "errors.deadletterqueue.copy.record.enable":
+			c.DLQCopyRecord = def.DLQCopyRecord
 		default:
 			return fmt.Errorf("%w: unknown group config %q", engine.ErrInvalidConfig, name)
 		}
@@ -103,6 +110,17 @@ func setGroupConfig(c *engine.GroupConfig, name string, value *string, op kmsg.I
 		default:
 			return fmt.Errorf("%w: share.isolation.level=%q (valid: read_committed, read_uncommitted)", engine.ErrInvalidConfig, v)
 		}
+	case "errors.deadletterqueue.topic.name":
+		if strings.HasPrefix(v, "__") {
+			return fmt.Errorf("%w: errors.deadletterqueue.topic.name=%q starts with __, which names internal topics", engine.ErrInvalidConfig, v)
+		}
+		c.DLQTopic = v
+	case "errors.deadletterqueue.copy.record.enable":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%w: errors.deadletterqueue.copy.record.enable=%q (valid: true, false)", engine.ErrInvalidConfig, v)
+		}
+		c.DLQCopyRecord = b
 	case "share.acknowledgement.mode", "share.acquire.mode":
 		// Accepted: the mode is chosen by each client's requests (explicit
 		// acknowledgements, or TxnShareAcknowledge), and the engine

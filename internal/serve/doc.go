@@ -29,9 +29,14 @@
 // the engine member leave, which releases what it held without counting a
 // delivery, and the next request joins a fresh engine member), the wire
 // producer epoch of a transactional id (the engine bumps its own epoch at
-// every commit; clients without KIP-890 keep the epoch InitProducerId gave
-// them), and idempotent producers' sequence numbers, so a retried batch is
-// answered with its first offset instead of being appended twice.
+// every commit; the client's moves with EndTxn v5 under transaction.version
+// 2 and stays the one InitProducerId gave under 1), and idempotent
+// producers' sequence numbers, so a retried batch is answered with its
+// first offset instead of being appended twice.
+//
+// Control (control.go) applies engine-side faults while the server runs,
+// through the loopback admin endpoint (NewAdmin) or the serve command's
+// signals.
 //
 // Limits: WithMaxConns caps open connections (later ones are closed at
 // once), WithMaxRequestBytes caps a request frame (a larger one closes the

@@ -43,25 +43,27 @@ type batch struct {
 // maxDecompressedBytes bounds one batch's decompressed size.
 const maxDecompressedBytes = 256 << 20
 
-// decodeBatches decodes every batch in b. The records' keys and values
-// alias b (or the decompressed buffer), which the caller must not reuse.
-func decodeBatches(b []byte) ([]batch, error) {
+// decodeBatches decodes every batch in b, appending the records to buf
+// (returned for reuse by the next call once the batches are done with).
+// The records' keys and values alias b (or the decompressed buffer), which
+// the caller must not reuse.
+func decodeBatches(b []byte, buf []engine.ProduceRecord) ([]batch, []engine.ProduceRecord, error) {
 	var out []batch
 	for len(b) > 0 {
 		if len(b) < 12 {
-			return nil, fmt.Errorf("%w: %d trailing bytes", errCorrupt, len(b))
+			return nil, buf, fmt.Errorf("%w: %d trailing bytes", errCorrupt, len(b))
 		}
 		length := int(int32(binary.BigEndian.Uint32(b[8:])))
 		if length < batchHeaderBytes-12 || length > len(b)-12 {
-			return nil, fmt.Errorf("%w: batch length %d with %d bytes left", errCorrupt, length, len(b)-12)
+			return nil, buf, fmt.Errorf("%w: batch length %d with %d bytes left", errCorrupt, length, len(b)-12)
 		}
 		raw := b[:12+length]
 		b = b[12+length:]
 		if raw[16] != 2 {
-			return nil, fmt.Errorf("%w: magic %d (only v2 batches are accepted)", errCorrupt, raw[16])
+			return nil, buf, fmt.Errorf("%w: magic %d (only v2 batches are accepted)", errCorrupt, raw[16])
 		}
 		if crc32.Checksum(raw[21:], crcTable) != binary.BigEndian.Uint32(raw[17:]) {
-			return nil, fmt.Errorf("%w: CRC mismatch", errCorrupt)
+			return nil, buf, fmt.Errorf("%w: CRC mismatch", errCorrupt)
 		}
 		attrs := int16(binary.BigEndian.Uint16(raw[21:]))
 		bt := batch{
@@ -74,19 +76,20 @@ func decodeBatches(b []byte) ([]batch, error) {
 		n := int(int32(binary.BigEndian.Uint32(raw[57:])))
 		body := raw[batchHeaderBytes:]
 		if n < 0 || n > len(body)*64+1 {
-			return nil, fmt.Errorf("%w: %d records", errCorrupt, n)
+			return nil, buf, fmt.Errorf("%w: %d records", errCorrupt, n)
 		}
 		body, err := decompress(attrs&0x7, body)
 		if err != nil {
-			return nil, err
+			return nil, buf, err
 		}
-		bt.recs, err = decodeRecords(body, n)
-		if err != nil {
-			return nil, err
+		start := len(buf)
+		if buf, err = decodeRecords(buf, body, n); err != nil {
+			return nil, buf, err
 		}
+		bt.recs = buf[start:len(buf):len(buf)]
 		out = append(out, bt)
 	}
-	return out, nil
+	return out, buf, nil
 }
 
 func decompress(codec int16, b []byte) ([]byte, error) {
@@ -166,15 +169,14 @@ func snappyBlock(dst, b []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// decodeRecords decodes n records. Headers are read and dropped: the
-// engine stores keys and values only.
-func decodeRecords(b []byte, n int) ([]engine.ProduceRecord, error) {
-	recs := make([]engine.ProduceRecord, 0, n)
+// decodeRecords decodes n records, appending them to recs. Headers are
+// read and dropped: the engine stores keys and values only.
+func decodeRecords(recs []engine.ProduceRecord, b []byte, n int) ([]engine.ProduceRecord, error) {
 	r := kbin.Reader{Src: b}
 	for range n {
 		l := r.Varint()
 		if !r.Ok() || l < 0 || int(l) > len(r.Src) {
-			return nil, fmt.Errorf("%w: record length", errCorrupt)
+			return recs, fmt.Errorf("%w: record length", errCorrupt)
 		}
 		rr := kbin.Reader{Src: r.Span(int(l))}
 		rr.Int8()    // attributes
@@ -184,14 +186,14 @@ func decodeRecords(b []byte, n int) ([]engine.ProduceRecord, error) {
 		value := varBytes(&rr)
 		nh := rr.Varint()
 		if nh < 0 || int(nh) > len(rr.Src) {
-			return nil, fmt.Errorf("%w: header count", errCorrupt)
+			return recs, fmt.Errorf("%w: header count", errCorrupt)
 		}
 		for range nh {
 			varBytes(&rr)
 			varBytes(&rr)
 		}
 		if !rr.Ok() {
-			return nil, fmt.Errorf("%w: truncated record", errCorrupt)
+			return recs, fmt.Errorf("%w: truncated record", errCorrupt)
 		}
 		recs = append(recs, engine.ProduceRecord{Key: key, Value: value})
 	}

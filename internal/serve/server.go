@@ -183,7 +183,13 @@ type conn struct {
 	// time; the records are encoded before the next read). At most
 	// maxPollBuf records, so what stale entries keep alive is bounded.
 	pollBuf []engine.Record
+	// recBuf is the buffer produced records are decoded into, reused the
+	// same way; at most maxRecBuf records.
+	recBuf []engine.ProduceRecord
 }
+
+// maxRecBuf bounds the decode buffer a connection keeps between produces.
+const maxRecBuf = 8192
 
 // errConnClosed ends a request whose connection or server closed while it
 // waited.

@@ -1,4 +1,4 @@
-// This file holds the checks run after every step: DESIGN §4's invariants
+// This file holds the checks run after every step: docs/design.md §4's invariants
 // as far as the engine's public API lets a client observe them, each
 // failure named by the invariant it breaks.
 
@@ -358,7 +358,7 @@ func (s *sim) sessionEnded(member string) bool {
 }
 
 // transition checks one record's change in this step against the events
-// of the step and DESIGN §3.2–§3.3. released says the step dropped every
+// of the step and docs/design.md §3.2–§3.3. released says the step dropped every
 // acquisition of the partition (restart or failover): an ACQUIRED record
 // is then durably AVAILABLE at its count before the acquisition, as after
 // a session close. It reports false after a violation.
@@ -482,7 +482,7 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 		case cur.state == engine.StateAcknowledged || cur.state == engine.StateArchived || cur.state == engine.StateTxPending:
 			return bad("I2 one-owner", "resolved without an acknowledgement or staging by its owner")
 		}
-		return bad("transition", "not a transition of DESIGN §3.2/§3.3")
+		return bad("transition", "not a transition of docs/design.md §3.2/§3.3")
 
 	case engine.StateTxPending:
 		end := s.ended[pidEpoch{prev.pid, prev.epoch}]
@@ -526,7 +526,7 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 }
 
 // undoneDeadline is the lock a record gets back when its staging write
-// fails (DESIGN §3.4).
+// fails (docs/design.md §3.4).
 func (s *sim) undoneDeadline(now time.Duration) time.Duration {
 	if s.knobs.FailedStageNoLock {
 		return noDeadline

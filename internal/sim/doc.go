@@ -5,7 +5,7 @@
 // the engine's timers (lock expiry, session timeouts, the transaction
 // timeout sweep) and faults (worker crashes at any phase, aborts, stalls,
 // zombie producers, clean leaves, failed staging writes). After every step
-// it checks each invariant of DESIGN §4 that a client can observe; at the
+// it checks each invariant of docs/design.md §4 that a client can observe; at the
 // end it drains and runs the verifier per mode.
 //
 // The same seed gives the same history byte for byte:

@@ -1,6 +1,6 @@
 // This file holds the end of a simulation: the drain, in which the workers
 // finish without faults until every input is resolved, and the verifier's
-// verdict per mode (DESIGN §7).
+// verdict per mode (docs/design.md §7).
 
 package sim
 
@@ -147,9 +147,9 @@ func (s *sim) verify() error {
 				}
 				in := verify.Input{ID: r.id, Partition: int32(p), Offset: int64(off)}
 				if !mode.UsesShareGroup() {
-					in.FinalState = verify.StateAvailable
+					in.FinalState = result.StateAvailable
 					if int64(off) < committed {
-						in.FinalState = verify.StateAcknowledged
+						in.FinalState = result.StateAcknowledged
 					}
 				} else {
 					ri, err := s.e.ShareRecord(s.groups[g], ip.tp, int64(off))
@@ -158,7 +158,7 @@ func (s *sim) verify() error {
 					} else if err != nil {
 						return err
 					}
-					in.FinalState = ri.State.String()
+					in.FinalState = result.RecordState(ri.State.String())
 					in.DeliveryCount = ri.DeliveryCount
 					in.Rejected = ri.State == engine.StateArchived && ri.Reason == engine.ReasonRejected
 				}

@@ -1,4 +1,4 @@
-// This file holds the engine faults of durable seeds (DESIGN §3.6, §8): a
+// This file holds the engine faults of durable seeds (docs/design.md §3.6, §8): a
 // full crash and restart from the data directory, a crash inside a
 // transaction's end at a hook point, a coordinator-only crash and a
 // share-partition failover. The checks hold recovery to invariants 9 and

@@ -102,7 +102,7 @@ type txnTrack struct {
 	clientErr    error
 	// completing: the transaction is decided (PREPARE_*, state says the
 	// outcome) and its markers are on their way; its staged records may
-	// still be TX_PENDING and its outputs visible (DESIGN §4, invariant 8).
+	// still be TX_PENDING and its outputs visible (docs/design.md §4, invariant 8).
 	completing bool
 	decided    int // order of the decision among the run's transactions
 	// forgotten: a restart or coordinator crash forgot the Begin (no

@@ -27,7 +27,7 @@ type Config struct {
 	// Steps is how many scheduled steps run before the drain.
 	Steps int
 	// Draft runs the engine with the draft-compatible knobs
-	// (DESIGN §3.4), which are expected to break invariants.
+	// (docs/design.md §3.4), which are expected to break invariants.
 	Draft bool
 	// Only keeps these indexes of the generated step list, in order (a
 	// shrunk trace); nil keeps every step.
@@ -110,8 +110,7 @@ func knobsFor(draft bool) engine.Knobs {
 	if !draft {
 		return engine.Knobs{}
 	}
-	return engine.Knobs{ExactEpochMatch: true, AbortToAvailableAtLimit: true, StageStopAtFirstFailure: true,
-		RejectIdenticalRetry: true, FailedStageNoLock: true}
+	return engine.DraftKnobs()
 }
 
 // errStageWrite is what the hook returns for a KindFailStage fault.

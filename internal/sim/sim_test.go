@@ -172,7 +172,7 @@ func TestShrink(t *testing.T) {
 		strings.Join(shrunk.Log, "\n"))
 }
 
-// TestDraftKnobsBreakInvariants: the draft's choices (DESIGN §3.4) are
+// TestDraftKnobsBreakInvariants: the draft's choices (docs/design.md §3.4) are
 // unsafe, and the simulator must show it within a few seeds.
 func TestDraftKnobsBreakInvariants(t *testing.T) {
 	t.Parallel()

@@ -1,5 +1,5 @@
 // This file holds the simulated workers: one slot per worker position, one
-// worker per incarnation, and each mode's loop (DESIGN §5) cut into phases
+// worker per incarnation, and each mode's loop (docs/design.md §5) cut into phases
 // so the scheduler can interleave them and a crash can strike between any
 // two.
 
@@ -505,7 +505,7 @@ func (w *worker) stage(recs []engine.Record, typ engine.AckType) pipeline.Result
 	}
 	if errors.Is(err, engine.ErrFencedMemberEpoch) && !w.zombie {
 		// A rebalance between the poll and the staging: abort, and the
-		// next poll learns the new epoch (DESIGN §3.9).
+		// next poll learns the new epoch (docs/design.md §3.9).
 		if valid {
 			w.probeAbortable("stage", err)
 		}
@@ -591,7 +591,7 @@ func (w *worker) stageRelease(recs []engine.Record) (pipeline.Result[engine.Reco
 	err := s.producerCall(w.txn, w.sl.tid, "stage-release", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
 	s.say("stage-release: %s", errName(err))
 	if err == nil {
-		s.fail("I7 tx-pending-held", "%s staged RELEASE for %s and the engine accepted it (DESIGN §3.3: invalid request)", w.name, fmtRecs(recs))
+		s.fail("I7 tx-pending-held", "%s staged RELEASE for %s and the engine accepted it (docs/design.md §3.3: invalid request)", w.name, fmtRecs(recs))
 	}
 	if errors.As(err, new(*engine.AckError)) {
 		s.touch(w.share.ID())

@@ -230,7 +230,7 @@ type Machine[R any] struct {
 
 	renewOnly bool  // the renew to send is a choice, not the late-lock one
 	cause     error // of the abort to send
-	aborted bool  // of the replace to send
+	aborted   bool  // of the replace to send
 }
 
 // New returns the machine of a worker of cfg.Mode drawing from rng.

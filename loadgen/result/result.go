@@ -255,6 +255,25 @@ func (v *Verification) VerdictName() string {
 	return "FAIL"
 }
 
+// RecordState is a source record's final share state as a target reports
+// it and a ledger holds it, spelled as Kafka spells the states (the
+// engine's engine.RecordState prints the same names).
+type RecordState string
+
+// Final states of a source record.
+const (
+	StateAvailable    RecordState = "AVAILABLE"
+	StateAcquired     RecordState = "ACQUIRED"
+	StateAcknowledged RecordState = "ACKNOWLEDGED"
+	StateArchived     RecordState = "ARCHIVED"
+	StateTxPending    RecordState = "TX_PENDING"
+	// StateUnknown: the target cannot report per-record state (a real
+	// cluster); the verifier then judges terminality from SPSO. Written
+	// as "UNKNOWN"; the empty string of the v1 ledger schema means the
+	// same.
+	StateUnknown RecordState = "UNKNOWN"
+)
+
 // Witness is evidence for one finding.
 type Witness struct {
 	Kind            string `json:"kind"`
@@ -267,7 +286,7 @@ type Witness struct {
 	InputID       uint64      `json:"id"`
 	Partition     int32       `json:"partition"`
 	Offset        int64       `json:"offset"`
-	State         string      `json:"state,omitempty"`
+	State         RecordState `json:"state,omitempty"`
 	DeliveryCount int         `json:"delivery_count,omitempty"`
 	Outputs       []OutputRef `json:"outputs,omitempty"`
 	Detail        string      `json:"detail,omitempty"`

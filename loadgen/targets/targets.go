@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/result"
 )
 
 // AckType is a share-group acknowledgement type.
@@ -315,7 +316,7 @@ type ProducerIDer interface {
 type RecordState struct {
 	Partition     int32
 	Offset        int64
-	State         string // "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "TX_PENDING"
+	State         result.RecordState
 	DeliveryCount int
 	// Rejected is true when the record was archived by an explicit reject.
 	Rejected bool

@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 
@@ -43,7 +44,7 @@ const benchTxn = 100
 // workers, transactions of benchTxn outputs, six partitions.
 func benchInput(id uint64) verify.Input {
 	return verify.Input{ID: id, Partition: int32(id % 6), Offset: int64(id / 6), IntendedNs: int64(id) * 1000,
-		FinalState: verify.StateAcknowledged, DeliveryCount: 1}
+		FinalState: result.StateAcknowledged, DeliveryCount: 1}
 }
 
 func benchOutput(id uint64) verify.Output {

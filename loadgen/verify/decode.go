@@ -10,6 +10,8 @@ package verify
 import (
 	"encoding/json"
 	"math"
+
+	"github.com/sharebench/sharebench/loadgen/result"
 )
 
 // decodeInput decodes one inputs.jsonl line into in.
@@ -195,25 +197,25 @@ func fastOutput(line []byte, o *Output, seen *uint64) bool {
 	})
 }
 
-// state returns b as a string, without allocating for the known states.
-func state(b []byte) string {
+// state returns b as a record state, without allocating for the known states.
+func state(b []byte) result.RecordState {
 	switch string(b) {
-	case StateAcknowledged:
-		return StateAcknowledged
-	case StateArchived:
-		return StateArchived
-	case StateAvailable:
-		return StateAvailable
-	case StateAcquired:
-		return StateAcquired
-	case StateTxPending:
-		return StateTxPending
-	case StateUnknown:
-		return StateUnknown
+	case string(result.StateAcknowledged):
+		return result.StateAcknowledged
+	case string(result.StateArchived):
+		return result.StateArchived
+	case string(result.StateAvailable):
+		return result.StateAvailable
+	case string(result.StateAcquired):
+		return result.StateAcquired
+	case string(result.StateTxPending):
+		return result.StateTxPending
+	case string(result.StateUnknown):
+		return result.StateUnknown
 	case "":
 		return ""
 	}
-	return string(b)
+	return result.RecordState(b)
 }
 
 // Value kinds scanObject reports.

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 
@@ -98,7 +99,7 @@ func TestDecodeMatchesJSON(t *testing.T) {
 	t.Parallel()
 	seed := testSeed(t)
 	r := rand.New(rand.NewPCG(uint64(seed), 2))
-	states := []string{verify.StateAcknowledged, verify.StateArchived, verify.StateUnknown, "w-odd"}
+	states := []result.RecordState{result.StateAcknowledged, result.StateArchived, result.StateUnknown, "w-odd"}
 	nums := []int64{0, 1, 11, -1, 1 << 40}
 	num := func() int64 { return nums[r.IntN(len(nums))] }
 	for i := range 20000 {
@@ -109,7 +110,7 @@ func TestDecodeMatchesJSON(t *testing.T) {
 				Rejected: r.IntN(2) == 0, BelowSPSO: r.IntN(2) == 0})
 		} else {
 			line = verify.AppendOutput(nil, verify.Output{InputID: uint64(num() & 0xffff), Partition: int32(num()), Offset: num(),
-				TransactionalID: states[r.IntN(len(states))], Epoch: int16(num()), TxnSeq: num(), TxnSize: int(num()),
+				TransactionalID: string(states[r.IntN(len(states))]), Epoch: int16(num()), TxnSeq: num(), TxnSize: int(num()),
 				Committed: r.IntN(2) == 0, Aborted: r.IntN(2) == 0, VisibleNs: num()})
 		}
 		for range r.IntN(3) {

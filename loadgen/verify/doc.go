@@ -1,7 +1,7 @@
 // Package verify is sharebench's exactly-once verifier. Given the ledger of
 // every input record (where it was written, its final share state) and every
 // output record read back from the output topic, it names each anomaly of
-// DESIGN §7 with a witness and judges each acknowledgement mode against what
+// docs/design.md §7 with a witness and judges each acknowledgement mode against what
 // that mode allows.
 //
 // Use it as a stream: create a Verifier for one mode, feed it every input and
@@ -83,7 +83,7 @@
 //
 // Allowed returns each mode's policy; any anomaly found outside it fails the
 // mode. The policies follow from where each mode puts the acknowledgement
-// relative to the output (DESIGN §5):
+// relative to the output (docs/design.md §5):
 //
 //   - implicit allows duplicate. The worker writes the output and the next
 //     poll acknowledges the record; a crash or a lock expiry between the two

@@ -139,7 +139,7 @@ func AppendInput(b []byte, in Input) []byte {
 	b = append(b, `,"intended_ns":`...)
 	b = strconv.AppendInt(b, in.IntendedNs, 10)
 	b = append(b, `,"final_state":`...)
-	b = appendString(b, in.FinalState)
+	b = appendString(b, string(in.FinalState))
 	b = append(b, `,"delivery_count":`...)
 	b = strconv.AppendInt(b, int64(in.DeliveryCount), 10)
 	if in.Rejected {

@@ -1,4 +1,4 @@
-// This file holds the finding kinds: the anomalies of DESIGN §7, the phantom
+// This file holds the finding kinds: the anomalies of docs/design.md §7, the phantom
 // anomaly, and the informational kinds that are reported but never fail a
 // mode.
 

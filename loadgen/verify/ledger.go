@@ -5,6 +5,8 @@
 
 package verify
 
+import "github.com/sharebench/sharebench/loadgen/result"
+
 // LedgerSchema is the ledger.json schema this package writes. A ledger
 // directory without ledger.json is the older, unversioned schema
 // (LedgerSchemaV1): it has no deliveries, no client outcomes and no
@@ -12,19 +14,6 @@ package verify
 const (
 	LedgerSchema   = "sharebench/ledger/v2"
 	LedgerSchemaV1 = "sharebench/ledger/v1"
-)
-
-// Final states of a source record, as targets report them.
-const (
-	StateAvailable    = "AVAILABLE"
-	StateAcquired     = "ACQUIRED"
-	StateAcknowledged = "ACKNOWLEDGED"
-	StateArchived     = "ARCHIVED"
-	StateTxPending    = "TX_PENDING"
-	// StateUnknown: the target cannot report per-record state (a real
-	// cluster); the verifier then judges terminality from SPSO. Written
-	// as "UNKNOWN"; the empty string of the v1 schema means the same.
-	StateUnknown = "UNKNOWN"
 )
 
 // Input is one input record.
@@ -35,7 +24,7 @@ type Input struct {
 	// IntendedNs is the scheduled send time, ns since the run's start.
 	IntendedNs int64 `json:"intended_ns"`
 	// FinalState is one of the State constants.
-	FinalState string `json:"final_state"`
+	FinalState result.RecordState `json:"final_state"`
 	// DeliveryCount is the final delivery count the target reports (0
 	// where it reports none); the deliveries workers observed are in the
 	// Delivery records.

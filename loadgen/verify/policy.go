@@ -1,5 +1,5 @@
 // This file holds the per-mode policies: which anomaly kinds each
-// acknowledgement mode allows (DESIGN §5 and §7). The package documentation
+// acknowledgement mode allows (docs/design.md §5 and §7). The package documentation
 // says why each mode allows what it allows.
 
 package verify

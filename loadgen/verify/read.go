@@ -93,7 +93,7 @@ func decodeChecked(line []byte, known, need []string, fast func(seen *uint64) bo
 }
 
 // oneOf returns a reason when v is not one of vals.
-func oneOf(field, v string, vals ...string) string {
+func oneOf[S ~string](field string, v S, vals ...S) string {
 	if slices.Contains(vals, v) {
 		return ""
 	}
@@ -138,7 +138,7 @@ func ReadLedgers(dir string, v *Verifier) error {
 	if v2 {
 		inNeed, outNeed = inputNeedV2, outputNeedV2
 	}
-	states := []string{StateAvailable, StateAcquired, StateAcknowledged, StateArchived, StateTxPending, StateUnknown, ""}
+	states := []result.RecordState{result.StateAvailable, result.StateAcquired, result.StateAcknowledged, result.StateArchived, result.StateTxPending, result.StateUnknown, ""}
 	if v2 {
 		states = states[:len(states)-1] // v2 writes UNKNOWN, never ""
 	}

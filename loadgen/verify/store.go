@@ -9,6 +9,8 @@ package verify
 import (
 	"math"
 	"slices"
+
+	"github.com/sharebench/sharebench/loadgen/result"
 )
 
 const (
@@ -45,36 +47,36 @@ const (
 	codeInvalid // a final state the verifier does not know
 )
 
-func stateCode(s string) uint8 {
+func stateCode(s result.RecordState) uint8 {
 	switch s {
-	case StateUnknown, "":
+	case result.StateUnknown, "":
 		return codeUnknown
-	case StateAvailable:
+	case result.StateAvailable:
 		return codeAvailable
-	case StateAcquired:
+	case result.StateAcquired:
 		return codeAcquired
-	case StateAcknowledged:
+	case result.StateAcknowledged:
 		return codeAcknowledged
-	case StateArchived:
+	case result.StateArchived:
 		return codeArchived
-	case StateTxPending:
+	case result.StateTxPending:
 		return codeTxPending
 	}
 	return codeInvalid
 }
 
-func stateName(c uint8) string {
+func stateName(c uint8) result.RecordState {
 	switch c {
 	case codeAvailable:
-		return StateAvailable
+		return result.StateAvailable
 	case codeAcquired:
-		return StateAcquired
+		return result.StateAcquired
 	case codeAcknowledged:
-		return StateAcknowledged
+		return result.StateAcknowledged
 	case codeArchived:
-		return StateArchived
+		return result.StateArchived
 	case codeTxPending:
-		return StateTxPending
+		return result.StateTxPending
 	}
 	return "" // unknown: witnesses leave the state out
 }

@@ -1,7 +1,7 @@
 //go:build mutants
 
 // Package mutant is the engine's mutation seam for mutation testing: each
-// `if mutant.On("id") { ... }` in the engine breaks one rule of DESIGN §4
+// `if mutant.On("id") { ... }` in the engine breaks one rule of docs/design.md §4
 // when the build has the mutants tag and SHAREBENCH_MUTANT names that id.
 // The simulator's mutant test (internal/sim, -tags mutants) turns each on
 // in turn and requires its checks to catch it.

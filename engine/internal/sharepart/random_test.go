@@ -2,7 +2,7 @@
 // state machine: thousands of random acquire / acknowledge / stage / marker /
 // expire / release / log-start steps on one SharePartition with several
 // owners and producers and a moving clock. After every step it runs
-// sp.Check and checks DESIGN §4's invariants 1–7 as they apply to one share
+// sp.Check and checks docs/design.md §4's invariants 1–7 as they apply to one share
 // partition, record by record, against the state before the step.
 //
 //	go test ./engine/internal/sharepart -run TestRandomOperations -seed N
@@ -381,7 +381,7 @@ func typeAt(b sharepart.Batch, o int64) sharepart.AckType {
 
 // check compares the state after the op with the state before it: the
 // structural check, the invariants, and that every record moved only along
-// a transition of DESIGN §3.2/§3.3 the op allows.
+// a transition of docs/design.md §3.2/§3.3 the op allows.
 func (s *randomSim) check(o *op) {
 	s.t.Helper()
 	sp := s.sp

@@ -28,7 +28,7 @@ import (
 // State is a record's delivery state.
 type State uint8
 
-// Record states (DESIGN §3.2, §3.3).
+// Record states (docs/design.md §3.2, §3.3).
 const (
 	Available State = iota
 	Acquired
@@ -130,7 +130,7 @@ const batchScan = 1 << 16
 // NoDeadline is the lock deadline of a record held without a lock.
 const NoDeadline = time.Duration(math.MaxInt64)
 
-// Knobs are the decisions KIP-1289's draft leaves open (DESIGN §3.4). The
+// Knobs are the decisions KIP-1289's draft leaves open (docs/design.md §3.4). The
 // zero value is the safe choice for every knob.
 type Knobs struct {
 	// ExactEpochMatch applies a marker only when its epoch equals the staged
@@ -190,7 +190,7 @@ func (m AcquireMode) String() string {
 	return fmt.Sprintf("AcquireMode(%d)", uint8(m))
 }
 
-// Config is one share partition's group configuration (DESIGN §3.7).
+// Config is one share partition's group configuration (docs/design.md §3.7).
 type Config struct {
 	LockDuration   time.Duration // share.record.lock.duration.ms
 	DeliveryLimit  int           // share.delivery.count.limit
@@ -830,7 +830,7 @@ func (sp *SharePartition) Stage(now time.Duration, owner Owner, pid ProducerID, 
 			return err
 		}
 		// Staging is not an ack: every record below SPSO is terminal and
-		// staging a terminal record is rejected (DESIGN §3.3); as a no-op
+		// staging a terminal record is rejected (docs/design.md §3.3); as a no-op
 		// success it let a member whose lock expired commit a second output
 		// for records another member had committed. The engine checks the
 		// same in txn.go before calling Stage; this keeps the pure core in
@@ -1007,16 +1007,6 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 		sp.advance()
 	}
 	return n
-}
-
-// HasPending reports whether producer pid has TX_PENDING records here.
-func (sp *SharePartition) HasPending(pid ProducerID) bool {
-	for i := sp.head; i < len(sp.runs); i++ {
-		if sp.runs[i].state == TxPending && sp.runs[i].pid == pid {
-			return true
-		}
-	}
-	return false
 }
 
 // NextDeadline returns a lower bound of the earliest lock deadline, or

@@ -14,6 +14,7 @@ import (
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -628,9 +629,9 @@ func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
 				committed, _ := t.e.CommittedOffset(cfg.Group, tp)
 				st.SPSO[p] = committed
 				for o := int64(0); o < hw; o++ {
-					state := "AVAILABLE"
+					state := result.StateAvailable
 					if o < committed {
-						state = "ACKNOWLEDGED"
+						state = result.StateAcknowledged
 					}
 					st.Records = append(st.Records, targets.RecordState{Partition: p, Offset: o, State: state})
 				}
@@ -645,10 +646,14 @@ func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
 				return nil, err
 			}
 			st.Records = append(st.Records, targets.RecordState{
-				Partition: p, Offset: o, State: ri.State.String(), DeliveryCount: ri.DeliveryCount,
+				Partition: p, Offset: o, State: recordState(ri.State), DeliveryCount: ri.DeliveryCount,
 				Rejected: ri.State == eng.StateArchived && ri.Reason == eng.ReasonRejected,
 			})
 		}
 	}
 	return st, nil
 }
+
+// recordState is the engine's record state in the ledgers' vocabulary,
+// which spells every state as the engine prints it.
+func recordState(s eng.RecordState) result.RecordState { return result.RecordState(s.String()) }

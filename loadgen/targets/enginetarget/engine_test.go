@@ -13,6 +13,7 @@ import (
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -112,13 +113,13 @@ func pollAll(t *testing.T, w targets.Worker, n int) []*targets.Record {
 	return got
 }
 
-func states(t *testing.T, tg *Target, cfg targets.Config) map[string]int {
+func states(t *testing.T, tg *Target, cfg targets.Config) map[result.RecordState]int {
 	t.Helper()
 	st, err := tg.Inspect(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Inspect: %v", err)
 	}
-	out := map[string]int{}
+	out := map[result.RecordState]int{}
 	for _, r := range st.Records {
 		out[r.State]++
 	}

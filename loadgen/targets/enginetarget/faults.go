@@ -1,5 +1,5 @@
 // This file holds the engine target's fault runner (loadgen.FaultRunner):
-// the engine-side faults of DESIGN §8 — on an engine with a data directory
+// the engine-side faults of docs/design.md §8 — on an engine with a data directory
 // engine-restart, coordinator-crash in a given transaction state and
 // share-failover of an input partition; on any engine a network partition
 // between the transaction coordinator and one partition's leader.
@@ -19,15 +19,18 @@ import (
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/workloads"
 )
 
-// Fault kinds the runner applies (workloads' names).
-const (
-	FaultEngineRestart    = "engine-restart"
-	FaultCoordinatorCrash = "coordinator-crash"
-	FaultShareFailover    = "share-failover"
-	FaultNetworkPartition = "network-partition"
-)
+// NeedsDataDir reports whether the runner can apply faults of kind only on
+// an engine with a data directory: those that crash or reload a component.
+func NeedsDataDir(kind workloads.FaultKind) bool {
+	switch kind {
+	case workloads.FaultEngineRestart, workloads.FaultCoordinatorCrash, workloads.FaultShareFailover:
+		return true
+	}
+	return false
+}
 
 // armWait bounds how long a coordinator-crash fault waits for a
 // transaction to reach its state before it returns and leaves the crash
@@ -62,11 +65,11 @@ func (t *Target) FaultRunner() *FaultRunner { return t.faults }
 
 // Supports reports whether kind is an engine-side fault this runner
 // applies.
-func (f *FaultRunner) Supports(kind string) error {
-	switch kind {
-	case FaultNetworkPartition:
+func (f *FaultRunner) Supports(kind workloads.FaultKind) error {
+	switch {
+	case kind == workloads.FaultNetworkPartition:
 		return nil
-	case FaultEngineRestart, FaultCoordinatorCrash, FaultShareFailover:
+	case NeedsDataDir(kind):
 		if f.durable {
 			return nil
 		}
@@ -91,7 +94,7 @@ func (f *FaultRunner) Supports(kind string) error {
 //   - share-failover, param partition=N|random: the share group's
 //     share partition of input partition N is reloaded from the
 //     share-state log (its acquisitions are lost).
-func (f *FaultRunner) Apply(kind string, params map[string]string) (string, error) {
+func (f *FaultRunner) Apply(kind workloads.FaultKind, params map[string]string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.once.Do(func() {
@@ -103,15 +106,15 @@ func (f *FaultRunner) Apply(kind string, params map[string]string) (string, erro
 		return "", err
 	}
 	switch kind {
-	case FaultNetworkPartition:
+	case workloads.FaultNetworkPartition:
 		return f.partition(params)
-	case FaultEngineRestart:
+	case workloads.FaultEngineRestart:
 		rep, err := e.Restart()
 		if err != nil {
 			return "", fmt.Errorf("engine target: restart: %w", err)
 		}
 		return "engine restarted: " + summary(rep), nil
-	case FaultCoordinatorCrash:
+	case workloads.FaultCoordinatorCrash:
 		a := &arm{err: eng.ErrInjectedCoordinatorCrash}
 		state := params["state"]
 		switch state {
@@ -160,7 +163,7 @@ func (f *FaultRunner) Apply(kind string, params map[string]string) (string, erro
 			}
 			return fmt.Sprintf("armed: the next transaction to reach %s crashes the %s (none did within %v)", state, scope, armWait), nil
 		}
-	case FaultShareFailover:
+	case workloads.FaultShareFailover:
 		f.t.mu.Lock()
 		cfg := f.t.mu.cfg
 		f.t.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/workloads"
 )
 
 func TestFaultRunnerNeedsDataDir(t *testing.T) {
@@ -27,7 +28,7 @@ func TestFaultRunnerNeedsDataDir(t *testing.T) {
 	defer tg.Close()
 	// In memory, the runner applies only what needs no data directory.
 	fr := tg.FaultRunner()
-	for _, kind := range []string{FaultEngineRestart, FaultCoordinatorCrash, FaultShareFailover} {
+	for _, kind := range []workloads.FaultKind{workloads.FaultEngineRestart, workloads.FaultCoordinatorCrash, workloads.FaultShareFailover} {
 		if err := fr.Supports(kind); !errors.Is(err, targets.ErrUnsupported) {
 			t.Errorf("in memory, Supports(%s) = %v, want ErrUnsupported", kind, err)
 		}
@@ -35,7 +36,7 @@ func TestFaultRunnerNeedsDataDir(t *testing.T) {
 			t.Errorf("in memory, Apply(%s) = %v, want ErrUnsupported", kind, err)
 		}
 	}
-	if err := fr.Supports(FaultNetworkPartition); err != nil {
+	if err := fr.Supports(workloads.FaultNetworkPartition); err != nil {
 		t.Errorf("in memory, Supports(network-partition) = %v", err)
 	}
 }
@@ -60,7 +61,7 @@ func TestNetworkPartitionFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, err := tg.FaultRunner().Apply(FaultNetworkPartition, map[string]string{"for": "300ms", "partition": "0"})
+	desc, err := tg.FaultRunner().Apply(workloads.FaultNetworkPartition, map[string]string{"for": "300ms", "partition": "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestFaultRunner(t *testing.T) {
 		}()
 	}
 	for _, f := range []struct {
-		kind   string
+		kind   workloads.FaultKind
 		params map[string]string
 	}{
 		{"coordinator-crash", map[string]string{"state": "prepare-abort"}},
@@ -206,11 +207,11 @@ func TestFaultRunner(t *testing.T) {
 		t.Logf("%s %v: %s", f.kind, f.params, desc)
 	}
 	for _, bad := range []map[string]string{{"state": "sleepy"}, {"state": "ongoing", "scope": "moon"}} {
-		if _, err := fr.Apply("coordinator-crash", bad); err == nil {
+		if _, err := fr.Apply(workloads.FaultCoordinatorCrash, bad); err == nil {
 			t.Errorf("coordinator-crash %v applied", bad)
 		}
 	}
-	if _, err := fr.Apply("share-failover", map[string]string{"partition": "7"}); err == nil {
+	if _, err := fr.Apply(workloads.FaultShareFailover, map[string]string{"partition": "7"}); err == nil {
 		t.Error("share-failover of partition 7 of 2 applied")
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -288,7 +289,7 @@ func TestProduceAcrossRestarts(t *testing.T) {
 		errs <- nil
 	}()
 	for i := 0; i < 10; i++ {
-		if _, err := tg.FaultRunner().Apply(FaultEngineRestart, nil); err != nil {
+		if _, err := tg.FaultRunner().Apply(workloads.FaultEngineRestart, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -66,7 +66,7 @@ func (t *Target) BrokerControl(cmd string) *BrokerControl {
 // the engine's engine-restart, coordinator-crash and share-failover as
 // restarts (of the whole cluster, the transaction coordinator and an input
 // partition's leader).
-func (b *BrokerControl) Supports(kind string) error {
+func (b *BrokerControl) Supports(kind workloads.FaultKind) error {
 	switch kind {
 	case workloads.FaultBrokerKill, workloads.FaultBrokerRestart, workloads.FaultBrokerPause,
 		workloads.FaultEngineRestart, workloads.FaultCoordinatorCrash, workloads.FaultShareFailover:
@@ -77,7 +77,7 @@ func (b *BrokerControl) Supports(kind string) error {
 
 // Apply applies kind with no knowledge of the run (a random pick takes
 // the first candidate).
-func (b *BrokerControl) Apply(kind string, params map[string]string) (string, error) {
+func (b *BrokerControl) Apply(kind workloads.FaultKind, params map[string]string) (string, error) {
 	o, err := b.ApplyIn(context.Background(), targets.FaultScope{}, kind, params)
 	return o.Detail, err
 }
@@ -92,7 +92,7 @@ type plan struct {
 }
 
 // planFor turns a fault into its action and selector.
-func planFor(kind string, params map[string]string) (plan, error) {
+func planFor(kind workloads.FaultKind, params map[string]string) (plan, error) {
 	p := plan{selector: params["broker"], worker: -1, part: -1, input: params["topic"] == workloads.TopicInput}
 	if v, ok := params["worker"]; ok && v != workloads.Random {
 		p.worker, _ = strconv.Atoi(v)
@@ -137,7 +137,7 @@ func planFor(kind string, params map[string]string) (plan, error) {
 // ApplyIn resolves the broker the fault's selector names, then runs the
 // command for it and returns once the command has (a pause returns after
 // its duration, a kill once the broker is started again).
-func (b *BrokerControl) ApplyIn(ctx context.Context, sc targets.FaultScope, kind string, params map[string]string) (targets.FaultOutcome, error) {
+func (b *BrokerControl) ApplyIn(ctx context.Context, sc targets.FaultScope, kind workloads.FaultKind, params map[string]string) (targets.FaultOutcome, error) {
 	p, err := planFor(kind, params)
 	if err != nil {
 		return targets.FaultOutcome{}, err

@@ -102,7 +102,7 @@ func TestBrokerSelectors(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		kind   string
+		kind   workloads.FaultKind
 		params map[string]string
 		action string
 		broker int32

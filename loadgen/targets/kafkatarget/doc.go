@@ -10,7 +10,7 @@
 //	err = t.Setup(ctx, cfg)          // topics + share group configs
 //	w, err := t.NewWorker(ctx, cfg, mode, id)
 //
-// How each mode maps onto Kafka (DESIGN §5):
+// How each mode maps onto Kafka (docs/design.md §5):
 //
 //   - implicit: a kgo share consumer; kgo accepts the previous poll's records
 //     on the next poll (and Close accepts the last poll).

@@ -136,8 +136,8 @@ func (t *Target) waitTopics(ctx context.Context, want map[string]int32) error {
 // request so a broker that refuses one setting does not take the others down
 // with it.
 func (t *Target) configureGroup(ctx context.Context, cfg targets.Config) error {
-	if err := t.alterConfig(ctx, kmsg.ConfigResourceTypeGroupConfig, cfg.Group, "share.auto.offset.reset", "earliest"); err != nil {
-		return fmt.Errorf("kafka: setting share.auto.offset.reset=earliest on group %s (needed so the group sees records produced before it first polls): %w", cfg.Group, err)
+	if err := t.SetShareGroupEarliest(ctx, cfg.Group); err != nil {
+		return fmt.Errorf("%w (needed so the group sees records produced before it first polls)", err)
 	}
 	type setting struct{ group, broker, value string }
 	var settings []setting
