@@ -877,13 +877,15 @@ func (mr *modeRun) closeCheckpoint() {
 	}
 }
 
-// applySlowCheckpoint arms a slow-checkpoint fault on one worker.
-func (mr *modeRun) applySlowCheckpoint(f workloads.Fault, rng interface{ IntN(int) int }) {
+// applySlowCheckpoint arms a slow-checkpoint fault on one worker and returns
+// it, or -1 when the mode runs no checkpoints.
+func (mr *modeRun) applySlowCheckpoint(f workloads.Fault, rng *rand.Rand) int {
 	if mr.cp == nil {
-		return
+		return -1
 	}
 	w := mr.pickWorker(f, rng)
 	mr.cp.slow[w].Store(int64(f.Duration("delay")))
+	return w
 }
 
 // maxFailureEvents bounds the failed checkpoints logged as events (all are

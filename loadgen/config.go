@@ -4,6 +4,7 @@
 package loadgen
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -63,6 +64,15 @@ type FaultRunner interface {
 	Supports(kind workloads.FaultKind) error
 	// Apply applies one fault now and returns a short description.
 	Apply(kind workloads.FaultKind, params map[string]string) (string, error)
+}
+
+// ScopedFaultRunner is a FaultRunner that also takes the mode's identifiers
+// and a seeded random choice (a broker-control command needs to know which
+// topics, group and transactional ids a selector reads); Run prefers
+// ApplyIn over Apply when the runner has it.
+type ScopedFaultRunner interface {
+	FaultRunner
+	ApplyIn(ctx context.Context, scope targets.FaultScope, kind workloads.FaultKind, params map[string]string) (targets.FaultOutcome, error)
 }
 
 // ErrBadConfig is wrapped by configuration errors (exit code 2).

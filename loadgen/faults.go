@@ -1,6 +1,8 @@
-// This file holds the fault scheduler: the workload's faults placed on the
-// mode's timeline (from the opening of the measurement window) and applied when due, each
-// one logged with its time in the result and marked on the series.
+// This file holds the fault scheduler: each of the workload's faults on a
+// timeline of its own (from the opening of the measurement window), applied
+// when due whatever the others are doing, each firing logged in the result
+// with its scheduled and actual start and end (and the broker it hit) and
+// marked on the series.
 
 package loadgen
 
@@ -8,38 +10,87 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
 
-type scheduledFault struct {
-	at time.Time
-	f  workloads.Fault
+// faultClock is what the fault timelines read the time from and wait on;
+// tests inject a fake one.
+type faultClock interface {
+	Now() time.Time
+	// After is time.After.
+	After(d time.Duration) <-chan time.Time
 }
 
-// schedule lists every firing of the workload's faults in time order.
-func (mr *modeRun) schedule() []scheduledFault {
-	var out []scheduledFault
-	for _, f := range mr.spec.Faults {
-		if f.Every > 0 {
-			for t := mr.warmEnd.Add(f.Every); t.Before(mr.loadEnd); t = t.Add(f.Every) {
-				out = append(out, scheduledFault{t, f})
-			}
-			continue
-		}
-		out = append(out, scheduledFault{mr.warmEnd.Add(f.At), f})
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// firings lists the times fault f fires, counted from the opening of the
+// window at ws until the load ends at we: once at At, or every Every.
+func firings(f workloads.Fault, ws, we time.Time) []time.Time {
+	if f.Every <= 0 {
+		return []time.Time{ws.Add(f.At)}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
+	var out []time.Time
+	for t := ws.Add(f.Every); t.Before(we); t = t.Add(f.Every) {
+		out = append(out, t)
+	}
 	return out
 }
 
-// faultLoop applies faults as they fall due, until done closes. The
-// faults' times count from the opening of the measurement window.
+// firing is one firing of a fault, as its timeline saw it.
+type firing struct {
+	fault      int // index in the workload's faults
+	scheduled  time.Time
+	start, end time.Time
+}
+
+// runTimelines runs every fault on a timeline of its own: fault i fires at
+// each of its times (late when its own previous firing ran past one: a
+// fault never waits for another), calling apply, which may block (a broker
+// restart takes seconds). No firing starts once stop closes; runTimelines
+// returns when every firing already started has returned.
+func runTimelines(clk faultClock, times [][]time.Time, stop <-chan struct{}, apply func(firing)) {
+	var wg sync.WaitGroup
+	for i, ts := range times {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, at := range ts {
+				if d := at.Sub(clk.Now()); d > 0 {
+					select {
+					case <-stop:
+						return
+					case <-clk.After(d):
+					}
+				}
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				fr := firing{fault: i, scheduled: at, start: clk.Now()}
+				apply(fr)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// faultLoop applies the workload's faults on their timelines, counted from
+// the opening of the measurement window, until done closes; it returns
+// once every fault it started has finished. Each fault draws its random
+// choices from a stream of its own, so whether another fault fired first
+// changes none of them.
 func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
-	rng := mr.rng("fault")
 	select {
 	case <-mr.windowOpen:
 	case <-done:
@@ -47,23 +98,41 @@ func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 	case <-ctx.Done():
 		return
 	}
-	for _, sf := range mr.schedule() {
-		t := time.NewTimer(time.Until(sf.at))
+	stop := make(chan struct{})
+	go func() {
 		select {
 		case <-done:
-			t.Stop()
-			return
 		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
 		}
-		mr.applyFault(ctx, sf.f, rng)
+		close(stop)
+	}()
+	times := make([][]time.Time, len(mr.spec.Faults))
+	rngs := make([]*rand.Rand, len(mr.spec.Faults))
+	for i, f := range mr.spec.Faults {
+		times[i] = firings(f, mr.warmEnd, mr.loadEnd)
+		rngs[i] = mr.rng(fmt.Sprintf("fault-%d", i))
 	}
-	<-done
+	runTimelines(realClock{}, times, stop, func(fr firing) {
+		f := mr.spec.Faults[fr.fault]
+		o, logged := mr.applyFault(ctx, f, rngs[fr.fault])
+		if !logged {
+			return
+		}
+		mr.addFaultEvent(result.FaultEvent{
+			AtNs: mr.sinceStart(fr.start), ScheduledNs: mr.sinceStart(fr.scheduled), EndNs: mr.sinceStart(time.Now()),
+			Kind: string(f.Kind), Detail: o.Detail, Broker: o.Broker, Selector: o.Selector, Failed: o.Failed,
+		})
+	})
 }
 
-func (mr *modeRun) pickWorker(f workloads.Fault, rng interface{ IntN(int) int }) int {
+// faultOutcome is what applying one firing of a fault did.
+type faultOutcome struct {
+	Detail           string
+	Broker, Selector string
+	Failed           bool
+}
+
+func (mr *modeRun) pickWorker(f workloads.Fault, rng *rand.Rand) int {
 	i, random := f.Index("worker")
 	if random || i < 0 || i >= len(mr.ctl) {
 		return rng.IntN(len(mr.ctl))
@@ -71,76 +140,91 @@ func (mr *modeRun) pickWorker(f workloads.Fault, rng interface{ IntN(int) int })
 	return i
 }
 
-func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng interface {
-	IntN(int) int
-	Float64() float64
-}) {
+// applyFault applies one firing of f and says what it did; logged is
+// false when the firing is recorded elsewhere (a worker crash, when it
+// strikes; membership churn, as the member joins and leaves) or does not
+// apply to the mode.
+func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.Rand) (o faultOutcome, logged bool) {
 	now := time.Now()
 	switch f.Kind {
 	case workloads.FaultWorkerCrash:
 		p := pipeline.Phase(f.Params["phase"])
 		if !p.In(mr.mode) || p.Checkpoint() != (mr.cp != nil) && p != pipeline.AfterPoll {
-			return // the mode has no such phase: nothing to crash
+			return o, false // the mode has no such phase: nothing to crash
 		}
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].crashPhase.Store(&p)
-		// Logged when the crash strikes, at the phase.
+		return o, false // logged when the crash strikes, at the phase
 	case workloads.FaultAbortRatio:
 		if !mr.mode.Transactional() {
-			return
+			return o, false
 		}
 		mr.abortBoost.Store(math.Float64bits(f.Float("ratio")))
 		mr.abortUntil.Store(now.Add(f.Duration("for")).UnixNano())
-		mr.addFault(string(f.Kind), fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for")))
+		o.Detail = fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for"))
 	case workloads.FaultSlowCheckpoint:
-		mr.applySlowCheckpoint(f, rng)
+		w := mr.applySlowCheckpoint(f, rng)
+		if w < 0 {
+			return o, false // not the checkpoint model: nothing to slow
+		}
+		o.Detail = fmt.Sprintf("worker %d's next checkpoint takes %v between barrier and snapshot", w, f.Duration("delay"))
 	case workloads.FaultStallWorker:
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].stallUntil.Store(now.Add(f.Duration("for")).UnixNano())
-		mr.addFault(string(f.Kind), fmt.Sprintf("worker %d stalls for %v holding its transaction", w, f.Duration("for")))
+		o.Detail = fmt.Sprintf("worker %d stalls for %v holding its transaction", w, f.Duration("for"))
 	case workloads.FaultSlowProcessing:
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].slowDelay.Store(int64(f.Duration("delay")))
 		mr.ctl[w].slowUntil.Store(now.Add(f.Duration("for")).UnixNano())
-		mr.addFault(string(f.Kind), fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for")))
+		o.Detail = fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for"))
 	case workloads.FaultNetworkPartition:
 		if !f.ClientSide() {
-			mr.applyTargetFault(now, f)
-			return
+			return mr.applyTargetFault(ctx, f, rng), true
 		}
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].cutUntil.Store(now.Add(f.Duration("for")).UnixNano())
-		mr.addFault(string(f.Kind), fmt.Sprintf("worker %d cut off from the target for %v", w, f.Duration("for")))
+		o.Detail = fmt.Sprintf("worker %d cut off from the target for %v", w, f.Duration("for"))
 	case workloads.FaultMembershipChurn:
 		mr.churn(ctx, f.Duration("for"))
+		return o, false
 	case workloads.FaultZombieProducer:
 		if !mr.mode.Transactional() {
-			return
+			return o, false
 		}
 		w := mr.pickWorker(f, rng)
 		// A second incarnation with the same id fences the first, which
 		// keeps running as a zombie until its next call is refused.
 		nw, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, w)
 		if err != nil {
-			mr.addFault(string(f.Kind), fmt.Sprintf("worker %d: could not start the successor: %v", w, err))
-			return
+			return faultOutcome{Detail: fmt.Sprintf("worker %d: could not start the successor: %v", w, err), Failed: true}, true
 		}
 		mr.startWorker(ctx, w, nw)
-		mr.addFault(string(f.Kind), fmt.Sprintf("worker %d replaced while the old one runs on as a zombie", w))
+		o.Detail = fmt.Sprintf("worker %d replaced while the old one runs on as a zombie", w)
 	default:
-		mr.applyTargetFault(now, f)
+		return mr.applyTargetFault(ctx, f, rng), true
 	}
+	return o, true
 }
 
-// applyTargetFault applies a fault through the target's fault runner.
-func (mr *modeRun) applyTargetFault(now time.Time, f workloads.Fault) {
-	desc, err := mr.cfg.FaultRunner.Apply(f.Kind, f.Params)
-	if err != nil {
-		desc = "failed: " + err.Error()
+// applyTargetFault applies a fault through the target's fault runner,
+// handing a scoped runner the mode's identifiers and the fault's random
+// stream; it returns when the runner has (a broker restart takes seconds).
+func (mr *modeRun) applyTargetFault(ctx context.Context, f workloads.Fault, rng *rand.Rand) faultOutcome {
+	var o faultOutcome
+	o.Selector = f.Params["broker"]
+	var err error
+	if sr, ok := mr.cfg.FaultRunner.(ScopedFaultRunner); ok {
+		scope := targets.FaultScope{RunID: mr.cfg.RunID, Mode: mr.name, Config: mr.tcfg, Workers: len(mr.ctl), IntN: rng.IntN}
+		var to targets.FaultOutcome
+		to, err = sr.ApplyIn(ctx, scope, f.Kind, f.Params)
+		o.Detail, o.Broker = to.Detail, to.Broker
+	} else {
+		o.Detail, err = mr.cfg.FaultRunner.Apply(f.Kind, f.Params)
 	}
-	// Recorded when the fault began, not when a slow runner (a broker
-	// restart) returned, with how long it took.
-	mr.addFaultAt(now, string(f.Kind), fmt.Sprintf("%s (took %v)", desc, time.Since(now).Round(100*time.Millisecond)))
+	if err != nil {
+		o.Detail, o.Failed = "failed: "+err.Error(), true
+	}
+	return o
 }
 
 // churn adds a member to the mode's group (a worker of its own, which

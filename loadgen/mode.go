@@ -111,6 +111,8 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 			MaxRecordLocks:        spec.MaxRecordLocks,
 			TransactionTimeout:    spec.TransactionTimeout,
 			MaxPollRecords:        spec.MaxPollRecords,
+			ReplicationFactor:     spec.ReplicationFactor,
+			MinInsyncReplicas:     spec.MinInsyncReplicas,
 			AcquireMode:           spec.AcquireMode,
 			DLQTopic:              dlqTopic(spec, m, prefix),
 			DLQCopyRecord:         spec.DLQCopyRecord,
@@ -582,6 +584,13 @@ func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransac
 	for {
 		open, err := ti.OpenTransactions(ctx, mr.tcfg, mr.tcfg.OutputTopic)
 		if err != nil {
+			// After a broker fault a partition's leader may still be
+			// moving: ask again until the grace runs out, so a fault does
+			// not hide the hanging transactions it caused.
+			if time.Now().Before(deadline) && ctx.Err() == nil {
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
 			return nil, fmt.Sprintf("the target could not list open transactions (%v): hanging transactions judged from the markers only", err)
 		}
 		if len(open) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
@@ -673,8 +682,14 @@ func (mr *modeRun) addFault(kind, detail string) { mr.addFaultAt(time.Now(), kin
 
 // addFaultAt records a fault applied at now.
 func (mr *modeRun) addFaultAt(now time.Time, kind, detail string) {
+	mr.addFaultEvent(result.FaultEvent{AtNs: mr.sinceStart(now), Kind: kind, Detail: detail})
+}
+
+// addFaultEvent records a fault event and marks it on the series at its
+// start.
+func (mr *modeRun) addFaultEvent(ev result.FaultEvent) {
 	mr.faultsMu.Lock()
-	mr.faults = append(mr.faults, result.FaultEvent{AtNs: mr.sinceStart(now), Kind: kind, Detail: detail})
+	mr.faults = append(mr.faults, ev)
 	mr.faultsMu.Unlock()
-	mr.series.fault(mr.secondOf(now), kind)
+	mr.series.fault(int(ev.AtNs/int64(slotNs)), ev.Kind)
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -140,7 +141,16 @@ func modeFaults(md *modeData, series []secondAgg) []faultMark {
 				continue
 			}
 			seen[key] = true
-			out = append(out, faultMark{at: at, label: f.Kind})
+			label := f.Kind
+			if f.Broker != "" {
+				label += " → broker " + f.Broker
+			}
+			out = append(out, faultMark{at: at, label: label})
+			// A fault with a length of its own (a broker down, paused or
+			// restarting) is marked where it ended too.
+			if f.EndNs > f.AtNs+int64(100*time.Millisecond) && (f.Broker != "" || f.Kind == "network-partition") {
+				out = append(out, faultMark{at: float64(f.EndNs) / 1e9, label: "end " + label})
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -170,7 +180,7 @@ func timelineFigure(runs []*runData, pal palette, mode string) figure {
 		title: title,
 		caption: "Outputs visible per second and the end-to-end p99 of the measurement window's outputs seen in that second " +
 			"(median over repeats, plotted mid-bucket; buckets are whole seconds aligned with the window, cut at its start and end, " +
-			"rates per second of the bucket's length). Red dashed lines: fault events; grey: the measurement window opens (after the warm-up, " +
+			"rates per second of the bucket's length). Red dashed lines: fault events (a broker fault at its start and where it ended, naming the broker it hit); grey: the measurement window opens (after the warm-up, " +
 			"once every worker has received records) and closes (the producers stop; the drain follows).",
 		w: 8 * vg.Inch, h: 6.4 * vg.Inch,
 	}

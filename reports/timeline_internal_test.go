@@ -43,3 +43,27 @@ func TestTimelineBucketsFollowTheWindow(t *testing.T) {
 		t.Errorf("window lines at %v and %v (%v), want 0.7 and 3.2", ws, we, ok)
 	}
 }
+
+// A broker fault is marked where it started and where it ended, naming the
+// broker it hit; a fault with no length of its own only where it started.
+func TestTimelineMarksBrokerFaults(t *testing.T) {
+	m := &result.ModeResult{Faults: []result.FaultEvent{
+		{AtNs: 2e9, ScheduledNs: 2e9, EndNs: 14e9, Kind: "broker-kill", Broker: "2", Selector: "txn-coordinator"},
+		{AtNs: 3e9, ScheduledNs: 3e9, EndNs: 3e9, Kind: "abort-ratio"},
+	}}
+	md := &modeData{repeats: []*repeatData{{m: m}}}
+	got := modeFaults(md, nil)
+	want := []faultMark{{2, "broker-kill → broker 2"}, {3, "abort-ratio"}, {14, "end broker-kill → broker 2"}}
+	if len(got) != len(want) {
+		t.Fatalf("marks %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("mark %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	rows := buildFaults([]*runData{{label: "r", modes: []*modeData{{mode: "classic-eos", repeats: md.repeats}}}})
+	if len(rows) != 2 || rows[0].Broker != "2 (txn-coordinator)" || rows[0].Scheduled != "2.000 s" || rows[0].End != "14.000 s" {
+		t.Errorf("fault table rows %+v: want the broker with its selector and the scheduled and end times", rows)
+	}
+}

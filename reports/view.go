@@ -146,10 +146,10 @@ func buildWorkloads(runs []*runData) []workloadView {
 
 // faultRow is one fault event of the timeline.
 type faultRow struct {
-	Run, Mode    string
-	Repeat       int
-	At           string
-	Kind, Detail string
+	Run, Mode            string
+	Repeat               int
+	Scheduled, At, End   string // "" where the event has none
+	Kind, Broker, Detail string
 }
 
 func buildFaults(runs []*runData) []faultRow {
@@ -174,8 +174,8 @@ func buildFaults(runs []*runData) []faultRow {
 				for _, f := range evs {
 					out = append(out, faultRow{
 						Run: rd.label, Mode: mode, Repeat: rp.m.Repeat,
-						At:   fmt.Sprintf("%.3f s", float64(f.AtNs)/1e9),
-						Kind: f.Kind, Detail: f.Detail,
+						Scheduled: optSeconds(f.ScheduledNs), At: fmt.Sprintf("%.3f s", float64(f.AtNs)/1e9), End: optSeconds(f.EndNs),
+						Kind: f.Kind, Broker: brokerLabel(f), Detail: f.Detail,
 					})
 				}
 			}
@@ -317,4 +317,25 @@ func overallVerdict(runs []*runData) (text, class string) {
 		return "Exactly-once verifier: PASS — no mode shows an anomaly it does not allow", "pass"
 	}
 	return "Exactly-once verifier: not run", "none"
+}
+
+// optSeconds writes ns since the mode's start as seconds, "" for 0 (not
+// recorded).
+func optSeconds(ns int64) string {
+	if ns == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.3f s", float64(ns)/1e9)
+}
+
+// brokerLabel names the broker a fault hit and how it was chosen, like
+// "2 (txn-coordinator)".
+func brokerLabel(f result.FaultEvent) string {
+	switch {
+	case f.Broker == "":
+		return ""
+	case f.Selector == "" || f.Selector == f.Broker:
+		return f.Broker
+	}
+	return f.Broker + " (" + f.Selector + ")"
 }

@@ -66,7 +66,59 @@ const (
 	// records it holds for the barrier expire. Params: delay (required),
 	// worker.
 	FaultSlowCheckpoint FaultKind = "slow-checkpoint"
+	// FaultBrokerKill kills one broker of a real cluster with SIGKILL (a
+	// crash: nothing flushed, no controlled shutdown) and starts it again
+	// after a delay. Params: broker (selector, default random), delay
+	// (default 0s), worker, topic and partition (which the selector reads).
+	FaultBrokerKill FaultKind = "broker-kill"
+	// FaultBrokerRestart stops one broker cleanly (controlled shutdown)
+	// and starts it again. Params: broker, worker, topic, partition.
+	FaultBrokerRestart FaultKind = "broker-restart"
+	// FaultBrokerPause freezes one broker with SIGSTOP for a while, then
+	// resumes it with SIGCONT: to its peers and clients a network
+	// partition or a long GC pause. Params: for (required), broker,
+	// worker, topic, partition.
+	FaultBrokerPause FaultKind = "broker-pause"
 )
+
+// Values of the broker param of the broker-* faults: which broker a fault
+// hits, resolved through the cluster's admin APIs when the fault fires. A
+// broker id (a number) names one broker directly.
+const (
+	// BrokerTxnCoordinator is the transaction coordinator of the
+	// transactional id of the fault's worker.
+	BrokerTxnCoordinator = "txn-coordinator"
+	// BrokerGroupCoordinator is the coordinator of the mode's group.
+	BrokerGroupCoordinator = "group-coordinator"
+	// BrokerShareCoordinator is the share coordinator holding the state
+	// of the fault's input partition for the mode's share group.
+	BrokerShareCoordinator = "share-coordinator"
+	// BrokerLeader is the leader of the fault's partition of its topic.
+	BrokerLeader = "leader"
+	// BrokerController is the active KRaft controller.
+	BrokerController = "controller"
+)
+
+// BrokerSelectors lists the named broker selectors (besides Random and a
+// broker id), in documentation order.
+var BrokerSelectors = []string{BrokerTxnCoordinator, BrokerGroupCoordinator, BrokerShareCoordinator,
+	BrokerLeader, BrokerController, Random}
+
+// Values of the topic param of the broker-* faults.
+const (
+	TopicInput  = "input"
+	TopicOutput = "output"
+)
+
+// BrokerFault reports whether kind is one of the broker-* kinds, applied
+// to a real cluster through a broker-control command.
+func BrokerFault(kind FaultKind) bool {
+	switch kind {
+	case FaultBrokerKill, FaultBrokerRestart, FaultBrokerPause:
+		return true
+	}
+	return false
+}
 
 // ClientSide reports whether the load generator applies faults of kind k
 // with its own clients, on every target; the others need the target's fault
@@ -263,6 +315,46 @@ var faultKinds = map[FaultKind]faultKind{
 		{name: "delay", required: true, check: checkFaultDur},
 		workerParam,
 	}},
+	FaultBrokerKill: {params: append([]faultParam{
+		{name: "delay", def: "0s", check: checkDelay},
+	}, brokerParams...)},
+	FaultBrokerRestart: {params: brokerParams},
+	FaultBrokerPause: {params: append([]faultParam{
+		{name: "for", required: true, check: checkFaultDur},
+	}, brokerParams...)},
+}
+
+// brokerParams are the params every broker-* fault takes: the selector,
+// and what it reads (the worker whose transactional id a txn-coordinator
+// names; the topic and partition a leader or share-coordinator names).
+var brokerParams = []faultParam{
+	{name: "broker", def: Random, check: checkBroker},
+	workerParam,
+	{name: "topic", def: TopicOutput, check: checkEnum("topic of the run", TopicInput, TopicOutput)},
+	{name: "partition", def: Random, check: checkPartition},
+}
+
+func checkBroker(_ *Spec, v string) string {
+	if slices.Contains(BrokerSelectors, v) {
+		return ""
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%q is not a broker selector; use %s, or a broker id such as 1", v, orList(BrokerSelectors))
+}
+
+func checkDelay(_ *Spec, v string) string {
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q is not a duration; write a Go duration like 0s or 2s", v)
+	case d < 0:
+		return fmt.Sprintf("%s is negative; use 0s (start again at once) or more", v)
+	case d > time.Hour:
+		return fmt.Sprintf("%s is above the maximum 1h; use 1h or less", v)
+	}
+	return ""
 }
 
 var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
@@ -271,7 +363,7 @@ var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
 var faultKindNames = []FaultKind{
 	FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing,
 	FaultCoordinatorCrash, FaultShareFailover, FaultZombieProducer, FaultEngineRestart,
-	FaultNetworkPartition, FaultMembershipChurn, FaultSlowCheckpoint,
+	FaultNetworkPartition, FaultMembershipChurn, FaultSlowCheckpoint, FaultBrokerKill, FaultBrokerRestart, FaultBrokerPause,
 }
 
 func checkEnum(what string, values ...string) func(*Spec, string) string {

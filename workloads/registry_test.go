@@ -35,7 +35,7 @@ func TestBuiltins(t *testing.T) {
 	t.Parallel()
 	names := builtinNames(t)
 	want := []string{"chaos", "checkpoint-chaos", "checkpoint-dwell-norenew", "checkpoint-dwell", "checkpoint", "consumers-beyond-partitions", "ctp-latency",
-		"ctp-throughput", "quick", "small-batches"}
+		"ctp-throughput", "kafka-chaos", "kafka-kill-probe", "quick", "small-batches"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("built-in files = %v, want %v", names, want)
 	}
@@ -120,6 +120,30 @@ func TestBuiltinSettings(t *testing.T) {
 				s.TestDuration() == 10*time.Second && s.Warmup() == 500*time.Millisecond &&
 				s.DrainTimeout == 30*time.Second && s.PartitionsPerTopic == 4 && s.Consumers == 4 &&
 				s.ProducerRate == 1000 && s.DeliveryLimit == 5 && s.LockDuration == time.Second
+		}},
+		{"kafka-chaos", func(s *workloads.Spec) bool {
+			selectors := map[string]workloads.FaultKind{}
+			for _, f := range s.Faults {
+				if workloads.BrokerFault(f.Kind) {
+					selectors[f.Params["broker"]] = f.Kind
+				}
+			}
+			return s.ReplicationFactor == 3 && s.MinInsyncReplicas == 2 &&
+				slices.Equal(s.Modes(), []pipeline.Mode{pipeline.Explicit, pipeline.Deferred, pipeline.ClassicEOS}) &&
+				selectors[workloads.BrokerTxnCoordinator] == workloads.FaultBrokerKill &&
+				selectors[workloads.BrokerGroupCoordinator] == workloads.FaultBrokerPause &&
+				selectors[workloads.BrokerLeader] == workloads.FaultBrokerKill &&
+				selectors[workloads.BrokerController] == workloads.FaultBrokerRestart
+		}},
+		{"kafka-kill-probe", func(s *workloads.Spec) bool {
+			kills := 0
+			for _, f := range s.Faults {
+				if f.Kind == workloads.FaultBrokerKill && f.At == 3*time.Second && f.Params["delay"] == "0s" {
+					kills++
+				}
+			}
+			return kills == 1 && s.ReplicationFactor == 0 && s.TransactionTimeout == 2*time.Second &&
+				s.TestDuration() == 8*time.Second && s.DrainTimeout == 45*time.Second
 		}},
 	}
 	for _, tt := range tests {

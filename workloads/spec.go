@@ -109,6 +109,13 @@ type Spec struct {
 	DLQCopyRecord bool `yaml:"errors.deadletterqueue.copy.record.enable" json:"errors.deadletterqueue.copy.record.enable,omitempty"`
 	// TransactionTimeout is transaction.timeout.ms of the workers' producers.
 	TransactionTimeout time.Duration `yaml:"transactionTimeout" json:"transactionTimeout"`
+	// ReplicationFactor is the replication factor of the input and output
+	// topics (Kafka's replication.factor); 0 takes the cluster's
+	// default.replication.factor.
+	ReplicationFactor int `yaml:"replicationFactor,omitempty" json:"replicationFactor,omitempty"`
+	// MinInsyncReplicas is the min.insync.replicas config of the input and
+	// output topics; 0 takes the cluster's default.
+	MinInsyncReplicas int `yaml:"minInsyncReplicas,omitempty" json:"minInsyncReplicas,omitempty"`
 	// Transaction says when a worker commits its open transaction.
 	Transaction Transaction `yaml:"transaction" json:"transaction"`
 

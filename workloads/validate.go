@@ -38,6 +38,10 @@ const (
 	maxRecordLocksCap = 10_000
 	minTxnTimeout     = time.Second      // transaction.timeout.ms floor of the client
 	maxTxnTimeout     = 15 * time.Minute // transaction.max.timeout.ms default
+	// maxReplicationFactor bounds replicationFactor and minInsyncReplicas
+	// (Kafka takes up to 32767; no cluster a benchmark runs against has
+	// more than a few dozen brokers).
+	maxReplicationFactor = 32
 )
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -248,6 +252,18 @@ func (s *Spec) validateKafka() *Error {
 	if e := intRange("maxRecordLocks", s.MaxRecordLocks, minRecordLocks, maxRecordLocksCap,
 		"Kafka's share.partition.max.record.locks bounds"); e != nil {
 		return e
+	}
+	if e := intRange("replicationFactor", s.ReplicationFactor, 0, maxReplicationFactor,
+		"0 takes the cluster's default.replication.factor"); e != nil {
+		return e
+	}
+	if e := intRange("minInsyncReplicas", s.MinInsyncReplicas, 0, maxReplicationFactor,
+		"0 takes the cluster's min.insync.replicas"); e != nil {
+		return e
+	}
+	if s.ReplicationFactor > 0 && s.MinInsyncReplicas > s.ReplicationFactor {
+		return fieldErr("minInsyncReplicas", "%d is above replicationFactor %d, so no write with acks=all could ever succeed; use %d or less",
+			s.MinInsyncReplicas, s.ReplicationFactor, s.ReplicationFactor)
 	}
 	switch {
 	case s.TransactionTimeout < minTxnTimeout:

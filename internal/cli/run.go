@@ -28,27 +28,30 @@ import (
 )
 
 type runFlags struct {
-	workload    string
-	target      string
-	modes       string
-	duration    time.Duration
-	warmup      time.Duration
-	rate        int
-	seed        int64
-	out         string
-	format      string
-	dumpLedgers bool
-	quiet       bool
-	repeat      int
-	noReport    bool
-	shards      int
-	knobs       string
-	dataDir     string
-	sink        string
-	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
-	flush       string
-	kafka       kafkaFlags
-	share       shareFlags
+	workload string
+	target   string
+	modes    string
+	duration time.Duration
+	warmup   time.Duration
+	rate     int
+	// replicationFactor and minInsyncReplicas override the workload's.
+	replicationFactor int
+	minInsyncReplicas int
+	seed              int64
+	out               string
+	format            string
+	dumpLedgers       bool
+	quiet             bool
+	repeat            int
+	noReport          bool
+	shards            int
+	knobs             string
+	dataDir           string
+	sink              string
+	tempDataDir       string // made by the run for a workload's engine-side faults, removed after it
+	flush             string
+	kafka             kafkaFlags
+	share             shareFlags
 }
 
 const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine
@@ -69,6 +72,8 @@ func runCmd(env *Env, args []string) error {
 	fs.DurationVar(&f.duration, "duration", 0, "length of each mode's measurement window (default: the workload's)")
 	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up per mode: the measurement window opens after it, once every worker has received records; nothing before counts (default: the workload's)")
 	fs.IntVar(&f.rate, "rate", 0, "input records/s over all producers; 0 is a closed loop (default: the workload's)")
+	fs.IntVar(&f.replicationFactor, "replication-factor", 0, "replication.factor of the run's topics; 0: the cluster's default (default: the workload's replicationFactor)")
+	fs.IntVar(&f.minInsyncReplicas, "min-insync-replicas", 0, "min.insync.replicas of the run's topics; 0: the cluster's default (default: the workload's minInsyncReplicas)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every random choice (default: time-based, printed)")
 	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or bench (Go benchmark lines for benchstat)")
@@ -322,7 +327,8 @@ func flagValues(fs *pflag.FlagSet) map[string]string {
 	return m
 }
 
-// applyOverrides applies --duration, --warmup and --rate to the workload
+// applyOverrides applies --duration, --warmup, --rate, --replication-factor
+// and --min-insync-replicas to the workload
 // and re-validates it.
 func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error {
 	if fs.Changed("duration") {
@@ -336,6 +342,12 @@ func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error 
 			return usageErr("--warmup %v: must not be negative", f.warmup)
 		}
 		spec.WarmupLength, spec.WarmupMinutes = f.warmup, 0
+	}
+	if fs.Changed("replication-factor") {
+		spec.ReplicationFactor = f.replicationFactor
+	}
+	if fs.Changed("min-insync-replicas") {
+		spec.MinInsyncReplicas = f.minInsyncReplicas
 	}
 	if fs.Changed("rate") {
 		if f.rate < 0 {

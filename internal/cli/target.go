@@ -35,6 +35,7 @@ type kafkaFlags struct {
 	tlsInsecure      bool
 	brokerControl    string
 	commandConfig    string
+	keep             bool
 }
 
 func (k *kafkaFlags) register(fs *pflag.FlagSet) {
@@ -49,7 +50,8 @@ func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&k.tlsCert, "tls-cert", "", "kafka target: client certificate file (PEM)")
 	fs.StringVar(&k.tlsKey, "tls-key", "", "kafka target: client key file (PEM)")
 	fs.BoolVar(&k.tlsInsecure, "tls-insecure-skip-verify", false, "kafka target: do not verify the brokers' certificates (testing only)")
-	fs.StringVar(&k.brokerControl, "broker-control", "", "kafka target: command for broker-side faults, with {action} replaced by the fault (e.g. 'scripts/kafka/control {action}')")
+	fs.StringVar(&k.brokerControl, "broker-control", "", "kafka target: command for broker-side faults, run with sh -c: {action} (kill, restart or pause), {broker} (the broker id the fault's selector resolved to) and {for} (pause length or kill delay) are replaced, and the run's identifiers are in its environment (SHAREBENCH_*), e.g. 'scripts/kafka/control {action} --broker {broker} --for {for}'")
+	fs.BoolVar(&k.keep, "keep", false, "kafka target: keep each mode's topics and group on the cluster after it is verified (default: delete them)")
 }
 
 // engineOptions are appended to every engine target's options: nil, except
@@ -107,7 +109,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 		opts := kafkatarget.Options{
 			SASLMechanism: f.kafka.saslMechanism, SASLUser: f.kafka.saslUser,
 			TLS: f.kafka.tls, TLSCAFile: f.kafka.tlsCA, TLSCertFile: f.kafka.tlsCert, TLSKeyFile: f.kafka.tlsKey,
-			TLSInsecureSkipVerify: f.kafka.tlsInsecure,
+			TLSInsecureSkipVerify: f.kafka.tlsInsecure, Keep: f.kafka.keep,
 		}
 		if f.kafka.brokers != "" {
 			for _, b := range strings.Split(f.kafka.brokers, ",") {
@@ -131,7 +133,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 			opts = kafkatarget.Options{Brokers: opts.Brokers,
 				SASLMechanism: cc.opts.SASLMechanism, SASLUser: cc.opts.SASLUser, SASLPassword: cc.opts.SASLPassword,
 				TLS: cc.opts.TLS, TLSCAFile: cc.opts.TLSCAFile, TLSCertFile: cc.opts.TLSCertFile, TLSKeyFile: cc.opts.TLSKeyFile,
-				TLSInsecureSkipVerify: insecure}
+				TLSInsecureSkipVerify: insecure, Keep: f.kafka.keep}
 		} else if opts.SASLMechanism != "" {
 			pw := env.Getenv("SHAREBENCH_SASL_PASSWORD")
 			if f.kafka.saslPasswordFile != "" {
@@ -163,7 +165,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 		}
 		var fr loadgen.FaultRunner
 		if f.kafka.brokerControl != "" {
-			fr = &kafkatarget.BrokerControl{Cmd: f.kafka.brokerControl}
+			fr = t.BrokerControl(f.kafka.brokerControl)
 		}
 		return t, fr, nil
 	}

@@ -27,6 +27,13 @@
 //     classic-eos lose nothing committed. It restarts the broker, so it needs
 //     the one scripts/kafka/up started (or SHAREBENCH_KAFKA_CONTROL, a
 //     command with {action}; "off" skips it).
+//   - TestThreeNodeChaos: the kafka-chaos built-in against three nodes
+//     (scripts/kafka/up --nodes 3, SHAREBENCH_KAFKA_CLUSTER set to the list
+//     it prints) in explicit, deferred and classic-eos, broker faults
+//     through scripts/kafka/control: each fault starts within a second of
+//     its schedule, each broker fault hits the broker its selector
+//     resolved to, no mode is PASS with unjudged inputs, and no topic or
+//     group of the run is left behind.
 //   - TestJavaToolsAgainstServe: sharebench serve (in process) driven by
 //     Kafka's Java tools from the jar cache: ProducerPerformance with and
 //     without --transactional-id, ShareConsumerPerformance, a read_committed
@@ -36,6 +43,8 @@
 //     against serve (plus transactional there), both verified.
 //
 // Environment: SHAREBENCH_KAFKA (seed brokers, required to run),
+// SHAREBENCH_KAFKA_CLUSTER (a three-node cluster's bootstrap list, for
+// TestThreeNodeChaos),
 // SHAREBENCH_KAFKA_CONTROL (broker-control command for TestBrokerRestart,
 // default this checkout's scripts/kafka/control).
 package kafkait

@@ -53,7 +53,7 @@ func TestBrokerRestart(t *testing.T) {
 			var restart *result.FaultEvent
 			for i, f := range m.Faults {
 				t.Logf("  fault at %.2fs: %s %s", float64(f.AtNs)/1e9, f.Kind, f.Detail)
-				if f.Kind == "engine-restart" && strings.HasPrefix(f.Detail, "ran ") {
+				if f.Kind == "engine-restart" && !f.Failed && f.Broker != "" {
 					restart = &m.Faults[i]
 				}
 			}

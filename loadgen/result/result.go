@@ -185,12 +185,23 @@ type Second struct {
 	Faults       []string `json:"faults,omitempty"`
 }
 
-// FaultEvent is one fault applied; AtNs is ns since the start of the
-// mode's run (the origin of Second.T).
+// FaultEvent is one fault applied; its times are ns since the start of
+// the mode. AtNs is when it actually began; ScheduledNs when its timeline
+// had it due (0 for an event logged where it struck, such as a worker
+// crash at its phase); EndNs when applying it returned (a broker restart
+// ends once the broker answers again; 0 where it has no end of its own).
 type FaultEvent struct {
-	AtNs   int64  `json:"at_ns"`
-	Kind   string `json:"kind"`
-	Detail string `json:"detail,omitempty"`
+	AtNs        int64  `json:"at_ns"`
+	ScheduledNs int64  `json:"scheduled_ns,omitempty"`
+	EndNs       int64  `json:"end_ns,omitempty"`
+	Kind        string `json:"kind"`
+	Detail      string `json:"detail,omitempty"`
+	// Broker is the broker a broker fault hit (its id, or "all"), and
+	// Selector how the workload named it (txn-coordinator, leader, ...).
+	Broker   string `json:"broker,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	// Failed is true when the fault could not be applied (Detail says why).
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Verification is the verifier's verdict for one mode.

@@ -166,6 +166,11 @@ type Config struct {
 	TransactionTimeout time.Duration // transaction.timeout.ms
 	// MaxPollRecords caps one poll.
 	MaxPollRecords int
+	// ReplicationFactor and MinInsyncReplicas are the topics'
+	// replication.factor and min.insync.replicas on a replicated target;
+	// 0 takes the cluster's defaults.
+	ReplicationFactor int
+	MinInsyncReplicas int
 	// AcquireMode is share.acquire.mode ("": the target's default).
 	AcquireMode string
 	// DLQTopic is the share group's errors.deadletterqueue.topic.name
@@ -341,4 +346,27 @@ type ShareState struct {
 // ErrFenced when that transaction is no longer open.
 type TxnResumer interface {
 	ResumeTransaction(ctx context.Context, cfg Config, transactionalID string, producerID int64, epoch int16, commit bool) error
+}
+
+// FaultScope is what a target-side fault needs to know about the mode it hits:
+// the run's identifiers (a broker-control command receives them in its
+// environment; broker selectors read them) and a seeded choice for random
+// picks.
+type FaultScope struct {
+	RunID string
+	Mode  string
+	// Config names the mode's topics, group and transactional ids.
+	Config Config
+	// Workers is the number of the mode's workers (transactional ids
+	// Config.TransactionalIDPrefix + 0 .. Workers-1).
+	Workers int
+	// IntN picks a number in [0, n) from the run's seed.
+	IntN func(n int) int
+}
+
+// FaultOutcome is what a target-side fault did: the broker it hit (an id,
+// "all", or "" when it hit no broker) and a description.
+type FaultOutcome struct {
+	Broker string
+	Detail string
 }

@@ -69,6 +69,10 @@ type Options struct {
 	// PingTimeout bounds the reachability check New runs against
 	// Brokers; default 5s.
 	PingTimeout time.Duration
+
+	// Keep leaves each mode's topics and group on the cluster after the
+	// mode is verified; by default Teardown deletes them.
+	Keep bool
 }
 
 // String describes the options without secrets.

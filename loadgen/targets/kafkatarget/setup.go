@@ -23,7 +23,8 @@ const setupTimeout = 60 * time.Second
 // topics to get leaders.
 const metadataPoll = 50 * time.Millisecond
 
-// Setup creates cfg's topics (replication factor: the broker default) and sets
+// Setup creates cfg's topics (replication factor and min.insync.replicas:
+// cfg's, or the cluster's defaults where cfg leaves them 0) and sets
 // the share group's configuration: share.auto.offset.reset=earliest, which
 // correctness needs, and where the broker accepts them the lock duration,
 // delivery limit and record-lock window of cfg. A refused optional setting
@@ -41,12 +42,23 @@ func (t *Target) Setup(ctx context.Context, cfg targets.Config) error {
 	if cfg.OutputTopic != "" {
 		want[cfg.OutputTopic] = partitions(cfg.OutputPartitions)
 	}
+	rf := int16(-1) // the cluster's default.replication.factor
+	if cfg.ReplicationFactor > 0 {
+		rf = int16(cfg.ReplicationFactor)
+	}
+	var configs map[string]*string
+	if cfg.MinInsyncReplicas > 0 {
+		configs = map[string]*string{"min.insync.replicas": kmsg.StringPtr(strconv.Itoa(cfg.MinInsyncReplicas))}
+	}
 	for topic, n := range want {
-		resp, err := t.adm.CreateTopic(ctx, n, -1, nil, topic)
+		resp, err := t.adm.CreateTopic(ctx, n, rf, configs, topic)
 		if err == nil {
 			err = resp.Err
 		}
 		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			if errors.Is(err, kerr.InvalidReplicationFactor) {
+				return fmt.Errorf("kafka: creating topic %s with replication factor %d: %w; the cluster has fewer brokers: lower replicationFactor (or --replication-factor), or start more (scripts/kafka/up --nodes 3)", topic, rf, err)
+			}
 			return fmt.Errorf("kafka: creating topic %s with %d partitions: %w", topic, n, err)
 		}
 	}

@@ -30,6 +30,7 @@ import (
 type Target struct {
 	conn    conn
 	logger  func(string)
+	keep    bool           // Options.Keep
 	cluster *kfake.Cluster // nil unless embedded
 	admin   *kgo.Client
 	adm     *kadm.Client
@@ -72,7 +73,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{}
+	t := &Target{keep: opts.Keep}
 	t.mu.open = make(map[closer]struct{})
 	if w := opts.Logger; w != nil {
 		t.logger = func(s string) { fmt.Fprintln(w, "kafka: "+s) }

@@ -1,38 +1,94 @@
-// This file holds Teardown: dropping a finished mode's topics on a cluster
-// that keeps them in memory.
+// This file holds Teardown: deleting a finished mode's topics and group
+// once it is measured and verified, so runs do not pile up data on a
+// cluster.
 
 package kafkatarget
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/sharebench/sharebench/internal/serve"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
-// inMemory reports whether the cluster holds its topics in memory: the
-// embedded kfake cluster, or sharebench serve (which names itself by its
-// cluster id; with a data directory it refuses deletion, which Teardown
-// ignores). A real cluster's topics are left for the user to inspect.
-func (t *Target) inMemory(ctx context.Context) bool {
-	if t.cluster != nil {
-		return true
-	}
+// teardownTimeout bounds Teardown: after a broker fault the cluster may
+// take a few seconds to lead every partition again.
+const teardownTimeout = 30 * time.Second
+
+// isServe reports whether the cluster is sharebench serve, which names
+// itself by its cluster id and, with a data directory, refuses deletion.
+func (t *Target) isServe(ctx context.Context) bool {
 	m, err := t.adm.BrokerMetadata(ctx)
 	return err == nil && m.Cluster == serve.ClusterID
 }
 
-// Teardown deletes the mode's topics from an in-memory cluster once the
-// mode is measured and verified, so a run of many modes holds one mode's
-// records at a time. Elsewhere it does nothing.
+// Teardown deletes the mode's input and output topics and its group once
+// the mode is measured and verified, unless Options.Keep asked to leave
+// them for inspection. A topic or group already gone is not an error.
+// Transactional ids cannot be deleted in Kafka; they expire on their own
+// (transactional.id.expiration.ms).
 func (t *Target) Teardown(ctx context.Context, cfg targets.Config) error {
-	if !t.inMemory(ctx) {
+	if t.keep {
 		return nil
 	}
-	topics := []string{cfg.InputTopic, cfg.OutputTopic}
+	ctx, cancel := context.WithTimeout(ctx, teardownTimeout)
+	defer cancel()
+	serveTarget := t.cluster == nil && t.isServe(ctx)
+	var errs []error
+	topics := []string{cfg.InputTopic}
+	if cfg.OutputTopic != "" {
+		topics = append(topics, cfg.OutputTopic)
+	}
 	if cfg.DLQTopic != "" {
 		topics = append(topics, cfg.DLQTopic)
 	}
-	_, err := t.adm.DeleteTopics(ctx, topics...)
-	return err
+	for {
+		resp, err := t.adm.DeleteTopics(ctx, topics...)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err == nil || errors.Is(err, kerr.UnknownTopicOrPartition) || serveTarget {
+			break
+		}
+		if !kerr.IsRetriable(err) || ctx.Err() != nil {
+			errs = append(errs, fmt.Errorf("kafka: deleting topics %v: %w", topics, err))
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if t.cluster == nil && !serveTarget {
+		if err := t.deleteGroup(ctx, cfg.Group); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// deleteGroup deletes a group (a share group or a classic one) once its
+// members have left, trying again while it still has members or its
+// coordinator is moving.
+func (t *Target) deleteGroup(ctx context.Context, group string) error {
+	for {
+		resp, err := t.adm.DeleteGroup(ctx, group)
+		if err == nil {
+			err = resp.Err
+		}
+		switch {
+		case err == nil, errors.Is(err, kerr.GroupIDNotFound):
+			return nil
+		case errors.Is(err, kerr.NonEmptyGroup), kerr.IsRetriable(err):
+		default:
+			return fmt.Errorf("kafka: deleting group %s: %w", group, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafka: deleting group %s: %w (last: %v)", group, ctx.Err(), err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
