@@ -188,7 +188,8 @@ parse_produce() {
 # first progress line at or past W to the last one, so the group's forming
 # and the JVM's start are outside it. ShareConsumerPerformance's
 # --show-detailed-stats lines are "start, end, MB, MB/s, nMsg/s, records so
-# far, interval ms for share consumer 1" (end as yyyy-MM-dd HH:mm:ss:SSS);
+# far, interval ms for share consumer 1" (end as yyyy-MM-dd HH:mm:ss:SSS),
+# and its last line, the whole run's, ends at the last record;
 # sharebench peer share-consume --warmup-records prints its own steady-state
 # line and its poll latency. Prints "records/s p50 p99 count".
 parse_consume() { # file
@@ -201,7 +202,7 @@ parse_consume() { # file
     echo "${rate:--} $p50 $p99 ${count:-0}"
     return
   fi
-  grep -E 'for share consumer' "$1" | awk -F', ' -v w="$W" '
+  grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | awk -F', ' -v w="$W" '
     function ms(ts,   a, b) { split(ts, a, " "); split(a[2], b, ":"); return ((b[1] * 60 + b[2]) * 60 + b[3]) * 1000 + b[4] }
     { n = $6 + 0; t = ms($2); if (!seen && n >= w) { seen = 1; n0 = n; t0 = t } last = n; tl = t }
     END { r = (seen && tl > t0 && last > n0) ? (last - n0) / ((tl - t0) / 1000) : "-"; printf "%s - - %d\n", r, last }'
