@@ -25,9 +25,11 @@
 #     --warmup-records, sharebench peer produce --warmup-records) and the
 #     table reads their steady-state lines, so the JVM's start and JIT
 #     warm-up are not inside Kafka's clock. ShareConsumerPerformance has no
-#     warm-up option: each consumer also reads PEER_WARMUP_RECORDS records
-#     alone, in a new share group, and the steady rate is
-#     (N - W) / (T(N) - T(W)), the same for both tools.
+#     warm-up option: it prints a progress line a second
+#     (--show-detailed-stats), and its steady rate runs from the first line
+#     at or past PEER_WARMUP_RECORDS to the last; sharebench peer
+#     share-consume --warmup-records times the same stretch itself. The
+#     group's forming (seconds, and varying) is outside both clocks.
 #   - Both producers are configured as `sharebench run`'s producers are:
 #     acks=all, idempotent, linger.ms=PEER_LINGER_MS (0), batch.size
 #     PEER_BATCH_BYTES (1000012, franz-go's default), and compression pinned
@@ -143,12 +145,12 @@ kafka_consume() { # name topic group [records]
   "$RC" org.apache.kafka.tools.ConfigCommand --bootstrap-server "$B" --alter --entity-type groups \
     --entity-name "$3" --add-config share.auto.offset.reset=earliest >/dev/null
   run "$1" "$RC" org.apache.kafka.tools.ShareConsumerPerformance --bootstrap-server "$B" --topic "$2" \
-    --group "$3" --num-records "${4:-$N}" --timeout 30000 \
+    --group "$3" --num-records "$N" --timeout 30000 --show-detailed-stats --reporting-interval 1000 \
     --command-property max.poll.records=500 --command-property share.acquire.mode="$ACQUIRE"
 }
 sb_consume() { # name topic group [records]
-  run "$1" "$SB" peer share-consume --brokers "$B" --topic "$2" --group "$3" --num-records "${4:-$N}" --timeout 30s \
-    --max-poll-records 500 --acquire-mode "$ACQUIRE"
+  run "$1" "$SB" peer share-consume --brokers "$B" --topic "$2" --group "$3" --num-records "$N" --timeout 30s \
+    --max-poll-records 500 --acquire-mode "$ACQUIRE" --warmup-records "$W"
 }
 
 # pair FIRST-FUNC ARGS -- SECOND-FUNC ARGS, in the round's order.
@@ -169,7 +171,6 @@ for r in $(seq 1 "$ROUNDS"); do
   pair "$r" kafka_produce "r$r-produce-kafka" "$t-k" -- sb_produce "r$r-produce-sharebench" "$t-s"
   pair "$r" kafka_produce "r$r-produce-txn-kafka" "$t-kx" txn -- sb_produce "r$r-produce-txn-sharebench" "$t-sx" txn
   pair "$r" kafka_consume "r$r-share-consume-kafka" "$t-k" "$t-gk" -- sb_consume "r$r-share-consume-sharebench" "$t-k" "$t-gs"
-  pair "$r" kafka_consume "r$r-share-warmup-kafka" "$t-k" "$t-gkw" "$W" -- sb_consume "r$r-share-warmup-sharebench" "$t-k" "$t-gsw" "$W"
   "$RC" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --delete --topic "${t}-.*" >/dev/null 2>&1 || true
 done
 log "done in $((SECONDS - start))s"
@@ -183,22 +184,28 @@ parse_produce() {
   grep 'steady state records sent' "$1" | tail -n 1 | sed -E 's/^([0-9]+) steady state records sent, ([0-9.]+) records\/sec .* ([0-9.]+) ms 50th, ([0-9.]+) ms 95th, ([0-9.]+) ms 99th.*/\2 \3 \5/; t; s/.*/- - -/' \
     | awk '{print $1, $2, $3}'
 }
-# share-consume: the data line after ShareConsumerPerformance's header; the
-# record count is field 6, fetch.time.ms (subscribe to last record) field 7.
-# The steady rate is (N - W) / (T(N) - T(W)) from the full run and the
-# warm-up-only run. sharebench adds its poll latency on the next line.
-# Prints "records/s p50 p99 count".
-consume_line() { grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | tail -n 1; }
-parse_consume() { # full-run-file warmup-run-file
-  local full warm p50=- p99=-
-  full="$(consume_line "$1")"
-  warm="$(consume_line "$2")"
+# share-consume: the steady rate after the first W records, from the
+# first progress line at or past W to the last one, so the group's forming
+# and the JVM's start are outside it. ShareConsumerPerformance's
+# --show-detailed-stats lines are "start, end, MB, MB/s, nMsg/s, records so
+# far, interval ms for share consumer 1" (end as yyyy-MM-dd HH:mm:ss:SSS),
+# and its last line, the whole run's, ends at the last record;
+# sharebench peer share-consume --warmup-records prints its own steady-state
+# line and its poll latency. Prints "records/s p50 p99 count".
+parse_consume() { # file
+  local p50=- p99=- rate count
   if grep -q 'poll p50' "$1"; then
     p50="$(sed -nE 's/.*poll p50 ([0-9.]+) ms.*/\1/p' "$1")"
     p99="$(sed -nE 's/.*poll p50 [0-9.]+ ms, p99 ([0-9.]+) ms.*/\1/p' "$1")"
+    rate="$(sed -nE 's/^sharebench: steady state after [0-9]+ warm-up records: ([0-9.]+) records\/s.*/\1/p' "$1")"
+    count="$(grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | tail -n 1 | awk -F', ' '{print $6}')"
+    echo "${rate:--} $p50 $p99 ${count:-0}"
+    return
   fi
-  awk -F', ' -v warm="$warm" -v p50="$p50" -v p99="$p99" 'BEGIN { split(warm, w, ", ") }
-    { dn = $6 - w[6]; dt = ($7 - w[7]) / 1000; r = (dt > 0 && dn > 0) ? dn / dt : "-"; printf "%s %s %s %s\n", r, p50, p99, $6 }' <<<"$full"
+  grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | awk -F', ' -v w="$W" '
+    function ms(ts,   a, b) { split(ts, a, " "); split(a[2], b, ":"); return ((b[1] * 60 + b[2]) * 60 + b[3]) * 1000 + b[4] }
+    { n = $6 + 0; t = ms($2); if (!seen && n >= w) { seen = 1; n0 = n; t0 = t } last = n; tl = t }
+    END { r = (seen && tl > t0 && last > n0) ? (last - n0) / ((tl - t0) / 1000) : "-"; printf "%s - - %d\n", r, last }'
 }
 # cpu_per_m NAME: CPU-seconds per million records of one run.
 cpu_per_m() { awk -v n="$N" '{ printf "%.3f\n", ($1 + $2) / n * 1e6 }' "$OUT/$1.cpu"; }
@@ -209,7 +216,7 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "-"; exit} if (NR%2)
 col() {
   local test="$1" tool="$2" field="$3" r
   for r in $(seq 1 "$ROUNDS"); do
-    if [[ "$test" == share-consume ]]; then parse_consume "$OUT/r$r-$test-$tool.txt" "$OUT/r$r-share-warmup-$tool.txt"; else parse_produce "$OUT/r$r-$test-$tool.txt"; fi
+    if [[ "$test" == share-consume ]]; then parse_consume "$OUT/r$r-$test-$tool.txt"; else parse_produce "$OUT/r$r-$test-$tool.txt"; fi
   done | awk -v f="$field" '$f != "-" {print $f}' | median
 }
 # cpu TEST TOOL: the median CPU-seconds per million records over the rounds.
@@ -220,7 +227,7 @@ cpu() {
 
 for r in $(seq 1 "$ROUNDS"); do
   for tool in kafka sharebench; do
-    got="$(parse_consume "$OUT/r$r-share-consume-$tool.txt" "$OUT/r$r-share-warmup-$tool.txt" | awk '{print $4}')"
+    got="$(parse_consume "$OUT/r$r-share-consume-$tool.txt" | awk '{print $4}')"
     [[ "$got" == "$N" ]] || log "WARNING: round $r share-consume $tool read ${got:-?} of $N records"
   done
 done
@@ -250,7 +257,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) p
     printf 'round %s:' "$r"
     for test in produce produce-txn share-consume; do
       for tool in kafka sharebench; do
-        if [[ "$test" == share-consume ]]; then v="$(parse_consume "$OUT/r$r-$test-$tool.txt" "$OUT/r$r-share-warmup-$tool.txt" | awk '{print $1}')"
+        if [[ "$test" == share-consume ]]; then v="$(parse_consume "$OUT/r$r-$test-$tool.txt" | awk '{print $1}')"
         else v="$(parse_produce "$OUT/r$r-$test-$tool.txt" | awk '{print $1}')"; fi
         printf ' %s-%s %s' "$test" "$tool" "$(fmt "$v")"
       done
