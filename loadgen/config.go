@@ -55,6 +55,9 @@ type Config struct {
 	// checkpoint model); nil: each mode run uses an in-process one, in
 	// memory. Run does not close it.
 	Sink sink.Sink
+
+	// readStall overrides readStall for tests (0: readStall).
+	readStall time.Duration
 }
 
 // FaultRunner applies target-side faults. It returns an error wrapping

@@ -46,24 +46,31 @@ func dlqTopic(spec *workloads.Spec, m pipeline.Mode, prefix string) string {
 const dlqSettle = 5 * time.Second
 
 // readDLQ reads the mode's dead-letter topic with read_committed (a copy
-// written in an aborted transaction is not a dead letter) until it has
-// stopped growing, at least want records long or for dlqSettle.
-func (mr *modeRun) readDLQ(ctx context.Context, want int64) ([]verify.DLQRecord, error) {
+// written in an aborted transaction is not a dead letter) up to its end
+// offsets, again while it holds fewer than want records, for at most
+// dlqSettle (a broker writes dead letters asynchronously). short says what
+// it could not read (see readTo).
+func (mr *modeRun) readDLQ(ctx context.Context, want int64) (out []verify.DLQRecord, short string, err error) {
 	rd, err := mr.cfg.Target.NewReader(ctx, mr.tcfg, mr.tcfg.DLQTopic, true)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer rd.Close()
-	var out []verify.DLQRecord
-	add := func(r *targets.Record) { out = append(out, dlqRecord(r)) }
+	take := func(recs []*targets.Record) {
+		for _, r := range recs {
+			out = append(out, dlqRecord(r))
+		}
+	}
 	deadline := time.Now().Add(dlqSettle)
 	for {
-		if err := drainReader(ctx, rd, add); err != nil {
-			return out, err
+		short, err = mr.readToEnd(ctx, mr.tcfg.DLQTopic, true, rd, take)
+		if err != nil || short != "" {
+			return out, short, err
 		}
 		if int64(len(out)) >= want || time.Now().After(deadline) || ctx.Err() != nil {
-			return out, nil
+			return out, "", nil
 		}
+		sleepCtx(ctx, readPoll)
 	}
 }
 
@@ -101,9 +108,9 @@ func dlqRecord(r *targets.Record) verify.DLQRecord {
 
 // deadLetters reads the mode's dead letters back, or returns nil when the
 // group has no dead-letter queue.
-func (mr *modeRun) deadLetters(ctx context.Context) ([]verify.DLQRecord, error) {
+func (mr *modeRun) deadLetters(ctx context.Context) ([]verify.DLQRecord, string, error) {
 	if mr.tcfg.DLQTopic == "" {
-		return nil, nil
+		return nil, "", nil
 	}
 	return mr.readDLQ(ctx, mr.ledger.nRej.Load())
 }

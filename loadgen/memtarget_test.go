@@ -11,6 +11,7 @@ package loadgen
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,9 @@ type memTarget struct {
 	// joinDelay keeps a new worker's polls empty this long, as a share
 	// group on a real cluster takes about a second to form.
 	joinDelay time.Duration
+	// endsAhead is added to every end offset EndOffsets reports: readers
+	// can never reach them.
+	endsAhead int64
 
 	mu     sync.Mutex
 	topics map[string]*memTopic
@@ -266,6 +270,23 @@ func (m *memTarget) NewReader(_ context.Context, _ targets.Config, topic string,
 	return &memReader{t: t, topic: topic}, nil
 }
 
+// EndOffsets returns each partition's next offset: every write is
+// visible at once (commits append to the log), so both isolation levels
+// end there; plus endsAhead, for a test of reads that cannot reach them.
+func (m *memTarget) EndOffsets(_ context.Context, _ targets.Config, topic string, _ bool) (map[int32]int64, error) {
+	t, err := m.topic(topic)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[int32]int64, len(t.next))
+	for p, n := range t.next {
+		out[int32(p)] = n + m.endsAhead
+	}
+	return out, nil
+}
+
 // Pending counts the input records waiting for a worker (the drain then
 // ends when nothing waits and no output arrives any more: a record
 // archived at the delivery limit never gets one).
@@ -470,6 +491,7 @@ type memReader struct {
 	t     *memTopic
 	topic string
 	pos   int
+	next  map[int32]int64 // per partition: past the last record read
 	// Reused from poll to poll: loadgen keeps nothing of a polled record.
 	backing []targets.Record
 	recs    []*targets.Record
@@ -507,8 +529,17 @@ func (r *memReader) records(end int) []*targets.Record {
 		r.backing[i] = targets.Record{Topic: r.topic, Partition: o.partition, Offset: o.offset, Value: o.hdr[:]}
 		recs[i] = &r.backing[i]
 	}
+	if r.next == nil {
+		r.next = map[int32]int64{}
+	}
+	for _, rec := range recs {
+		r.next[rec.Partition] = max(r.next[rec.Partition], rec.Offset+1)
+	}
 	r.pos = end
 	return recs
 }
+
+// Positions returns the offset past the last record read per partition.
+func (r *memReader) Positions() map[int32]int64 { return maps.Clone(r.next) }
 
 func (r *memReader) Close() error { return nil }

@@ -289,8 +289,15 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 		return out, fmt.Errorf("starting the read_committed reader: %w", err)
 	}
 	readerStop := make(chan struct{})
-	readerDone := make(chan error, 1)
-	go func() { readerDone <- mr.readLoop(runCtx, rd, readerStop) }()
+	type readerEnd struct {
+		note string
+		err  error
+	}
+	readerDone := make(chan readerEnd, 1)
+	go func() {
+		note, err := mr.readLoop(runCtx, rd, readerStop)
+		readerDone <- readerEnd{note, err}
+	}()
 
 	// Workers.
 	mr.ctl = make([]*workerCtl, spec.Consumers)
@@ -346,10 +353,14 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	<-faultsExited // a fault still being applied finishes first
 	close(mr.stopWorkers)
 	mr.workersWG.Wait()
-	// The final read_committed pass in finish catches what the tail
-	// reader had not seen yet.
+	// The tail reader reads on to the output's end offsets; the final
+	// read_committed pass in finish catches anything it had not seen.
 	close(readerStop)
-	readErr := <-readerDone
+	rEnd := <-readerDone
+	readErr := rEnd.err
+	if rEnd.note != "" {
+		out.Notes = append(out.Notes, rEnd.note)
+	}
 	close(progressDone)
 	_ = rd.Close()
 	if !drained {
@@ -482,13 +493,23 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	// What the verifier needs: the transactions settled, every output as
 	// read_committed and read_uncommitted readers (with the markers) see
 	// it, the transactions left open, the final share state.
+	// Each read goes to the end offsets; one that stops short leaves the
+	// evidence incomplete, and the verdict cannot be PASS.
+	var incomplete []string
 	open, openNote := mr.settleTransactions(ctx)
-	if err := mr.readAll(ctx, true); err != nil {
+	short, err := mr.readAll(ctx, true)
+	if err != nil {
 		return fmt.Errorf("reading outputs read_committed: %w", err)
 	}
-	markers, err := mr.readUncommitted(ctx)
+	if short != "" {
+		incomplete = append(incomplete, "the read_committed read of "+mr.tcfg.OutputTopic+" "+short)
+	}
+	markers, short, err := mr.readUncommitted(ctx)
 	if err != nil {
 		return fmt.Errorf("reading outputs read_uncommitted: %w", err)
+	}
+	if short != "" {
+		incomplete = append(incomplete, "the read_uncommitted read of "+mr.tcfg.OutputTopic+" "+short)
 	}
 	byMarkers := mr.ledger.finishMarkers()
 	if markers {
@@ -499,9 +520,12 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if err != nil {
 		return fmt.Errorf("inspecting the final share state: %w", err)
 	}
-	dlq, err := mr.deadLetters(ctx)
+	dlq, short, err := mr.deadLetters(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the dead-letter topic %s read_committed: %w", mr.tcfg.DLQTopic, err)
+	}
+	if short != "" {
+		incomplete = append(incomplete, "the read_committed read of the dead-letter topic "+mr.tcfg.DLQTopic+" "+short)
 	}
 	out.DLQRecords = int64(len(dlq))
 	info := mr.cfg.Target.Info()
@@ -510,12 +534,13 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
 		ShareState: state != nil && len(state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: markers,
 		OpenTransactions: open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: mr.tcfg.DLQTopic != "" && info.DLQAtLeastOnce,
+		Incomplete: incomplete,
 	}
 	if openNote != "" {
 		meta.Notes = append(meta.Notes, openNote)
 	}
 	opts := verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
-		DLQ: meta.DLQTopic != "", DLQAtLeastOnce: meta.DLQAtLeastOnce, SinkPending: sinkPending}
+		DLQ: meta.DLQTopic != "", DLQAtLeastOnce: meta.DLQAtLeastOnce, SinkPending: sinkPending, Incomplete: incomplete}
 	meta.Notes = append(meta.Notes, sinkNotes...)
 	if !meta.Markers {
 		opts.Unobserved = append(opts.Unobserved, "transaction markers (the target's readers do not return them)")

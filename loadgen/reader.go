@@ -7,6 +7,10 @@ package loadgen
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/result"
@@ -15,31 +19,18 @@ import (
 
 // readLoop tails the output topic with read_committed: each output seen is
 // one end-to-end latency sample, measured from its input's intended time.
-func (mr *modeRun) readLoop(ctx context.Context, rd targets.Reader, stop chan struct{}) error {
+// Once stop is closed (the producers and workers have stopped) it reads
+// on until it has reached the topic's end offsets, and returns a note
+// when it could not (the final read_committed pass books what it missed,
+// later).
+func (mr *modeRun) readLoop(ctx context.Context, rd targets.Reader, stop chan struct{}) (string, error) {
 	h := NewHist()
 	defer mr.mergeHist(result.HistEndToEnd, h)
 	var (
 		lat   []time.Duration
 		batch []outputRec
 	)
-	for {
-		select {
-		case <-stop:
-			return nil
-		default:
-		}
-		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-		recs, err := rd.Poll(pctx)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if len(recs) == 0 {
-			continue
-		}
+	take := func(recs []*targets.Record) {
 		now := time.Now()
 		vis := mr.sinceStart(now)
 		lat = lat[:0]
@@ -63,6 +54,36 @@ func (mr *modeRun) readLoop(ctx context.Context, rd targets.Reader, stop chan st
 		}
 		mr.series.add(mr.series.outputs, mr.secondOf(now), int64(len(batch)))
 	}
+	for {
+		select {
+		case <-stop:
+			ends, err := mr.cfg.Target.EndOffsets(ctx, mr.tcfg, mr.tcfg.OutputTopic, true)
+			if err != nil {
+				if ctx.Err() != nil {
+					return "", nil
+				}
+				return fmt.Sprintf("the tail reader could not learn the output topic's end offsets (%v): the final read_committed pass booked what it had not seen, with that pass's time as their visibility", err), nil
+			}
+			short, err := readTo(ctx, rd, ends, mr.stallBound(), take)
+			if err != nil || short == "" || ctx.Err() != nil {
+				return "", err
+			}
+			return "the tail reader " + short + ": the final read_committed pass booked what it had not seen, with that pass's time as their visibility", nil
+		default:
+		}
+		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		recs, err := rd.Poll(pctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", nil
+			}
+			return "", err
+		}
+		if len(recs) > 0 {
+			take(recs)
+		}
+	}
 }
 
 // recordVisible books outputs made visible outside the output topic
@@ -82,61 +103,125 @@ func (mr *modeRun) recordVisible(now time.Time, intendedNs int64, n int64) {
 	mr.series.add(mr.series.outputs, mr.secondOf(now), n)
 }
 
-// readAll reads the whole output topic once at the given isolation level
-// and adds what it sees to the ledger: with read_committed, the outputs
-// the tail reader had not seen yet.
-func (mr *modeRun) readAll(ctx context.Context, readCommitted bool) error {
+// readAll reads the whole output topic once at the given isolation level,
+// up to its end offsets, and adds what it sees to the ledger: with
+// read_committed, the outputs the tail reader had not seen yet. short
+// says what it could not read (see readTo).
+func (mr *modeRun) readAll(ctx context.Context, readCommitted bool) (short string, err error) {
 	rd, err := mr.cfg.Target.NewReader(ctx, mr.tcfg, mr.tcfg.OutputTopic, readCommitted)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer rd.Close()
-	return drainReader(ctx, rd, func(r *targets.Record) {
-		if !readCommitted {
-			mr.ledger.addUncommitted(r)
-			return
-		}
-		if oh, err := readOutput(r.Value); err == nil {
-			mr.ledger.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
-				visible: mr.sinceStart(time.Now()), txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
+	return mr.readToEnd(ctx, mr.tcfg.OutputTopic, readCommitted, rd, func(recs []*targets.Record) {
+		for _, r := range recs {
+			if !readCommitted {
+				mr.ledger.addUncommitted(r)
+				continue
+			}
+			if oh, err := readOutput(r.Value); err == nil {
+				mr.ledger.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
+					visible: mr.sinceStart(time.Now()), txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
+			}
 		}
 	})
 }
 
-// drainReader polls rd until three polls in a row return nothing.
-func drainReader(ctx context.Context, rd targets.Reader, add func(*targets.Record)) error {
-	for empty := 0; empty < 3; {
-		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+// readStall bounds a read to known end offsets: a reader short of them
+// whose position has not moved for this long gives up, and the read is
+// reported short (missing evidence), never taken as complete.
+const readStall = 10 * time.Second
+
+// readPoll bounds each poll of such a read.
+const readPoll = 200 * time.Millisecond
+
+// stallBound is readStall, or the test's override.
+func (mr *modeRun) stallBound() time.Duration {
+	if mr.cfg.readStall > 0 {
+		return mr.cfg.readStall
+	}
+	return readStall
+}
+
+// readToEnd learns topic's end offsets at the reader's isolation level and
+// reads rd up to them (readTo).
+func (mr *modeRun) readToEnd(ctx context.Context, topic string, readCommitted bool, rd targets.Reader, take func([]*targets.Record)) (string, error) {
+	ends, err := mr.cfg.Target.EndOffsets(ctx, mr.tcfg, topic, readCommitted)
+	if err != nil {
+		return "", fmt.Errorf("learning the end offsets of %s: %w", topic, err)
+	}
+	return readTo(ctx, rd, ends, mr.stallBound(), take)
+}
+
+// readTo polls rd, handing each poll's records to take, until the reader's
+// position has reached ends in every partition. It returns "" then;
+// otherwise (no progress for stall, or ctx ended) a phrase naming the
+// partitions it did not reach and how far it got.
+func readTo(ctx context.Context, rd targets.Reader, ends map[int32]int64, stall time.Duration, take func([]*targets.Record)) (string, error) {
+	lastMove := time.Now()
+	prev := rd.Positions()
+	for {
+		pos := rd.Positions()
+		missing := shortOf(pos, ends)
+		if len(missing) == 0 {
+			return "", nil
+		}
+		if !maps.Equal(pos, prev) {
+			prev, lastMove = pos, time.Now()
+		}
+		if time.Since(lastMove) >= stall || ctx.Err() != nil {
+			why := fmt.Sprintf("made no progress for %v", stall)
+			if ctx.Err() != nil {
+				why = "was interrupted"
+			}
+			return fmt.Sprintf("stopped short of the end offsets (%s; %s)", why, strings.Join(missing, ", ")), nil
+		}
+		pctx, cancel := context.WithTimeout(ctx, readPoll)
 		recs, err := rd.Poll(pctx)
 		cancel()
 		if err != nil {
-			return err
+			if ctx.Err() != nil {
+				continue
+			}
+			return "", err
 		}
-		if len(recs) == 0 {
-			empty++
-			continue
-		}
-		empty = 0
-		for _, r := range recs {
-			add(r)
+		if len(recs) > 0 {
+			take(recs)
 		}
 	}
-	return nil
 }
 
-// readUncommitted reads the whole output topic with read_uncommitted and
-// adds every output to the ledger, with the transaction marker that
-// followed it where the target's reader returns markers (it reports
-// whether it did).
-func (mr *modeRun) readUncommitted(ctx context.Context) (markers bool, err error) {
+// shortOf lists the partitions whose position is below their end, as
+// "partition p at offset o of e", in partition order.
+func shortOf(pos, ends map[int32]int64) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(ends)) {
+		if pos[p] < ends[p] {
+			out = append(out, fmt.Sprintf("partition %d at offset %d of %d", p, pos[p], ends[p]))
+		}
+	}
+	return out
+}
+
+// readUncommitted reads the whole output topic with read_uncommitted, up
+// to its high watermarks, and adds every output to the ledger, with the
+// transaction marker that followed it where the target's reader returns
+// markers (it reports whether it did). short says what it could not read.
+func (mr *modeRun) readUncommitted(ctx context.Context) (markers bool, short string, err error) {
 	mrd, ok := mr.cfg.Target.(targets.MarkerReader)
 	if !ok {
-		return false, mr.readAll(ctx, false)
+		short, err = mr.readAll(ctx, false)
+		return false, short, err
 	}
 	rd, err := mrd.NewMarkerReader(ctx, mr.tcfg, mr.tcfg.OutputTopic)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	defer rd.Close()
-	return true, drainReader(ctx, rd, mr.ledger.addUncommitted)
+	short, err = mr.readToEnd(ctx, mr.tcfg.OutputTopic, false, rd, func(recs []*targets.Record) {
+		for _, r := range recs {
+			mr.ledger.addUncommitted(r)
+		}
+	})
+	return true, short, err
 }

@@ -222,6 +222,13 @@ type Target interface {
 	NewWorker(ctx context.Context, cfg Config, m pipeline.Mode, id int) (Worker, error)
 	// NewReader returns a reader of topic at the given isolation level.
 	NewReader(ctx context.Context, cfg Config, topic string, readCommitted bool) (Reader, error)
+	// EndOffsets returns, per partition of topic, the offset below which
+	// a reader at the given isolation level can see everything there is
+	// now: the last stable offset for read_committed (no transaction
+	// below it is still open), the high watermark otherwise. Asked once
+	// the producers and workers have stopped, it is where a reader that
+	// must see every output stops (Reader.Positions).
+	EndOffsets(ctx context.Context, cfg Config, topic string, readCommitted bool) (map[int32]int64, error)
 	// Inspect reports the final share state of the input topic's records
 	// for the verifier, or an error wrapping ErrUnsupported.
 	Inspect(ctx context.Context, cfg Config) (*ShareState, error)
@@ -284,6 +291,11 @@ type Reader interface {
 	// waiting at most until ctx is done. The caller keeps nothing of them
 	// past the next Poll, so a target may reuse their memory.
 	Poll(ctx context.Context) ([]*Record, error)
+	// Positions returns, per partition the reader has read from, the
+	// offset just past the last record or transaction marker it has
+	// passed, returned or not: a reader whose position has reached
+	// EndOffsets has seen everything below them.
+	Positions() map[int32]int64
 	Close() error
 }
 

@@ -686,11 +686,14 @@ func (j *judge) verdict() *result.Verification {
 		}
 		res.Notes = append(res.Notes, msg)
 	}
+	for _, r := range v.opts.Incomplete {
+		res.Notes = append(res.Notes, "verify: the evidence is incomplete: "+r)
+	}
 	res.Deliveries = v.mu.deliveries
 	switch {
 	case len(res.Forbidden) > 0:
 		res.Verdict = VerdictFail
-	case res.Unjudged > 0 || v.opts.DrainTimedOut:
+	case res.Unjudged > 0 || v.opts.DrainTimedOut || len(v.opts.Incomplete) > 0:
 		// Incomplete evidence proves nothing either way.
 		res.Verdict = VerdictInconclusive
 	default:

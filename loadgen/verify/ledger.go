@@ -159,6 +159,9 @@ type Meta struct {
 	// was settled; DrainNote says what was left.
 	DrainTimedOut bool   `json:"drain_timed_out"`
 	DrainNote     string `json:"drain_note,omitempty"`
+	// Incomplete lists the reads of the outputs or dead letters that
+	// stopped short of their end offsets (Options.Incomplete).
+	Incomplete []string `json:"incomplete,omitempty"`
 	// What the target reported.
 	ShareState     bool `json:"share_state"`     // per-record final states
 	DeliveryCounts bool `json:"delivery_counts"` // delivery counts with each delivery

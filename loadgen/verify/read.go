@@ -261,7 +261,7 @@ func readLines(path string, add func(line []byte) (reason string, err error)) er
 }
 
 // DirOptions completes opts from dir's ledger.json: the drain's outcome,
-// and the delivery limit when opts has none. For a v1 directory it lists
+// the reads that stopped short of their end offsets, and the delivery limit when opts has none. For a v1 directory it lists
 // what that schema never recorded.
 func DirOptions(dir string, opts Options) (Options, error) {
 	meta, err := ReadMeta(dir)
@@ -274,6 +274,7 @@ func DirOptions(dir string, opts Options) (Options, error) {
 		return opts, nil
 	}
 	opts.DrainTimedOut = opts.DrainTimedOut || meta.DrainTimedOut
+	opts.Incomplete = append(opts.Incomplete, meta.Incomplete...)
 	if opts.DrainNote == "" {
 		opts.DrainNote = meta.DrainNote
 	}

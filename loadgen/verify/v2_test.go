@@ -135,6 +135,15 @@ func TestV2Judgements(t *testing.T) {
 			ins:  []verify.Input{acked(1)},
 			opts: verify.Options{DrainTimedOut: true},
 			want: map[string]int64{verify.KindLost: 1}, verdict: verify.VerdictFail},
+		{name: "a read that stopped short of its end offsets is never PASS", mode: "transactional",
+			ins:  []verify.Input{acked(1)},
+			outs: []verify.Output{txnOut(1, 0, 1, 1, verify.OutcomeCommitted, true, verify.MarkerCommit)},
+			opts: verify.Options{Incomplete: []string{"the read_committed read of out stopped short of the end offsets"}},
+			want: map[string]int64{}, verdict: verify.VerdictInconclusive},
+		{name: "a short read with an anomaly is FAIL", mode: "transactional",
+			ins:  []verify.Input{acked(1)},
+			opts: verify.Options{Incomplete: []string{"the read_committed read of out stopped short of the end offsets"}},
+			want: map[string]int64{verify.KindLost: 1}, verdict: verify.VerdictFail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts

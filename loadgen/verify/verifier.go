@@ -44,6 +44,10 @@ type Options struct {
 	// judged only when AddDLQ is called.
 	DLQ            bool
 	DLQAtLeastOnce bool
+	// Incomplete lists reads of the evidence that stopped before they had
+	// seen all of it (each says which and how far it got): the verdict is
+	// then never PASS. Default none.
+	Incomplete []string
 	// Unobserved lists evidence the run could not record (for example
 	// "deliveries" for a v1 ledger); each becomes a note. Default none.
 	Unobserved []string

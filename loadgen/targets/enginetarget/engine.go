@@ -604,7 +604,43 @@ func (r *reader) Poll(ctx context.Context) ([]*targets.Record, error) {
 	}
 }
 
+// Positions returns the offset each partition's next fetch starts from:
+// the engine's fetch moves past aborted records and markers it does not
+// return.
+func (r *reader) Positions() map[int32]int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[int32]int64, len(r.pos))
+	for p, o := range r.pos {
+		out[int32(p)] = o
+	}
+	return out
+}
+
 func (r *reader) Close() error { return nil }
+
+// EndOffsets returns each partition's last stable offset (read_committed)
+// or high watermark.
+func (t *Target) EndOffsets(ctx context.Context, _ targets.Config, topic string, readCommitted bool) (map[int32]int64, error) {
+	return retryRestart(ctx, t, func() (map[int32]int64, error) {
+		n, err := t.e.Partitions(topic)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[int32]int64, n)
+		for p := range n {
+			_, hw, lso, err := t.e.Offsets(eng.TopicPartition{Topic: topic, Partition: int32(p)})
+			if err != nil {
+				return nil, err
+			}
+			out[int32(p)] = hw
+			if readCommitted {
+				out[int32(p)] = lso
+			}
+		}
+		return out, nil
+	})
+}
 
 // Inspect reports every input record's final share state from the engine's
 // introspection (the engine keeps history, so records below SPSO are

@@ -31,7 +31,7 @@ func (t *Target) NewMarkerReader(ctx context.Context, cfg targets.Config, topic 
 	if err != nil {
 		return nil, wrapNewClient("reader", err)
 	}
-	r := &reader{t: t, cl: cl, markers: true}
+	r := &reader{t: t, cl: cl, markers: true, pos: map[int32]int64{}}
 	if err := t.track(r); err != nil {
 		cl.Close()
 		return nil, err

@@ -1,0 +1,106 @@
+package loadgen
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/verify"
+)
+
+// scriptReader returns its polls in turn (then nothing) and reports the
+// positions they leave it at.
+type scriptReader struct {
+	polls [][]*targets.Record
+	pos   map[int32]int64
+}
+
+func (r *scriptReader) Poll(ctx context.Context) ([]*targets.Record, error) {
+	if len(r.polls) == 0 {
+		<-ctx.Done()
+		return nil, nil
+	}
+	recs := r.polls[0]
+	r.polls = r.polls[1:]
+	for _, rec := range recs {
+		r.pos[rec.Partition] = max(r.pos[rec.Partition], rec.Offset+1)
+	}
+	return recs, nil
+}
+
+func (r *scriptReader) Positions() map[int32]int64 {
+	out := map[int32]int64{}
+	for p, o := range r.pos {
+		out[p] = o
+	}
+	return out
+}
+
+func (r *scriptReader) Close() error { return nil }
+
+func rec(p int32, o int64) *targets.Record { return &targets.Record{Partition: p, Offset: o} }
+
+// TestReadTo: a read stops as soon as the position reaches the end offsets
+// in every partition (an empty partition's end is 0: reached at once);
+// one that stops making progress short of them says which partition it
+// missed and where it stood, instead of stopping quietly.
+func TestReadTo(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		polls     [][]*targets.Record
+		ends      map[int32]int64
+		wantRead  int
+		wantShort string
+	}{
+		{"reached after three polls; the fourth is never made", [][]*targets.Record{{rec(0, 0)}, {rec(1, 0), rec(1, 1)}, {rec(0, 1)}, {rec(0, 2)}},
+			map[int32]int64{0: 2, 1: 2, 2: 0}, 4, ""},
+		{"nothing to read", nil, map[int32]int64{0: 0}, 0, ""},
+		{"partition 1 never reaches its end", [][]*targets.Record{{rec(0, 0), rec(1, 0)}},
+			map[int32]int64{0: 1, 1: 3}, 2, "stopped short of the end offsets (made no progress for 50ms; partition 1 at offset 1 of 3)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rd := &scriptReader{polls: tc.polls, pos: map[int32]int64{}}
+			read := 0
+			short, err := readTo(context.Background(), rd, tc.ends, 50*time.Millisecond, func(recs []*targets.Record) { read += len(recs) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if short != tc.wantShort || read != tc.wantRead {
+				t.Errorf("readTo: short %q after %d records, want %q after %d", short, read, tc.wantShort, tc.wantRead)
+			}
+		})
+	}
+}
+
+// TestRunReadsShortInconclusive: when the readers cannot reach the end
+// offsets the target reports, the evidence is incomplete: the verdict is
+// INCONCLUSIVE, never PASS, and says which reads fell short.
+func TestRunReadsShortInconclusive(t *testing.T) {
+	t.Parallel()
+	tgt := newMemTarget()
+	tgt.endsAhead = 1
+	spec := quickSpec(t, "explicit")
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: tgt, Seed: testSeed, readStall: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	m := res.Modes[0]
+	if m.Error != "" || m.Verify == nil {
+		t.Fatalf("mode: error %q verdict %+v", m.Error, m.Verify)
+	}
+	if m.Verify.Verdict != verify.VerdictInconclusive {
+		t.Errorf("verdict %s with every read short of its end offsets, want %s (counts %v)", m.Verify.Verdict, verify.VerdictInconclusive, m.Verify.Counts)
+	}
+	notes := strings.Join(m.Verify.Notes, "\n")
+	for _, want := range []string{"the read_committed read of", "the read_uncommitted read of", "stopped short of the end offsets"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("verdict notes do not say %q:\n%s", want, notes)
+		}
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "the tail reader stopped short of the end offsets") {
+		t.Errorf("mode notes do not say the tail reader stopped short: %v", m.Notes)
+	}
+}
