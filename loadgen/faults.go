@@ -9,7 +9,6 @@ package loadgen
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -159,8 +158,7 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.
 		if !mr.mode.Transactional() {
 			return o, false
 		}
-		mr.abortBoost.Store(math.Float64bits(f.Float("ratio")))
-		mr.abortUntil.Store(now.Add(f.Duration("for")).UnixNano())
+		mr.boostAborts(f.Float("ratio"), now.Add(f.Duration("for")))
 		o.Detail = fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for"))
 	case workloads.FaultSlowCheckpoint:
 		w := mr.applySlowCheckpoint(f, rng)

@@ -12,8 +12,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
@@ -34,7 +32,11 @@ type StatsReporter interface {
 	LockExpiries() int64
 }
 
+// modeRun is one mode's run, made of parts that each own their fields
+// (moderun.go): the goroutines write through the methods of the part that
+// owns what they change.
 type modeRun struct {
+	// What runs: fixed once newModeRun returns.
 	cfg  *Config
 	spec *workloads.Spec
 	mode pipeline.Mode
@@ -42,52 +44,11 @@ type modeRun struct {
 	tcfg targets.Config
 	name string // mode, with the repeat when repeating
 
-	start time.Time
-	// warmEnd and loadEnd are the measurement window, set once when it
-	// opens (window, read after windowOpen is closed or the producers
-	// have stopped); winStartNs and winEndNs hold the same bounds in ns
-	// since start for the goroutines that run while it opens.
-	warmEnd, loadEnd      time.Time
-	windowOpen            chan struct{}
-	winOpen               atomic.Bool
-	winStartNs, winEndNs  atomic.Int64
-	windowNote            string
-	cpuAtOpen, cpuAtClose int64         // processCPUNs when the window opened and closed
-	received              []atomic.Bool // worker id has received records
-	receivedN             atomic.Int32
-	seconds               int
-
-	nextID   atomic.Uint64
-	produced atomic.Int64 // inputs produced (all phases)
-	ledger   *ledger
-	series   *series
-
-	// inWindowInputs counts inputs intended inside the measurement window
-	// (one send-lag and one produce sample each); inWindowCommits the
-	// commits (or acks) done inside it (one commit and one poll-to-commit
-	// sample each).
-	inWindowInputs  atomic.Int64
-	inWindowCommits atomic.Int64
-
-	// counts are what the workers and faults count as they go.
-	counts counts
-
-	// Per-second interval histograms (for the .hlog files and series).
-	ivE2E, ivLag, ivProduce, ivCommit, ivP2C *intervals
-
-	histMu sync.Mutex
-	hists  map[string]*Hist // merged per-goroutine histograms
-
-	faultsMu   sync.Mutex
-	faults     []result.FaultEvent
-	ctl        []*workerCtl
-	abortBoost atomic.Uint64 // float64 bits: extra abort ratio from an abort-ratio fault
-	abortUntil atomic.Int64
-
-	expiriesAtStart int64
-	cp              *checkpointState // ackOnly: the checkpoint model
-	stopWorkers     chan struct{}
-	workersWG       sync.WaitGroup
+	window  // the timeline and the measurement window
+	counts  // what the workers, producers and faults count
+	books   // what the verifier reads: the ledger, the checkpoint model
+	figures // histograms, interval logs, series, fault events
+	crew    // the workers, and how faults reach them
 }
 
 func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
@@ -117,9 +78,8 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 			DLQTopic:              dlqTopic(spec, m, prefix),
 			DLQCopyRecord:         spec.DLQCopyRecord,
 		},
-		hists:       map[string]*Hist{},
-		stopWorkers: make(chan struct{}),
 	}
+	mr.stopWorkers = make(chan struct{})
 	if mr.tcfg.OutputPartitions == 0 {
 		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
 	}
@@ -153,40 +113,6 @@ func (mr *modeRun) rng(label string) *rand.Rand {
 	return rand.New(rand.NewPCG(h, f.Sum64()))
 }
 
-func (mr *modeRun) mergeHist(name string, h *Hist) {
-	mr.histMu.Lock()
-	defer mr.histMu.Unlock()
-	if mr.hists[name] == nil {
-		mr.hists[name] = NewHist()
-	}
-	mr.hists[name].Merge(h)
-}
-
-// inWindow reports whether t falls inside the measurement window; false
-// until the window has opened.
-func (mr *modeRun) inWindow(t time.Time) bool { return mr.inWindowNs(mr.sinceStart(t)) }
-
-// inWindowNs is inWindow for ns since the mode's start.
-func (mr *modeRun) inWindowNs(ns int64) bool {
-	if !mr.winOpen.Load() {
-		return false
-	}
-	return ns >= mr.winStartNs.Load() && ns < mr.winEndNs.Load()
-}
-
-// loadOver reports whether the producers must stop at t: the window has
-// opened and t is past its end.
-func (mr *modeRun) loadOver(t time.Time) bool {
-	return mr.winOpen.Load() && mr.sinceStart(t) >= mr.winEndNs.Load()
-}
-
-// noteReceived records that worker id received records.
-func (mr *modeRun) noteReceived(id int) {
-	if id < len(mr.received) && !mr.received[id].Load() && mr.received[id].CompareAndSwap(false, true) {
-		mr.receivedN.Add(1)
-	}
-}
-
 // formationLimit bounds how long after the warm-up the window waits for
 // every worker to receive records (a share group on a real cluster forms
 // in about a second); past it the window opens anyway, with a note.
@@ -209,6 +135,7 @@ func (mr *modeRun) expectedReceivers() int32 {
 // and the producers stop when it closes.
 func (mr *modeRun) openWindowLoop(ctx context.Context) {
 	warm := mr.start.Add(mr.spec.Warmup())
+	note := ""
 	for {
 		now := time.Now()
 		if !now.Before(warm) {
@@ -216,7 +143,7 @@ func (mr *modeRun) openWindowLoop(ctx context.Context) {
 				break
 			}
 			if now.Sub(warm) >= formationLimit {
-				mr.windowNote = fmt.Sprintf("only %d of %d workers had received records %v after the warm-up; the measurement window opened without the others",
+				note = fmt.Sprintf("only %d of %d workers had received records %v after the warm-up; the measurement window opened without the others",
 					mr.receivedN.Load(), mr.expectedReceivers(), formationLimit)
 				break
 			}
@@ -227,17 +154,12 @@ func (mr *modeRun) openWindowLoop(ctx context.Context) {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	mr.cpuAtOpen = processCPUNs()
 	ws := mr.sinceStart(time.Now())
 	we := ws + int64(mr.spec.TestDuration())
 	for _, iv := range []*intervals{mr.ivE2E, mr.ivLag, mr.ivProduce, mr.ivCommit, mr.ivP2C} {
 		iv.setWindow(ws, we)
 	}
-	mr.warmEnd, mr.loadEnd = mr.start.Add(time.Duration(ws)), mr.start.Add(time.Duration(we))
-	mr.winStartNs.Store(ws)
-	mr.winEndNs.Store(we)
-	mr.winOpen.Store(true)
-	close(mr.windowOpen)
+	mr.window.open(ws, we, note)
 }
 
 // recordCommit books one commit (or ack) call that took svc, done at done,
@@ -257,8 +179,6 @@ func (wl *workerLoop) recordCommit(done time.Time, svc, p2c time.Duration) {
 	mr.ivP2C.record(done, p2c)
 }
 
-func (mr *modeRun) sinceStart(t time.Time) int64 { return int64(t.Sub(mr.start)) }
-
 // run executes the mode and returns its result.
 func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	out := result.ModeResult{Mode: string(mr.mode), Repeat: mr.rep, Histograms: map[string]result.Histogram{}}
@@ -266,15 +186,11 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 		return out, fmt.Errorf("setting up topics: %w", err)
 	}
 	spec := mr.spec
-	mr.start = time.Now()
-	mr.windowOpen = make(chan struct{})
-	mr.received = make([]atomic.Bool, spec.Consumers)
-	mr.seconds = int((spec.Warmup()+formationLimit+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
-	mr.series = newSeries(mr.seconds)
+	seconds := int((spec.Warmup()+formationLimit+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
+	mr.window.begin(time.Now(), spec.Consumers, seconds)
+	mr.figures.begin(mr.start, seconds)
 	mr.ledger = newLedger()
 	mr.ledger.assigned = &mr.nextID
-	mr.ivE2E, mr.ivLag = newIntervals(mr.start), newIntervals(mr.start)
-	mr.ivProduce, mr.ivCommit, mr.ivP2C = newIntervals(mr.start), newIntervals(mr.start), newIntervals(mr.start)
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		mr.expiriesAtStart = sr.LockExpiries()
 	}
@@ -300,10 +216,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	}()
 
 	// Workers.
-	mr.ctl = make([]*workerCtl, spec.Consumers)
-	for i := range mr.ctl {
-		mr.ctl[i] = &workerCtl{}
-	}
+	mr.crew.begin(spec.Consumers)
 	for i := 0; i < spec.Consumers; i++ {
 		w, err := mr.cfg.Target.NewWorker(runCtx, mr.tcfg, mr.mode, i)
 		if err != nil {
@@ -341,7 +254,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	// an interrupt: then the window may never have opened.
 	winCancel()
 	<-windowExited
-	mr.cpuAtClose = processCPUNs()
+	mr.window.closed()
 
 	// Drain: wait until every input has an output (or was rejected), or
 	// the drain timeout passes.
@@ -461,21 +374,15 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart
 	}
-	mr.histMu.Lock()
-	for name, h := range mr.hists {
-		out.Histograms[name] = h.Summary()
-	}
-	mr.histMu.Unlock()
-	if lag, ok := mr.hists[result.HistSendLag]; ok && lag.Count() > 0 {
+	out.Histograms = mr.summaries()
+	if lag := mr.hist(result.HistSendLag); lag != nil && lag.Count() > 0 {
 		p99 := lag.Percentile(99)
 		if p99 > 100*time.Millisecond {
 			out.SendLagWarning = fmt.Sprintf("send lag p99 %v: the schedule of %d records/s was not met (the target or the load generator could not keep up; latencies are still measured from the intended times)", p99.Round(time.Millisecond), spec.ProducerRate)
 		}
 	}
 	out.Series = mr.series.snapshot(mr)
-	mr.faultsMu.Lock()
-	out.Faults = append([]result.FaultEvent(nil), mr.faults...)
-	mr.faultsMu.Unlock()
+	out.Faults = mr.faultEvents()
 	// The interval logs hold the samples of the histograms above; they are
 	// written before the verifier runs so an interrupted mode keeps them.
 	if mr.cfg.OutDir != "" {
@@ -583,9 +490,6 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	}
 	return nil
 }
-
-// secondOf returns the series slot of t (see series).
-func (mr *modeRun) secondOf(t time.Time) int { return int(t.Sub(mr.start) / slotNs) }
 
 // settleGrace bounds the wait for transactions still open on the output
 // topic after the drain: markers may still be on their way (they are
@@ -708,13 +612,4 @@ func (mr *modeRun) addFault(kind, detail string) { mr.addFaultAt(time.Now(), kin
 // addFaultAt records a fault applied at now.
 func (mr *modeRun) addFaultAt(now time.Time, kind, detail string) {
 	mr.addFaultEvent(result.FaultEvent{AtNs: mr.sinceStart(now), Kind: kind, Detail: detail})
-}
-
-// addFaultEvent records a fault event and marks it on the series at its
-// start.
-func (mr *modeRun) addFaultEvent(ev result.FaultEvent) {
-	mr.faultsMu.Lock()
-	mr.faults = append(mr.faults, ev)
-	mr.faultsMu.Unlock()
-	mr.series.fault(int(ev.AtNs/int64(slotNs)), ev.Kind)
 }

@@ -91,12 +91,7 @@ func (mr *modeRun) readLoop(ctx context.Context, rd targets.Reader, stop chan st
 func (mr *modeRun) recordVisible(now time.Time, intendedNs int64, n int64) {
 	d := time.Duration(mr.sinceStart(now) - intendedNs)
 	if mr.inWindowNs(intendedNs) {
-		mr.histMu.Lock()
-		if mr.hists[result.HistEndToEnd] == nil {
-			mr.hists[result.HistEndToEnd] = NewHist()
-		}
-		mr.hists[result.HistEndToEnd].Record(d)
-		mr.histMu.Unlock()
+		mr.recordHist(result.HistEndToEnd, d)
 		mr.ivE2E.record(now, d)
 	}
 	mr.counts.sinkOutputs.Add(n)

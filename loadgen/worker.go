@@ -9,7 +9,6 @@ package loadgen
 import (
 	"context"
 	"errors"
-	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -20,9 +19,19 @@ import (
 	"github.com/sharebench/sharebench/workloads"
 )
 
-// counts are the mode's counters the workers (and the faults) add to from
-// their goroutines; the result reads them once the workers have stopped.
+// counts are the mode's counters the producers, workers and faults add to
+// from their goroutines; the result reads them once they have stopped.
 type counts struct {
+	nextID   atomic.Uint64 // the last input id assigned
+	produced atomic.Int64  // inputs produced (all phases)
+	// inWindowInputs counts inputs intended inside the measurement window
+	// (one send-lag and one produce sample each); inWindowCommits the
+	// commits (or acks) done inside it (one commit and one poll-to-commit
+	// sample each).
+	inWindowInputs  atomic.Int64
+	inWindowCommits atomic.Int64
+	expiriesAtStart int64 // the target's lock expiries when the mode started
+
 	processed   atomic.Int64
 	redelivered atomic.Int64
 	commits     atomic.Int64
@@ -118,11 +127,7 @@ func (wl *workerLoop) inputs(now time.Time) pipeline.Inputs {
 	mr := wl.mr
 	ctl := mr.ctl[wl.id]
 	in := pipeline.Inputs{Now: now, AbortRatio: mr.spec.AbortRatio, RejectRatio: mr.spec.RejectRatio}
-	select {
-	case <-mr.stopWorkers:
-		in.Stop = true
-	default:
-	}
+	in.Stop = mr.stopping()
 	if n := ctl.cutUntil.Load(); n != 0 {
 		in.CutUntil = time.Unix(0, n)
 	}
@@ -132,9 +137,7 @@ func (wl *workerLoop) inputs(now time.Time) pipeline.Inputs {
 	if wl.cpw != nil {
 		in.SnapshotDelay = time.Duration(wl.cpw.cs.slow[wl.id].Load())
 	}
-	if now.UnixNano() < mr.abortUntil.Load() {
-		in.AbortRatio = math.Max(in.AbortRatio, math.Float64frombits(mr.abortBoost.Load()))
-	}
+	in.AbortRatio = mr.abortRatio(now, in.AbortRatio)
 	return in
 }
 
@@ -348,12 +351,7 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 	if crash {
 		mr.counts.crashes.Add(1)
 	}
-	stopping := false
-	select {
-	case <-mr.stopWorkers:
-		stopping = true
-	default:
-	}
+	stopping := mr.stopping()
 	switch {
 	case stopping && !crash:
 		// No successor will fence this worker's producer, so its open
