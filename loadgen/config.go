@@ -78,6 +78,10 @@ type ScopedFaultRunner interface {
 	ApplyIn(ctx context.Context, scope targets.FaultScope, kind workloads.FaultKind, params map[string]string) (targets.FaultOutcome, error)
 }
 
+// ErrNoFaultControl is wrapped by the refusal of a fault that needs
+// control of the target (Config.FaultRunner) when the run has none.
+var ErrNoFaultControl = errors.New("loadgen: no control of the target")
+
 // ErrBadConfig is wrapped by configuration errors (exit code 2).
 var ErrBadConfig = errors.New("loadgen: bad configuration")
 
@@ -118,7 +122,7 @@ func (c *Config) checkFaults() error {
 			continue
 		}
 		if c.FaultRunner == nil {
-			return fmt.Errorf("%w: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", ErrBadConfig, f.Kind, c.Target.Info().Target)
+			return fmt.Errorf("%w: %w: fault %q needs control of the %s target, which this run does not have (the kafka target needs a broker-control command, the engine target a data directory)", ErrBadConfig, ErrNoFaultControl, f.Kind, c.Target.Info().Target)
 		}
 		if err := c.FaultRunner.Supports(f.Kind); err != nil {
 			return fmt.Errorf("%w: fault %q cannot run on the %s target: %v", ErrBadConfig, f.Kind, c.Target.Info().Target, err)

@@ -86,7 +86,7 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 	for _, f := range spec.Faults {
 		if !f.ClientSide() {
 			if cfg.FaultRunner == nil {
-				return nil, fmt.Errorf("loadgen: fault %q needs control of the %s target, which this run does not have (for kafka pass --broker-control; for the engine run with --data-dir)", f.Kind, cfg.Target.Info().Target)
+				return nil, fmt.Errorf("%w: fault %q needs control of the %s target, which this run does not have (the kafka target needs a broker-control command, the engine target a data directory)", ErrNoFaultControl, f.Kind, cfg.Target.Info().Target)
 			}
 			if err := cfg.FaultRunner.Supports(f.Kind); err != nil {
 				return nil, err

@@ -382,7 +382,7 @@ func TestRunKafkaEmbeddedEveryMode(t *testing.T) {
 	}
 	// No released broker (nor kfake) has KIP-1289: the mode is listed as
 	// unsupported with a pointer to deferred, and nothing of it runs.
-	checkRun(t, res, dir, spec, modes, map[pipeline.Mode]string{pipeline.Transactional: "--modes deferred"})
+	checkRun(t, res, dir, spec, modes, map[pipeline.Mode]string{pipeline.Transactional: "the deferred mode"})
 	if _, err := os.Stat(filepath.Join(dir, "ledgers", string(pipeline.Transactional))); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ledgers written for the unsupported mode: %v", err)
 	}

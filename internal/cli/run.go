@@ -184,6 +184,7 @@ func runCmd(env *Env, args []string) error {
 	}
 	interrupted := errors.Is(err, loadgen.ErrInterrupted)
 	if err != nil && !interrupted {
+		err = runFlagHints(err)
 		if errors.Is(err, loadgen.ErrBadConfig) {
 			return withCode(reports.ExitUsage, err)
 		}
@@ -541,4 +542,16 @@ func openSink(ctx context.Context, f *runFlags, spec *workloads.Spec) (sink.Sink
 		return nil, withCode(reports.ExitUsage, fmt.Errorf("--sink: %w", err))
 	}
 	return s, nil
+}
+
+// runFlagHints names the flags that give what a run's error says is
+// missing: the packages below the CLI name the inputs, not the flags.
+func runFlagHints(err error) error {
+	switch {
+	case errors.Is(err, loadgen.ErrNoFaultControl):
+		return &flagged{err.Error() + "; for kafka pass --broker-control, for the engine run with --data-dir", err}
+	case errors.Is(err, enginetarget.ErrNeedsDataDir):
+		return &flagged{err.Error() + "; run with --data-dir", err}
+	}
+	return err
 }

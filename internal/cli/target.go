@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -150,7 +151,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 		}
 		t, err := kafkatarget.New(ctx, opts)
 		if err != nil {
-			return nil, nil, withCode(reports.ExitRuntime, err)
+			return nil, nil, kafkaNewErr(err)
 		}
 		// A transactional run asked for by name must fail fast on a broker
 		// without the KIP-1289 API; with --modes unset it is listed as
@@ -186,3 +187,26 @@ func parseKnobs(s string) (eng.Knobs, error) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// flagged is an error whose message names the flags that gave the input it
+// is about; the package's error stays in the chain.
+type flagged struct {
+	msg string
+	err error
+}
+
+func (e *flagged) Error() string { return e.msg }
+func (e *flagged) Unwrap() error { return e.err }
+
+// kafkaNewErr says which flags named what the kafka target could not use:
+// the packages below the CLI name inputs by their meaning, not by flag.
+func kafkaNewErr(err error) error {
+	var ue *kafkatarget.UnreachableError
+	switch {
+	case errors.As(err, &ue):
+		return withCode(reports.ExitRuntime, &flagged{fmt.Sprintf("kafka: cannot reach brokers %s: %s; check --brokers and that the cluster is up (or omit --brokers to use an embedded kfake cluster)", ue.Brokers, ue.Cause), err})
+	case errors.Is(err, kafkatarget.ErrSecurityWithoutBrokers):
+		return withCode(reports.ExitUsage, &flagged{"kafka: --sasl-* and --tls* need --brokers; the embedded kfake cluster runs without them", err})
+	}
+	return withCode(reports.ExitRuntime, err)
+}

@@ -41,11 +41,11 @@ CREATE TABLE IF NOT EXISTS sharebench_sink_aborted (gid text PRIMARY KEY);`
 func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("sink: --sink %q: %w", redact(rawURL), err)
+		return nil, fmt.Errorf("sink: postgres URL %q: %w", redact(rawURL), err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("sink: --sink %q: %w", redact(rawURL), err)
+		return nil, fmt.Errorf("sink: postgres URL %q: %w", redact(rawURL), err)
 	}
 	p := &Postgres{pool: pool, name: "postgres " + redact(rawURL)}
 	var mpt string

@@ -38,9 +38,9 @@ type LedgerError struct {
 
 func (e *LedgerError) Error() string {
 	if e.Line == 0 {
-		return fmt.Sprintf("verify: %s: %s; re-run with --dump-ledgers", e.Path, e.Reason)
+		return fmt.Sprintf("verify: %s: %s; run again with the ledgers dumped", e.Path, e.Reason)
 	}
-	return fmt.Sprintf("verify: %s:%d: %s; re-run with --dump-ledgers", e.Path, e.Line, e.Reason)
+	return fmt.Sprintf("verify: %s:%d: %s; run again with the ledgers dumped", e.Path, e.Line, e.Reason)
 }
 
 func (e *LedgerError) Unwrap() error { return e.Err }
@@ -233,7 +233,7 @@ func ReadLedgers(dir string, v *Verifier) error {
 func readLines(path string, add func(line []byte) (reason string, err error)) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &LedgerError{Path: path, Reason: "missing (run with --dump-ledgers to write ledgers)", Err: err}
+		return &LedgerError{Path: path, Reason: "missing (the run dumped no ledgers)", Err: err}
 	}
 	if err != nil {
 		return fmt.Errorf("verify: reading ledger: %w", err)

@@ -73,7 +73,7 @@ func (f *FaultRunner) Supports(kind workloads.FaultKind) error {
 		if f.durable {
 			return nil
 		}
-		return fmt.Errorf("engine target: %w: fault %q needs an engine with a data directory (run with --data-dir)", targets.ErrUnsupported, kind)
+		return fmt.Errorf("engine target: %w: %w: fault %q", targets.ErrUnsupported, ErrNeedsDataDir, kind)
 	}
 	return fmt.Errorf("engine target: %w: fault %q", targets.ErrUnsupported, kind)
 }
@@ -292,3 +292,8 @@ func retryRestart[T any](ctx context.Context, t *Target, f func() (T, error)) (T
 		t.awaitRestart(ctx)
 	}
 }
+
+// ErrNeedsDataDir is wrapped by the refusal of a fault that needs an
+// engine with a data directory (Options.DataDir): one a restart must
+// survive.
+var ErrNeedsDataDir = errors.New("it needs an engine with a data directory")

@@ -126,7 +126,7 @@ func (o *Options) validate() error {
 		return errors.New("kafka: a TLS client certificate needs both the certificate file and the key file")
 	}
 	if len(o.Brokers) == 0 && (o.SASLMechanism != "" || o.tlsWanted()) {
-		return errors.New("kafka: SASL and TLS options need --brokers; the embedded kfake cluster runs without them")
+		return ErrSecurityWithoutBrokers
 	}
 	if o.ClientID == "" {
 		o.ClientID = defaultClientID
@@ -215,3 +215,7 @@ func (c *conn) clientOpts(d *dialer, suffix string) []kgo.Opt {
 // newDialer returns a dialer for one client or one group of clients that
 // crash together.
 func (c *conn) newDialer() *dialer { return newDialer(c.tls) }
+
+// ErrSecurityWithoutBrokers: SASL or TLS options were given without broker
+// addresses (the embedded kfake cluster runs without them).
+var ErrSecurityWithoutBrokers = errors.New("kafka: SASL and TLS options need broker addresses; the embedded kfake cluster runs without them")

@@ -57,7 +57,7 @@ func (t *Target) Setup(ctx context.Context, cfg targets.Config) error {
 		}
 		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 			if errors.Is(err, kerr.InvalidReplicationFactor) {
-				return fmt.Errorf("kafka: creating topic %s with replication factor %d: %w; the cluster has fewer brokers: lower replicationFactor (or --replication-factor), or start more (scripts/kafka/up --nodes 3)", topic, rf, err)
+				return fmt.Errorf("kafka: creating topic %s with replication factor %d: %w; the cluster has fewer brokers: lower the workload's replicationFactor, or start more (scripts/kafka/up --nodes 3)", topic, rf, err)
 			}
 			return fmt.Errorf("kafka: creating topic %s with %d partitions: %w", topic, n, err)
 		}

@@ -54,7 +54,7 @@ var _ targets.Target = (*Target)(nil)
 type closer interface{ closeForTarget() }
 
 // embeddedNote is the note Info carries when New started a kfake cluster.
-const embeddedNote = "no --brokers given: started an embedded kfake cluster"
+const embeddedNote = "no brokers given: started an embedded kfake cluster"
 
 // embeddedSweepInterval is how often the embedded cluster looks for expired
 // acquisition locks. kfake's default (5s) would delay every lock expiry by up
@@ -119,11 +119,22 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("kafka: connecting to brokers %s: %w", strings.Join(seeds, ","), ctx.Err())
 		}
-		return nil, fmt.Errorf("kafka: cannot reach brokers %s: %s; check --brokers and that the cluster is up (or omit --brokers to use an embedded kfake cluster)",
-			strings.Join(seeds, ","), pingCause(err, pctx))
+		return nil, &UnreachableError{Brokers: strings.Join(seeds, ","), Cause: pingCause(err, pctx)}
 	}
 	t.learnVersions(pctx)
 	return t, nil
+}
+
+// UnreachableError is New's error when no broker answered: it names the
+// brokers tried and why, so a caller can say which of its inputs named
+// them.
+type UnreachableError struct {
+	Brokers string // the seed brokers, comma-separated
+	Cause   string // why the ping failed, one short phrase
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("kafka: cannot reach brokers %s: %s; check the broker addresses and that the cluster is up (or give none to use an embedded kfake cluster)", e.Brokers, e.Cause)
 }
 
 // pingCause says why a ping failed in one short phrase.
@@ -245,12 +256,12 @@ func supports(resp *kmsg.ApiVersionsResponse, m pipeline.Mode) error {
 	switch m {
 	case pipeline.ClassicEOS:
 		if !has(int16(kmsg.InitProducerID)) || !has(int16(kmsg.TxnOffsetCommit)) {
-			return fmt.Errorf("kafka: mode classic-eos needs transactions, which this broker does not advertise; run --modes implicit or explicit: %w", targets.ErrUnsupported)
+			return fmt.Errorf("kafka: mode classic-eos needs transactions, which this broker does not advertise; run the implicit or explicit mode: %w", targets.ErrUnsupported)
 		}
 		return nil
 	case pipeline.Transactional:
 		if txnShareAckKey(resp) == 0 {
-			return fmt.Errorf("kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine (or sharebench serve): %w", targets.ErrUnsupported)
+			return fmt.Errorf("kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run the deferred mode for today's best effort, or use the engine target (or sharebench serve): %w", targets.ErrUnsupported)
 		}
 		if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.InitProducerID)) {
 			return fmt.Errorf("kafka: mode transactional needs share groups and transactions, which this broker does not advertise: %w", targets.ErrUnsupported)
@@ -259,10 +270,10 @@ func supports(resp *kmsg.ApiVersionsResponse, m pipeline.Mode) error {
 	}
 	// The share modes.
 	if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.ShareAcknowledge)) {
-		return fmt.Errorf("kafka: mode %s needs share groups (KIP-932, Kafka 4.1+ with share groups enabled), which this broker does not advertise; run --modes classic-eos, or use --target engine: %w", m, targets.ErrUnsupported)
+		return fmt.Errorf("kafka: mode %s needs share groups (KIP-932, Kafka 4.1+ with share groups enabled), which this broker does not advertise; run the classic-eos mode, or use the engine target: %w", m, targets.ErrUnsupported)
 	}
 	if m == pipeline.Deferred && !has(int16(kmsg.InitProducerID)) {
-		return fmt.Errorf("kafka: mode deferred needs transactions, which this broker does not advertise; run --modes explicit: %w", targets.ErrUnsupported)
+		return fmt.Errorf("kafka: mode deferred needs transactions, which this broker does not advertise; run the explicit mode: %w", targets.ErrUnsupported)
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func TestUnreachableBrokers(t *testing.T) {
 	}
 	msg := err.Error()
 	wantPrefix := "kafka: cannot reach brokers " + addr + ": "
-	wantSuffix := "; check --brokers and that the cluster is up (or omit --brokers to use an embedded kfake cluster)"
+	wantSuffix := "; check the broker addresses and that the cluster is up (or give none to use an embedded kfake cluster)"
 	if !strings.HasPrefix(msg, wantPrefix) || !strings.HasSuffix(msg, wantSuffix) || strings.Count(msg, "\n") > 0 {
 		t.Fatalf("error:\n got %q\nwant %q + cause + %q", msg, wantPrefix, wantSuffix)
 	}
@@ -56,7 +56,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"mechanism without user", Options{Brokers: []string{"a:1"}, SASLMechanism: "PLAIN"}, "needs a user"},
 		{"password without mechanism", Options{Brokers: []string{"a:1"}, SASLPassword: "hunter2"}, "without a SASL mechanism"},
 		{"cert without key", Options{Brokers: []string{"a:1"}, TLSCertFile: "c.pem"}, "both the certificate file and the key file"},
-		{"sasl without brokers", Options{SASLMechanism: "plain", SASLUser: "u", SASLPassword: "hunter2"}, "need --brokers"},
+		{"sasl without brokers", Options{SASLMechanism: "plain", SASLUser: "u", SASLPassword: "hunter2"}, "need broker addresses"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.opts
@@ -88,7 +88,7 @@ func TestEmbeddedInfo(t *testing.T) {
 	if info.Target != "kafka" || !info.Embedded || !strings.HasPrefix(info.Brokers, "127.0.0.1:") {
 		t.Errorf("Info = %+v, want target kafka, embedded, brokers on 127.0.0.1", info)
 	}
-	if !slices.Contains(info.Notes, "no --brokers given: started an embedded kfake cluster") {
+	if !slices.Contains(info.Notes, "no brokers given: started an embedded kfake cluster") {
 		t.Errorf("Info().Notes = %q, want the embedded-cluster note", info.Notes)
 	}
 	t.Logf("Info: %+v", info)
@@ -106,7 +106,7 @@ func TestSupports(t *testing.T) {
 			t.Errorf("Supports(%s) = %v, want nil", m, err)
 		}
 	}
-	const want = "kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run --modes deferred for today's best effort, or use --target engine"
+	const want = "kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run the deferred mode for today's best effort, or use the engine target"
 	err := tg.Supports(ctx, pipeline.Transactional)
 	if !errors.Is(err, targets.ErrUnsupported) {
 		t.Fatalf("Supports(transactional) = %v, want an error wrapping ErrUnsupported", err)
