@@ -15,6 +15,7 @@ import (
 // holds: DescribeProducers lists the new id alone, with its open
 // transaction's start offset; DescribeTransactions and ListTransactions say
 // the new id and epoch, and a producer-id filter finds it by that id only.
+// After a re-init they say what InitProducerId gave.
 func TestAdminNamesTheNewProducerID(t *testing.T) {
 	s, e := start(t, serve.WithMaxEpochForTest(1))
 	if err := e.CreateTopic("t", 1); err != nil {
@@ -100,5 +101,20 @@ func TestAdminNamesTheNewProducerID(t *testing.T) {
 	}
 	if err := tx.EndTransaction(ctx(t), kgo.TryCommit); err != nil {
 		t.Fatal(err)
+	}
+
+	// A re-init (a new client with the transactional id) names the
+	// producer by whatever InitProducerId gave it.
+	again := client(t, s, kgo.TransactionalID("dp-tx"), kgo.DefaultProduceTopic("t"))
+	pid, ep, err := again.ProducerID(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, err = adm.DescribeTransactions(ctx(t), "dp-tx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := dt["dp-tx"]; d.Err != nil || d.ProducerID != pid || d.ProducerEpoch != ep {
+		t.Errorf("after a re-init DescribeTransactions says producer %d epoch %d (err %v), want %d epoch %d as InitProducerId gave", d.ProducerID, d.ProducerEpoch, d.Err, pid, ep)
 	}
 }
