@@ -108,10 +108,11 @@ const crashHold = 2 * time.Second
 
 // awaitEngine holds a request while the engine is crashed (between a
 // control kill or restart and the end of its recovery), for at most
-// crashHold, until the client goes or the server closes.
-func (s *Server) awaitEngine(c *conn) {
+// crashHold, until the client goes or the server closes. It reports
+// whether the engine is running.
+func (s *Server) awaitEngine(c *conn) bool {
 	if !s.e.Crashed() {
-		return
+		return true
 	}
 	deadline := time.NewTimer(crashHold)
 	defer deadline.Stop()
@@ -121,11 +122,12 @@ func (s *Server) awaitEngine(c *conn) {
 		select {
 		case <-tick.C:
 		case <-deadline.C:
-			return
+			return false
 		case <-c.gone:
-			return
+			return false
 		case <-s.closing:
-			return
+			return false
 		}
 	}
+	return true
 }
