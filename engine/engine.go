@@ -199,7 +199,7 @@ func New(opts ...Option) (*Engine, error) {
 
 		markersDone: make(chan struct{}),
 	}
-	e.markers.init(cfg.manual)
+	e.markers.init(cfg.manual, cfg.timerInterval)
 	if e.clock == nil {
 		e.clock = realClock{start: time.Now()}
 	}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sharebench/sharebench/engine/internal/mutant"
@@ -69,37 +70,52 @@ type markerQueue struct {
 	// decision. An id decided again (its previous transaction completed)
 	// takes the new time.
 	due map[string]time.Duration
-	// timer wakes the marker goroutine at the earliest due time (real
-	// timers only; nil with a manual clock, whose driver fires timers).
-	// armed says it is set; it is set for no later than the earliest due
-	// time, so a later decision need not touch it.
-	timer *time.Timer
-	armed bool
+	// timer wakes the marker goroutine (real timers only; nil with a
+	// manual clock, whose driver fires timers); armed says it is set.
+	// wait is how long the goroutine sleeps when it woke to find nothing
+	// due: it doubles, up to maxWait, while producers keep sending their
+	// own markers first, and drops back to markerSendDelay when the
+	// goroutine has markers to send or the queue was empty.
+	timer   *time.Timer
+	armed   bool
+	wait    time.Duration
+	maxWait time.Duration
 	// cut holds the network partitions between the coordinator and a
 	// partition's leader: markers for that partition wait until the clock
-	// passes the time.
-	cut map[TopicPartition]time.Duration
+	// passes the time. cuts is len(cut), read without mu so that marker
+	// delivery with no partition in force (the usual case) takes no lock
+	// per participant.
+	cut  map[TopicPartition]time.Duration
+	cuts atomic.Int32
 }
 
-func (q *markerQueue) init(manual bool) {
+func (q *markerQueue) init(manual bool, maxWait time.Duration) {
 	q.due = map[string]time.Duration{}
 	q.cut = map[TopicPartition]time.Duration{}
+	q.wait, q.maxWait = markerSendDelay, max(maxWait, markerSendDelay)
 	if !manual {
 		q.timer = time.NewTimer(time.Hour)
 		q.timer.Stop()
 	}
 }
 
-// add queues id's markers, to be sent by the marker goroutine at now+delay.
+// add queues id's markers, to be sent by the marker goroutine at now+delay
+// (or later, see wait). Only an add that finds the timer unarmed sets it,
+// after releasing mu: setting a timer can wake another thread, and a
+// producer that wakes a thread on a machine with more runnable threads
+// than cores can lose its core for milliseconds (BenchmarkCTPRatio).
 func (q *markerQueue) add(id string, now, delay time.Duration) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if _, ok := q.due[id]; !ok {
 		q.ids = append(q.ids, id)
 	}
 	q.due[id] = now + delay
-	if q.timer != nil && !q.armed {
-		q.armed = true
+	arm := q.timer != nil && !q.armed
+	if arm {
+		q.armed, q.wait = true, markerSendDelay
+	}
+	q.mu.Unlock()
+	if arm {
 		q.timer.Reset(delay)
 	}
 }
@@ -129,7 +145,10 @@ func (q *markerQueue) retry(d time.Duration) {
 
 // take removes and returns the queued ids: all of them, or with dueOnly
 // those whose time has come at now. With dueOnly (the marker goroutine,
-// woken by the timer) it re-arms the timer for the earliest remaining id.
+// woken by its timer) it re-arms the timer for what is left: no sooner
+// than the earliest due time, and no sooner than wait when nothing was
+// due this time (the producers are sending their own markers, so the
+// goroutine backs off and wakes, and wakes other threads, less often).
 func (q *markerQueue) take(now time.Duration, dueOnly bool) []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -139,7 +158,6 @@ func (q *markerQueue) take(now time.Duration, dueOnly bool) []string {
 		clear(q.due)
 		return ids
 	}
-	q.armed = false
 	var ids, keep []string
 	next := time.Duration(math.MaxInt64)
 	for _, id := range q.ids {
@@ -152,20 +170,29 @@ func (q *markerQueue) take(now time.Duration, dueOnly bool) []string {
 		delete(q.due, id)
 	}
 	q.ids = keep
-	if len(keep) > 0 && q.timer != nil {
-		q.armed = true
-		q.timer.Reset(next - now)
+	q.armed = len(keep) > 0 && q.timer != nil
+	if len(ids) > 0 || len(keep) == 0 {
+		q.wait = markerSendDelay
+	} else {
+		q.wait = min(2*q.wait, q.maxWait)
+	}
+	if q.armed {
+		q.timer.Reset(max(next-now, q.wait))
 	}
 	return ids
 }
 
 // cutOff reports whether markers to tp's leader cannot get through at now.
 func (q *markerQueue) cutOff(tp TopicPartition, now time.Duration) bool {
+	if q.cuts.Load() == 0 {
+		return false
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	until, ok := q.cut[tp]
 	if ok && now >= until {
 		delete(q.cut, tp)
+		q.cuts.Store(int32(len(q.cut)))
 		return false
 	}
 	return ok
@@ -193,6 +220,8 @@ func (e *Engine) PartitionMarkers(tp TopicPartition, d time.Duration) error {
 	if until > e.markers.cut[tp] {
 		e.markers.cut[tp] = until
 	}
+	e.markers.cuts.Store(int32(len(e.markers.cut)))
+	e.markers.cuts.Store(int32(len(e.markers.cut)))
 	e.markers.mu.Unlock()
 	return nil
 }
@@ -267,8 +296,10 @@ func (e *Engine) deliverMarkers(dueOnly bool) int {
 // each decision, not from the goroutine's last wake-up: counted from the
 // wake-up, the goroutine sent the markers of whatever transaction had
 // just been decided, while its producer was polling or about to send
-// them, and that contention cost transactional throughput a fifth, then
-// still 5-10% (BenchmarkCTPRatio).
+// them. While it finds nothing due it backs off (markerQueue.wait), since
+// every wake-up wakes a thread, which on a machine with more runnable
+// threads than cores can cost the producer its core (BenchmarkCTPRatio,
+// docs/engine-choices.md).
 const markerSendDelay = time.Millisecond
 
 // markerLoop sends each decided transaction's markers markerSendDelay
