@@ -199,7 +199,7 @@ func New(opts ...Option) (*Engine, error) {
 
 		markersDone: make(chan struct{}),
 	}
-	e.markers.init(cfg.manual, cfg.timerInterval)
+	e.markers.init(cfg.manual)
 	if e.clock == nil {
 		e.clock = realClock{start: time.Now()}
 	}

@@ -70,16 +70,11 @@ type markerQueue struct {
 	// decision. An id decided again (its previous transaction completed)
 	// takes the new time.
 	due map[string]time.Duration
-	// timer wakes the marker goroutine (real timers only; nil with a
-	// manual clock, whose driver fires timers); armed says it is set.
-	// wait is how long the goroutine sleeps when it woke to find nothing
-	// due: it doubles, up to maxWait, while producers keep sending their
-	// own markers first, and drops back to markerSendDelay when the
-	// goroutine has markers to send or the queue was empty.
-	timer   *time.Timer
-	armed   bool
-	wait    time.Duration
-	maxWait time.Duration
+	// timer wakes the marker goroutine at the earliest due time (real
+	// timers only; nil with a manual clock, whose driver fires timers);
+	// armed says it is set.
+	timer *time.Timer
+	armed bool
 	// cut holds the network partitions between the coordinator and a
 	// partition's leader: markers for that partition wait until the clock
 	// passes the time. cuts is len(cut), read without mu so that marker
@@ -89,18 +84,17 @@ type markerQueue struct {
 	cuts atomic.Int32
 }
 
-func (q *markerQueue) init(manual bool, maxWait time.Duration) {
+func (q *markerQueue) init(manual bool) {
 	q.due = map[string]time.Duration{}
 	q.cut = map[TopicPartition]time.Duration{}
-	q.wait, q.maxWait = markerSendDelay, max(maxWait, markerSendDelay)
 	if !manual {
 		q.timer = time.NewTimer(time.Hour)
 		q.timer.Stop()
 	}
 }
 
-// add queues id's markers, to be sent by the marker goroutine at now+delay
-// (or later, see wait). Only an add that finds the timer unarmed sets it,
+// add queues id's markers, to be sent by the marker goroutine at now+delay.
+// Only an add that finds the timer unarmed sets it,
 // after releasing mu: setting a timer can wake another thread, and a
 // producer that wakes a thread on a machine with more runnable threads
 // than cores can lose its core for milliseconds (BenchmarkCTPRatio).
@@ -111,9 +105,7 @@ func (q *markerQueue) add(id string, now, delay time.Duration) {
 	}
 	q.due[id] = now + delay
 	arm := q.timer != nil && !q.armed
-	if arm {
-		q.armed, q.wait = true, markerSendDelay
-	}
+	q.armed = q.armed || arm
 	q.mu.Unlock()
 	if arm {
 		q.timer.Reset(delay)
@@ -145,10 +137,7 @@ func (q *markerQueue) retry(d time.Duration) {
 
 // take removes and returns the queued ids: all of them, or with dueOnly
 // those whose time has come at now. With dueOnly (the marker goroutine,
-// woken by its timer) it re-arms the timer for what is left: no sooner
-// than the earliest due time, and no sooner than wait when nothing was
-// due this time (the producers are sending their own markers, so the
-// goroutine backs off and wakes, and wakes other threads, less often).
+// woken by its timer) it re-arms the timer for the earliest id left.
 func (q *markerQueue) take(now time.Duration, dueOnly bool) []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -171,13 +160,8 @@ func (q *markerQueue) take(now time.Duration, dueOnly bool) []string {
 	}
 	q.ids = keep
 	q.armed = len(keep) > 0 && q.timer != nil
-	if len(ids) > 0 || len(keep) == 0 {
-		q.wait = markerSendDelay
-	} else {
-		q.wait = min(2*q.wait, q.maxWait)
-	}
 	if q.armed {
-		q.timer.Reset(max(next-now, q.wait))
+		q.timer.Reset(next - now)
 	}
 	return ids
 }
@@ -296,9 +280,9 @@ func (e *Engine) deliverMarkers(dueOnly bool) int {
 // each decision, not from the goroutine's last wake-up: counted from the
 // wake-up, the goroutine sent the markers of whatever transaction had
 // just been decided, while its producer was polling or about to send
-// them. While it finds nothing due it backs off (markerQueue.wait), since
-// every wake-up wakes a thread, which on a machine with more runnable
-// threads than cores can cost the producer its core (BenchmarkCTPRatio,
+// them. Each wake-up wakes a thread, which on a machine with more runnable
+// threads than cores can cost the producer its core, so producers set
+// the timer only when it is unarmed (BenchmarkCTPRatio,
 // docs/engine-choices.md).
 const markerSendDelay = time.Millisecond
 
