@@ -199,7 +199,7 @@ func New(opts ...Option) (*Engine, error) {
 
 		markersDone: make(chan struct{}),
 	}
-	e.markers.init()
+	e.markers.init(cfg.manual)
 	if e.clock == nil {
 		e.clock = realClock{start: time.Now()}
 	}
@@ -652,7 +652,11 @@ func (e *Engine) timerLoop() {
 		case <-e.stop:
 			return
 		case <-tick.C:
-			e.FireTimers()
+			// Markers are not sent here: the marker goroutine sends each
+			// transaction's markerSendDelay after its decision, and
+			// sending them early would contend with the producer that
+			// is about to send them itself (markers.go).
+			e.fireTimers(false)
 		}
 	}
 }
@@ -662,7 +666,10 @@ func (e *Engine) timerLoop() {
 // sweep interval) transactions that outlived their timeout, and the
 // marker channels (DeliverMarkers). With a manual
 // clock the caller calls it; otherwise the timer goroutine does.
-func (e *Engine) FireTimers() {
+func (e *Engine) FireTimers() { e.fireTimers(true) }
+
+// fireTimers fires the due timers, and with markers the marker channels.
+func (e *Engine) fireTimers(markers bool) {
 	if e.enter() != nil {
 		return
 	}
@@ -671,7 +678,9 @@ func (e *Engine) FireTimers() {
 	e.expireSessions(now)
 	e.expireLocks(now)
 	e.sweepTransactions(now)
-	e.DeliverMarkers()
+	if markers {
+		e.DeliverMarkers()
+	}
 }
 
 func (e *Engine) expireLocks(now time.Duration) {

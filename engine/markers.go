@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sharebench/sharebench/engine/internal/mutant"
@@ -51,7 +53,8 @@ type markerJob struct {
 func (j *markerJob) pending() int { return len(j.parts) + len(j.shares) + len(j.groups) }
 
 // markerQueue lists the transactional ids whose markers are pending, each
-// once, in the order they were decided. It is bounded by the number of
+// once, in the order they were decided, with the clock time at which the
+// marker goroutine sends them. It is bounded by the number of
 // transactional ids: an id has at most one transaction in PREPARE_* (its
 // producer's next one waits), so each participant's channel holds at most
 // one marker per transactional id. mu is a leaf lock (lockorder.go).
@@ -62,50 +65,118 @@ type markerQueue struct {
 	sending sync.Mutex
 	mu      sync.Mutex
 	ids     []string
-	queued  map[string]bool
-	kick    chan struct{} // wakes the marker goroutine (buffered 1)
+	// due maps each queued id to the clock time its markers are sent by
+	// the marker goroutine: markerSendDelay after its transaction's
+	// decision. An id decided again (its previous transaction completed)
+	// takes the new time.
+	due map[string]time.Duration
+	// timer wakes the marker goroutine at the earliest due time (real
+	// timers only; nil with a manual clock, whose driver fires timers);
+	// armed says it is set.
+	timer *time.Timer
+	armed bool
 	// cut holds the network partitions between the coordinator and a
 	// partition's leader: markers for that partition wait until the clock
-	// passes the time.
-	cut map[TopicPartition]time.Duration
+	// passes the time. cuts is len(cut), read without mu so that marker
+	// delivery with no partition in force (the usual case) takes no lock
+	// per participant.
+	cut  map[TopicPartition]time.Duration
+	cuts atomic.Int32
 }
 
-func (q *markerQueue) init() {
-	q.queued = map[string]bool{}
-	q.kick = make(chan struct{}, 1)
+func (q *markerQueue) init(manual bool) {
+	q.due = map[string]time.Duration{}
 	q.cut = map[TopicPartition]time.Duration{}
+	if !manual {
+		q.timer = time.NewTimer(time.Hour)
+		q.timer.Stop()
+	}
 }
 
-func (q *markerQueue) add(id string) {
+// add queues id's markers, to be sent by the marker goroutine at now+delay.
+// Only an add that finds the timer unarmed sets it,
+// after releasing mu: setting a timer can wake another thread, and a
+// producer that wakes a thread on a machine with more runnable threads
+// than cores can lose its core for milliseconds (BenchmarkCTPRatio).
+func (q *markerQueue) add(id string, now, delay time.Duration) {
 	q.mu.Lock()
-	if !q.queued[id] {
-		q.queued[id] = true
+	if _, ok := q.due[id]; !ok {
 		q.ids = append(q.ids, id)
 	}
+	q.due[id] = now + delay
+	arm := q.timer != nil && !q.armed
+	q.armed = q.armed || arm
 	q.mu.Unlock()
-	select {
-	case q.kick <- struct{}{}:
-	default:
+	if arm {
+		q.timer.Reset(delay)
 	}
 }
 
-// take removes and returns the queued ids.
-func (q *markerQueue) take() []string {
+// remove drops id from the queue: its transaction completed (the producer
+// sent the markers itself), so the marker goroutine has nothing to send.
+func (q *markerQueue) remove(id string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	ids := q.ids
-	q.ids = nil
-	clear(q.queued)
+	if _, ok := q.due[id]; !ok {
+		return
+	}
+	delete(q.due, id)
+	q.ids = slices.DeleteFunc(q.ids, func(x string) bool { return x == id })
+}
+
+// retry re-arms the marker goroutine's timer for d from now if ids are
+// queued (its wake-up could not send them).
+func (q *markerQueue) retry(d time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.armed = len(q.ids) > 0 && q.timer != nil
+	if q.armed {
+		q.timer.Reset(d)
+	}
+}
+
+// take removes and returns the queued ids: all of them, or with dueOnly
+// those whose time has come at now. With dueOnly (the marker goroutine,
+// woken by its timer) it re-arms the timer for the earliest id left.
+func (q *markerQueue) take(now time.Duration, dueOnly bool) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !dueOnly {
+		ids := q.ids
+		q.ids = nil
+		clear(q.due)
+		return ids
+	}
+	var ids, keep []string
+	next := time.Duration(math.MaxInt64)
+	for _, id := range q.ids {
+		if d := q.due[id]; d > now {
+			keep = append(keep, id)
+			next = min(next, d)
+			continue
+		}
+		ids = append(ids, id)
+		delete(q.due, id)
+	}
+	q.ids = keep
+	q.armed = len(keep) > 0 && q.timer != nil
+	if q.armed {
+		q.timer.Reset(next - now)
+	}
 	return ids
 }
 
 // cutOff reports whether markers to tp's leader cannot get through at now.
 func (q *markerQueue) cutOff(tp TopicPartition, now time.Duration) bool {
+	if q.cuts.Load() == 0 {
+		return false
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	until, ok := q.cut[tp]
 	if ok && now >= until {
 		delete(q.cut, tp)
+		q.cuts.Store(int32(len(q.cut)))
 		return false
 	}
 	return ok
@@ -133,6 +204,8 @@ func (e *Engine) PartitionMarkers(tp TopicPartition, d time.Duration) error {
 	if until > e.markers.cut[tp] {
 		e.markers.cut[tp] = until
 	}
+	e.markers.cuts.Store(int32(len(e.markers.cut)))
+	e.markers.cuts.Store(int32(len(e.markers.cut)))
 	e.markers.mu.Unlock()
 	return nil
 }
@@ -143,18 +216,28 @@ func (e *Engine) PartitionMarkers(tp TopicPartition, d time.Duration) error {
 // FireTimers calls it; with real timers a goroutine also runs it as soon
 // as a transaction is decided. When it returns, every marker decided
 // before the call that could get through has been applied.
-func (e *Engine) DeliverMarkers() int {
+func (e *Engine) DeliverMarkers() int { return e.deliverMarkers(false) }
+
+// deliverMarkers sends the pending markers that can get through now: all
+// of them, or with dueOnly those whose send time (markerSendDelay after
+// the decision) has come.
+func (e *Engine) deliverMarkers(dueOnly bool) int {
 	if e.enter() != nil {
+		if dueOnly {
+			// Crashed (a restart is recovering) or closed: the marker
+			// goroutine's timer fired, so try again later.
+			e.markers.retry(markerSendDelay)
+		}
 		return 0
 	}
 	defer e.exit()
 	e.markers.sending.Lock()
 	defer e.markers.sending.Unlock()
-	ids := e.markers.take()
+	now := e.clock.Now()
+	ids := e.markers.take(now, dueOnly)
 	if len(ids) == 0 {
 		return 0
 	}
-	now := e.clock.Now()
 	var op syncPoint
 	n := 0
 	for _, id := range ids {
@@ -176,7 +259,7 @@ func (e *Engine) DeliverMarkers() int {
 			return n
 		}
 		if t = ts.mu.txns[id]; t != nil && t.job != nil {
-			e.markers.add(id) // a participant is cut off: retried later
+			e.markers.add(id, now, markerSendDelay) // a participant is cut off: retried later
 		} else {
 			n++
 		}
@@ -187,37 +270,34 @@ func (e *Engine) DeliverMarkers() int {
 }
 
 // markerSendDelay is how long after a decision the marker goroutine sends
-// its markers: about one broker round trip, the time Kafka's marker
-// channel takes to reach a participant. A producer that calls again
-// sooner sends its previous transaction's markers itself (awaitPrevious),
-// so at high commit rates the two never contend for the same locks: a
-// goroutine woken to deliver markers the producer was delivering at that
-// moment cost transactional throughput a fifth (BenchmarkCTPRatio).
+// that transaction's markers (and how long it waits before retrying a
+// participant that is cut off): about one broker round trip, the time
+// Kafka's marker channel takes to reach a participant. A producer that
+// calls again sooner sends its previous transaction's markers itself
+// (awaitPrevious) and they leave the queue, so at high commit rates the
+// goroutine finds nothing to send and never contends with the producer
+// for the transaction's and the partitions' locks. The delay counts from
+// each decision, not from the goroutine's last wake-up: counted from the
+// wake-up, the goroutine sent the markers of whatever transaction had
+// just been decided, while its producer was polling or about to send
+// them. Each wake-up wakes a thread, which on a machine with more runnable
+// threads than cores can cost the producer its core, so producers set
+// the timer only when it is unarmed (BenchmarkCTPRatio,
+// docs/engine-choices.md).
 const markerSendDelay = time.Millisecond
 
-// markerLoop delivers markers markerSendDelay after transactions are
-// decided, and retries cut-off participants every timer interval, until
-// Close. It exits when e.stop closes.
+// markerLoop sends each decided transaction's markers markerSendDelay
+// after the decision, unless its producer sent them first, until Close.
+// It exits when e.stop closes.
 func (e *Engine) markerLoop() {
 	defer close(e.markersDone)
-	tick := time.NewTicker(e.cfg.timerInterval)
-	defer tick.Stop()
-	delay := time.NewTimer(markerSendDelay)
-	delay.Stop()
 	for {
 		select {
 		case <-e.stop:
 			return
-		case <-e.markers.kick:
-			delay.Reset(markerSendDelay)
-			select {
-			case <-e.stop:
-				return
-			case <-delay.C:
-			}
-		case <-tick.C:
+		case <-e.markers.timer.C:
 		}
-		e.DeliverMarkers()
+		e.deliverMarkers(true)
 	}
 }
 
@@ -237,7 +317,7 @@ func (e *Engine) decideLocked(t *txnState, commit bool, pid int64, markerEpoch i
 		j.nextPID, j.nextEpoch = t.pid, t.epoch+1
 	}
 	t.job = j
-	e.markers.add(t.id)
+	e.markers.add(t.id, e.clock.Now(), markerSendDelay)
 	return j
 }
 
@@ -333,6 +413,7 @@ func (e *Engine) completeLocked(op *syncPoint, t *txnState, j *markerJob) error 
 	e.jTxnLocked(op, t, j.pid, j.epoch)
 	t.parts, t.shares, t.groups = t.parts[:0], t.shares[:0], t.groups[:0]
 	t.job = nil
+	e.markers.remove(t.id)
 	close(j.done)
 	e.notifyTopics(j.changed)
 	return e.callHook(HookTxnCompleted, j.info)
