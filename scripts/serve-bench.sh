@@ -81,7 +81,7 @@ if [[ "$KAFKA" == on ]]; then
     scripts/kafka/up >"$OUT/kafka-up.log" 2>&1 || die "scripts/kafka/up failed: $(tail -5 "$OUT/kafka-up.log")"
     kafka_started=1
   fi
-  kafka_pid="$(cat scripts/kafka/.run/kafka.pid 2>/dev/null || true)"
+  kafka_pid="$(cat "${KAFKA_RUN_DIR:-scripts/kafka/.run}/node-1/kafka.pid" 2>/dev/null || true)"
   clusters=(serve kafka kfake)
 fi
 

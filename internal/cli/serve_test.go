@@ -24,6 +24,7 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"--listen", "nonsense"}, "want host:port"},
 		{[]string{"--txn-share-ack", "94"}, "valid: off, 93, 95"},
 		{[]string{"--flush", "never"}, "--flush applies with --data-dir"},
+		{[]string{"--shards", "0"}, "valid: 1 to 65536"},
 		{[]string{"--retention-bytes", "-1"}, "must not be negative"},
 		{[]string{"--block-profile-rate", "-1"}, "must not be negative"},
 		{[]string{"--listen", "127.0.0.1:0", "--transaction-version", "3"}, "valid: 1, 2"},

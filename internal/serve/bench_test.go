@@ -80,23 +80,24 @@ func (a *allocCounter) report(b *testing.B) {
 // batch through the Produce handler (frame decode, batch decode, engine
 // append, response encode). B/op and allocs/op are per record.
 func BenchmarkProduce(b *testing.B) {
-	for _, batch := range []int{1, 100, 500} {
-		b.Run(fmt.Sprintf("batch=%d/value=100B", batch), func(b *testing.B) {
+	for _, bc := range []struct{ batch, value int }{{1, 100}, {100, 100}, {500, 100}, {250, 1024}} {
+		batch, value := bc.batch, bc.value
+		b.Run(fmt.Sprintf("batch=%d/value=%dB", batch, value), func(b *testing.B) {
 			s, e := start(b)
 			if err := e.CreateTopic("t", 1); err != nil {
 				b.Fatal(err)
 			}
 			c, done := s.NewTestConn()
 			defer done()
-			f := produceFrame("t", batch, 100)
+			f := produceFrame("t", batch, value)
 			var out []byte
 			var ac allocCounter
 			b.ReportAllocs()
-			b.SetBytes(100)
+			b.SetBytes(int64(value))
 			b.ResetTimer()
 			ac.resume()
 			for i := 0; i < b.N; i += batch {
-				req := append([]byte(nil), f...) // the server reads each frame into a new buffer
+				req := serve.ReadFrame(f) // into a buffer as the server reads a frame
 				var err error
 				if out, _, err = s.Handle(c, req, out[:0]); err != nil {
 					b.Fatal(err)
@@ -114,8 +115,9 @@ func BenchmarkProduce(b *testing.B) {
 // Records are produced with the timer stopped; B/op and allocs/op are per
 // record of the fetch path alone.
 func BenchmarkShareFetch(b *testing.B) {
-	for _, batch := range []int{100, 500} {
-		b.Run(fmt.Sprintf("batch=%d/value=100B", batch), func(b *testing.B) {
+	for _, bc := range []struct{ batch, value int }{{100, 100}, {500, 100}, {500, 1024}} {
+		batch, value := bc.batch, bc.value
+		b.Run(fmt.Sprintf("batch=%d/value=%dB", batch, value), func(b *testing.B) {
 			s, e := start(b)
 			if err := e.CreateTopic("t", 1); err != nil {
 				b.Fatal(err)
@@ -130,17 +132,17 @@ func BenchmarkShareFetch(b *testing.B) {
 			if _, _, err := s.Handle(c, frame(hb, 1), nil); err != nil {
 				b.Fatal(err)
 			}
-			pf := produceFrame("t", batch, 100)
+			pf := produceFrame("t", batch, value)
 			epoch := int32(0)
 			var prev [2]int64
 			var out []byte
 			var ac allocCounter
 			b.ReportAllocs()
-			b.SetBytes(100)
+			b.SetBytes(int64(value))
 			b.ResetTimer()
 			for i := 0; i < b.N; i += batch {
 				b.StopTimer()
-				if _, _, err := s.Handle(c, append([]byte(nil), pf...), nil); err != nil {
+				if _, _, err := s.Handle(c, serve.ReadFrame(pf), nil); err != nil {
 					b.Fatal(err)
 				}
 				req := kmsg.NewPtrShareFetchRequest()

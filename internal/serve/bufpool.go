@@ -7,33 +7,56 @@
 package serve
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// maxPooledBytes is the largest buffer the pool keeps.
-const maxPooledBytes = 16 << 20
+// maxPooledBits: the largest buffer the pool keeps has 1<<maxPooledBits
+// bytes.
+const (
+	maxPooledBits  = 24
+	maxPooledBytes = 1 << maxPooledBits
+)
 
-var bufPool sync.Pool // of *[]byte
+// minPooledBits: buffers are pooled in power-of-two size classes from
+// 1<<minPooledBits to maxPooledBytes. A buffer of class k has a capacity of
+// exactly 1<<k, so any buffer a class hands out fits any request of that
+// class: with one pool of mixed sizes, a Produce frame put back could be
+// handed to a slightly larger fetch response, which then allocated anyway.
+const minPooledBits = 12
+
+var bufPools [maxPooledBits - minPooledBits + 1]sync.Pool // of *[]byte
+
+// sizeClass is the class of a buffer of n bytes: the least k with
+// 1<<k >= n (never below minPooledBits); ok is false past maxPooledBytes.
+func sizeClass(n int) (k int, ok bool) {
+	k = max(bits.Len(uint(max(n, 1)-1)), minPooledBits)
+	return k, 1<<k <= maxPooledBytes
+}
 
 // getBuf returns an empty buffer with room for at least n bytes.
 func getBuf(n int) []byte {
-	if p, ok := bufPool.Get().(*[]byte); ok && cap(*p) >= n {
-		return (*p)[:0]
-	} else if ok {
-		putBuf(*p)
+	k, ok := sizeClass(n)
+	if !ok {
+		return make([]byte, 0, n)
 	}
-	return make([]byte, 0, n)
+	if p, _ := bufPools[k-minPooledBits].Get().(*[]byte); p != nil {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, 1<<k)
 }
 
-// putBuf returns b to the pool.
+// putBuf returns b to the pool of its class; a buffer whose capacity is no
+// class's size (not from getBuf, or grown by append) is left to the GC.
 func putBuf(b []byte) {
-	if cap(b) == 0 || cap(b) > maxPooledBytes {
+	k, ok := sizeClass(cap(b))
+	if !ok || cap(b) != 1<<k {
 		return
 	}
 	b = b[:0]
-	bufPool.Put(&b)
+	bufPools[k-minPooledBits].Put(&b)
 }
 
 // releaseRecordBuffers returns the record buffers of a written response.

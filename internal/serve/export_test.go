@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/binary"
 	"net"
 	"time"
 )
@@ -38,9 +39,25 @@ func (s *Server) NewTestConn() (*TestConn, func()) {
 	}
 }
 
-// Handle runs one request frame on c, appending the response to dst.
+// Handle runs one request frame on c, appending the response to dst, and
+// then recycles the frame as the connection loop does: pass a frame from
+// ReadFrame, or one Handle may put in the buffer pool.
 func (s *Server) Handle(c *TestConn, frame, dst []byte) ([]byte, bool, error) {
-	return s.handleFrame(c, frame, dst)
+	out, send, err := s.handleFrame(c, frame, dst)
+	recycleFrame(frame)
+	return out, send, err
+}
+
+// ReadFrame returns frame (without its size) in a buffer obtained as the
+// connection loop obtains the buffer it reads a frame into.
+func ReadFrame(frame []byte) []byte {
+	var key int16 = -1
+	if len(frame) >= 2 {
+		key = int16(binary.BigEndian.Uint16(frame))
+	}
+	f := newFrame(key, len(frame))
+	copy(f, frame)
+	return f
 }
 
 // TopicID is the id the server gives a topic.

@@ -216,6 +216,7 @@ func (s *Server) serveConn(c *conn) {
 		var err error
 		var send bool
 		out, send, err = s.handleFrame(c, frame, out[:0])
+		recycleFrame(frame)
 		if err != nil {
 			s.logf("closing %s: %v", c.nc.RemoteAddr(), err)
 			return
@@ -257,7 +258,11 @@ func (s *Server) readFrames(c *conn, frames chan<- []byte) {
 			c.nc.Close()
 			return
 		}
-		frame := make([]byte, size)
+		var key int16 = -1
+		if k, err := br.Peek(2); err == nil {
+			key = int16(binary.BigEndian.Uint16(k))
+		}
+		frame := newFrame(key, int(size))
 		if _, err := io.ReadFull(br, frame); err != nil {
 			return // disconnected mid-request: nothing was applied
 		}
@@ -266,6 +271,28 @@ func (s *Server) readFrames(c *conn, frames chan<- []byte) {
 		case <-s.closing:
 			return
 		}
+	}
+}
+
+// newFrame returns a buffer for a request frame of size bytes with API
+// key key (the frame's first two bytes, peeked before it is read). A
+// Produce frame comes from the buffer pool: its handler keeps none of its
+// bytes (the engine copies the records it appends, kmsg copies strings),
+// so recycleFrame returns it once served. Every other request gets a
+// buffer of its own, since some keep slices of it (group member metadata,
+// assignments).
+func newFrame(key int16, size int) []byte {
+	if key == int16(kmsg.Produce) {
+		return getBuf(size)[:size]
+	}
+	return make([]byte, size)
+}
+
+// recycleFrame returns a served Produce frame to the buffer pool (see
+// newFrame); other frames are left to the collector.
+func recycleFrame(frame []byte) {
+	if len(frame) >= 2 && int16(binary.BigEndian.Uint16(frame)) == int16(kmsg.Produce) {
+		putBuf(frame)
 	}
 }
 

@@ -48,6 +48,7 @@ type eosWorker struct {
 	cfg   targets.Config
 	d     *dialer
 	sess  *kgo.GroupTransactSession
+	pb    produceBuf
 	txnID string
 	epoch int16
 	pid   int64
@@ -114,9 +115,14 @@ func (w *eosWorker) Poll(ctx context.Context, max int) ([]*targets.Record, error
 		max = -1
 	}
 	fetches := w.sess.PollRecords(ctx, max)
+	n := fetches.NumRecords()
 	var recs []*targets.Record
+	if n > 0 {
+		recs = make([]*targets.Record, 0, n)
+	}
+	var slab recordSlab
 	fetches.EachRecord(func(r *kgo.Record) {
-		recs = append(recs, fromKgo(r))
+		recs = append(recs, slab.fromKgo(r, n))
 		w.unstaged[tpo{r.Topic, r.Partition, r.Offset}] = struct{}{}
 	})
 	if len(recs) == 0 {
@@ -135,7 +141,7 @@ func (w *eosWorker) Produce(ctx context.Context, recs []*targets.Record) error {
 	if !w.inTxn {
 		return errors.New("kafka: a classic-eos worker produces inside a transaction: call Begin first")
 	}
-	return produceSync(ctx, w.sess.Client(), recs, w.cfg.OutputTopic)
+	return produceSync(ctx, w.sess.Client(), &w.pb, recs, w.cfg.OutputTopic)
 }
 
 var errNoShareAcks = fmt.Errorf("kafka: a classic-eos worker has no share acknowledgements; StageAcks adds the consumed offsets to the transaction: %w", targets.ErrUnsupported)

@@ -18,6 +18,7 @@ type producer struct {
 	t     *Target
 	cl    *kgo.Client
 	topic string
+	pb    produceBuf
 	once  sync.Once
 }
 
@@ -42,7 +43,7 @@ func (t *Target) NewProducer(ctx context.Context, cfg targets.Config, id int) (t
 
 // Produce writes recs and sets their partition and offset.
 func (p *producer) Produce(ctx context.Context, recs []*targets.Record) error {
-	return produceSync(ctx, p.cl, recs, p.topic)
+	return produceSync(ctx, p.cl, &p.pb, recs, p.topic)
 }
 
 // Close flushes nothing (Produce is synchronous) and closes the client.

@@ -66,12 +66,17 @@ func (t *Target) NewReader(ctx context.Context, cfg targets.Config, topic string
 // arrive or ctx is done.
 func (r *reader) Poll(ctx context.Context) ([]*targets.Record, error) {
 	fetches := r.cl.PollFetches(ctx)
+	n := fetches.NumRecords()
 	var recs []*targets.Record
+	if n > 0 {
+		recs = make([]*targets.Record, 0, n)
+	}
+	var slab recordSlab
 	fetches.EachRecord(func(kr *kgo.Record) {
 		if kr.Offset >= r.pos[kr.Partition] {
 			r.pos[kr.Partition] = kr.Offset + 1
 		}
-		rec := fromKgo(kr)
+		rec := slab.fromKgo(kr, n)
 		if kr.Attrs.IsControl() {
 			if !r.markers {
 				return

@@ -12,10 +12,24 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
-// toKgo returns the records to produce for recs; a record without a topic
-// goes to defaultTopic.
-func toKgo(recs []*targets.Record, defaultTopic string) ([]*kgo.Record, error) {
-	out := make([]*kgo.Record, len(recs))
+// produceBuf holds the kgo records one producing client reuses from call
+// to call: produceSync returns only once kgo has finished every record it
+// was given (ProduceSync waits for each record's promise), after which kgo
+// keeps no reference to them. A produceBuf serves one goroutine at a time
+// (targets.Producer and targets.Worker calls do not overlap).
+type produceBuf struct {
+	recs []kgo.Record
+	ptrs []*kgo.Record
+}
+
+// toKgo returns the records to produce for recs, in b's memory; a record
+// without a topic goes to defaultTopic.
+func (b *produceBuf) toKgo(recs []*targets.Record, defaultTopic string) ([]*kgo.Record, error) {
+	if cap(b.recs) < len(recs) {
+		b.recs = make([]kgo.Record, len(recs))
+		b.ptrs = make([]*kgo.Record, len(recs))
+	}
+	out := b.ptrs[:len(recs)]
 	for i, r := range recs {
 		if r == nil {
 			return nil, fmt.Errorf("kafka: record %d of %d is nil", i, len(recs))
@@ -27,21 +41,31 @@ func toKgo(recs []*targets.Record, defaultTopic string) ([]*kgo.Record, error) {
 		if topic == "" {
 			return nil, fmt.Errorf("kafka: record %d of %d has no topic", i, len(recs))
 		}
-		out[i] = &kgo.Record{Topic: topic, Key: r.Key, Value: r.Value}
+		b.recs[i] = kgo.Record{Topic: topic, Key: r.Key, Value: r.Value}
+		out[i] = &b.recs[i]
 	}
 	return out, nil
 }
 
+// release forgets the keys and values of the last call, so the buffer
+// keeps none of the caller's memory alive.
+func (b *produceBuf) release(n int) {
+	clear(b.recs[:n])
+	clear(b.ptrs[:n])
+}
+
 // produceSync produces recs through cl, waits for every acknowledgement and
-// writes the partition and offset back into recs.
-func produceSync(ctx context.Context, cl *kgo.Client, recs []*targets.Record, defaultTopic string) error {
+// writes the partition and offset back into recs. b is the caller's
+// reusable record buffer.
+func produceSync(ctx context.Context, cl *kgo.Client, b *produceBuf, recs []*targets.Record, defaultTopic string) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	krs, err := toKgo(recs, defaultTopic)
+	krs, err := b.toKgo(recs, defaultTopic)
 	if err != nil {
 		return err
 	}
+	defer b.release(len(krs))
 	results := cl.ProduceSync(ctx, krs...)
 	var errs []error
 	for i, res := range results {
@@ -73,9 +97,20 @@ func dedupErrs(errs []error) []error {
 	return out
 }
 
-// fromKgo converts a fetched record; Handle keeps the *kgo.Record for acks.
-func fromKgo(r *kgo.Record) *targets.Record {
-	return &targets.Record{
+// recordSlab hands out the targets.Records of one poll from one
+// allocation (the records live as long as the caller holds any of them).
+type recordSlab struct{ buf []targets.Record }
+
+// fromKgo converts a fetched record into the slab; Handle keeps the
+// *kgo.Record for acks. n is how many records the poll holds, so the slab
+// is allocated once per poll.
+func (s *recordSlab) fromKgo(r *kgo.Record, n int) *targets.Record {
+	if len(s.buf) == 0 {
+		s.buf = make([]targets.Record, max(n, 1))
+	}
+	rec := &s.buf[0]
+	s.buf = s.buf[1:]
+	*rec = targets.Record{
 		Topic:         r.Topic,
 		Partition:     r.Partition,
 		Offset:        r.Offset,
@@ -88,6 +123,7 @@ func fromKgo(r *kgo.Record) *targets.Record {
 		Headers:       headersOf(r.Headers),
 		Handle:        r,
 	}
+	return rec
 }
 
 // headersOf converts a record's headers (nil for none, the common case).

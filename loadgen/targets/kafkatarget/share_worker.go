@@ -95,6 +95,7 @@ type shareWorker struct {
 	d    *dialer
 	cons *kgo.Client
 	prod *kgo.Client
+	pb   produceBuf
 
 	txnID string // deferred only
 	epoch int16
@@ -231,10 +232,15 @@ func (w *shareWorker) Poll(ctx context.Context, max int) ([]*targets.Record, err
 		max = maxPoll(w.cfg)
 	}
 	fetches := w.cons.PollRecords(ctx, max)
+	n := fetches.NumRecords()
 	var recs []*targets.Record
+	if n > 0 {
+		recs = make([]*targets.Record, 0, n)
+	}
+	var slab recordSlab
 	clear(w.pending)
 	fetches.EachRecord(func(r *kgo.Record) {
-		recs = append(recs, fromKgo(r))
+		recs = append(recs, slab.fromKgo(r, n))
 		if w.pending == nil {
 			w.pending = make(map[*kgo.Record]struct{})
 		}
@@ -275,7 +281,7 @@ func (w *shareWorker) Produce(ctx context.Context, recs []*targets.Record) error
 	if w.mode == pipeline.Deferred && !w.inTxn {
 		return errors.New("kafka: a deferred worker produces inside a transaction: call Begin first")
 	}
-	return produceSync(ctx, w.prod, recs, w.cfg.OutputTopic)
+	return produceSync(ctx, w.prod, &w.pb, recs, w.cfg.OutputTopic)
 }
 
 // Ack acknowledges recs with type t and waits until the broker answered,

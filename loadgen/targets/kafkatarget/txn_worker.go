@@ -64,7 +64,8 @@ type txnWorker struct {
 	d     *dialer
 	cl    *kgo.Client // share-group requests
 	prod  *kgo.Client // transactional outputs
-	key   int16       // TxnShareAcknowledge key
+	pb    produceBuf
+	key   int16 // TxnShareAcknowledge key
 	txnID string
 	pid   int64
 	epoch int16
@@ -393,7 +394,7 @@ func (w *txnWorker) Produce(ctx context.Context, recs []*targets.Record) error {
 		return fmt.Errorf("%w: %w", errAbortable, w.abortable)
 	}
 	w.produced = true
-	return produceSync(ctx, w.prod, recs, w.cfg.OutputTopic)
+	return produceSync(ctx, w.prod, &w.pb, recs, w.cfg.OutputTopic)
 }
 
 // Ack acknowledges recs outside a transaction (ShareAcknowledge); RENEW
