@@ -20,16 +20,21 @@
 #   SHAREBENCH_AB_SLOWDOWN=5ms scripts/ab-gate.sh HEAD HEAD   # demo: a slower commit
 #
 # Environment (defaults in brackets):
-#   AB_REPEATS            runs a side [5]; the Mann–Whitney test needs at least
-#                         4 a side to reach p < 0.05 (with fewer the gate fails,
-#                         exit 2, unless AB_GATE_FLAGS has --threshold-only);
-#                         5 gives p down to 0.008
+#   AB_REPEATS            runs a side of a sequential workload [5]; the
+#                         Mann–Whitney test needs at least 4 a side to reach
+#                         p < 0.05 (with fewer the gate fails, exit 2, unless
+#                         AB_GATE_FLAGS has --threshold-only); 5 gives p down
+#                         to 0.008
+#   AB_PAIRS              pairs of a concurrent workload [12]; they are gated
+#                         with 'gate --paired' (the Wilcoxon signed-rank test
+#                         of the pairs' ratios), which needs at least 6 for
+#                         p < 0.05; 12 gives p down to 0.0005
 #   AB_WORKLOAD           space-separated built-in names or YAML files, each
 #                         gated on its own [ctp-latency ctp-throughput]
 #   AB_FLAGS              'sharebench run' flags for both sides and every
 #                         workload (empty: none) [per workload: ctp-latency
 #                         --modes explicit,transactional --duration 3s --warmup 500ms;
-#                         ctp-throughput --modes explicit,transactional --duration 4s --warmup 1s;
+#                         ctp-throughput --modes explicit,transactional --duration 2s --warmup 500ms;
 #                         others none]
 #   AB_PAIRING            concurrent (a pair's two runs start together) or
 #                         sequential (one after the other, alternating which
@@ -85,6 +90,7 @@ head_sha=$(git -C "$repo" rev-parse --verify --quiet "$head_ref^{commit}") ||
 	die 2 "HEAD_REF '$head_ref' is not a commit here"
 
 repeats=${AB_REPEATS:-5}
+pairs=${AB_PAIRS:-12}
 read -r -a workloads <<<"${AB_WORKLOAD:-ctp-latency ctp-throughput}"
 ((${#workloads[@]})) || die 2 "AB_WORKLOAD is empty: name at least one workload"
 seed=${AB_SEED:-1}
@@ -96,6 +102,7 @@ cpucost=${SHAREBENCH_AB_CPU:-}
 out=${AB_OUT:-$repo/results/ab-$(date -u +%Y%m%dT%H%M%SZ)}
 
 [[ $repeats =~ ^[1-9][0-9]*$ ]] || die 2 "AB_REPEATS=$repeats: must be a positive whole number"
+[[ $pairs =~ ^[1-9][0-9]*$ ]] || die 2 "AB_PAIRS=$pairs: must be a positive whole number"
 [[ $seed =~ ^-?[0-9]+$ ]] || die 2 "AB_SEED=$seed: must be a whole number"
 if ((repeats < 4)) && [[ " $gate_flags " != *" --threshold-only "* ]]; then
 	note "warning: AB_REPEATS=$repeats: fewer than 4 runs a side can never reach p < 0.05, so the gate will fail saying so (set AB_REPEATS=5, or AB_GATE_FLAGS=--threshold-only)"
@@ -117,15 +124,19 @@ flags_for() {
 	fi
 	case $1 in
 	ctp-latency) echo "--modes explicit,transactional --duration 3s --warmup 500ms" ;;
-	ctp-throughput) echo "--modes explicit,transactional --duration 4s --warmup 1s" ;;
+	ctp-throughput) echo "--modes explicit,transactional --duration 2s --warmup 500ms" ;;
 	esac
 }
 # pairing_for WORKLOAD: how a workload's pairs run. A closed loop's figures
 # measure the CPU the run got, so its pairs run at the same time: both sides
-# share the same neighbours' load at the same moment, and the CPU each
-# record costs (the gate's cpu/record row: records per CPU-second) is what
-# separates them. An open loop's latency would suffer from the other side's
-# load, so its pairs run one after the other.
+# share the same neighbours' load at the same moment and split the CPU the
+# neighbours leave, so the CPU each record costs is what separates them.
+# Such pairs are a paired design: the gate tests each pair's ratio
+# (gate --paired), and the load, which varies far more from one pair to the
+# next than within one, cancels. More, shorter pairs buy more power than
+# fewer long ones. An open loop's latency would suffer from the other side's
+# load, so its pairs run one after the other and are gated over pooled
+# repeats.
 pairing_for() {
 	if [[ -n ${AB_PAIRING:-} ]]; then
 		echo "$AB_PAIRING"
@@ -135,6 +146,14 @@ pairing_for() {
 	ctp-throughput) echo concurrent ;;
 	*) echo sequential ;;
 	esac
+}
+# count_for WORKLOAD: how many runs a side it gets.
+count_for() {
+	if [[ $(pairing_for "$1") == concurrent ]]; then
+		echo "$pairs"
+	else
+		echo "$repeats"
+	fi
 }
 # wname WORKLOAD: a directory name for it.
 wname() { basename "${1%.yaml}"; }
@@ -215,7 +234,7 @@ run() {
 	mkdir -p "$(dirname "$dir")"
 	"${envs[@]}" "$bin" run --workload "$w" --seed "$seed" --out "$dir" --no-report --quiet \
 		"${run_flags[@]}" "${extra[@]}" >"$dir.log" 2>&1 || rc=$?
-	note "  $(wname "$w") $side $i/$repeats: exit $rc, $((SECONDS - t0))s"
+	note "  $(wname "$w") $side $i/$(count_for "$w"): exit $rc, $((SECONDS - t0))s"
 	case $rc in
 	0 | 1 | 3) ;;
 	*)
@@ -229,7 +248,7 @@ what="A/B"
 $aa && what="A/A (the same build on both sides: the differences are the noise floor)"
 note "$what: baseline $short_base ($base_ref), candidate $short_head ($head_ref)${tags:+, tags $tags}${overlay:+, overlay: $overlay}${slowdown:+, slowdown $slowdown}${cpucost:+, CPU cost +$cpucost}"
 for w in "${workloads[@]}"; do
-	note "$repeats runs a side, $(pairing_for "$w") pairs: sharebench run --workload $w --seed $seed $(flags_for "$w")${extra[*]:+ ${extra[*]}}"
+	note "$(count_for "$w") runs a side, $(pairing_for "$w") pairs: sharebench run --workload $w --seed $seed $(flags_for "$w")${extra[*]:+ ${extra[*]}}"
 done
 for w in "${workloads[@]}"; do
 	case $(pairing_for "$w") in
@@ -239,8 +258,11 @@ for w in "${workloads[@]}"; do
 done
 # Sequential pairs alternate which side goes first (A B, B A, A B, ...), so
 # a steady drift in the machine's load does not favour either side.
-for ((i = 1; i <= repeats; i++)); do
+most=$repeats
+((pairs > most)) && most=$pairs
+for ((i = 1; i <= most; i++)); do
 	for w in "${workloads[@]}"; do
+		((i > $(count_for "$w"))) && continue
 		if [[ $(pairing_for "$w") == concurrent ]]; then
 			run "$w" baseline "$i" &
 			pa=$!
@@ -270,13 +292,15 @@ for w in "${workloads[@]}"; do
 	wn=$(wname "$w")
 	base_dirs=()
 	cand_dirs=()
-	for ((i = 1; i <= repeats; i++)); do
+	for ((i = 1; i <= $(count_for "$w"); i++)); do
 		base_dirs+=(--baseline "$out/$wn/baseline-$i")
 		cand_dirs+=(--candidate "$out/$wn/candidate-$i")
 	done
-	"$base_bin" compare "${base_dirs[@]}" "${cand_dirs[@]}" >"$out/compare-$wn.txt" 2>&1 || true
+	pair_flag=()
+	[[ $(pairing_for "$w") == concurrent ]] && pair_flag=(--paired)
+	"$base_bin" compare "${pair_flag[@]}" "${base_dirs[@]}" "${cand_dirs[@]}" >"$out/compare-$wn.txt" 2>&1 || true
 	rc=0
-	"$base_bin" gate "${base_dirs[@]}" "${cand_dirs[@]}" "${gate_extra[@]}" >"$out/gate-$wn.txt" 2>"$out/gate-$wn.err" || rc=$?
+	"$base_bin" gate "${pair_flag[@]}" "${base_dirs[@]}" "${cand_dirs[@]}" "${gate_extra[@]}" >"$out/gate-$wn.txt" 2>"$out/gate-$wn.err" || rc=$?
 	note "gate $wn: exit $rc"
 	(($(rank "$rc") > $(rank "$gate_rc"))) && gate_rc=$rc
 done
@@ -286,7 +310,7 @@ verdict="PASS"
 ((gate_rc != 0)) && verdict="FAIL (exit $gate_rc)"
 # repro: this invocation as one command line, with the resolved commits.
 repro="AB_SEED=$seed"
-for v in AB_REPEATS AB_WORKLOAD AB_FLAGS AB_PAIRING AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN SHAREBENCH_AB_CPU; do
+for v in AB_REPEATS AB_PAIRS AB_WORKLOAD AB_FLAGS AB_PAIRING AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN SHAREBENCH_AB_CPU; do
 	[[ -n ${!v+set} ]] && repro+=" $v=$(printf '%q' "${!v}")"
 done
 repro+=" scripts/ab-gate.sh $short_base $short_head"
@@ -302,7 +326,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 		echo "baseline \`$short_base\` ($base_ref) vs candidate \`$short_head\` ($head_ref)${tags:+, candidate tags \`$tags\`}${overlay:+, candidate overlay \`$overlay\`}${slowdown:+, candidate slowed by $slowdown per commit}${cpucost:+, candidate costs $cpucost more CPU per record}"
 	fi
 	echo
-	echo "$repeats runs a side, interleaved; $(nproc) CPUs${cpu:+ ($cpu)}; ${elapsed}s in all"
+	echo "$repeats runs a side of sequential workloads, $pairs concurrent pairs of concurrent ones; $(nproc) CPUs${cpu:+ ($cpu)}; ${elapsed}s in all"
 	echo
 	echo "reproduce: \`$repro\`"
 	for w in "${workloads[@]}"; do

@@ -1,4 +1,4 @@
-//go:build cpudemo
+//go:build cpudemo && linux
 
 // This file holds the cpudemo build: a candidate that costs more CPU per
 // record, for demonstrating that the A/B gate catches a throughput
@@ -16,11 +16,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
-	"time"
+	"unsafe"
 
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
@@ -77,7 +78,16 @@ func (t *costlyTarget) NewWorker(ctx context.Context, cfg targets.Config, m pipe
 	if err != nil {
 		return nil, err
 	}
+	if t.burn.stale.CompareAndSwap(true, false) || t.burn.start.Load() == nil {
+		t.burn.mark()
+	}
 	return &costlyWorker{Worker: w, burn: t.burn}, nil
+}
+
+// Teardown ends a mode: the next mode measures its own per-record cost.
+func (t *costlyTarget) Teardown(ctx context.Context, cfg targets.Config) error {
+	t.burn.stale.Store(true)
+	return t.cpuDemoTarget.Teardown(ctx, cfg)
 }
 
 type costlyWorker struct {
@@ -93,27 +103,80 @@ func (w *costlyWorker) Poll(ctx context.Context, max int) ([]*targets.Record, er
 	return recs, err
 }
 
-// cpuBurner spins cost × (the process's CPU time per record, without the
-// spins) for each record.
+// cpuBurner spins cost × (the process's CPU time per record in this mode,
+// without the spins) for each record. CPU time, not wall time, is what it
+// measures on both sides: on a loaded machine a spin timed by the wall
+// clock is descheduled part of the time, costs less CPU than it lasts, and
+// (subtracted as if it had all been CPU) drives the estimate of the
+// process's own cost down until the spins stop. So a spin runs locked to
+// its OS thread until that thread's CPU clock has advanced by the amount
+// due, and the process's own cost is its CPU clock minus those spins. The
+// per-record cost restarts with each mode (the first worker after a
+// Teardown), so one mode's drain and verification do not inflate the next
+// mode's spins.
 type cpuBurner struct {
 	cost    float64
 	records atomic.Int64
-	spun    atomic.Int64 // ns spun so far
+	spun    atomic.Int64 // thread CPU ns spent spinning so far
+	start   atomic.Pointer[burnMark]
+	stale   atomic.Bool // a mode ended: the next worker restarts the mark
+}
+
+// burnMark is where the current mode's per-record cost is measured from.
+type burnMark struct{ cpu, spun, records int64 }
+
+// mark restarts the per-record cost from now.
+func (b *cpuBurner) mark() {
+	b.start.Store(&burnMark{cpu: cpuClock(clockProcessCPU), spun: b.spun.Load(), records: b.records.Load()})
 }
 
 func (b *cpuBurner) spend(n int) {
 	recs := b.records.Add(int64(n))
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+	m := b.start.Load()
+	if m == nil {
 		return
 	}
-	cpu := ru.Utime.Nano() + ru.Stime.Nano() - b.spun.Load()
-	if cpu <= 0 || recs <= 0 {
+	own := cpuClock(clockProcessCPU) - m.cpu - (b.spun.Load() - m.spun)
+	if own <= 0 || recs-m.records <= 0 {
 		return
 	}
-	d := time.Duration(b.cost * float64(cpu) / float64(recs) * float64(n))
-	start := time.Now()
-	for time.Since(start) < d {
+	due := int64(b.cost * float64(own) / float64(recs-m.records) * float64(n))
+	if due <= 0 {
+		return
 	}
-	b.spun.Add(int64(time.Since(start)))
+	runtime.LockOSThread()
+	t0 := cpuClock(clockThreadCPU)
+	t := t0
+	for t-t0 < due {
+		spinSink = spinWork(spinSink)
+		t = cpuClock(clockThreadCPU)
+	}
+	runtime.UnlockOSThread()
+	b.spun.Add(t - t0)
+}
+
+// spinSink keeps spinWork's result alive so the compiler keeps the work.
+var spinSink uint64
+
+// spinWork is a few hundred nanoseconds of arithmetic between clock reads.
+func spinWork(x uint64) uint64 {
+	for range 256 {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+// The clocks cpuClock reads (Linux clock ids).
+const (
+	clockProcessCPU = 2 // CLOCK_PROCESS_CPUTIME_ID
+	clockThreadCPU  = 3 // CLOCK_THREAD_CPUTIME_ID
+)
+
+// cpuClock reads a CPU-time clock in nanoseconds (0 if it cannot).
+func cpuClock(id uintptr) int64 {
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, id, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return ts.Nano()
 }
