@@ -129,11 +129,11 @@ func Compare(baseline, candidate []*Run) *Comparison {
 func CompareWith(baseline, candidate []*Run, o CompareOptions) (*Comparison, error) {
 	if o.Paired {
 		if len(baseline) != len(candidate) {
-			return nil, fmt.Errorf("paired: %d baseline runs and %d candidate runs; a paired comparison pairs the i-th of each, so give as many of each", len(baseline), len(candidate))
+			return nil, fmt.Errorf("%d baseline runs and %d candidate runs; a paired comparison pairs the i-th of each, so give as many of each", len(baseline), len(candidate))
 		}
 		for i := range baseline {
 			if baseline[i] == nil || baseline[i].Result == nil || candidate[i] == nil || candidate[i].Result == nil {
-				return nil, fmt.Errorf("paired: pair %d has a run without a result", i+1)
+				return nil, fmt.Errorf("pair %d has a run without a result", i+1)
 			}
 		}
 	}
