@@ -231,8 +231,9 @@ fi
 # run WORKLOAD SIDE I [MODE]: one 'sharebench run' of a side into
 # $out/WORKLOAD/SIDE-I (with a MODE, of that mode alone, into
 # $out/WORKLOAD/MODE/SIDE-I), its output beside it in .log. A run that
-# finds an anomaly (3) or fails a mode (1) still counts: the gate judges
-# it. Bad flags (2) stop everything.
+# finds an anomaly (3), fails a mode (1) or is inconclusive (5: the
+# verifier could not judge, e.g. a drain that timed out on a starved
+# machine) still counts: the gate judges it. Bad flags (2) stop everything.
 run() {
 	local w=$1 side=$2 i=$3 mode=${4:-} bin=$base_bin rc=0 run_flags
 	local envs=(env -u SHAREBENCH_SLOW_COMMIT -u SHAREBENCH_CPU_COST)
@@ -253,7 +254,7 @@ run() {
 		"${run_flags[@]}" "${mode_flag[@]}" "${extra[@]}" >"$dir.log" 2>&1 || rc=$?
 	note "  $(wname "$w")${mode:+ $mode} $side $i/$(count_for "$w"): exit $rc, $((SECONDS - t0))s"
 	case $rc in
-	0 | 1 | 3) ;;
+	0 | 1 | 3 | 5) ;;
 	*)
 		tail -n 5 "$dir.log" >&2
 		die "$rc" "'sharebench run' exited $rc ($dir.log); fix the flags and retry"
