@@ -43,6 +43,13 @@ func (s *Server) handleProduce(c *conn, kreq kmsg.Request) (kmsg.Response, error
 				tp := engine.TopicPartition{Topic: name, Partition: pt.Partition}
 				implicitAdd := req.Version >= 12 && s.cfg.txnVersion >= 2
 				base, err := s.producePartition(c, tp, req.TransactionID, pt.Records, implicitAdd)
+				if errors.Is(err, engine.ErrCrashed) && s.awaitEngine(c) {
+					// A batch the crash failed runs again once the
+					// engine is back, as the client's retry of the
+					// same batch would, without sending the client
+					// through a metadata refresh.
+					base, err = s.producePartition(c, tp, req.TransactionID, pt.Records, implicitAdd)
+				}
 				rp.ErrorCode = partErrCode(err)
 				if err == nil {
 					rp.BaseOffset = base

@@ -16,8 +16,6 @@
 package serve
 
 import (
-	"math"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -54,7 +52,7 @@ func (s *Server) handleEndTxn(_ *conn, kreq kmsg.Request) (kmsg.Response, error)
 // new producer id takes over at epoch 0. p.mu is held.
 func (s *Server) bumpEpochLocked(p *producer, pid int64) {
 	clear(p.seqs)
-	if p.epoch < math.MaxInt16-1 {
+	if p.epoch < s.cfg.maxEpoch {
 		p.epoch++
 		return
 	}

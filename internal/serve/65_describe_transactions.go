@@ -2,8 +2,8 @@
 //
 // The engine coordinator's state of each transactional id: state, timeout,
 // start (Unix milliseconds; -1 when no transaction is open), producer id and
-// epoch (the engine's, which moves on at every commit), and the output
-// partitions of the open transaction. An unknown id is
+// epoch as the producer's client holds them (after an epoch overflow, the
+// new producer id), and the output partitions of the open transaction. An unknown id is
 // TRANSACTIONAL_ID_NOT_FOUND.
 
 package serve
@@ -22,6 +22,7 @@ func init() { register(int16(kmsg.DescribeTransactions), 0, 0, (*Server).handleD
 func (s *Server) handleDescribeTransactions(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*kmsg.DescribeTransactionsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeTransactionsResponse)
+	wire := s.wireIDs()
 	for _, id := range req.TransactionalIDs {
 		st := kmsg.NewDescribeTransactionsResponseTransactionState()
 		st.TransactionalID = id
@@ -47,6 +48,9 @@ func (s *Server) handleDescribeTransactions(_ *conn, kreq kmsg.Request) (kmsg.Re
 			}
 		}
 		st.ProducerID, st.ProducerEpoch = info.ProducerID, info.Epoch
+		if w, ok := wire[info.ProducerID]; ok {
+			st.ProducerID, st.ProducerEpoch = w.pid, w.epoch
+		}
 		resp.TransactionStates = append(resp.TransactionStates, st)
 	}
 	return resp, nil

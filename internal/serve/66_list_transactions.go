@@ -42,16 +42,21 @@ func (s *Server) handleListTransactions(_ *conn, kreq kmsg.Request) (kmsg.Respon
 		}
 	}
 	now := s.e.Now()
+	wire := s.wireIDs()
 	for _, id := range s.e.TransactionalIDs() {
 		info, ok := s.e.Transaction(id)
 		if !ok {
 			continue
 		}
 		name := txnStateName(info.State)
+		pid := info.ProducerID
+		if w, ok := wire[pid]; ok {
+			pid = w.pid
+		}
 		switch {
 		case len(req.StateFilters) > 0 && !slices.Contains(states, name):
 			continue
-		case len(req.ProducerIDFilters) > 0 && !slices.Contains(req.ProducerIDFilters, info.ProducerID):
+		case len(req.ProducerIDFilters) > 0 && !slices.Contains(req.ProducerIDFilters, pid):
 			continue
 		case re != nil && !re.MatchString(id):
 			continue
@@ -59,7 +64,7 @@ func (s *Server) handleListTransactions(_ *conn, kreq kmsg.Request) (kmsg.Respon
 			continue
 		}
 		ts := kmsg.NewListTransactionsResponseTransactionState()
-		ts.TransactionalID, ts.ProducerID, ts.TransactionState = id, info.ProducerID, name
+		ts.TransactionalID, ts.ProducerID, ts.TransactionState = id, pid, name
 		resp.TransactionStates = append(resp.TransactionStates, ts)
 	}
 	return resp, nil

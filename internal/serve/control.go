@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/sharebench/sharebench/engine"
 )
@@ -93,4 +94,40 @@ func (c *Control) Apply(action string, params map[string]string) (string, error)
 		return "", fmt.Errorf("%s: %w", action, err)
 	}
 	return fmt.Sprintf("%s: %s", action, rep), nil
+}
+
+// crashHold bounds how long a request that arrives while the engine is
+// down waits for it to come back before its handler answers the retriable
+// error (NOT_LEADER_OR_FOLLOWER, COORDINATOR_LOAD_IN_PROGRESS). A broker
+// restart looks to a client like requests that land once the broker is
+// back; answering errors at once instead would send clients through their
+// metadata refresh, which franz-go spaces by its 5s minimum metadata age, so
+// a restart of well under a second would stall producers and consumers for
+// seconds. Engine state is lost all the same: only the answer waits.
+const crashHold = 2 * time.Second
+
+// awaitEngine holds a request while the engine is crashed (between a
+// control kill or restart and the end of its recovery), for at most
+// crashHold, until the client goes or the server closes. It reports
+// whether the engine is running.
+func (s *Server) awaitEngine(c *conn) bool {
+	if !s.e.Crashed() {
+		return true
+	}
+	deadline := time.NewTimer(crashHold)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for s.e.Crashed() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return false
+		case <-c.gone:
+			return false
+		case <-s.closing:
+			return false
+		}
+	}
+	return true
 }

@@ -45,3 +45,7 @@ func (s *Server) Handle(c *TestConn, frame, dst []byte) ([]byte, bool, error) {
 
 // TopicID is the id the server gives a topic.
 func TopicID(name string) [16]byte { return topicID(name) }
+
+// WithMaxEpochForTest lowers the wire epoch past which a transaction end
+// gives the producer a new producer id.
+func WithMaxEpochForTest(e int16) Option { return func(c *config) { c.maxEpoch = e } }

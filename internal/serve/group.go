@@ -4,7 +4,7 @@
 // the longest rebalance timeout passes (members that did not rejoin are
 // dropped); the leader's SyncGroup then hands out the assignments. Members
 // that stop heartbeating for their session timeout are dropped by
-// sweepGroups.
+// sweepGroups, during a join round too unless they have rejoined.
 
 package serve
 
@@ -241,7 +241,12 @@ func (s *Server) sweepGroups() {
 		for _, g := range groups {
 			g.mu.Lock()
 			for id, m := range g.members {
-				if g.state != groupPreparing && now.Sub(m.lastSeen) > m.sessionTimeout {
+				// A member waiting in a join round is kept alive by its
+				// pending JoinGroup; one that has not rejoined expires at
+				// its session timeout even mid-round, as in Kafka, so a
+				// crashed member holds the round up for its session, not
+				// for the longest rebalance timeout from the round's start.
+				if now.Sub(m.lastSeen) > m.sessionTimeout && !(g.state == groupPreparing && m.joined) {
 					g.removeLocked(id)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 )
 
@@ -20,6 +21,10 @@ type config struct {
 	logger          io.Writer
 	trace           bool
 	txnVersion      int16
+	// maxEpoch is the largest wire epoch a transaction end bumps a
+	// producer to; past it the producer gets a new producer id (Kafka's
+	// limit, the largest int16 less one; tests lower it).
+	maxEpoch int16
 }
 
 func defaultConfig() config {
@@ -31,6 +36,7 @@ func defaultConfig() config {
 		autoCreate:      true,
 		partitions:      1,
 		txnVersion:      2,
+		maxEpoch:        math.MaxInt16 - 1,
 	}
 }
 

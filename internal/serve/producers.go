@@ -100,3 +100,32 @@ func (p *producer) beginLocked() error {
 	clear(p.addedGrps)
 	return nil
 }
+
+// wireID is the producer id and epoch a client holds.
+type wireID struct {
+	pid   int64
+	epoch int16
+}
+
+// wireIDs maps the engine's producer ids to what their clients hold: the
+// two differ once an epoch bump at a transaction's end (KIP-890 part 2)
+// has moved the wire epoch past the engine's, or an epoch overflow has
+// given the client a new producer id. Every answer that names a producer
+// (DescribeProducers, DescribeTransactions, ListTransactions) names it as
+// its client does.
+func (s *Server) wireIDs() map[int64]wireID {
+	s.state.mu.Lock()
+	ps := make([]*producer, 0, len(s.state.mu.producers))
+	for _, p := range s.state.mu.producers {
+		ps = append(ps, p)
+	}
+	s.state.mu.Unlock()
+	out := make(map[int64]wireID, len(ps))
+	for _, p := range ps {
+		ep := p.p.ProducerID()
+		p.mu.Lock()
+		out[ep] = wireID{p.wirePID, p.epoch}
+		p.mu.Unlock()
+	}
+	return out
+}

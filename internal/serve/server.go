@@ -320,6 +320,9 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 	if s.cfg.trace {
 		s.logf("%s %s v%d from %s (%s)", time.Now().Format("15:04:05.000000"), apiName(key), version, c.nc.RemoteAddr(), c.clientID)
 	}
+	if key != int16(kmsg.ApiVersions) {
+		s.awaitEngine(c)
+	}
 	resp, err := a.fn(s, c, req)
 	if err != nil {
 		return dst, false, err

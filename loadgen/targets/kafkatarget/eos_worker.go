@@ -19,10 +19,11 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
-// eosSessionTimeout is the classic group session timeout. kgo's default
-// (45s) would leave a crashed worker's partitions idle that long before its
-// replacement gets them; kfake's minimum is 6s.
-const eosSessionTimeout = 10 * time.Second
+// eosSessionTimeout is the classic group session timeout: Kafka's least
+// (group.min.session.timeout.ms, 6s; kfake's too). A crashed worker holds
+// its group's rebalance up for its session, so every crash costs the whole
+// group about this long; kgo's default (45s) would cost that much.
+const eosSessionTimeout = 6 * time.Second
 
 // eosHeartbeat is the classic group heartbeat interval (a third of kgo's 3s
 // default, in step with the shorter session).
