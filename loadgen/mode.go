@@ -115,7 +115,8 @@ func (mr *modeRun) rng(label string) *rand.Rand {
 
 // formationLimit bounds how long after the warm-up the window waits for
 // every worker to receive records (a share group on a real cluster forms
-// in about a second); past it the window opens anyway, with a note.
+// in about a second, sometimes several) and for the consumers to catch up;
+// past it the window opens anyway, with a note.
 const formationLimit = 10 * time.Second
 
 // expectedReceivers is how many workers must receive records before the
@@ -129,22 +130,73 @@ func (mr *modeRun) expectedReceivers() int32 {
 	return max(n, 1)
 }
 
-// openWindowLoop opens the measurement window once the warm-up has passed
-// and every worker has received records (or formationLimit after the
-// warm-up), then returns. The window lasts the workload's test duration,
-// and the producers stop when it closes.
+// catchUp decides when the consumers of an open loop have caught up with
+// the backlog the producers built while the group formed. It works in
+// rounds: a round notes how many inputs had been produced when it began,
+// and ends once as many inputs are settled (output, or rejected). A round
+// that took no longer than the warm-up means the consumers keep up: what
+// was produced by its start was through within one warm-up, as in steady
+// state. A longer round was a backlog draining, and the next round starts
+// at its end, so the window opens only once what arrived during the drain
+// is through too; the backlog then falls before the window and an open
+// loop's outputs/s inside it read as its input rate. A closed loop has no
+// input rate and always a queue, and a zero warm-up asks for no wait, so
+// neither waits.
+type catchUp struct {
+	tolerance time.Duration // the warm-up: the longest a caught-up round takes
+	started   bool
+	start     time.Time
+	target    int64 // inputs produced when the round started
+	rounds    int   // rounds ended
+}
+
+// caughtUp reports whether the consumers have caught up at now, given the
+// inputs produced and settled so far.
+func (c *catchUp) caughtUp(now time.Time, produced, settled int64) bool {
+	if c.tolerance <= 0 {
+		return true
+	}
+	if !c.started {
+		c.started, c.start, c.target = true, now, produced
+	}
+	if settled < c.target {
+		return false
+	}
+	c.rounds++
+	if now.Sub(c.start) <= c.tolerance {
+		return true
+	}
+	c.start, c.target = now, produced
+	return false
+}
+
+// openWindowLoop opens the measurement window once the warm-up has passed,
+// every worker has received records, and (open loop) the consumers have
+// caught up with the backlog (catchUp), or formationLimit after the
+// warm-up; then it returns. The window lasts the workload's test
+// duration, and the producers stop when it closes.
 func (mr *modeRun) openWindowLoop(ctx context.Context) {
 	warm := mr.start.Add(mr.spec.Warmup())
 	note := ""
+	cu := catchUp{}
+	if mr.spec.ProducerRate > 0 {
+		cu.tolerance = mr.spec.Warmup()
+	}
 	for {
 		now := time.Now()
 		if !now.Before(warm) {
-			if mr.receivedN.Load() >= mr.expectedReceivers() {
+			joined := mr.receivedN.Load() >= mr.expectedReceivers()
+			if joined && cu.caughtUp(now, mr.produced.Load(), mr.ledger.settled()) {
 				break
 			}
 			if now.Sub(warm) >= formationLimit {
-				note = fmt.Sprintf("only %d of %d workers had received records %v after the warm-up; the measurement window opened without the others",
-					mr.receivedN.Load(), mr.expectedReceivers(), formationLimit)
+				if !joined {
+					note = fmt.Sprintf("only %d of %d workers had received records %v after the warm-up; the measurement window opened without the others",
+						mr.receivedN.Load(), mr.expectedReceivers(), formationLimit)
+				} else {
+					note = fmt.Sprintf("the consumers had not caught up with the producers %v after the warm-up (%d inputs produced, %d settled): the target cannot keep up at this rate, and the window's outputs/s include a backlog",
+						formationLimit, mr.produced.Load(), mr.ledger.settled())
+				}
 				break
 			}
 		}

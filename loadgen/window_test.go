@@ -6,6 +6,7 @@ package loadgen
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,88 @@ func TestWindowExcludesWarmupAndGroupFormation(t *testing.T) {
 			checkSeries(t, m)
 			checkHlogParity(t, m, dir, m.Mode)
 		})
+	}
+}
+
+// TestWindowWaitsForTheBacklog: a group that forms long after the warm-up
+// (1.5 s of input queued, more than twice the window) must not put that
+// backlog in the window: the window opens once the consumers have caught
+// up, so an open loop's outputs/s inside it read as its input rate (under
+// the rule "open once every worker has received records" they read about
+// 3.5× it).
+func TestWindowWaitsForTheBacklog(t *testing.T) {
+	t.Parallel()
+	const join = 1500 * time.Millisecond
+	tgt := newMemTarget()
+	tgt.joinDelay = join
+	spec := quickSpec(t, "explicit", "transactional")
+	spec.WarmupLength = 300 * time.Millisecond
+	spec.TestLength = 600 * time.Millisecond
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: tgt, Seed: testSeed, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, m := range res.Modes {
+		t.Run(m.Mode, func(t *testing.T) {
+			if m.Error != "" || m.Verify == nil || !m.Verify.Pass {
+				t.Fatalf("error %q verdict %+v", m.Error, m.Verify)
+			}
+			if m.WindowStartNs < int64(join) {
+				t.Errorf("window opened at %v, before the workers joined at %v", time.Duration(m.WindowStartNs), join)
+			}
+			if r := m.Throughput / m.InputRate; r > 1.15 || r < 0.8 {
+				t.Errorf("outputs/s %.0f at an input rate of %.0f/s (×%.2f): the backlog built before the window landed in it (window [%v, %v))",
+					m.Throughput, m.InputRate, r, time.Duration(m.WindowStartNs), time.Duration(m.WindowEndNs))
+			}
+			for _, n := range m.Notes {
+				if strings.Contains(n, "caught up") {
+					t.Errorf("note %q: the in-memory target drains a 1.5 s backlog in far less than the limit", n)
+				}
+			}
+		})
+	}
+}
+
+// TestCatchUpRounds drives the catch-up rule with injected times and
+// counts: a round that settles what was produced by its start within the
+// warm-up means caught up; a longer one (a backlog draining) starts another.
+func TestCatchUpRounds(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	type step struct {
+		ms                int
+		produced, settled int64
+		want              bool
+	}
+	for _, tc := range []struct {
+		name      string
+		tolerance time.Duration
+		steps     []step
+		rounds    int
+	}{
+		{"no wait when tolerance is zero (closed loop, no warm-up)", 0, []step{{0, 5000, 0, true}}, 0},
+		{"steady: the first round ends within the warm-up", 500 * time.Millisecond, []step{
+			{0, 1000, 950, false}, {40, 1080, 1010, true}}, 1},
+		{"backlog: a 2 s round, then a short one", 500 * time.Millisecond, []step{
+			{0, 2500, 0, false},       // group just formed, 2500 queued
+			{1000, 3000, 1500, false}, // draining
+			{2000, 3500, 2600, false}, // round 1 ends after 2 s: too long, round 2 from 3500
+			{2300, 3650, 3400, false},
+			{2400, 3700, 3520, true}, // round 2 ended in 400 ms: caught up
+		}, 2},
+		{"overloaded: rounds never shorten", 500 * time.Millisecond, []step{
+			{0, 1000, 0, false}, {1000, 2000, 1000, false}, {2000, 3000, 2000, false}, {3000, 4000, 3000, false},
+		}, 3},
+	} {
+		c := catchUp{tolerance: tc.tolerance}
+		for i, s := range tc.steps {
+			if got := c.caughtUp(at(s.ms), s.produced, s.settled); got != s.want {
+				t.Errorf("%s: step %d (%d ms, %d produced, %d settled): caught up %v, want %v", tc.name, i, s.ms, s.produced, s.settled, got, s.want)
+			}
+		}
+		if c.rounds != tc.rounds {
+			t.Errorf("%s: %d rounds ended, want %d", tc.name, c.rounds, tc.rounds)
+		}
 	}
 }

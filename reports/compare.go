@@ -32,6 +32,8 @@ type Comparison struct {
 	Baseline, Candidate []string // run labels
 	Confidence          float64  // of every interval, e.g. 0.95
 	Modes               []ModeComparison
+	// Paired says the runs were compared pair by pair (CompareOptions).
+	Paired bool
 	// Notes are things a reader should know: failed repeats, modes only
 	// one side ran, undecodable histograms.
 	Notes []string
@@ -63,10 +65,38 @@ type MetricComparison struct {
 	// Ratio is CandidateMedian / BaselineMedian; [Lo, Hi] its bootstrap
 	// interval at the comparison's confidence (NaN when undefined).
 	Ratio, Lo, Hi float64
-	// P is the two-sided Mann–Whitney U p-value of the repeats; MinP the
+	// P is the two-sided Mann–Whitney U p-value of the repeats (paired:
+	// the Wilcoxon signed-rank p-value of the pairs' log ratios); MinP the
 	// smallest p these sample sizes can produce: when MinP ≥ alpha no
 	// difference can be significant, however large.
 	P, MinP float64
+	// Pairs is the number of pairs with a value on both sides (paired
+	// comparisons only; then Ratio is the median of the pairs' ratios).
+	Pairs int
+}
+
+// CompareOptions say how Compare treats the runs.
+type CompareOptions struct {
+	// Paired pairs the i-th baseline run with the i-th candidate run, and
+	// in them the repeats of a mode with the same repeat number: a design
+	// where a pair's two runs shared their conditions (they ran at the same
+	// time on the same machine, as scripts/ab-gate.sh's concurrent pairs
+	// do). Each pair gives one ratio, candidate/baseline; Ratio is their
+	// median, its interval a bootstrap over the pairs, and P the Wilcoxon
+	// signed-rank test of their logs, so what varies from one pair to the
+	// next (the machine's load) cancels within each pair. Needs as many
+	// baseline as candidate runs, and 6 pairs for p < 0.05.
+	Paired bool
+}
+
+// PairsNeeded is the smallest number of pairs whose two-sided signed-rank
+// test can reach p < alpha (6 for alpha 0.05).
+func PairsNeeded(alpha float64) int {
+	n := 1
+	for stats.MinSignedRankP(n) >= alpha && n < 1000 {
+		n++
+	}
+	return n
 }
 
 // Finding is a forbidden anomaly kind found in one repeat.
@@ -89,7 +119,25 @@ func (f Finding) String() string {
 // Compare compares candidate runs with baseline runs. The repeats of all
 // runs on a side are pooled per mode. Nil runs are skipped with a note.
 func Compare(baseline, candidate []*Run) *Comparison {
-	c := &Comparison{Confidence: CompareConfidence}
+	c, _ := CompareWith(baseline, candidate, CompareOptions{})
+	return c
+}
+
+// CompareWith is Compare with options. A paired comparison of sides with
+// different numbers of runs, or with a nil run, is an error naming the
+// counts.
+func CompareWith(baseline, candidate []*Run, o CompareOptions) (*Comparison, error) {
+	if o.Paired {
+		if len(baseline) != len(candidate) {
+			return nil, fmt.Errorf("%d baseline runs and %d candidate runs; a paired comparison pairs the i-th of each, so give as many of each", len(baseline), len(candidate))
+		}
+		for i := range baseline {
+			if baseline[i] == nil || baseline[i].Result == nil || candidate[i] == nil || candidate[i].Result == nil {
+				return nil, fmt.Errorf("pair %d has a run without a result", i+1)
+			}
+		}
+	}
+	c := &Comparison{Confidence: CompareConfidence, Paired: o.Paired}
 	all := append(append([]*Run{}, baseline...), candidate...)
 	names := labels(all)
 	for i, r := range all {
@@ -133,12 +181,51 @@ func Compare(baseline, candidate []*Run) *Comparison {
 				if len(b) == 0 && len(k) == 0 {
 					continue // not recorded by this mode, e.g. no commit histogram
 				}
+				if o.Paired {
+					mc.Metrics = append(mc.Metrics, comparePaired(m, b, k, pairedRatios(c.baseRuns, c.candRuns, mode, m), rng))
+					continue
+				}
 				mc.Metrics = append(mc.Metrics, compareMetric(m, b, k, rng))
 			}
 		}
 		c.Modes = append(c.Modes, mc)
 	}
-	return c
+	return c, nil
+}
+
+// pairedRatios is candidate/baseline of metric m for every pair of runs
+// (by position) and repeat (by repeat number) that measured it on both
+// sides.
+func pairedRatios(base, cand []*runData, mode string, m Metric) []float64 {
+	var b, k []float64
+	for i := range min(len(base), len(cand)) {
+		bm, km := base[i].find(mode), cand[i].find(mode)
+		if bm == nil || km == nil {
+			continue
+		}
+		for _, br := range bm.repeats {
+			for _, kr := range km.repeats {
+				if kr.m.Repeat == br.m.Repeat {
+					b = append(b, br.values[m])
+					k = append(k, kr.values[m])
+				}
+			}
+		}
+	}
+	return stats.PairedRatios(b, k)
+}
+
+// comparePaired compares metric m pair by pair: ratio the median of the
+// pairs' ratios, p the signed-rank test of their logs.
+func comparePaired(m Metric, base, cand, ratios []float64, rng *rand.Rand) MetricComparison {
+	mc := MetricComparison{
+		Metric: m, Baseline: base, Candidate: cand,
+		BaselineMedian: stats.Median(base), CandidateMedian: stats.Median(cand),
+		Pairs: len(ratios),
+	}
+	mc.Ratio, mc.Lo, mc.Hi, mc.P = stats.PairedRatioTest(ratios, CompareConfidence, rng, compareIterations)
+	mc.MinP = stats.MinSignedRankP(len(ratios))
+	return mc
 }
 
 // pooled gathers mode's measured repeats over runs; when there are none it
@@ -256,7 +343,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "baseline:  %s\ncandidate: %s\n", listOrNone(c.Baseline), listOrNone(c.Candidate))
-	fmt.Fprintf(&b, "ratio = candidate median / baseline median over repeats; %.0f%% bootstrap interval; p = two-sided Mann–Whitney U\n\n", c.Confidence*100)
+	if c.Paired {
+		fmt.Fprintf(&b, "paired: ratio = median over pairs of candidate/baseline; %.0f%% bootstrap interval; p = two-sided Wilcoxon signed-rank of the pairs' log ratios\n\n", c.Confidence*100)
+	} else {
+		fmt.Fprintf(&b, "ratio = candidate median / baseline median over repeats; %.0f%% bootstrap interval; p = two-sided Mann–Whitney U\n\n", c.Confidence*100)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "mode\tmetric\tbaseline\tcandidate\tratio\tinterval\tp\trepeats")
 	for _, mc := range c.Modes {

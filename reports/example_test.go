@@ -37,7 +37,7 @@ func Example() {
 	// transactional  throughput  1,000 /s  800 /s     0.800  [0.787, 0.813]  0.008  5/5
 	//
 	// gate: FAIL (exit 4): regression
-	// limits: throughput drop 5.0% (records/s and records per CPU-second), e2e/commit p99 rise 10.0%; significance required (p < alpha), alpha 0.05
+	// limits: throughput drop 5.0% (records/s and records per CPU-second), e2e/commit p99 rise 10.0%; significance required (p < alpha), alpha 0.05 (Mann–Whitney U over the repeats)
 	// exactly-once: no forbidden anomaly in the candidate
 	//
 	// mode           metric      ratio  interval        p      status      why

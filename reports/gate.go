@@ -29,7 +29,8 @@ type GateOptions struct {
 	// MaxP99Rise is the largest tolerated rise of the median end-to-end p99
 	// and commit p99, as a fraction (0.10: 10%). Default 0.10.
 	MaxP99Rise float64
-	// Alpha is the significance level of the Mann–Whitney test. Default 0.05.
+	// Alpha is the significance level of the Mann–Whitney test (of the
+	// Wilcoxon signed-rank test in a paired comparison). Default 0.05.
 	Alpha float64
 	// ThresholdOnly gates on the thresholds alone when the repeats are too
 	// few for significance (one per side, or so few that no p-value can
@@ -70,6 +71,7 @@ type Check struct {
 // GateResult is the gate's verdict.
 type GateResult struct {
 	Options   GateOptions // as applied, defaults filled in
+	Paired    bool        // the comparison was paired (CompareOptions.Paired)
 	Checks    []Check
 	Forbidden []Finding
 	Notes     []string
@@ -126,6 +128,7 @@ func Gate(cmp *Comparison, opts GateOptions) GateResult {
 		return g
 	}
 	g.Notes = append(g.Notes, cmp.Notes...)
+	g.Paired = cmp.Paired
 	for _, mc := range cmp.Modes {
 		g.Forbidden = append(g.Forbidden, mc.Forbidden...)
 		if mc.Missing != "" {
@@ -139,14 +142,14 @@ func Gate(cmp *Comparison, opts GateOptions) GateResult {
 			continue
 		}
 		for _, m := range mc.Metrics {
-			g.Checks = append(g.Checks, o.check(mc.Mode, m))
+			g.Checks = append(g.Checks, o.check(mc.Mode, m, cmp.Paired))
 		}
 	}
 	return g
 }
 
 // check judges one metric.
-func (o GateOptions) check(mode string, m MetricComparison) Check {
+func (o GateOptions) check(mode string, m MetricComparison, paired bool) Check {
 	ch := Check{Mode: mode, Metric: m.Metric, Ratio: m.Ratio, Lo: m.Lo, Hi: m.Hi, P: m.P}
 	limit, gated := o.gatedLimit(m.Metric)
 	ch.Limit = limit
@@ -174,6 +177,10 @@ func (o GateOptions) check(mode string, m MetricComparison) Check {
 	significant := m.P < o.Alpha
 	cannot := m.MinP >= o.Alpha
 	switch {
+	case cannot && !o.ThresholdOnly && paired:
+		ch.Status = CheckNotEnoughRepeats
+		ch.Why = fmt.Sprintf("%s, but %d pairs cannot reach p < %v (smallest possible p %s): run at least %d pairs, or pass --threshold-only",
+			change, m.Pairs, o.Alpha, formatP(m.MinP), PairsNeeded(o.Alpha))
 	case cannot && !o.ThresholdOnly:
 		ch.Status = CheckNotEnoughRepeats
 		ch.Why = fmt.Sprintf("%s, but %d/%d repeats cannot reach p < %v (smallest possible p %s): run at least %d repeats a side (sharebench run --repeat %d), or pass --threshold-only",
@@ -284,7 +291,10 @@ func (g GateResult) WriteText(w io.Writer) error {
 		ExitAnomaly:    "FAIL (exit 3): forbidden exactly-once anomaly in the candidate",
 		ExitRegression: "FAIL (exit 4): regression",
 	}[code]
-	if code == ExitUsage && g.tooFew() {
+	if code == ExitUsage && g.tooFew() && g.Paired {
+		verdict = fmt.Sprintf("FAIL (exit 2): too few pairs to reach p < %v — at least %d pairs are needed, or pass --threshold-only to gate on the thresholds alone",
+			g.Options.Alpha, PairsNeeded(g.Options.Alpha))
+	} else if code == ExitUsage && g.tooFew() {
 		n := RepeatsNeeded(g.Options.Alpha)
 		verdict = fmt.Sprintf("FAIL (exit 2): too few repeats to reach p < %v — at least %d repeats a side are needed (sharebench run --repeat %d), or pass --threshold-only to gate on the thresholds alone",
 			g.Options.Alpha, n, n)
@@ -294,8 +304,12 @@ func (g GateResult) WriteText(w io.Writer) error {
 	if g.Options.ThresholdOnly {
 		sig = "required when the repeats allow it, else thresholds alone (--threshold-only)"
 	}
-	fmt.Fprintf(&b, "limits: throughput drop %.1f%% (records/s and records per CPU-second), e2e/commit p99 rise %.1f%%; significance %s, alpha %v\n",
-		g.Options.MaxThroughputDrop*100, g.Options.MaxP99Rise*100, sig, g.Options.Alpha)
+	test := "Mann–Whitney U over the repeats"
+	if g.Paired {
+		test = "paired: Wilcoxon signed-rank over the pairs' log ratios"
+	}
+	fmt.Fprintf(&b, "limits: throughput drop %.1f%% (records/s and records per CPU-second), e2e/commit p99 rise %.1f%%; significance %s, alpha %v (%s)\n",
+		g.Options.MaxThroughputDrop*100, g.Options.MaxP99Rise*100, sig, g.Options.Alpha, test)
 	if len(g.Forbidden) == 0 {
 		b.WriteString("exactly-once: no forbidden anomaly in the candidate\n")
 	}

@@ -311,3 +311,67 @@ func TestGateCPUPerRecordIsThroughput(t *testing.T) {
 		t.Errorf("records/s is identical, yet %+v", c)
 	}
 }
+
+// pairedSides builds n pairs of one-repeat runs whose level varies from
+// pair to pair by up to 3× (a machine whose load changes between pairs),
+// the candidate of each pair at ratio × its baseline's throughput.
+func pairedSides(t *testing.T, n int, ratio float64) (base, cand []*reports.Run) {
+	t.Helper()
+	for i := range n {
+		level := 0.5 + float64((i*7)%n)/float64(n)*1.5
+		base = append(base, side(t, "base", uint64(10+i), 1, level, 0))
+		cand = append(cand, side(t, "cand", uint64(10+i), 1, level*ratio, 0))
+	}
+	return base, cand
+}
+
+// TestGatePairedSeesThroughLoad: a 13% drop in every pair, hidden by load
+// that moves each pair's level far more, fails the paired gate (the pairs'
+// ratios all agree) while the pooled Mann–Whitney test cannot tell; an
+// A/A of the same pairs passes paired.
+func TestGatePairedSeesThroughLoad(t *testing.T) {
+	t.Parallel()
+	base, cand := pairedSides(t, 8, 0.87)
+	paired, err := reports.CompareWith(base, cand, reports.CompareOptions{Paired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := reports.Gate(paired, defaultGate)
+	c := check(t, g, "explicit", reports.MetricThroughput)
+	if g.ExitCode() != reports.ExitRegression || c.Status != reports.CheckRegression || c.P >= 0.05 || c.Ratio < 0.86 || c.Ratio > 0.88 {
+		t.Fatalf("paired 13%% drop: exit %d, %+v\n%s", g.ExitCode(), c, gateText(t, g))
+	}
+	if !strings.Contains(gateText(t, g), "Wilcoxon signed-rank") {
+		t.Errorf("the paired gate does not name its test:\n%s", gateText(t, g))
+	}
+	pooled := reports.Gate(reports.Compare(base, cand), defaultGate)
+	if c := check(t, pooled, "explicit", reports.MetricThroughput); c.Status == reports.CheckRegression {
+		t.Errorf("pooled Mann–Whitney over loads 3× apart found the 13%% drop significant (%+v): the fixture does not hide it", c)
+	}
+	aBase, aCand := pairedSides(t, 8, 1)
+	aa, err := reports.CompareWith(aBase, aCand, reports.CompareOptions{Paired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := reports.Gate(aa, defaultGate); g.ExitCode() != reports.ExitOK {
+		t.Errorf("paired A/A: exit %d\n%s", g.ExitCode(), gateText(t, g))
+	}
+}
+
+// TestGatePairedNeedsPairs: five pairs cannot reach p < 0.05 (2/2^5), so
+// the paired gate fails saying six are needed; unequal sides are refused.
+func TestGatePairedNeedsPairs(t *testing.T) {
+	t.Parallel()
+	base, cand := pairedSides(t, 5, 0.87)
+	cmp, err := reports.CompareWith(base, cand, reports.CompareOptions{Paired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := reports.Gate(cmp, defaultGate)
+	if txt := gateText(t, g); g.ExitCode() != reports.ExitUsage || !strings.Contains(txt, "at least 6 pairs") {
+		t.Errorf("5 pairs: exit %d, want %d saying 6 pairs are needed\n%s", g.ExitCode(), reports.ExitUsage, txt)
+	}
+	if _, err := reports.CompareWith(base, cand[:4], reports.CompareOptions{Paired: true}); err == nil || !strings.Contains(err.Error(), "5 baseline runs and 4 candidate runs") {
+		t.Errorf("5 vs 4 runs paired: err %v, want a refusal naming the counts", err)
+	}
+}

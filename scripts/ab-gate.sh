@@ -4,12 +4,14 @@
 # Builds BASE_REF and HEAD_REF from their commits (git worktrees in a
 # temporary directory, never the working tree, so uncommitted work does not
 # leak into either side), runs them interleaved on this machine with the
-# same workloads, flags and seed, N repeats a side, each run in its own
-# results directory, then runs `sharebench gate` over each workload's runs
-# and exits with the worst gate's code. By default it gates two workloads:
-# an open-loop latency one (ctp-latency: throughput is pinned to the input
-# rate, latency moves) and a closed-loop throughput one (ctp-throughput:
-# throughput moves). docs/ci-gate.md explains the output and the exit codes.
+# same workloads, flags and seed, each run in its own results directory,
+# then runs `sharebench gate` over each workload's runs and exits with the
+# worst gate's code. By default it gates two workloads: an open-loop latency
+# one (ctp-latency: throughput is pinned to the input rate, latency moves;
+# 5 runs a side, one after the other, pooled) and a closed-loop throughput
+# one (ctp-throughput: throughput moves; 20 pairs a mode whose two sides run
+# at the same time, gated pair by pair with 'gate --paired').
+# docs/ci-gate.md explains the output and the exit codes.
 #
 # Usage: scripts/ab-gate.sh BASE_REF HEAD_REF [extra 'sharebench run' flags]
 #
@@ -20,16 +22,28 @@
 #   SHAREBENCH_AB_SLOWDOWN=5ms scripts/ab-gate.sh HEAD HEAD   # demo: a slower commit
 #
 # Environment (defaults in brackets):
-#   AB_REPEATS            runs a side [5]; the Mann–Whitney test needs at least
-#                         4 a side to reach p < 0.05 (with fewer the gate fails,
-#                         exit 2, unless AB_GATE_FLAGS has --threshold-only);
-#                         5 gives p down to 0.008
+#   AB_REPEATS            runs a side of a sequential workload [5]; the
+#                         Mann–Whitney test needs at least 4 a side to reach
+#                         p < 0.05 (with fewer the gate fails, exit 2, unless
+#                         AB_GATE_FLAGS has --threshold-only); 5 gives p down
+#                         to 0.008
+#   AB_PAIRS              pairs a mode of a concurrent workload [20]; they are
+#                         gated with 'gate --paired' (the Wilcoxon signed-rank
+#                         test of the pairs' ratios), which needs at least 6
+#                         for p < 0.05; 20 gives p down to 0.000002
+#   AB_PAIR_MODES         the modes of a concurrent workload, each run as its
+#                         own pairs (one mode per run, so a pair's two windows
+#                         line up) and gated on its own [explicit transactional]
+#   AB_PAIR_GOMAXPROCS    GOMAXPROCS of both sides of a concurrent pair [1]: one
+#                         P each, so each side is one always-runnable thread and
+#                         the scheduler splits the CPU between them evenly
 #   AB_WORKLOAD           space-separated built-in names or YAML files, each
 #                         gated on its own [ctp-latency ctp-throughput]
 #   AB_FLAGS              'sharebench run' flags for both sides and every
 #                         workload (empty: none) [per workload: ctp-latency
 #                         --modes explicit,transactional --duration 3s --warmup 500ms;
-#                         ctp-throughput --modes explicit,transactional --duration 4s --warmup 1s;
+#                         ctp-throughput --duration 2s --warmup 500ms (its modes:
+#                         AB_PAIR_MODES);
 #                         others none]
 #   AB_PAIRING            concurrent (a pair's two runs start together) or
 #                         sequential (one after the other, alternating which
@@ -85,6 +99,9 @@ head_sha=$(git -C "$repo" rev-parse --verify --quiet "$head_ref^{commit}") ||
 	die 2 "HEAD_REF '$head_ref' is not a commit here"
 
 repeats=${AB_REPEATS:-5}
+pairs=${AB_PAIRS:-20}
+read -r -a pair_modes <<<"${AB_PAIR_MODES:-explicit transactional}"
+pair_procs=${AB_PAIR_GOMAXPROCS:-1}
 read -r -a workloads <<<"${AB_WORKLOAD:-ctp-latency ctp-throughput}"
 ((${#workloads[@]})) || die 2 "AB_WORKLOAD is empty: name at least one workload"
 seed=${AB_SEED:-1}
@@ -96,6 +113,9 @@ cpucost=${SHAREBENCH_AB_CPU:-}
 out=${AB_OUT:-$repo/results/ab-$(date -u +%Y%m%dT%H%M%SZ)}
 
 [[ $repeats =~ ^[1-9][0-9]*$ ]] || die 2 "AB_REPEATS=$repeats: must be a positive whole number"
+[[ $pairs =~ ^[1-9][0-9]*$ ]] || die 2 "AB_PAIRS=$pairs: must be a positive whole number"
+[[ $pair_procs =~ ^[1-9][0-9]*$ ]] || die 2 "AB_PAIR_GOMAXPROCS=$pair_procs: must be a positive whole number"
+((${#pair_modes[@]})) || die 2 "AB_PAIR_MODES is empty: name at least one mode"
 [[ $seed =~ ^-?[0-9]+$ ]] || die 2 "AB_SEED=$seed: must be a whole number"
 if ((repeats < 4)) && [[ " $gate_flags " != *" --threshold-only "* ]]; then
 	note "warning: AB_REPEATS=$repeats: fewer than 4 runs a side can never reach p < 0.05, so the gate will fail saying so (set AB_REPEATS=5, or AB_GATE_FLAGS=--threshold-only)"
@@ -117,15 +137,19 @@ flags_for() {
 	fi
 	case $1 in
 	ctp-latency) echo "--modes explicit,transactional --duration 3s --warmup 500ms" ;;
-	ctp-throughput) echo "--modes explicit,transactional --duration 4s --warmup 1s" ;;
+	ctp-throughput) echo "--duration 2s --warmup 500ms" ;;
 	esac
 }
 # pairing_for WORKLOAD: how a workload's pairs run. A closed loop's figures
 # measure the CPU the run got, so its pairs run at the same time: both sides
-# share the same neighbours' load at the same moment, and the CPU each
-# record costs (the gate's cpu/record row: records per CPU-second) is what
-# separates them. An open loop's latency would suffer from the other side's
-# load, so its pairs run one after the other.
+# share the same neighbours' load at the same moment and split the CPU the
+# neighbours leave, so the CPU each record costs is what separates them.
+# Such pairs are a paired design: the gate tests each pair's ratio
+# (gate --paired), and the load, which varies far more from one pair to the
+# next than within one, cancels. More, shorter pairs buy more power than
+# fewer long ones. An open loop's latency would suffer from the other side's
+# load, so its pairs run one after the other and are gated over pooled
+# repeats.
 pairing_for() {
 	if [[ -n ${AB_PAIRING:-} ]]; then
 		echo "$AB_PAIRING"
@@ -135,6 +159,14 @@ pairing_for() {
 	ctp-throughput) echo concurrent ;;
 	*) echo sequential ;;
 	esac
+}
+# count_for WORKLOAD: how many runs a side it gets.
+count_for() {
+	if [[ $(pairing_for "$1") == concurrent ]]; then
+		echo "$pairs"
+	else
+		echo "$repeats"
+	fi
 }
 # wname WORKLOAD: a directory name for it.
 wname() { basename "${1%.yaml}"; }
@@ -196,13 +228,16 @@ else
 	build "$tmp/candidate" "$cand_bin" "$tags"
 fi
 
-# run WORKLOAD SIDE I: one 'sharebench run' of a side into
-# $out/WORKLOAD/SIDE-I, its output in $out/WORKLOAD/SIDE-I.log. A run that
-# finds an anomaly (3) or fails a mode (1) still counts: the gate judges
-# it. Bad flags (2) stop everything.
+# run WORKLOAD SIDE I [MODE]: one 'sharebench run' of a side into
+# $out/WORKLOAD/SIDE-I (with a MODE, of that mode alone, into
+# $out/WORKLOAD/MODE/SIDE-I), its output beside it in .log. A run that
+# finds an anomaly (3), fails a mode (1) or is inconclusive (5: the
+# verifier could not judge, e.g. a drain that timed out on a starved
+# machine) still counts: the gate judges it. Bad flags (2) stop everything.
 run() {
-	local w=$1 side=$2 i=$3 bin=$base_bin rc=0 run_flags
+	local w=$1 side=$2 i=$3 mode=${4:-} bin=$base_bin rc=0 run_flags
 	local envs=(env -u SHAREBENCH_SLOW_COMMIT -u SHAREBENCH_CPU_COST)
+	[[ -n $mode ]] && envs+=("GOMAXPROCS=$pair_procs")
 	if [[ $side == candidate ]]; then
 		bin=$cand_bin
 		[[ -n $slowdown ]] && envs+=("SHAREBENCH_SLOW_COMMIT=$slowdown")
@@ -210,14 +245,16 @@ run() {
 	fi
 	# word-split the flag string on purpose: it is a list of flags
 	read -r -a run_flags <<<"$(flags_for "$w")"
-	local dir=$out/$(wname "$w")/$side-$i t0=$SECONDS
+	local dir=$out/$(wname "$w")/${mode:+$mode/}$side-$i t0=$SECONDS
+	local mode_flag=()
+	[[ -n $mode ]] && mode_flag=(--modes "$mode")
 	rm -rf "$dir"
 	mkdir -p "$(dirname "$dir")"
 	"${envs[@]}" "$bin" run --workload "$w" --seed "$seed" --out "$dir" --no-report --quiet \
-		"${run_flags[@]}" "${extra[@]}" >"$dir.log" 2>&1 || rc=$?
-	note "  $(wname "$w") $side $i/$repeats: exit $rc, $((SECONDS - t0))s"
+		"${run_flags[@]}" "${mode_flag[@]}" "${extra[@]}" >"$dir.log" 2>&1 || rc=$?
+	note "  $(wname "$w")${mode:+ $mode} $side $i/$(count_for "$w"): exit $rc, $((SECONDS - t0))s"
 	case $rc in
-	0 | 1 | 3) ;;
+	0 | 1 | 3 | 5) ;;
 	*)
 		tail -n 5 "$dir.log" >&2
 		die "$rc" "'sharebench run' exited $rc ($dir.log); fix the flags and retry"
@@ -229,7 +266,11 @@ what="A/B"
 $aa && what="A/A (the same build on both sides: the differences are the noise floor)"
 note "$what: baseline $short_base ($base_ref), candidate $short_head ($head_ref)${tags:+, tags $tags}${overlay:+, overlay: $overlay}${slowdown:+, slowdown $slowdown}${cpucost:+, CPU cost +$cpucost}"
 for w in "${workloads[@]}"; do
-	note "$repeats runs a side, $(pairing_for "$w") pairs: sharebench run --workload $w --seed $seed $(flags_for "$w")${extra[*]:+ ${extra[*]}}"
+	if [[ $(pairing_for "$w") == concurrent ]]; then
+		note "$(count_for "$w") concurrent pairs for each of ${pair_modes[*]}, GOMAXPROCS=$pair_procs: sharebench run --workload $w --seed $seed $(flags_for "$w") --modes MODE${extra[*]:+ ${extra[*]}}"
+	else
+		note "$(count_for "$w") runs a side, sequential pairs: sharebench run --workload $w --seed $seed $(flags_for "$w")${extra[*]:+ ${extra[*]}}"
+	fi
 done
 for w in "${workloads[@]}"; do
 	case $(pairing_for "$w") in
@@ -239,15 +280,20 @@ for w in "${workloads[@]}"; do
 done
 # Sequential pairs alternate which side goes first (A B, B A, A B, ...), so
 # a steady drift in the machine's load does not favour either side.
-for ((i = 1; i <= repeats; i++)); do
+most=$repeats
+((pairs > most)) && most=$pairs
+for ((i = 1; i <= most; i++)); do
 	for w in "${workloads[@]}"; do
+		((i > $(count_for "$w"))) && continue
 		if [[ $(pairing_for "$w") == concurrent ]]; then
-			run "$w" baseline "$i" &
-			pa=$!
-			run "$w" candidate "$i" &
-			pb=$!
-			wait "$pa" || exit $?
-			wait "$pb" || exit $?
+			for m in "${pair_modes[@]}"; do
+				run "$w" baseline "$i" "$m" &
+				pa=$!
+				run "$w" candidate "$i" "$m" &
+				pb=$!
+				wait "$pa" || exit $?
+				wait "$pb" || exit $?
+			done
 		elif ((i % 2)); then
 			run "$w" baseline "$i"
 			run "$w" candidate "$i"
@@ -265,19 +311,34 @@ rank() {
 	esac
 }
 # The baseline's binary judges: a candidate cannot loosen its own gate.
-gate_rc=0
+# gates: one per sequential workload (WORKLOAD) and one per mode of a
+# concurrent one (WORKLOAD/MODE), each "name|workload|run dir prefix".
+gates=()
 for w in "${workloads[@]}"; do
 	wn=$(wname "$w")
+	if [[ $(pairing_for "$w") == concurrent ]]; then
+		for m in "${pair_modes[@]}"; do
+			gates+=("$wn-$m|$w|$out/$wn/$m")
+		done
+	else
+		gates+=("$wn|$w|$out/$wn")
+	fi
+done
+gate_rc=0
+for g in "${gates[@]}"; do
+	IFS='|' read -r gn w prefix <<<"$g"
 	base_dirs=()
 	cand_dirs=()
-	for ((i = 1; i <= repeats; i++)); do
-		base_dirs+=(--baseline "$out/$wn/baseline-$i")
-		cand_dirs+=(--candidate "$out/$wn/candidate-$i")
+	for ((i = 1; i <= $(count_for "$w"); i++)); do
+		base_dirs+=(--baseline "$prefix/baseline-$i")
+		cand_dirs+=(--candidate "$prefix/candidate-$i")
 	done
-	"$base_bin" compare "${base_dirs[@]}" "${cand_dirs[@]}" >"$out/compare-$wn.txt" 2>&1 || true
+	pair_flag=()
+	[[ $(pairing_for "$w") == concurrent ]] && pair_flag=(--paired)
+	"$base_bin" compare "${pair_flag[@]}" "${base_dirs[@]}" "${cand_dirs[@]}" >"$out/compare-$gn.txt" 2>&1 || true
 	rc=0
-	"$base_bin" gate "${base_dirs[@]}" "${cand_dirs[@]}" "${gate_extra[@]}" >"$out/gate-$wn.txt" 2>"$out/gate-$wn.err" || rc=$?
-	note "gate $wn: exit $rc"
+	"$base_bin" gate "${pair_flag[@]}" "${base_dirs[@]}" "${cand_dirs[@]}" "${gate_extra[@]}" >"$out/gate-$gn.txt" 2>"$out/gate-$gn.err" || rc=$?
+	note "gate $gn: exit $rc"
 	(($(rank "$rc") > $(rank "$gate_rc"))) && gate_rc=$rc
 done
 elapsed=$(($(date +%s) - start))
@@ -286,7 +347,7 @@ verdict="PASS"
 ((gate_rc != 0)) && verdict="FAIL (exit $gate_rc)"
 # repro: this invocation as one command line, with the resolved commits.
 repro="AB_SEED=$seed"
-for v in AB_REPEATS AB_WORKLOAD AB_FLAGS AB_PAIRING AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN SHAREBENCH_AB_CPU; do
+for v in AB_REPEATS AB_PAIRS AB_PAIR_MODES AB_PAIR_GOMAXPROCS AB_WORKLOAD AB_FLAGS AB_PAIRING AB_GATE_FLAGS CANDIDATE_TAGS AB_CANDIDATE_OVERLAY SHAREBENCH_AB_SLOWDOWN SHAREBENCH_AB_CPU; do
 	[[ -n ${!v+set} ]] && repro+=" $v=$(printf '%q' "${!v}")"
 done
 repro+=" scripts/ab-gate.sh $short_base $short_head"
@@ -302,13 +363,17 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 		echo "baseline \`$short_base\` ($base_ref) vs candidate \`$short_head\` ($head_ref)${tags:+, candidate tags \`$tags\`}${overlay:+, candidate overlay \`$overlay\`}${slowdown:+, candidate slowed by $slowdown per commit}${cpucost:+, candidate costs $cpucost more CPU per record}"
 	fi
 	echo
-	echo "$repeats runs a side, interleaved; $(nproc) CPUs${cpu:+ ($cpu)}; ${elapsed}s in all"
+	echo "interleaved; $(nproc) CPUs${cpu:+ ($cpu)}; ${elapsed}s in all"
 	echo
 	echo "reproduce: \`$repro\`"
-	for w in "${workloads[@]}"; do
-		wn=$(wname "$w")
+	for g in "${gates[@]}"; do
+		IFS='|' read -r wn w _ <<<"$g"
+		how="$(count_for "$w") runs a side, pooled (Mann–Whitney)"
+		if [[ $(pairing_for "$w") == concurrent ]]; then
+			how="$(count_for "$w") concurrent pairs, GOMAXPROCS=$pair_procs, one mode a run, paired (Wilcoxon signed-rank)"
+		fi
 		echo
-		echo "**Gate: $wn** (\`sharebench run --workload $w --seed $seed $(flags_for "$w")\`)"
+		echo "**Gate: $wn** (\`sharebench run --workload $w --seed $seed $(flags_for "$w")\`; $how)"
 		echo
 		echo '```text'
 		cat "$out/gate-$wn.txt"
@@ -324,8 +389,8 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 	done
 } >"$out/summary.md"
 
-for w in "${workloads[@]}"; do
-	wn=$(wname "$w")
+for g in "${gates[@]}"; do
+	IFS='|' read -r wn _ _ <<<"$g"
 	echo
 	echo "== sharebench compare: $wn =="
 	cat "$out/compare-$wn.txt"

@@ -221,3 +221,28 @@ func TestGateTooFewRepeats(t *testing.T) {
 		t.Errorf("gate --threshold-only, throughput halved: want exit 4: %v", o)
 	}
 }
+
+// TestGatePaired: --paired pairs the i-th runs of each side: seven pairs
+// whose level varies 3× between pairs, each candidate 10% slower than its
+// baseline, fail on throughput; five pairs are too few; unequal sides
+// are refused, naming the counts.
+func TestGatePaired(t *testing.T) {
+	t.Parallel()
+	var args []string
+	for i := range 7 {
+		level := 1000 * (1 + float64((i*3)%7)/3)
+		args = append(args, "--baseline", writeRun(t, "quick", 2000, level), "--candidate", writeRun(t, "quick", 2000, 0.9*level))
+	}
+	o := sharebench(t, append([]string{"gate", "--paired"}, args...)...)
+	if o.code != reports.ExitRegression || !strings.Contains(o.stdout, "Wilcoxon signed-rank") || !strings.Contains(o.stdout, "REGRESSION") {
+		t.Errorf("gate --paired, every pair 10%% slower: want exit 4 naming the signed-rank test: %v", o)
+	}
+	o = sharebench(t, append([]string{"gate", "--paired"}, args[:len(args)-8]...)...)
+	if o.code != reports.ExitUsage || !strings.Contains(o.stdout, "at least 6 pairs") {
+		t.Errorf("gate --paired with 5 pairs: want exit 2 saying 6 are needed: %v", o)
+	}
+	o = sharebench(t, append([]string{"gate", "--paired"}, args[:len(args)-2]...)...)
+	if o.code != reports.ExitUsage || !strings.Contains(o.stderr, "7 baseline runs and 6 candidate runs") {
+		t.Errorf("gate --paired with unequal sides: want exit 2 naming the counts: %v", o)
+	}
+}

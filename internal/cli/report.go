@@ -89,6 +89,7 @@ func compareCmd(env *Env, args []string) error {
 	cand := fset.StringArray("candidate", nil, "candidate run directory (repeatable)")
 	format := fset.String("format", "text", "text (a table) or bench (Go benchmark lines for benchstat)")
 	allow := fset.Bool("allow-mismatch", false, "compare runs whose workload, rate, target or mode set differ (refused by default, exit 2)")
+	paired := fset.Bool("paired", false, pairedUsage)
 	if err := parseFlags(fset, args); err != nil {
 		return err
 	}
@@ -99,7 +100,10 @@ func compareCmd(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cmp := reports.Compare(b, c)
+	cmp, err := reports.CompareWith(b, c, reports.CompareOptions{Paired: *paired})
+	if err != nil {
+		return usageErr("--paired: %v", err)
+	}
 	switch *format {
 	case "text":
 		return cmp.WriteText(env.Stdout)
@@ -109,8 +113,12 @@ func compareCmd(env *Env, args []string) error {
 	return usageErr("--format %q: valid formats are text and bench", *format)
 }
 
+// pairedUsage is --paired's help on compare and gate.
+const pairedUsage = "the i-th --baseline and i-th --candidate ran as a pair under the same conditions (at the same time, as scripts/ab-gate.sh's concurrent pairs): test each pair's ratio with the Wilcoxon signed-rank test instead of Mann–Whitney over pooled repeats, so load that varies between pairs cancels; needs as many of each and at least 6 pairs for p < 0.05"
+
 const gateExamples = `  sharebench gate --baseline results/base --candidate results/cand
   sharebench gate --baseline results/base --candidate results/cand --max-throughput-drop 5% --max-p99-rise 10% --alpha 0.05
+  sharebench gate --paired --baseline results/b1 --candidate results/c1 --baseline results/b2 --candidate results/c2   # one of each per pair, 6 pairs or more
   scripts/ab-gate.sh origin/main HEAD               # builds both, runs A/B/A/B, gates`
 
 func gateCmd(env *Env, args []string) error {
@@ -119,9 +127,10 @@ func gateCmd(env *Env, args []string) error {
 	cand := fset.StringArray("candidate", nil, "candidate run directory (repeatable)")
 	drop := fset.String("max-throughput-drop", "5%", "largest tolerated throughput drop, in records/s and in records per CPU-second (CPU per record)")
 	rise := fset.String("max-p99-rise", "10%", "largest tolerated rise of end-to-end p99 and commit p99")
-	alpha := fset.Float64("alpha", 0.05, "significance level of the Mann–Whitney U test")
+	alpha := fset.Float64("alpha", 0.05, "significance level of the Mann–Whitney U test (with --paired, of the Wilcoxon signed-rank test)")
 	thresholdOnly := fset.Bool("threshold-only", false, "gate on thresholds alone when the repeats are too few for significance (without it such a gate fails, exit 2)")
 	allow := fset.Bool("allow-mismatch", false, "gate runs whose workload, rate, target or mode set differ (refused by default, exit 2)")
+	paired := fset.Bool("paired", false, pairedUsage)
 	if err := parseFlags(fset, args); err != nil {
 		return err
 	}
@@ -140,7 +149,10 @@ func gateCmd(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cmp := reports.Compare(b, c)
+	cmp, err := reports.CompareWith(b, c, reports.CompareOptions{Paired: *paired})
+	if err != nil {
+		return usageErr("--paired: %v", err)
+	}
 	g := reports.Gate(cmp, reports.GateOptions{MaxThroughputDrop: d, MaxP99Rise: r, Alpha: *alpha, ThresholdOnly: *thresholdOnly})
 	if err := g.WriteText(env.Stdout); err != nil {
 		return err

@@ -70,7 +70,7 @@ func runCmd(env *Env, args []string) error {
 	fs.StringVar(&f.target, "target", "engine", "system under test: engine (in-process reference engine) or kafka")
 	fs.StringVar(&f.modes, "modes", "", "comma-separated modes (implicit, explicit, deferred, transactional, classic-eos) or all (default: the workload's)")
 	fs.DurationVar(&f.duration, "duration", 0, "length of each mode's measurement window (default: the workload's)")
-	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up per mode: the measurement window opens after it, once every worker has received records; nothing before counts (default: the workload's)")
+	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up per mode: the measurement window opens after it, once every worker has received records and an open loop's consumers have caught up (settled what was produced within one warm-up); nothing before counts (default: the workload's)")
 	fs.IntVar(&f.rate, "rate", 0, "input records/s over all producers; 0 is a closed loop (default: the workload's)")
 	fs.IntVar(&f.replicationFactor, "replication-factor", 0, "replication.factor of the run's topics; 0: the cluster's default (default: the workload's replicationFactor)")
 	fs.IntVar(&f.minInsyncReplicas, "min-insync-replicas", 0, "min.insync.replicas of the run's topics; 0: the cluster's default (default: the workload's minInsyncReplicas)")
