@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
@@ -179,7 +180,8 @@ func (s *sim) verify() error {
 				return err
 			}
 			for _, r := range ru {
-				out := verify.Output{InputID: beUint64(r.Value), Partition: int32(q), Offset: r.Offset,
+				id, _ := loadgen.PayloadID(r.Value)
+				out := verify.Output{InputID: id, Partition: int32(q), Offset: r.Offset,
 					Committed: visible[r.Offset], Aborted: r.Aborted, Epoch: -1}
 				if t := op.at(r.Offset).txn; t != nil {
 					out.TransactionalID, out.Epoch, out.TxnSeq, out.TxnSize = t.tid, t.epoch, t.seq, len(t.outputs)

@@ -13,11 +13,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 )
 
 // Config is one simulation.
@@ -130,7 +134,9 @@ type sim struct {
 	p     params
 	knobs engine.Knobs
 	clk   *engine.ManualClock
-	e     *engine.Engine
+	t     *enginetarget.Target // the load generator's adapter: every worker call goes through it
+	e     *engine.Engine       // the engine under t, which the checks observe
+	tcfg  [len(modes)]targets.Config
 
 	slots   []*slot
 	members map[string]*memberInfo // every share member ever, by id
@@ -199,8 +205,8 @@ func execute(cfg Config, steps []Step, idx []int) *Outcome {
 	if err != nil && s.viol == nil {
 		s.viol = &Violation{Step: s.step, Check: "sim", Detail: err.Error()}
 	}
-	if s.e != nil {
-		s.e.Close()
+	if s.t != nil {
+		s.t.Close()
 	}
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
@@ -247,17 +253,15 @@ func newSim(cfg Config) *sim {
 	return s
 }
 
-// setup creates the engine, the topics, the groups and the first workers.
+// setup creates the engine target on the manual clock, the topics, the
+// groups and the first workers.
 func (s *sim) setup() error {
 	p := s.p
 	gc := engine.GroupConfig{LockDuration: p.lock, DeliveryLimit: p.limit, MaxRecordLocks: p.maxLocks,
 		AutoOffsetReset: engine.ResetEarliest, Isolation: engine.ReadCommitted}
-	opts := []engine.Option{
-		engine.WithClock(s.clk), engine.WithShards(p.shards), engine.WithKnobs(s.knobs),
-		engine.WithHistory(true), engine.WithGroupDefaults(gc), engine.WithAbortSweepInterval(p.sweep),
-		engine.WithTransactionTimeout(p.txnTimeout), engine.WithSessionTimeout(p.session),
-		engine.WithHook(s.hook),
-	}
+	opts := enginetarget.Options{Shards: p.shards, Knobs: s.knobs, SessionTimeout: p.session, Clock: s.clk,
+		Extra: []engine.Option{engine.WithGroupDefaults(gc), engine.WithAbortSweepInterval(p.sweep),
+			engine.WithTransactionTimeout(p.txnTimeout), engine.WithHook(s.hook)}}
 	if p.durable {
 		dir, err := os.MkdirTemp("", "sharebench-sim-")
 		if err != nil {
@@ -267,13 +271,14 @@ func (s *sim) setup() error {
 		// process crash loses nothing acknowledged, and no fsync slows
 		// the simulation.
 		s.dir = dir
-		opts = append(opts, engine.WithDataDir(dir), engine.WithFlushPolicy(engine.FlushNever))
+		opts.DataDir, opts.Flush = dir, engine.FlushNever
 	}
-	e, err := engine.New(opts...)
+	t, err := enginetarget.New(opts)
 	if err != nil {
 		return err
 	}
-	s.e = e
+	s.t, s.e = t, t.Engine()
+	e := s.e
 	if err := e.CreateTopic(inTopic, p.inParts); err != nil {
 		return err
 	}
@@ -308,6 +313,16 @@ func (s *sim) setup() error {
 			s.share[m] = append(s.share[m], &spModel{g: m, group: s.groups[m], tp: s.in[q].tp})
 		}
 	}
+	for m, mode := range modes {
+		// What the adapter needs of a mode: the topics above, the group,
+		// the transactional ids tx-<mode>-<slot>.
+		s.tcfg[m] = targets.Config{InputTopic: inTopic, InputPartitions: p.inParts, OutputTopic: "out-" + string(mode),
+			OutputPartitions: p.outParts, Group: s.groups[m], TransactionalIDPrefix: "tx-" + string(mode) + "-",
+			TransactionTimeout: p.txnTimeout, LockDuration: p.lock, DeliveryLimit: p.limit, MaxRecordLocks: p.maxLocks}
+		if mode.UsesShareGroup() {
+			s.tcfg[m].DLQTopic = "dlq-" + string(mode)
+		}
+	}
 	s.classicWant = make([]int64, p.inParts)
 	for i := range s.classicWant {
 		s.classicWant[i] = -1
@@ -322,7 +337,7 @@ func (s *sim) setup() error {
 	for i := 0; i < numSlots; i++ {
 		sl := &slot{s: s, idx: i, mode: i / slotsPerMode, n: i % slotsPerMode}
 		if modes[sl.mode].Transactional() {
-			sl.tid = fmt.Sprintf("tx-%s-%d", modes[sl.mode], sl.n)
+			sl.tid = s.tcfg[sl.mode].TransactionalIDPrefix + strconv.Itoa(sl.n)
 			s.txnIDs = append(s.txnIDs, sl.tid)
 		}
 		s.slots = append(s.slots, sl)
@@ -566,8 +581,8 @@ func (s *sim) inputValues(n int) []engine.ProduceRecord {
 	out := make([]engine.ProduceRecord, n)
 	for i := range out {
 		s.nextID++
-		v := make([]byte, 8)
-		binary.BigEndian.PutUint64(v, s.nextID)
+		v := make([]byte, loadgen.HeaderBytes)
+		loadgen.PutInputHeader(v, s.nextID, int64(s.clk.Now()))
 		out[i] = engine.ProduceRecord{Value: v}
 	}
 	return out
@@ -680,11 +695,26 @@ func fmtDur(d time.Duration) string {
 	return fmt.Sprintf("%d.%03ds", d/time.Second, d%time.Second/time.Millisecond)
 }
 
+// engineErr strips the adapter's classification (targets.Fenced,
+// targets.Abortable) off err, leaving the engine's error it wraps.
+func engineErr(err error) error {
+	u, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	errs := u.Unwrap()
+	if len(errs) < 2 || errs[0] != targets.ErrFenced && errs[0] != targets.ErrAbortable {
+		return err
+	}
+	return errs[len(errs)-1]
+}
+
 // errName names an error by its sentinel, so logs stay short and stable.
 func errName(err error) string {
 	if err == nil {
 		return "ok"
 	}
+	err = engineErr(err)
 	if errors.Is(err, engine.ErrAbortableTransaction) {
 		if u, ok := err.(interface{ Unwrap() []error }); ok {
 			for _, c := range u.Unwrap() {
