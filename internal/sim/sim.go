@@ -137,6 +137,10 @@ type sim struct {
 	t     *enginetarget.Target // the load generator's adapter: every worker call goes through it
 	e     *engine.Engine       // the engine under t, which the checks observe
 	tcfg  [len(modes)]targets.Config
+	// ledgers are the load generator's ledgers, one per mode: the workers
+	// book their calls in them as a run's do, and the verifier judges
+	// each mode from them.
+	ledgers [len(modes)]*loadgen.Ledger
 
 	slots   []*slot
 	members map[string]*memberInfo // every share member ever, by id
@@ -322,6 +326,7 @@ func (s *sim) setup() error {
 		if mode.UsesShareGroup() {
 			s.tcfg[m].DLQTopic = "dlq-" + string(mode)
 		}
+		s.ledgers[m] = loadgen.NewLedger()
 	}
 	s.classicWant = make([]int64, p.inParts)
 	for i := range s.classicWant {

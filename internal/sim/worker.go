@@ -47,6 +47,7 @@ type worker struct {
 	txn     *engine.Producer      // observed: transactional modes
 
 	m          *pipeline.Machine[*targets.Record]
+	book       *loadgen.Book // its calls in the mode's ledger, booked as a run books them
 	src        stepSource // the machine's random stream: the running step's
 	open       *txnTrack
 	stallUntil time.Duration
@@ -84,6 +85,7 @@ func (sl *slot) newWorker() (*worker, error) {
 	}
 	h, _ := enginetarget.HandlesOf(tw)
 	w.tw, w.share, w.classic, w.txn = tw, h.Share, h.Classic, h.Txn
+	w.book = s.ledgers[sl.mode].NewBook(sl.n, int64(sl.inc), func() int64 { return int64(s.clk.Now()) })
 	if w.share != nil {
 		s.members[w.share.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
 	}
@@ -201,6 +203,7 @@ func (w *worker) work(r *rand.Rand) {
 			continue
 		}
 		res := w.perform(a, r)
+		w.book.Done(w.tw, w.m.Open(), a, res)
 		if !w.gone {
 			w.m.Done(res)
 		}
@@ -319,10 +322,8 @@ func (w *worker) produce(recs []*targets.Record) error {
 		return nil
 	}
 	outs := s.outs[w.sl.mode]
-	seq, epoch := int64(w.sl.inc)<<32, int16(-1)
-	if w.open != nil {
-		seq, epoch = seq|w.open.seq, w.open.epoch
-	}
+	_, epoch := w.tw.TxnInfo()
+	seq, epoch := w.book.OutputTxn(w.m.Open(), modes[w.sl.mode], epoch)
 	byPart := make([][]*targets.Record, len(outs))
 	ids := make([][]uint64, len(outs))
 	for _, rec := range recs {
@@ -464,6 +465,9 @@ func (w *worker) end(commit bool) pipeline.Result[*targets.Record] {
 		what = "commit"
 	}
 	t := w.open
+	if commit {
+		w.book.CommitSent()
+	}
 	err := s.endTxn(w, commit)
 	s.say("%s: %s", what, errName(err))
 	if t != nil {
@@ -652,7 +656,9 @@ func (w *worker) close() {
 		return
 	}
 	if w.open != nil {
-		w.end(false)
+		if res := w.end(false); res.Err == nil {
+			w.book.Aborted()
+		}
 	}
 	if w.share != nil {
 		if m := s.members[w.share.ID()]; m != nil {
@@ -669,6 +675,7 @@ func (w *worker) close() {
 		return
 	}
 	w.predictImplicit(w.m.Pending())
+	w.book.Closed(w.m.Pending())
 	_ = w.tw.Close(context.Background())
 }
 
