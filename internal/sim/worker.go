@@ -48,7 +48,7 @@ type worker struct {
 
 	m          *pipeline.Machine[*targets.Record]
 	book       *loadgen.Book // its calls in the mode's ledger, booked as a run books them
-	src        stepSource // the machine's random stream: the running step's
+	src        stepSource    // the machine's random stream: the running step's
 	open       *txnTrack
 	stallUntil time.Duration
 	zombie     bool
