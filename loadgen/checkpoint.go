@@ -375,25 +375,25 @@ func (cl *checkpointLoop) stage(ctx context.Context, acc, rej []*targets.Record)
 		if err := cl.w.Begin(ctx); err != nil {
 			return err
 		}
-		cl.beginTxn()
+		cl.book.Began(cl.w)
 		cl.open = true
-		cl.ackTxn = cl.txnIdx
+		cl.ackTxn = cl.book.txnIdx
 	}
 	cl.staged = true
 	if len(acc) > 0 {
 		if err := cl.w.StageAcks(ctx, acc, targets.AckAccept); err != nil {
-			mr.ledger.setAck(cl.tags(acc), ackAccept, fateFailed)
+			mr.ledger.setAck(cl.book.tags(acc), ackAccept, fateFailed)
 			return err
 		}
-		mr.ledger.stageAcks(cl.tags(acc), ackAccept, cl.ackTxn)
+		mr.ledger.stageAcks(cl.book.tags(acc), ackAccept, cl.ackTxn)
 	}
 	if len(rej) > 0 {
 		if err := cl.w.StageAcks(ctx, rej, targets.AckReject); err != nil {
-			mr.ledger.setAck(cl.tags(rej), ackReject, fateFailed)
+			mr.ledger.setAck(cl.book.tags(rej), ackReject, fateFailed)
 			return err
 		}
-		mr.ledger.stageAcks(cl.tags(rej), ackReject, cl.ackTxn)
-		cl.stagedRejects = appendTags(cl.stagedRejects, rej)
+		mr.ledger.stageAcks(cl.book.tags(rej), ackReject, cl.ackTxn)
+		cl.book.stagedRejects = appendTags(cl.book.stagedRejects, rej)
 	}
 	return nil
 }
@@ -445,7 +445,7 @@ func (cl *checkpointLoop) checkpoint(ctx context.Context) error {
 		if p, ok := cl.w.(targets.ProducerIDer); ok {
 			snap.pid = p.ProducerID()
 		}
-		snap.rejected = append([]int64(nil), cl.stagedRejects...)
+		snap.rejected = append([]int64(nil), cl.book.stagedRejects...)
 	} else {
 		snap.acks, snap.rejs = cl.acc, cl.rej
 		snap.accTags, snap.rejTags = appendTags(nil, cl.acc), appendTags(nil, cl.rej)
@@ -688,7 +688,7 @@ func (cl *checkpointLoop) fail(ctx context.Context, what string, cause error) er
 		// Held records go back now rather than at lock expiry.
 		for _, b := range cl.held {
 			err := cl.w.Ack(ctx, b.recs, targets.AckRelease)
-			mr.ledger.setAck(cl.tags(b.recs), ackRelease, ackFate(err))
+			mr.ledger.setAck(cl.book.tags(b.recs), ackRelease, ackFate(err))
 		}
 	}
 	cl.cs.noteFailure(mr, cl.id, what, cause)
@@ -702,7 +702,7 @@ func (cl *checkpointLoop) reset() {
 	cl.open, cl.staged, cl.ackTxn = false, false, -1
 	cl.held, cl.nHeld = nil, 0
 	cl.acc, cl.rej, cl.entries = nil, nil, nil
-	cl.stagedRejects = cl.stagedRejects[:0]
+	cl.book.stagedRejects = cl.book.stagedRejects[:0]
 }
 
 // shutdown runs the open checkpoint to its end, then leaves.
