@@ -665,7 +665,7 @@ func (w *worker) close() {
 			m.left, m.leftStep = true, s.stepNo
 		}
 	}
-	if modes[w.sl.mode] == pipeline.Implicit && w.m.Phase() != pipeline.Idle {
+	if modes[w.sl.mode] == pipeline.Implicit && w.m.Phase() == pipeline.AfterPoll {
 		// Records polled and not yet produced: the adapter's Close would
 		// accept them (a close accepts the whole last poll, as Kafka's
 		// does), and the load generator closes only once they are
