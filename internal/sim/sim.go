@@ -5,6 +5,7 @@
 package sim
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -174,7 +175,8 @@ type sim struct {
 	before    map[string]engine.TxnInfo
 	ended     map[pidEpoch]*txnTrack
 	failStage bool
-	churned   [len(modes) - 1]*engine.ShareMember // KindChurn's extra member per share group
+	churned   [len(modes) - 1]targets.Worker // KindChurn's extra member per share group
+	churns    int                            // extra members so far (their worker ids follow the slots')
 	dlq       [len(modes) - 1]dlqModel            // dead-letter copies per share group
 	lastSweep time.Duration
 	fired     bool // this step fired timers
@@ -648,25 +650,30 @@ func (s *sim) partition(r *rand.Rand) {
 }
 
 // churn joins an extra member to share group g, or makes the one that
-// joined leave (KindChurn). The extra member never polls; if it is not
-// made to leave its session expires, which changes the membership too.
+// joined leave (KindChurn), as the load generator's membership-churn
+// fault does: a worker of the adapter's own, with an id past the slots',
+// that never polls and leaves by Close. If it is not made to leave its
+// session expires, which changes the membership too.
 func (s *sim) churn(g int) {
-	if m := s.churned[g]; m != nil {
+	if w := s.churned[g]; w != nil {
 		s.churned[g] = nil
-		if mi := s.members[m.ID()]; mi != nil {
+		h, _ := enginetarget.HandlesOf(w)
+		if mi := s.members[h.Share.ID()]; mi != nil {
 			mi.left, mi.leftStep = true, s.stepNo
 		}
-		s.say("churn: %s leaves %s: %s", m.ID(), s.groups[g], errName(m.Leave()))
+		s.say("churn: %s leaves %s: %s", h.Share.ID(), s.groups[g], errName(w.Close(context.Background())))
 		return
 	}
-	m, err := s.e.JoinShareGroup(s.groups[g], []string{inTopic}, engine.AckExplicit)
+	s.churns++
+	w, err := s.t.NewWorker(context.Background(), s.tcfg[g], modes[g], numSlots+s.churns)
 	if err != nil {
 		s.say("churn: join %s: %s", s.groups[g], errName(err))
 		return
 	}
-	s.members[m.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
-	s.churned[g] = m
-	s.say("churn: %s joins %s", m.ID(), s.groups[g])
+	h, _ := enginetarget.HandlesOf(w)
+	s.members[h.Share.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
+	s.churned[g] = w
+	s.say("churn: %s joins %s", h.Share.ID(), s.groups[g])
 }
 
 // memberEpoch returns a share member's current epoch in group g's
