@@ -177,7 +177,7 @@ type sim struct {
 	failStage bool
 	churned   [len(modes) - 1]targets.Worker // KindChurn's extra member per share group
 	churns    int                            // extra members so far (their worker ids follow the slots')
-	dlq       [len(modes) - 1]dlqModel            // dead-letter copies per share group
+	dlq       [len(modes) - 1]dlqModel       // dead-letter copies per share group
 	lastSweep time.Duration
 	fired     bool // this step fired timers
 
