@@ -547,7 +547,7 @@ func (s *sim) produceInputs(r *rand.Rand) {
 			}
 			return
 		}
-		s.inOpen = s.newTrack(inTxnID, s.txnIn, -1)
+		s.inOpen = s.newTrack(inTxnID, -1)
 	}
 	var base int64
 	err := s.producerCall(s.txnIn, inTxnID, "produce", func() error {

@@ -451,7 +451,7 @@ func (w *worker) begin() pipeline.Result[*targets.Record] {
 	if err != nil {
 		return w.outcome("begin", err, false)
 	}
-	w.open = s.newTrack(w.sl.tid, w.txn, w.sl.idx)
+	w.open = s.newTrack(w.sl.tid, w.sl.idx)
 	s.say("begin %s/%d", w.sl.tid, w.open.epoch)
 	return pipeline.Result[*targets.Record]{}
 }
