@@ -125,7 +125,7 @@ type outRef struct {
 	off int64
 }
 
-// newTrack starts tracking the transaction p just began.
+// newTrack starts tracking the transaction tid just began.
 func (s *sim) newTrack(tid string, slot int) *txnTrack {
 	info, _ := s.e.Transaction(tid)
 	t := &txnTrack{tid: tid, pid: info.ProducerID, epoch: info.Epoch, slot: slot,
