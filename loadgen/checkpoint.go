@@ -1,23 +1,13 @@
-// This file holds the checkpoint model (ackOnly workloads): the worker loop
-// of a stream-processing framework's source task that writes its results to
-// an external two-phase sink and commits them together with its share
-// acknowledgements at checkpoints, and the recovery a restarted task runs.
-//
-// One checkpoint, at its barrier (every checkpointInterval, or earlier once
-// it holds checkpoint.maxRecords records):
-//
-//	stage the acks (transactional, staging at the barrier)
-//	pre-commit the sink transaction               crash: after-precommit
-//	snapshot (the checkpoint is complete)         crash: after-snapshot
-//	notify-complete                               crash: after-notify
-//	commit one side (checkpoint.order)            crash: between-commits
-//	commit the other
-//
-// A failure before the snapshot (or a snapshot later than
-// checkpoint.timeout) aborts both sides. A restarted task commits what its
-// last completed snapshot says was pre-committed and rolls back every
-// other prepared sink transaction of its own, before its new producer
-// fences the old one (see recoverCheckpoint).
+// This file holds the checkpoint model's shell (ackOnly workloads): the
+// calls a worker makes when pipeline.Machine runs its checkpoint mode (a
+// stream-processing framework's source task that writes its results to an
+// external two-phase sink and commits them together with its share
+// acknowledgements at checkpoints), the books they keep, and the recovery
+// a restarted task runs: it commits what its last completed snapshot says
+// was pre-committed and rolls back every other prepared sink transaction
+// of its own, before its new producer fences the old one (see
+// recoverCheckpoint). The order of a checkpoint's steps, its crash phases
+// and its failures are the machine's (loadgen/pipeline/checkpoint.go).
 
 package loadgen
 
@@ -59,11 +49,7 @@ type snapshot struct {
 	tid      string    // share-ack transaction: transactional id, producer id, epoch
 	pid      int64
 	epoch    int16
-	accTags  []int64 // explicit acks: what to accept and reject
-	rejTags  []int64
 	rejected []int64 // staged rejects, settled once the acks commit
-	acks     []*targets.Record
-	rejs     []*targets.Record
 	entries  []sink.Entry
 	// What landed: set before the next crash point.
 	acksDone, sinkDone bool
@@ -197,417 +183,211 @@ func (cs *checkpointState) txnInfo(gid string) *sinkTxnInfo {
 	return cs.txns[gid]
 }
 
-// heldBatch is one poll's records held for the barrier.
-type heldBatch struct {
-	recs    []*targets.Record
-	renewAt time.Time // when their locks were last taken or renewed
+// cpWorker is a worker's share of the checkpoint model's books: the
+// snapshot of the checkpoint it is pre-committing or committing, and
+// whether its share-ack transaction is open (not yet the snapshot's).
+type cpWorker struct {
+	cs      *checkpointState
+	snap    *snapshot
+	ackOpen bool
+	t0      time.Time // the commits of the completed checkpoint started
 }
 
-// checkpointLoop is one incarnation of a checkpointing source task.
-type checkpointLoop struct {
-	*workerLoop
-	cs     *checkpointState
-	txnal  bool // share acks in a producer transaction (else explicit acks)
-	cp     int64
-	start  time.Time // the checkpoint's first record
-	held   []heldBatch
-	nHeld  int
-	acc    []*targets.Record // processed and accepted (an entry each)
-	rej    []*targets.Record
-	staged bool // transactional, staging at acquisition: the acks are in the open transaction
-	ackTxn int32
-	// entries are the outputs of the checkpoint, written to the sink at
-	// the barrier (a pre-commit makes them durable; nothing of the sink
-	// transaction is visible before its commit).
-	entries []sink.Entry
-	exited  bool // the loop must end (crashed or replaced)
-	open    bool // the share-ack transaction is open
-	// stopping: the run is draining; the last checkpoint commits.
-	stopping bool
-	rng      *rand.Rand
-	// perPoll takes the barrier after every poll, on targets whose next
-	// poll releases what the last one left unacknowledged (Kafka): the
-	// deferred mode's shape, one checkpoint per poll.
-	perPoll bool
-}
-
-func (mr *modeRun) runCheckpointLoop(ctx context.Context, wl *workerLoop) {
-	cl := &checkpointLoop{workerLoop: wl, cs: mr.cp, txnal: mr.mode == pipeline.Transactional, ackTxn: -1,
-		perPoll: mr.cfg.Target.Info().AcksBeforeNextPoll,
-		rng:     mr.rng("worker/" + strconv.Itoa(wl.id) + "/incarnation/" + strconv.FormatInt(wl.inc, 10) + "/checkpoint")}
-	cl.run(ctx)
-}
-
-func (cl *checkpointLoop) spec() *workloads.Spec { return cl.mr.spec }
-
-func (cl *checkpointLoop) run(ctx context.Context) {
-	mr := cl.mr
-	for {
-		select {
-		case <-mr.stopWorkers:
-			cl.shutdown(ctx)
-			return
-		default:
-		}
-		if until := mr.ctl[cl.id].cutUntil.Load(); time.Now().UnixNano() < until {
-			sleepCtx(ctx, time.Duration(until-time.Now().UnixNano()))
-			continue
-		}
-		if cl.barrierDue() {
-			if cl.checkpoint(ctx) != nil {
-				return
-			}
-			continue
-		}
-		cl.renewHeld(ctx)
-		wait := 100 * time.Millisecond
-		if cl.nHeld > 0 {
-			if d := time.Until(cl.start.Add(cl.spec().CheckpointInterval)); d < wait {
-				wait = max(d, time.Millisecond)
-			}
-		}
-		if limit := cl.spec().Checkpoint.MaxRecords; limit > 0 && cl.nHeld >= limit {
-			continue // the barrier is due
-		}
-		max := mr.spec.MaxPollRecords
-		if limit := cl.spec().Checkpoint.MaxRecords; limit > 0 {
-			max = min(max, limit-cl.nHeld)
-		}
-		pctx, cancel := context.WithTimeout(ctx, wait)
-		recs, err := cl.w.Poll(pctx, max)
-		cancel()
-		if err != nil {
-			if cl.pollFailed(ctx, err) != nil {
-				return
-			}
-			continue
-		}
-		if len(recs) == 0 {
-			continue
-		}
-		mr.ledger.addDeliveries(cl.id, recs, mr.sinceStart(time.Now()))
-		if cl.take(ctx, recs) != nil {
-			return
-		}
-	}
-}
-
-// pollFailed handles a failed poll: a fenced worker is replaced; anything
-// else is retried after a pause. It returns errExit when the loop must end.
-func (cl *checkpointLoop) pollFailed(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return errExit
-	}
-	if isFenced(err) {
-		cl.reset()
-		return cl.replace(ctx, false)
-	}
-	cl.mr.counts.ackErrors.Add(1)
-	sleepCtx(ctx, 10*time.Millisecond)
-	return nil
-}
-
-// barrierDue reports whether the open checkpoint's barrier has come: its
-// interval has passed since its first record, or it holds maxRecords.
-func (cl *checkpointLoop) barrierDue() bool {
-	if cl.nHeld == 0 {
-		return false
-	}
-	if cl.perPoll {
-		return true
-	}
-	if limit := cl.spec().Checkpoint.MaxRecords; limit > 0 && cl.nHeld >= limit {
-		return true
-	}
-	return !time.Now().Before(cl.start.Add(cl.spec().CheckpointInterval))
-}
-
-// take processes one poll's records into the open checkpoint.
-func (cl *checkpointLoop) take(ctx context.Context, recs []*targets.Record) error {
-	mr := cl.mr
-	now := time.Now()
-	mr.bookPoll(cl.id, now, recs)
-	if err := cl.crashAt(ctx, pipeline.AfterPoll); err != nil {
-		return err
-	}
-	if cl.nHeld == 0 {
-		cl.start = now
-		cl.cp++
-	}
-	var work time.Duration
-	for range recs {
-		work += cl.sample()
-	}
-	ctl := mr.ctl[cl.id]
-	if time.Now().UnixNano() < ctl.slowUntil.Load() {
-		work += time.Duration(ctl.slowDelay.Load())
-	}
-	sleepCtx(ctx, work)
-	var acc, rej []*targets.Record
-	for _, r := range recs {
-		if mr.spec.RejectRatio > 0 && cl.rng.Float64() < mr.spec.RejectRatio {
-			rej = append(rej, r)
-			continue
-		}
-		acc = append(acc, r)
-		if h, err := readInput(r.Value); err == nil {
-			cl.entries = append(cl.entries, sink.Entry{InputID: h.ID, Worker: uint16(cl.id), IntendedNs: h.IntendedNs})
-		}
-	}
-	cl.acc = append(cl.acc, acc...)
-	cl.rej = append(cl.rej, rej...)
-	cl.held = append(cl.held, heldBatch{recs: recs, renewAt: now})
-	cl.nHeld += len(recs)
-	if cl.txnal && cl.spec().Checkpoint.Staging == workloads.StageAtAcquisition {
-		// The acks go TX_PENDING now: their locks are cancelled and the
-		// transaction timeout holds them instead.
-		if err := cl.stage(ctx, acc, rej); err != nil {
-			return cl.fail(ctx, "staging at acquisition", err)
-		}
-	}
-	return nil
-}
-
-// stage adds acks to the open share-ack transaction (opening it first).
-func (cl *checkpointLoop) stage(ctx context.Context, acc, rej []*targets.Record) error {
-	mr := cl.mr
-	if !cl.open {
-		if err := cl.w.Begin(ctx); err != nil {
-			return err
-		}
-		cl.book.Began(cl.w)
-		cl.open = true
-		cl.ackTxn = cl.book.txnIdx
-	}
-	cl.staged = true
-	if len(acc) > 0 {
-		if err := cl.w.StageAcks(ctx, acc, targets.AckAccept); err != nil {
-			mr.ledger.setAck(cl.book.tags(acc), ackAccept, fateFailed)
-			return err
-		}
-		mr.ledger.stageAcks(cl.book.tags(acc), ackAccept, cl.ackTxn)
-	}
-	if len(rej) > 0 {
-		if err := cl.w.StageAcks(ctx, rej, targets.AckReject); err != nil {
-			mr.ledger.setAck(cl.book.tags(rej), ackReject, fateFailed)
-			return err
-		}
-		mr.ledger.stageAcks(cl.book.tags(rej), ackReject, cl.ackTxn)
-		cl.book.stagedRejects = appendTags(cl.book.stagedRejects, rej)
-	}
-	return nil
-}
-
-// renewHeld renews the locks of held records that have used half of their
-// lock (checkpoint.renew), so records acquired long before the barrier are
-// still this worker's when it comes. Records already staged have no lock.
-func (cl *checkpointLoop) renewHeld(ctx context.Context) {
-	if !cl.spec().Checkpoint.Renew || cl.staged || len(cl.held) == 0 {
-		return
-	}
-	half := cl.spec().LockDuration / 2
-	now := time.Now()
-	for i := range cl.held {
-		b := &cl.held[i]
-		if now.Sub(b.renewAt) < half {
-			continue
-		}
-		if err := cl.w.Renew(ctx, b.recs); err != nil {
-			cl.mr.counts.ackErrors.Add(1)
-			continue
-		}
-		b.renewAt = now
-		cl.cs.renewals.Add(1)
+// checkpointConfig is the machine's checkpoint model from the workload.
+func (mr *modeRun) checkpointConfig() *pipeline.CheckpointConfig {
+	c := mr.spec.Checkpoint
+	return &pipeline.CheckpointConfig{
+		Interval: mr.spec.CheckpointInterval, MaxRecords: c.MaxRecords, Timeout: c.Timeout,
+		StageAtAcquisition: c.Staging == workloads.StageAtAcquisition, Renew: c.Renew,
+		SinkFirst: c.Order == workloads.CommitSinkFirst,
+		PerPoll:   mr.cfg.Target.Info().AcksBeforeNextPoll,
 	}
 }
 
 // gid names the sink transaction of checkpoint cp of this incarnation.
-func (cl *checkpointLoop) gid() string {
-	return fmt.Sprintf("%si%d-c%d", cl.cs.workerPrefix(cl.id), cl.inc, cl.cp)
+func (wl *workerLoop) gid(cp int64) string {
+	return fmt.Sprintf("%si%d-c%d", wl.cpw.cs.workerPrefix(wl.id), wl.inc, cp)
 }
 
-// checkpoint runs the open checkpoint from its barrier to its commits.
-func (cl *checkpointLoop) checkpoint(ctx context.Context) error {
-	mr, cs := cl.mr, cl.cs
-	if err := cl.crashAt(ctx, PhaseBeforeBarrier); err != nil {
-		return err
-	}
-	barrier := time.Now()
-	if cl.txnal && !cl.staged {
-		if err := cl.stage(ctx, cl.acc, cl.rej); err != nil {
-			return cl.fail(ctx, "staging at the barrier", err)
+// performCheckpoint makes the checkpoint model's calls and books them; ok
+// is false for an action the common shell performs (polls, processing,
+// staging, releases, waits, replace and close).
+func (wl *workerLoop) performCheckpoint(ctx context.Context, a pipeline.Action[*targets.Record]) (res pipeline.Result[*targets.Record], ok bool) {
+	mr, cw := wl.mr, wl.cpw
+	cs := cw.cs
+	switch a.Op {
+	case pipeline.OpWait:
+		if !a.Slow {
+			return res, false
 		}
+		// The snapshot takes as long as the slow-checkpoint fault says.
+		if d := cs.slow[wl.id].Swap(0); d > 0 {
+			mr.addFault(string(workloads.FaultSlowCheckpoint), fmt.Sprintf("worker %d checkpoint %d takes %v to snapshot", wl.id, a.Checkpoint, time.Duration(d)))
+			sleepCtx(ctx, time.Duration(d))
+		}
+	case pipeline.OpBegin:
+		err := wl.w.Begin(ctx)
+		if err == nil {
+			wl.book.Began(wl.w)
+			cw.ackOpen = true
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpRenew:
+		if err := wl.w.Renew(ctx, a.Recs); err != nil {
+			mr.counts.ackErrors.Add(1)
+			res = outcome(ctx, err)
+		} else {
+			cs.renewals.Add(1)
+		}
+	case pipeline.OpBarrier, pipeline.OpNotify:
+		cw.t0 = time.Now() // the barrier's call is none; notify precedes the commits
+	case pipeline.OpPreCommit:
+		res = outcome(ctx, wl.preCommit(ctx, a))
+	case pipeline.OpSnapshot:
+		// The snapshot: the checkpoint is complete once it is stored.
+		cs.setSnapshot(wl.id, cw.snap)
+		cw.ackOpen = false
+		wl.book.stagedRejects = wl.book.stagedRejects[:0]
+	case pipeline.OpCommitSink:
+		err := cs.commitSink(ctx, cw.snap, mr)
+		if err != nil {
+			mr.counts.ackErrors.Add(1)
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpAbortSink:
+		cs.abortSink(ctx, cw.snap, mr)
+	case pipeline.OpCommit:
+		snap := cw.snap
+		mr.ledger.commitSent(snap.ackTxn)
+		err := wl.w.Commit(ctx)
+		if err != nil {
+			mr.ledger.endTxn(snap.ackTxn, outcomeAborted)
+		} else {
+			mr.ledger.endTxn(snap.ackTxn, outcomeCommitted)
+			mr.ledger.rejectStaged(snap.rejected)
+			snap.acksDone = true
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpAbort:
+		err := wl.w.Abort(ctx)
+		if cw.ackOpen {
+			// The open checkpoint's transaction (a failed commit's was
+			// booked when the commit failed).
+			cw.ackOpen = false
+			if err != nil && isFenced(err) {
+				mr.ledger.endTxn(wl.book.txnIdx, outcomeUnknown)
+			} else {
+				mr.ledger.endTxn(wl.book.txnIdx, outcomeAborted)
+				if errors.Is(a.Cause, targets.ErrStaleMemberEpoch) {
+					mr.counts.fencedAbort.Add(1)
+				}
+			}
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpAccept, pipeline.OpReject:
+		t, kind := targets.AckAccept, uint8(ackAccept)
+		if a.Op == pipeline.OpReject {
+			t, kind = targets.AckReject, ackReject
+		}
+		err := wl.w.Ack(ctx, a.Recs, t)
+		tags := wl.book.tags(a.Recs)
+		mr.ledger.setAck(tags, kind, ackFate(err))
+		if err == nil && t == targets.AckReject {
+			mr.ledger.rejectStaged(tags)
+		}
+		if err == nil && a.Last {
+			cw.snap.acksDone = true
+		}
+		res = outcome(ctx, err)
+	case pipeline.OpEndCheckpoint:
+		wl.endCheckpoint(a)
+	default:
+		return res, false
 	}
-	snap := &snapshot{cp: cl.cp, start: cl.start, ackTxn: -1, sinkTxn: -1}
-	if cl.txnal {
-		snap.ackTxn = cl.ackTxn
-		snap.tid, snap.epoch = cl.w.TxnInfo()
-		if p, ok := cl.w.(targets.ProducerIDer); ok {
+	return res, true
+}
+
+// preCommit builds the snapshot of the checkpoint at its barrier and
+// pre-commits its sink transaction, one output per accepted record.
+func (wl *workerLoop) preCommit(ctx context.Context, a pipeline.Action[*targets.Record]) error {
+	mr, cs := wl.mr, wl.cpw.cs
+	snap := &snapshot{cp: a.Checkpoint, start: a.Since, ackTxn: -1, sinkTxn: -1}
+	wl.cpw.snap = snap
+	if mr.mode == pipeline.Transactional {
+		snap.ackTxn = wl.book.txnIdx
+		snap.tid, snap.epoch = wl.w.TxnInfo()
+		if p, ok := wl.w.(targets.ProducerIDer); ok {
 			snap.pid = p.ProducerID()
 		}
-		snap.rejected = append([]int64(nil), cl.book.stagedRejects...)
-	} else {
-		snap.acks, snap.rejs = cl.acc, cl.rej
-		snap.accTags, snap.rejTags = appendTags(nil, cl.acc), appendTags(nil, cl.rej)
+		snap.rejected = append([]int64(nil), wl.book.stagedRejects...)
 	}
-	if len(cl.entries) > 0 {
-		snap.gid = cl.gid()
-		snap.entries = cl.entries
-		// Sink transactions number apart from the share-ack ones in the
-		// ledger (bit 31 of the incarnation's half).
-		seq := cl.inc<<32 | 1<<31 | cl.cp
-		snap.sinkTxn = mr.ledger.beginTxn(cl.id, seq, snap.pid, snap.epoch)
-		mr.ledger.txnOutputs(snap.sinkTxn, len(cl.entries))
-		ids := make([]uint64, len(cl.entries))
-		for i, e := range cl.entries {
-			ids[i] = e.InputID
-		}
-		cs.mu.Lock()
-		cs.txns[snap.gid] = &sinkTxnInfo{worker: uint16(cl.id), seq: seq, epoch: snap.epoch, ledger: snap.sinkTxn, ids: ids}
-		cs.mu.Unlock()
-		if err := cs.sink.PreCommit(ctx, snap.gid, cl.entries); err != nil {
-			mr.ledger.endTxn(snap.sinkTxn, outcomeAborted)
-			return cl.fail(ctx, "pre-committing the sink", err)
+	entries := make([]sink.Entry, 0, len(a.Recs))
+	for _, r := range a.Recs {
+		if h, err := readInput(r.Value); err == nil {
+			entries = append(entries, sink.Entry{InputID: h.ID, Worker: uint16(wl.id), IntendedNs: h.IntendedNs})
 		}
 	}
-	if err := cl.crashAt(ctx, PhaseAfterPreCommit); err != nil {
+	if len(entries) == 0 {
+		return nil
+	}
+	snap.gid = wl.gid(a.Checkpoint)
+	snap.entries = entries
+	// Sink transactions number apart from the share-ack ones in the
+	// ledger (bit 31 of the incarnation's half).
+	seq := wl.inc<<32 | 1<<31 | a.Checkpoint
+	snap.sinkTxn = mr.ledger.beginTxn(wl.id, seq, snap.pid, snap.epoch)
+	mr.ledger.txnOutputs(snap.sinkTxn, len(entries))
+	ids := make([]uint64, len(entries))
+	for i, e := range entries {
+		ids[i] = e.InputID
+	}
+	cs.mu.Lock()
+	cs.txns[snap.gid] = &sinkTxnInfo{worker: uint16(wl.id), seq: seq, epoch: snap.epoch, ledger: snap.sinkTxn, ids: ids}
+	cs.mu.Unlock()
+	if err := cs.sink.PreCommit(ctx, snap.gid, entries); err != nil {
+		mr.ledger.endTxn(snap.sinkTxn, outcomeAborted)
 		return err
 	}
-	// The snapshot: the checkpoint is complete once it is stored, unless
-	// it came later than the checkpoint timeout.
-	if d := cs.slow[cl.id].Swap(0); d > 0 {
-		mr.addFault(string(workloads.FaultSlowCheckpoint), fmt.Sprintf("worker %d checkpoint %d takes %v to snapshot", cl.id, cl.cp, time.Duration(d)))
-		sleepCtx(ctx, time.Duration(d))
+	return nil
+}
+
+// endCheckpoint books how a checkpoint ended.
+func (wl *workerLoop) endCheckpoint(a pipeline.Action[*targets.Record]) {
+	mr, cs := wl.mr, wl.cpw.cs
+	abort := func() {
+		mr.counts.aborts.Add(1)
+		mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
 	}
-	if time.Since(barrier) > cl.spec().Checkpoint.Timeout {
-		cs.abortSink(ctx, snap, mr)
-		return cl.fail(ctx, fmt.Sprintf("checkpoint %d timed out (snapshot after %v, timeout %v)", cl.cp, time.Since(barrier).Round(time.Millisecond), cl.spec().Checkpoint.Timeout), nil)
-	}
-	cs.setSnapshot(cl.id, snap)
-	cl.reset()
-	if err := cl.crashAt(ctx, PhaseAfterSnapshot); err != nil {
-		return err
-	}
-	// notify-complete
-	if err := cl.crashAt(ctx, PhaseAfterNotify); err != nil {
-		return err
-	}
-	t0 := time.Now()
-	ok := cl.commitBoth(ctx, snap)
-	if cl.exited {
-		return errExit
-	}
-	if ok {
+	switch a.End {
+	case pipeline.CheckpointFailed:
+		cs.failed.Add(1)
+		abort()
+		if !isFenced(a.Cause) {
+			cs.noteFailure(mr, wl.id, a.Cause)
+		}
+		return
+	case pipeline.CheckpointSinkLost, pipeline.CheckpointCommitted:
+		if a.End == pipeline.CheckpointSinkLost {
+			// The acks took effect and the outputs are not in the sink:
+			// lost, the risk of this order.
+			cs.lostSink.Add(1)
+		}
 		done := time.Now()
 		mr.counts.commits.Add(1)
 		cs.completed.Add(1)
-		cl.recordCommit(done, done.Sub(t0), done.Sub(snap.start))
-	}
-	return nil
-}
-
-// commitBoth commits a completed checkpoint in checkpoint.order, with the
-// between-commits crash point after the first. It reports whether both
-// sides committed.
-func (cl *checkpointLoop) commitBoth(ctx context.Context, snap *snapshot) bool {
-	mr, cs := cl.mr, cl.cs
-	if mr.spec.Checkpoint.Order == workloads.CommitSinkFirst {
-		if err := cs.commitSink(ctx, snap, mr); err != nil {
-			mr.counts.ackErrors.Add(1)
-		}
-		if cl.crashAt(ctx, PhaseBetweenCommits) != nil {
-			cl.exited = true
-			return false
-		}
-		if err := cl.commitAcks(ctx, snap); err != nil {
-			// The sink holds the outputs; the records are redelivered and
-			// processed again: duplicates, the risk of this order.
-			cs.lostAcks.Add(1)
-			cs.setSnapshot(cl.id, nil)
-			return cl.afterAckFailure(ctx, err)
-		}
-		cs.setSnapshot(cl.id, nil)
-		return true
-	}
-	if err := cl.commitAcks(ctx, snap); err != nil {
-		if !cl.txnal {
-			// Explicit acks are not atomic: some may have landed before
-			// the error. A rollback would lose those records; committing
-			// duplicates the others, which explicit acks allow.
-			if cerr := cs.commitSink(ctx, snap, mr); cerr != nil {
-				mr.counts.ackErrors.Add(1)
-			}
-			cs.setSnapshot(cl.id, nil)
-			return cl.afterAckFailure(ctx, err)
-		}
-		// The transaction aborted, so every record comes back: the sink
-		// follows the acks and rolls back.
-		cs.abortSink(ctx, snap, mr)
-		cs.setSnapshot(cl.id, nil)
+		wl.recordCommit(done, done.Sub(wl.cpw.t0), done.Sub(a.Since))
+	case pipeline.CheckpointAcksLost:
+		// The sink holds the outputs; the records are redelivered and
+		// processed again: duplicates, the risk of this order.
+		cs.lostAcks.Add(1)
+		abort()
+	case pipeline.CheckpointAcksFailed:
+		abort()
+	case pipeline.CheckpointRolledBack:
 		cs.failed.Add(1)
-		return cl.afterAckFailure(ctx, err)
+		abort()
 	}
-	if cl.crashAt(ctx, PhaseBetweenCommits) != nil {
-		cl.exited = true
-		return false
-	}
-	if err := cs.commitSink(ctx, snap, mr); err != nil {
-		// The acks took effect and the outputs are not in the sink: lost,
-		// the risk of this order.
-		cs.lostSink.Add(1)
-		mr.counts.ackErrors.Add(1)
-	}
-	cs.setSnapshot(cl.id, nil)
-	return true
-}
-
-// afterAckFailure handles a share-ack commit that failed: a fenced worker
-// is replaced; otherwise the loop goes on.
-func (cl *checkpointLoop) afterAckFailure(ctx context.Context, err error) bool {
-	cl.mr.counts.aborts.Add(1)
-	cl.mr.series.add(cl.mr.series.aborts, cl.mr.secondOf(time.Now()), 1)
-	if isFenced(err) {
-		if cl.replace(ctx, false) != nil {
-			cl.exited = true
-		}
-	}
-	return false
-}
-
-// commitAcks commits the share acknowledgements of a completed checkpoint.
-func (cl *checkpointLoop) commitAcks(ctx context.Context, snap *snapshot) error {
-	mr := cl.mr
-	if snap.ackTxn >= 0 {
-		mr.ledger.commitSent(snap.ackTxn)
-		err := cl.w.Commit(ctx)
-		cl.open = false
-		if err != nil {
-			_ = cl.w.Abort(ctx)
-			mr.ledger.endTxn(snap.ackTxn, outcomeAborted)
-			return err
-		}
-		mr.ledger.endTxn(snap.ackTxn, outcomeCommitted)
-		mr.ledger.rejectStaged(snap.rejected)
-		snap.acksDone = true
-		return nil
-	}
-	var err error
-	if len(snap.acks) > 0 {
-		err = cl.w.Ack(ctx, snap.acks, targets.AckAccept)
-		mr.ledger.setAck(snap.accTags, ackAccept, ackFate(err))
-	}
-	if err == nil && len(snap.rejs) > 0 {
-		err = cl.w.Ack(ctx, snap.rejs, targets.AckReject)
-		mr.ledger.setAck(snap.rejTags, ackReject, ackFate(err))
-		if err == nil {
-			mr.ledger.rejectStaged(snap.rejTags)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	snap.acksDone = true
-	return nil
+	cs.setSnapshot(wl.id, nil)
 }
 
 // commitSink commits a snapshot's sink transaction and books its outputs.
@@ -659,65 +439,6 @@ func (cs *checkpointState) abortSink(ctx context.Context, snap *snapshot, mr *mo
 		info.ids = nil
 	}
 	cs.mu.Unlock()
-}
-
-// fail ends the open checkpoint without committing: the share-ack
-// transaction aborts (explicit: the held records are released), the sink
-// transaction was rolled back by the caller or never prepared.
-func (cl *checkpointLoop) fail(ctx context.Context, what string, cause error) error {
-	mr := cl.mr
-	cl.cs.failed.Add(1)
-	mr.counts.aborts.Add(1)
-	mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
-	if cause != nil && isFenced(cause) {
-		cl.reset()
-		return cl.replace(ctx, false)
-	}
-	if cl.open {
-		if err := cl.w.Abort(ctx); err != nil && isFenced(err) {
-			mr.ledger.endTxn(cl.ackTxn, outcomeUnknown)
-			cl.reset()
-			return cl.replace(ctx, false)
-		}
-		mr.ledger.endTxn(cl.ackTxn, outcomeAborted)
-		if errors.Is(cause, targets.ErrStaleMemberEpoch) {
-			mr.counts.fencedAbort.Add(1)
-		}
-	}
-	if !cl.txnal || !cl.staged {
-		// Held records go back now rather than at lock expiry.
-		for _, b := range cl.held {
-			err := cl.w.Ack(ctx, b.recs, targets.AckRelease)
-			mr.ledger.setAck(cl.book.tags(b.recs), ackRelease, ackFate(err))
-		}
-	}
-	cl.cs.noteFailure(mr, cl.id, what, cause)
-	cl.reset()
-	return nil
-}
-
-// reset empties the open checkpoint (its records now belong to a snapshot,
-// or were given back).
-func (cl *checkpointLoop) reset() {
-	cl.open, cl.staged, cl.ackTxn = false, false, -1
-	cl.held, cl.nHeld = nil, 0
-	cl.acc, cl.rej, cl.entries = nil, nil, nil
-	cl.book.stagedRejects = cl.book.stagedRejects[:0]
-}
-
-// shutdown runs the open checkpoint to its end, then leaves.
-func (cl *checkpointLoop) shutdown(ctx context.Context) {
-	if cl.mr.ctl[cl.id].incarnation.Load() != cl.inc {
-		cl.w.Crash()
-		return
-	}
-	cl.stopping = true
-	if cl.nHeld > 0 {
-		_ = cl.checkpoint(ctx)
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_ = cl.w.Close(cctx)
 }
 
 // recoverCheckpoint is what a restarted task of worker id does before it
@@ -894,12 +615,9 @@ const maxFailureEvents = 20
 
 // noteFailure logs a failed checkpoint as an event, the first
 // maxFailureEvents of them.
-func (cs *checkpointState) noteFailure(mr *modeRun, id int, what string, cause error) {
+func (cs *checkpointState) noteFailure(mr *modeRun, id int, cause error) {
 	if cs.failed.Load() > maxFailureEvents {
 		return
 	}
-	if cause != nil {
-		what += ": " + cause.Error()
-	}
-	mr.addFault("checkpoint-failed", fmt.Sprintf("worker %d: %s", id, what))
+	mr.addFault("checkpoint-failed", fmt.Sprintf("worker %d: %v", id, cause))
 }

@@ -55,15 +55,18 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 		wl := &workerLoop{mr: mr, id: id, inc: inc, w: w, commitH: NewHist(), p2cH: NewHist()}
 		wl.book = mr.ledger.NewBook(id, inc, func() int64 { return mr.sinceStart(time.Now()) })
 		wl.sample = mr.spec.ProcessingTime.Sampler(mr.rng(label + "/processing"))
-		wl.m = pipeline.New[*targets.Record](mr.pipelineConfig(), mr.rng(label))
+		cfg := mr.pipelineConfig()
+		rngLabel := label
+		if mr.cp != nil {
+			cfg.Checkpoint = mr.checkpointConfig()
+			rngLabel += "/checkpoint"
+			wl.cpw = &cpWorker{cs: mr.cp}
+		}
+		wl.m = pipeline.New[*targets.Record](cfg, mr.rng(rngLabel))
 		defer func() {
 			mr.mergeHist(result.HistCommit, wl.commitH)
 			mr.mergeHist(result.HistPollCommit, wl.p2cH)
 		}()
-		if mr.cp != nil {
-			mr.runCheckpointLoop(ctx, wl)
-			return
-		}
 		wl.loop(ctx)
 	}()
 }
@@ -88,6 +91,7 @@ type workerLoop struct {
 	sample  func() time.Duration
 	commitH *Hist
 	p2cH    *Hist
+	cpw     *cpWorker // the checkpoint model's books (ackOnly workloads)
 
 	// book books its calls in the ledger (the open transaction's too:
 	// the machine knows whether one is open).
@@ -119,6 +123,9 @@ func (wl *workerLoop) inputs(now time.Time) pipeline.Inputs {
 	}
 	if n := ctl.stallUntil.Load(); n != 0 {
 		in.StallUntil = time.Unix(0, n)
+	}
+	if wl.cpw != nil {
+		in.SnapshotDelay = time.Duration(wl.cpw.cs.slow[wl.id].Load())
 	}
 	if now.UnixNano() < mr.abortUntil.Load() {
 		in.AbortRatio = math.Max(in.AbortRatio, math.Float64frombits(mr.abortBoost.Load()))
@@ -165,6 +172,11 @@ func (wl *workerLoop) loop(ctx context.Context) {
 // (the worker was replaced, closed, or its context ended).
 func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Record]) (res pipeline.Result[*targets.Record], exit bool) {
 	mr := wl.mr
+	if wl.cpw != nil {
+		if res, ok := wl.performCheckpoint(ctx, a); ok {
+			return res, false
+		}
+	}
 	switch a.Op {
 	case pipeline.OpWait:
 		if a.Retry {

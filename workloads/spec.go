@@ -96,17 +96,17 @@ type Spec struct {
 	MaxRecordLocks int `yaml:"maxRecordLocks" json:"maxRecordLocks"`
 	// AcquireMode is share.acquire.mode (KIP-1206): AcquireBatchOptimized
 	// or AcquireRecordLimit; "" leaves each target's default.
-	AcquireMode string `yaml:"share.acquire.mode" json:"share.acquire.mode,omitempty"`
+	AcquireMode string `yaml:"share.acquire.mode,omitempty" json:"share.acquire.mode,omitempty"`
 	// DLQTopic is the share group's errors.deadletterqueue.topic.name
 	// (KIP-1191): records archived by a reject or at the delivery limit
 	// are copied to a dead-letter topic, which the verifier reads back.
 	// Each mode run gets its own topic, this name followed by "." and the
 	// run's topic prefix, so the name's own prefix (Kafka requires "dlq."
 	// by default) is kept. "": no dead-letter queue.
-	DLQTopic string `yaml:"errors.deadletterqueue.topic.name" json:"errors.deadletterqueue.topic.name,omitempty"`
+	DLQTopic string `yaml:"errors.deadletterqueue.topic.name,omitempty" json:"errors.deadletterqueue.topic.name,omitempty"`
 	// DLQCopyRecord is errors.deadletterqueue.copy.record.enable: the
 	// dead-letter record carries the source record's key and value.
-	DLQCopyRecord bool `yaml:"errors.deadletterqueue.copy.record.enable" json:"errors.deadletterqueue.copy.record.enable,omitempty"`
+	DLQCopyRecord bool `yaml:"errors.deadletterqueue.copy.record.enable,omitempty" json:"errors.deadletterqueue.copy.record.enable,omitempty"`
 	// TransactionTimeout is transaction.timeout.ms of the workers' producers.
 	TransactionTimeout time.Duration `yaml:"transactionTimeout" json:"transactionTimeout"`
 	// ReplicationFactor is the replication factor of the input and output

@@ -368,6 +368,13 @@ func TestWorkloadsShowParses(t *testing.T) {
 		if err != nil {
 			t.Fatalf("workloads --show %s prints YAML that does not parse: %v\n%s", name, err, o.stdout)
 		}
+		// A setting left to the target's default is omitted, not shown as
+		// an empty value the reader would have to interpret.
+		for _, line := range strings.Split(o.stdout, "\n") {
+			if strings.HasSuffix(line, `: ""`) {
+				t.Errorf("workloads --show %s prints an empty setting: %q", name, line)
+			}
+		}
 		want, _ := workloads.Lookup(name)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("workloads --show %s parses to\n%+v\nwant the built-in\n%+v", name, got, want)

@@ -1,6 +1,8 @@
 // Package pipeline is the worker logic of every acknowledgement mode as one
 // pure state machine: Machine says what a worker does next (poll, process,
-// begin, produce, stage, ack, renew, commit, abort, wait, replace, close),
+// begin, produce, stage, ack, renew, commit, abort, wait, replace, close;
+// in the checkpoint model also barrier, pre-commit, snapshot, notify,
+// commit or roll back the sink, end the checkpoint),
 // the caller performs the call and hands the outcome back with Done, and
 // the machine moves on. It reads no clock, starts no goroutine and does no
 // I/O: the time, the stalls and cut-offs a fault imposes, the abort ratio

@@ -62,10 +62,33 @@ const (
 	// OpExit: the loop is over (after OpReplace, OpClose, or a cancelled
 	// call).
 	OpExit
+
+	// The checkpoint model's actions (Config.Checkpoint). OpBarrier: the
+	// open checkpoint's barrier has come (no call; Since is its first
+	// record). OpPreCommit prepares the sink transaction of checkpoint
+	// number Checkpoint holding one output per record of Recs (none: no
+	// sink transaction). OpSnapshot stores the completed checkpoint.
+	// OpNotify: the framework's notify-complete (no call). OpCommitSink
+	// and OpAbortSink commit and roll back the checkpoint's sink
+	// transaction (their outcomes change what comes next only where
+	// CheckpointEnd says). OpEndCheckpoint: the checkpoint is over, as End
+	// says (no call). In this model OpCommit commits the checkpoint's
+	// share-ack transaction, OpAccept and OpReject its explicit acks,
+	// OpReleaseHeld gives a failed checkpoint's records back, OpRenew
+	// renews one held poll's locks, and a wait with Slow set is the
+	// slow-checkpoint delay before the snapshot.
+	OpBarrier
+	OpPreCommit
+	OpSnapshot
+	OpNotify
+	OpCommitSink
+	OpAbortSink
+	OpEndCheckpoint
 )
 
 var opNames = [...]string{"?", "poll", "process", "begin", "produce", "stage-accept", "stage-reject",
-	"accept", "reject", "release", "release-held", "renew", "commit", "abort", "wait", "replace", "close", "exit"}
+	"accept", "reject", "release", "release-held", "renew", "commit", "abort", "wait", "replace", "close", "exit",
+	"barrier", "precommit", "snapshot", "notify", "commit-sink", "abort-sink", "end-checkpoint"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -91,6 +114,12 @@ type Action[R any] struct {
 	// transaction.
 	Cause   error
 	Aborted bool
+	// Checkpoint model: the checkpoint the action belongs to, how it
+	// ended (OpEndCheckpoint), and whether a wait is the slow-checkpoint
+	// delay.
+	Checkpoint int64
+	End        CheckpointEnd
+	Slow       bool
 }
 
 // Result is the outcome of an action's call.
@@ -123,6 +152,9 @@ type Config struct {
 	// renews its held records' locks before a commit that comes past half
 	// of it.
 	LockDuration time.Duration
+	// Checkpoint, when set, runs the checkpoint model (checkpoint.go)
+	// instead of the mode's own loop: Mode Transactional or Explicit.
+	Checkpoint *CheckpointConfig
 }
 
 // Inputs is what the machine is told at each step.
@@ -153,6 +185,10 @@ type Inputs struct {
 	EndTxn bool
 	// MaxPoll bounds this step's poll (0: Config.MaxPollRecords).
 	MaxPoll int
+	// SnapshotDelay is how long the worker's next snapshot takes (a
+	// slow-checkpoint fault; checkpoint model). The machine waits it out
+	// once per checkpoint; the caller clears it when the wait ends.
+	SnapshotDelay time.Duration
 }
 
 // Idle poll bound: a worker with nothing to do polls at least this often,
@@ -222,6 +258,8 @@ type Machine[R any] struct {
 	ackAcc, ackRej, ackRel []R
 	ackSince               time.Time
 
+	cp *cpState[R] // the checkpoint model's state (Config.Checkpoint)
+
 	renewOnly bool  // the renew to send is a choice, not the late-lock one
 	cause     error // of the abort to send
 	aborted   bool  // of the replace to send
@@ -232,7 +270,11 @@ func New[R any](cfg Config, rng Rand) *Machine[R] {
 	if cfg.MaxDuration <= 0 {
 		cfg.MaxDuration = time.Second
 	}
-	return &Machine[R]{cfg: cfg, rng: rng, phase: Idle}
+	m := &Machine[R]{cfg: cfg, rng: rng, phase: Idle}
+	if cfg.Checkpoint != nil {
+		m.cp = &cpState[R]{}
+	}
+	return m
 }
 
 // Phase is the boundary the worker last crossed.
@@ -254,7 +296,13 @@ func (m *Machine[R]) Deadline() time.Time { return m.txnStart.Add(m.cfg.MaxDurat
 // Next returns the worker's next action.
 func (m *Machine[R]) Next(in Inputs) Action[R] {
 	for {
-		a, ok := m.next(in)
+		var a Action[R]
+		var ok bool
+		if m.cp != nil {
+			a, ok = m.cpNext(in)
+		} else {
+			a, ok = m.next(in)
+		}
 		if ok {
 			m.last = a.Op
 			return a
@@ -350,6 +398,13 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 // crash phase the worker crossed by it ("" for none): a crash scheduled
 // for that phase strikes now, before the next action.
 func (m *Machine[R]) Done(res Result[R]) Phase {
+	if m.cp != nil {
+		return m.cpDone(res)
+	}
+	return m.done(res)
+}
+
+func (m *Machine[R]) done(res Result[R]) Phase {
 	switch m.last {
 	case OpPoll:
 		if res.Err != nil {

@@ -66,6 +66,8 @@ func run(t *testing.T, cfg Config, rnd []float64, script string) string {
 				in.RenewRatio, _ = strconv.ParseFloat(f[1], 64)
 			case "end":
 				in.EndTxn = true
+			case "slow":
+				in.SnapshotDelay = arg()
 			case "at":
 				in.Now = t0.Add(arg())
 			default:
@@ -102,6 +104,9 @@ func run(t *testing.T, cfg Config, rnd []float64, script string) string {
 		}
 		if a.Op == OpWait {
 			in.Now = a.Until // the wait passed
+			if a.Slow {
+				in.SnapshotDelay = 0
+			}
 		}
 	}
 	return strings.Join(out, " ")
@@ -115,6 +120,9 @@ func fmtAction(a Action[int], in Inputs) string {
 		if a.Retry {
 			s += " retry"
 		}
+		if a.Slow {
+			s += " slow"
+		}
 		s += ")"
 	case OpAbort:
 		if a.Cause != nil {
@@ -124,6 +132,12 @@ func fmtAction(a Action[int], in Inputs) string {
 		if a.Aborted {
 			s += "(aborted)"
 		}
+	case OpEndCheckpoint:
+		s += "(" + a.End.String()
+		if a.Cause != nil {
+			s += ": " + a.Cause.Error()
+		}
+		s += ")"
 	case OpAccept, OpReject, OpRelease:
 		if a.First {
 			s += "<"
