@@ -228,7 +228,7 @@ func (wl *workerLoop) performCheckpoint(ctx context.Context, a pipeline.Action[*
 	case pipeline.OpBegin:
 		err := wl.w.Begin(ctx)
 		if err == nil {
-			wl.beginTxn()
+			wl.book.Began(wl.w)
 			cw.ackOpen = true
 		}
 		res = outcome(ctx, err)
@@ -247,7 +247,7 @@ func (wl *workerLoop) performCheckpoint(ctx context.Context, a pipeline.Action[*
 		// The snapshot: the checkpoint is complete once it is stored.
 		cs.setSnapshot(wl.id, cw.snap)
 		cw.ackOpen = false
-		wl.stagedRejects = wl.stagedRejects[:0]
+		wl.book.stagedRejects = wl.book.stagedRejects[:0]
 	case pipeline.OpCommitSink:
 		err := cs.commitSink(ctx, cw.snap, mr)
 		if err != nil {
@@ -275,9 +275,9 @@ func (wl *workerLoop) performCheckpoint(ctx context.Context, a pipeline.Action[*
 			// booked when the commit failed).
 			cw.ackOpen = false
 			if err != nil && isFenced(err) {
-				mr.ledger.endTxn(wl.txnIdx, outcomeUnknown)
+				mr.ledger.endTxn(wl.book.txnIdx, outcomeUnknown)
 			} else {
-				mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
+				mr.ledger.endTxn(wl.book.txnIdx, outcomeAborted)
 				if errors.Is(a.Cause, targets.ErrStaleMemberEpoch) {
 					mr.counts.fencedAbort.Add(1)
 				}
@@ -290,7 +290,7 @@ func (wl *workerLoop) performCheckpoint(ctx context.Context, a pipeline.Action[*
 			t, kind = targets.AckReject, ackReject
 		}
 		err := wl.w.Ack(ctx, a.Recs, t)
-		tags := wl.tags(a.Recs)
+		tags := wl.book.tags(a.Recs)
 		mr.ledger.setAck(tags, kind, ackFate(err))
 		if err == nil && t == targets.AckReject {
 			mr.ledger.rejectStaged(tags)
@@ -314,12 +314,12 @@ func (wl *workerLoop) preCommit(ctx context.Context, a pipeline.Action[*targets.
 	snap := &snapshot{cp: a.Checkpoint, start: a.Since, ackTxn: -1, sinkTxn: -1}
 	wl.cpw.snap = snap
 	if mr.mode == pipeline.Transactional {
-		snap.ackTxn = wl.txnIdx
+		snap.ackTxn = wl.book.txnIdx
 		snap.tid, snap.epoch = wl.w.TxnInfo()
 		if p, ok := wl.w.(targets.ProducerIDer); ok {
 			snap.pid = p.ProducerID()
 		}
-		snap.rejected = append([]int64(nil), wl.stagedRejects...)
+		snap.rejected = append([]int64(nil), wl.book.stagedRejects...)
 	}
 	entries := make([]sink.Entry, 0, len(a.Recs))
 	for _, r := range a.Recs {

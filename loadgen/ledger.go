@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
@@ -102,7 +103,9 @@ type txnKey struct {
 // and pointer-free: appending never copies what is already there, and the
 // garbage collector never scans them (one slice grown by doubling cost the
 // load generator a fifth of its time in copies and clears).
-type ledger struct {
+// Ledger is a run's ledger (see the file's comment); a run keeps one per
+// mode, and so does the simulator.
+type Ledger struct {
 	mu         sync.Mutex
 	inputs     chunks[inputRec] // by id-1
 	outputs    chunks[outputRec]
@@ -132,8 +135,8 @@ type pidKey struct {
 	pid       int64
 }
 
-func newLedger() *ledger {
-	return &ledger{rejected: map[uint64]bool{}, txnIndex: map[txnKey]int32{}, pending: map[pidKey][]uint32{}}
+func newLedger() *Ledger {
+	return &Ledger{rejected: map[uint64]bool{}, txnIndex: map[txnKey]int32{}, pending: map[pidKey][]uint32{}}
 }
 
 // chunkLen is the number of entries in one ledger chunk.
@@ -178,7 +181,7 @@ func (c *chunks[T]) each(fn func(i int, v *T)) {
 
 // outputAtLocked returns the output recorded at (p, off), or nil. l.mu
 // must be held.
-func (l *ledger) outputAtLocked(p int32, off int64) *outputRec {
+func (l *Ledger) outputAtLocked(p int32, off int64) *outputRec {
 	if p < 0 || off < 0 || int(p) >= len(l.at) || int(off) >= l.at[p].len() {
 		return nil
 	}
@@ -190,7 +193,7 @@ func (l *ledger) outputAtLocked(p int32, off int64) *outputRec {
 }
 
 // appendOutputLocked appends o and indexes its position. l.mu must be held.
-func (l *ledger) appendOutputLocked(o outputRec) (*outputRec, uint32) {
+func (l *Ledger) appendOutputLocked(o outputRec) (*outputRec, uint32) {
 	l.outputs.append(o)
 	i := uint32(l.outputs.len())
 	if o.partition >= 0 && o.offset >= 0 {
@@ -204,7 +207,7 @@ func (l *ledger) appendOutputLocked(o outputRec) (*outputRec, uint32) {
 }
 
 // addInputs records a produced batch under one lock.
-func (l *ledger) addInputs(ids []uint64, recs []inputRec) {
+func (l *Ledger) addInputs(ids []uint64, recs []inputRec) {
 	l.mu.Lock()
 	for i, id := range ids {
 		l.inputs.grow(int(id), inputRec{partition: -1})
@@ -215,12 +218,12 @@ func (l *ledger) addInputs(ids []uint64, recs []inputRec) {
 
 // addCommitted records an output a read_committed reader (or a committed
 // checkpoint) made visible.
-func (l *ledger) addCommitted(o outputRec) { l.addCommittedBatch([]outputRec{o}) }
+func (l *Ledger) addCommitted(o outputRec) { l.addCommittedBatch([]outputRec{o}) }
 
 // addCommittedBatch records outputs made visible together, under one lock.
 // An output already recorded at its position (by an earlier pass) is
 // marked visible, keeping its first visible time.
-func (l *ledger) addCommittedBatch(os []outputRec) {
+func (l *Ledger) addCommittedBatch(os []outputRec) {
 	l.mu.Lock()
 	n := int64(0)
 	for _, o := range os {
@@ -234,7 +237,7 @@ func (l *ledger) addCommittedBatch(os []outputRec) {
 
 // addCommittedLocked records one visible output; it reports whether the
 // output is new to the read_committed view.
-func (l *ledger) addCommittedLocked(o outputRec) bool {
+func (l *Ledger) addCommittedLocked(o outputRec) bool {
 	if prev := l.outputAtLocked(o.partition, o.offset); prev != nil {
 		if prev.committed {
 			return false
@@ -260,7 +263,7 @@ func (l *ledger) addCommittedLocked(o outputRec) bool {
 // addUncommitted records a record the read_uncommitted pass saw: an output
 // (new, or one the committed reader saw already), or a transaction marker,
 // which resolves its producer's outputs on that partition seen so far.
-func (l *ledger) addUncommitted(r *targets.Record) {
+func (l *Ledger) addUncommitted(r *targets.Record) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if r.Control != targets.ControlNone {
@@ -301,7 +304,7 @@ func (l *ledger) addUncommitted(r *targets.Record) {
 // finishMarkers ends the marker pass: outputs no marker followed are open,
 // and each producer's open outputs that no read_committed reader saw are
 // an open transaction on that partition.
-func (l *ledger) finishMarkers() []verify.OpenTransaction {
+func (l *Ledger) finishMarkers() []verify.OpenTransaction {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var open []verify.OpenTransaction
@@ -323,7 +326,7 @@ func (l *ledger) finishMarkers() []verify.OpenTransaction {
 	return open
 }
 
-func (l *ledger) rejectLocked(id uint64) {
+func (l *Ledger) rejectLocked(id uint64) {
 	if !l.rejected[id] {
 		l.rejected[id] = true
 		l.nRej.Add(1)
@@ -332,7 +335,7 @@ func (l *ledger) rejectLocked(id uint64) {
 
 // addDeliveries records a poll's records as deliveries to worker, tagging
 // each record with its delivery's index (plus one) for its later ack.
-func (l *ledger) addDeliveries(worker int, recs []*targets.Record, at int64) {
+func (l *Ledger) addDeliveries(worker int, recs []*targets.Record, at int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range recs {
@@ -347,7 +350,7 @@ func (l *ledger) addDeliveries(worker int, recs []*targets.Record, at int64) {
 
 // setAck records the acknowledgement sent for the deliveries tagged tags
 // and its fate; a reject that took effect settles its input.
-func (l *ledger) setAck(tags []int64, ack, fate uint8) {
+func (l *Ledger) setAck(tags []int64, ack, fate uint8) {
 	l.eachTagged(tags, func(d *deliveryRec) {
 		d.ack, d.fate = ack, fate
 		if ack == ackReject && fate == fateCommitted {
@@ -358,13 +361,13 @@ func (l *ledger) setAck(tags []int64, ack, fate uint8) {
 
 // stageAcks records acknowledgements staged in transaction txn: their
 // fate is the transaction's (resolved when the ledger is read).
-func (l *ledger) stageAcks(tags []int64, ack uint8, txn int32) {
+func (l *Ledger) stageAcks(tags []int64, ack uint8, txn int32) {
 	l.eachTagged(tags, func(d *deliveryRec) { d.ack, d.fate, d.txn = ack, fateTxn, txn })
 }
 
 // eachTagged calls fn, under the ledger's lock, for the delivery of each
 // tag (tags that name none are skipped).
-func (l *ledger) eachTagged(tags []int64, fn func(*deliveryRec)) {
+func (l *Ledger) eachTagged(tags []int64, fn func(*deliveryRec)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, t := range tags {
@@ -375,7 +378,7 @@ func (l *ledger) eachTagged(tags []int64, fn func(*deliveryRec)) {
 }
 
 // beginTxn records a transaction a worker opened and returns its index.
-func (l *ledger) beginTxn(worker int, seq, pid int64, epoch int16) int32 {
+func (l *Ledger) beginTxn(worker int, seq, pid int64, epoch int16) int32 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.txns.append(txnRec{seq: seq, pid: pid, worker: uint16(worker), epoch: epoch})
@@ -385,21 +388,21 @@ func (l *ledger) beginTxn(worker int, seq, pid int64, epoch int16) int32 {
 }
 
 // txnOutputs adds n outputs produced in transaction i.
-func (l *ledger) txnOutputs(i int32, n int) {
+func (l *Ledger) txnOutputs(i int32, n int) {
 	l.mu.Lock()
 	l.txns.at(int(i)).outputs += int32(n)
 	l.mu.Unlock()
 }
 
 // commitSent records that the client asked to commit transaction i.
-func (l *ledger) commitSent(i int32) {
+func (l *Ledger) commitSent(i int32) {
 	l.mu.Lock()
 	l.txns.at(int(i)).commitSent = true
 	l.mu.Unlock()
 }
 
 // endTxn records what the client was told of transaction i.
-func (l *ledger) endTxn(i int32, outcome uint8) {
+func (l *Ledger) endTxn(i int32, outcome uint8) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.txns.at(int(i)).outcome = outcome
@@ -407,7 +410,7 @@ func (l *ledger) endTxn(i int32, outcome uint8) {
 
 // inputEnds returns, per input partition, the offset after the last input
 // produced there.
-func (l *ledger) inputEnds() map[int32]int64 {
+func (l *Ledger) inputEnds() map[int32]int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ends := map[int32]int64{}
@@ -422,7 +425,7 @@ func (l *ledger) inputEnds() map[int32]int64 {
 // nameOpen fills in the transactional id (and the worker's last
 // transaction's outcome) of open transactions whose producer id a worker
 // used.
-func (l *ledger) nameOpen(mr *modeRun, open []verify.OpenTransaction) {
+func (l *Ledger) nameOpen(prefix string, open []verify.OpenTransaction) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	byPID := map[int64]*txnRec{}
@@ -433,24 +436,24 @@ func (l *ledger) nameOpen(mr *modeRun, open []verify.OpenTransaction) {
 	})
 	for i := range open {
 		if t := byPID[open[i].ProducerID]; t != nil && open[i].TransactionalID == "" {
-			open[i].TransactionalID = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(t.worker))
+			open[i].TransactionalID = prefix + strconv.Itoa(int(t.worker))
 		}
 	}
 }
 
 // rejectStaged settles the inputs of rejects staged with tags (their
 // transaction committed).
-func (l *ledger) rejectStaged(tags []int64) {
+func (l *Ledger) rejectStaged(tags []int64) {
 	l.eachTagged(tags, func(d *deliveryRec) { l.rejectLocked(d.id) })
 }
 
 // settled counts inputs that need nothing more: a committed output or a
 // deliberate reject.
-func (l *ledger) settled() int64 { return l.distinct.Load() + l.nRej.Load() }
+func (l *Ledger) settled() int64 { return l.distinct.Load() + l.nRej.Load() }
 
-func (l *ledger) committedOutputs() int64 { return l.nOut.Load() }
+func (l *Ledger) committedOutputs() int64 { return l.nOut.Load() }
 
-func (l *ledger) visibleBetween(from, to int64) int64 {
+func (l *Ledger) visibleBetween(from, to int64) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var n int64
@@ -465,7 +468,7 @@ func (l *ledger) visibleBetween(from, to int64) int64 {
 // each streams the ledger, joined with the target's final share state, as
 // the verifier's inputs, outputs and deliveries, so a run of millions of
 // records never holds them all twice.
-func (l *ledger) each(mr *modeRun, state *targets.ShareState, input func(verify.Input), output func(verify.Output), delivery func(verify.Delivery)) {
+func (l *Ledger) each(mode pipeline.Mode, prefix string, state *targets.ShareState, input func(verify.Input), output func(verify.Output), delivery func(verify.Delivery)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	states := indexStates(state)
@@ -489,7 +492,7 @@ func (l *ledger) each(mr *modeRun, state *targets.ShareState, input func(verify.
 	tid := func(w uint16) string {
 		t, ok := tids[w]
 		if !ok {
-			t = mr.tcfg.TransactionalIDPrefix + strconv.Itoa(int(w))
+			t = prefix + strconv.Itoa(int(w))
 			tids[w] = t
 		}
 		return t
@@ -498,7 +501,7 @@ func (l *ledger) each(mr *modeRun, state *targets.ShareState, input func(verify.
 		v := verify.Output{InputID: o.id, Partition: o.partition, Offset: o.offset, Epoch: o.epoch,
 			TxnSeq: o.txnSeq, Committed: o.committed, Uncommitted: o.uncommitted, Aborted: o.aborted || o.marker == markerAbort,
 			VisibleNs: o.visible}
-		if !mr.mode.Transactional() {
+		if !mode.Transactional() {
 			v.Epoch = -1
 			output(v)
 			return

@@ -32,9 +32,9 @@ type collected struct {
 	dels []verify.Delivery
 }
 
-func collect(l *ledger, mr *modeRun, st *targets.ShareState) collected {
+func collect(l *Ledger, mr *modeRun, st *targets.ShareState) collected {
 	var c collected
-	l.each(mr, st, func(in verify.Input) { c.ins = append(c.ins, in) },
+	l.each(mr.mode, mr.tcfg.TransactionalIDPrefix, st, func(in verify.Input) { c.ins = append(c.ins, in) },
 		func(o verify.Output) { c.outs = append(c.outs, o) },
 		func(d verify.Delivery) { c.dels = append(c.dels, d) })
 	return c
@@ -43,7 +43,7 @@ func collect(l *ledger, mr *modeRun, st *targets.ShareState) collected {
 // testLedger holds five input ids; id 3 was never written (its produce
 // failed), ids 1 and 2 have committed outputs (1 twice), id 4 one seen only
 // read_uncommitted.
-func testLedger() *ledger {
+func testLedger() *Ledger {
 	l := newLedger()
 	l.addInputs([]uint64{1}, []inputRec{{partition: 0, offset: 0, intended: 100}})
 	l.addInputs([]uint64{2}, []inputRec{{partition: 0, offset: 1, intended: 200}})

@@ -474,7 +474,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if markers {
 		open = mergeOpen(open, byMarkers)
 	}
-	mr.ledger.nameOpen(mr, open)
+	mr.ledger.nameOpen(mr.tcfg.TransactionalIDPrefix, open)
 	state, err := mr.inspectSettled(ctx)
 	if err != nil {
 		return fmt.Errorf("inspecting the final share state: %w", err)
@@ -511,7 +511,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 			return err
 		}
 	}
-	mr.ledger.each(mr, state, func(in verify.Input) {
+	mr.ledger.each(mr.mode, mr.tcfg.TransactionalIDPrefix, state, func(in verify.Input) {
 		v.AddInput(in)
 		dump.input(in)
 	}, func(o verify.Output) {

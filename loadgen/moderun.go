@@ -93,7 +93,7 @@ func (w *window) noteReceived(id int) {
 // books are what the verifier reads after the run: the ledger, and the
 // checkpoint model's sink and snapshots (ackOnly workloads).
 type books struct {
-	ledger *ledger
+	ledger *Ledger
 	cp     *checkpointState
 }
 

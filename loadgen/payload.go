@@ -62,3 +62,27 @@ func readOutput(b []byte) (outputHeader, error) {
 		Worker:     binary.BigEndian.Uint16(b[26:]),
 	}, nil
 }
+
+// PutInputHeader writes an input's header at the start of b (at least
+// HeaderBytes long): its unique id and its intended send time, in ns since
+// the mode's start. A driver other than the producer here (the simulator)
+// writes inputs the ledger reads with it.
+func PutInputHeader(b []byte, id uint64, intendedNs int64) {
+	putInput(b, inputHeader{ID: id, IntendedNs: intendedNs})
+}
+
+// PutOutputHeader writes an output's header at the start of b (at least
+// HeaderBytes long): its input's id and intended time, the worker's
+// transaction (txnSeq, 0 outside one) and producer epoch (-1 outside one),
+// and the worker's id.
+func PutOutputHeader(b []byte, inputID uint64, intendedNs, txnSeq int64, epoch int16, worker uint16) {
+	putOutput(b, outputHeader{InputID: inputID, IntendedNs: intendedNs, TxnSeq: txnSeq, Epoch: epoch, Worker: worker})
+}
+
+// PayloadID returns the id an input's or output's header starts with (an
+// output's is its input's), or false for a payload shorter than the
+// header.
+func PayloadID(b []byte) (uint64, bool) {
+	h, err := readInput(b)
+	return h.ID, err == nil
+}

@@ -62,6 +62,7 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 		defer mr.workersWG.Done()
 		label := "worker/" + strconv.Itoa(id) + "/incarnation/" + strconv.FormatInt(inc, 10)
 		wl := &workerLoop{mr: mr, id: id, inc: inc, w: w, commitH: NewHist(), p2cH: NewHist()}
+		wl.book = mr.ledger.NewBook(id, inc, func() int64 { return mr.sinceStart(time.Now()) })
 		wl.sample = mr.spec.ProcessingTime.Sampler(mr.rng(label + "/processing"))
 		cfg := mr.pipelineConfig()
 		rngLabel := label
@@ -101,17 +102,11 @@ type workerLoop struct {
 	p2cH    *Hist
 	cpw     *cpWorker // the checkpoint model's books (ackOnly workloads)
 
-	// The open transaction's bookkeeping (the machine knows whether one
-	// is open).
-	txnSeq int64
-	epoch  int16
-	txnIdx int32 // the ledger's record of the open transaction
-	// Deliveries (ledger tags) whose acks are staged in the open
-	// transaction; rejects settle their inputs once it commits.
-	stagedRejects []int64
-	tagBuf        []int64
-	acceptBuf     []int64   // implicit: tags a poll accepts
-	ackT0         time.Time // the acknowledgement group in flight started
+	// book books its calls in the ledger (the open transaction's too:
+	// the machine knows whether one is open).
+	book      *Book
+	acceptBuf []int64   // implicit: tags a poll accepts
+	ackT0     time.Time // the acknowledgement group in flight started
 
 	// Reused output buffers (see produce).
 	outBuf  []byte
@@ -203,12 +198,9 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		if err != nil {
 			return res, false
 		}
-		if len(accepted) > 0 {
-			mr.ledger.setAck(accepted, ackAccept, fateCommitted)
-		}
+		wl.book.Polled(accepted, recs)
 		if len(recs) > 0 {
 			now := time.Now()
-			mr.ledger.addDeliveries(wl.id, recs, mr.sinceStart(now))
 			wl.mr.bookPoll(wl.id, now, recs)
 			res.Recs, res.At = recs, now
 		}
@@ -227,39 +219,32 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 	case pipeline.OpBegin:
 		err := wl.w.Begin(ctx)
 		if err == nil {
-			wl.beginTxn()
+			wl.book.Began(wl.w)
 		}
 		res = outcome(ctx, err)
 	case pipeline.OpProduce:
 		res = outcome(ctx, wl.produce(ctx, a.Recs))
 	case pipeline.OpStageAccept, pipeline.OpStageReject:
-		t, kind := targets.AckAccept, uint8(ackAccept)
+		t := targets.AckAccept
 		if a.Op == pipeline.OpStageReject {
-			t, kind = targets.AckReject, ackReject
+			t = targets.AckReject
 		}
 		err := wl.w.StageAcks(ctx, a.Recs, t)
-		if err != nil {
-			mr.ledger.setAck(wl.tags(a.Recs), kind, fateFailed)
-		} else {
-			mr.ledger.stageAcks(wl.tags(a.Recs), kind, wl.txnIdx)
-			if t == targets.AckReject {
-				wl.stagedRejects = appendTags(wl.stagedRejects, a.Recs)
-			}
-		}
+		wl.book.Staged(a.Recs, t == targets.AckReject, err)
 		res = outcome(ctx, err)
 	case pipeline.OpAccept, pipeline.OpReject, pipeline.OpRelease:
-		t, kind := targets.AckAccept, uint8(ackAccept)
+		t := targets.AckAccept
 		switch a.Op {
 		case pipeline.OpReject:
-			t, kind = targets.AckReject, ackReject
+			t = targets.AckReject
 		case pipeline.OpRelease:
-			t, kind = targets.AckRelease, ackRelease
+			t = targets.AckRelease
 		}
 		if a.First {
 			wl.ackT0 = time.Now()
 		}
 		err := wl.w.Ack(ctx, a.Recs, t)
-		mr.ledger.setAck(wl.tags(a.Recs), kind, ackFate(err))
+		wl.book.Acked(a.Recs, t, err)
 		switch {
 		case err != nil && !isFenced(err):
 			mr.counts.ackErrors.Add(1)
@@ -271,24 +256,22 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		res = outcome(ctx, err)
 	case pipeline.OpReleaseHeld:
 		err := wl.w.Ack(ctx, a.Recs, targets.AckRelease)
-		mr.ledger.setAck(wl.tags(a.Recs), ackRelease, ackFate(err))
+		wl.book.Acked(a.Recs, targets.AckRelease, err)
 	case pipeline.OpRenew:
 		_ = wl.w.Renew(ctx, a.Recs)
 	case pipeline.OpCommit:
 		t0 := time.Now()
-		mr.ledger.commitSent(wl.txnIdx)
+		wl.book.CommitSent()
 		err := wl.w.Commit(ctx)
 		if err == nil {
-			mr.ledger.endTxn(wl.txnIdx, outcomeCommitted)
-			mr.ledger.rejectStaged(wl.stagedRejects)
-			wl.stagedRejects = wl.stagedRejects[:0]
+			wl.book.Committed()
 			wl.committed(t0, a.Since)
 		}
 		res = outcome(ctx, err)
 	case pipeline.OpAbort:
 		err := wl.w.Abort(ctx)
 		if err == nil {
-			mr.ledger.endTxn(wl.txnIdx, outcomeAborted)
+			wl.book.Aborted()
 			if errors.Is(a.Cause, targets.ErrStaleMemberEpoch) {
 				mr.counts.fencedAbort.Add(1)
 			}
@@ -306,11 +289,9 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		_ = wl.replace(ctx, false)
 		return res, true
 	case pipeline.OpClose:
-		if len(a.Recs) > 0 {
-			// Closing accepts the last poll's records; whether it did,
-			// the close does not say.
-			mr.ledger.setAck(wl.tags(a.Recs), ackAccept, fateUnknown)
-		}
+		// Closing accepts the last poll's records; whether it did, the
+		// close does not say.
+		wl.book.Closed(a.Recs)
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		_ = wl.w.Close(cctx)
 		cancel()
@@ -361,7 +342,7 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 		_ = wl.w.Close(cctx)
 		cancel()
 		if wl.m.Open() {
-			mr.ledger.endTxn(wl.txnIdx, outcomeUnknown)
+			wl.book.Unresolved()
 		}
 		return errExit
 	case crash || mr.mode != pipeline.ClassicEOS:
@@ -415,25 +396,6 @@ func (wl *workerLoop) crashAt(ctx context.Context, phase pipeline.Phase) error {
 	return wl.replace(ctx, true)
 }
 
-// beginTxn books a transaction the target opened.
-func (wl *workerLoop) beginTxn() {
-	wl.txnSeq++
-	_, wl.epoch = wl.w.TxnInfo()
-	var pid int64
-	if p, ok := wl.w.(targets.ProducerIDer); ok {
-		pid = p.ProducerID()
-	}
-	wl.txnIdx = wl.mr.ledger.beginTxn(wl.id, wl.inc<<32|wl.txnSeq, pid, wl.epoch)
-	wl.stagedRejects = wl.stagedRejects[:0]
-}
-
-// tags returns the ledger tags of recs, in a buffer reused until the next
-// call.
-func (wl *workerLoop) tags(recs []*targets.Record) []int64 {
-	wl.tagBuf = appendTags(wl.tagBuf[:0], recs)
-	return wl.tagBuf
-}
-
 func appendTags(dst []int64, recs []*targets.Record) []int64 {
 	for _, r := range recs {
 		dst = append(dst, r.Tag)
@@ -461,12 +423,8 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 		return nil
 	}
 	_, epoch := wl.w.TxnInfo()
-	seq := int64(0)
 	open := wl.m.Open()
-	if open || mr.mode == pipeline.Deferred {
-		seq = wl.inc<<32 | wl.txnSeq
-		epoch = wl.epoch
-	}
+	seq, epoch := wl.book.OutputTxn(open, mr.mode, epoch)
 	// Output buffers are reused from call to call: Produce is synchronous
 	// and a target keeps nothing of a record after it returns.
 	need := 0
@@ -502,7 +460,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 		return err
 	}
 	if open {
-		mr.ledger.txnOutputs(wl.txnIdx, len(outs))
+		wl.book.Produced(len(outs))
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 const noDeadline = time.Duration(math.MaxInt64)
@@ -567,7 +569,7 @@ func (s *sim) mustEvents(m *spModel, off int64, cur rec, evs []event) {
 // alive; 1: every record is below SPSO, a no-op if the member is still in
 // its group), must fail (-1) or may go either way (0), from the state
 // observed after the previous step.
-func (s *sim) predict(g int, member string, recs []engine.Record, staging bool) map[int32]int8 {
+func (s *sim) predict(g int, member string, recs []*targets.Record, staging bool) map[int32]int8 {
 	now := s.clk.Now()
 	out := map[int32]int8{}
 	for _, r := range recs {
@@ -606,7 +608,7 @@ func (s *sim) predict(g int, member string, recs []engine.Record, staging bool) 
 }
 
 // checkPrediction compares an acknowledgement's outcome with predict's.
-func (s *sim) checkPrediction(w *worker, g int, what string, recs []engine.Record, pred map[int32]int8, failed map[int32]error, whole bool) {
+func (s *sim) checkPrediction(w *worker, g int, what string, recs []*targets.Record, pred map[int32]int8, failed map[int32]error, whole bool) {
 	if s.restarted {
 		return // the engine restarted earlier in this step: the prediction is stale
 	}
@@ -649,7 +651,7 @@ func (s *sim) checkPrediction(w *worker, g int, what string, recs []engine.Recor
 
 // checkPolledInputs checks that a poll returned only committed input
 // records (share groups and classic consumers read with read_committed).
-func (s *sim) checkPolledInputs(w *worker, recs []engine.Record) {
+func (s *sim) checkPolledInputs(w *worker, recs []*targets.Record) {
 	for _, r := range recs {
 		ip := s.in[r.Partition]
 		if !ip.committed(r.Offset) {
@@ -660,16 +662,17 @@ func (s *sim) checkPolledInputs(w *worker, recs []engine.Record) {
 			s.fail("read-committed", "%s polled p%d@%d, %s", w.name, r.Partition, r.Offset, what)
 			return
 		}
-		if len(r.Value) < 8 || beUint64(r.Value) != ip.at(r.Offset).id {
+		if id, ok := loadgen.PayloadID(r.Value); !ok || id != ip.at(r.Offset).id {
 			s.fail("sim", "%s polled p%d@%d with a value that is not the input written there", w.name, r.Partition, r.Offset)
 			return
 		}
 	}
 }
 
-func beUint64(b []byte) uint64 {
-	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
-		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+// payloadIs reports whether a payload's header names id.
+func payloadIs(b []byte, id uint64) bool {
+	got, ok := loadgen.PayloadID(b)
+	return ok && got == id
 }
 
 // checkLSO checks every partition's last stable offset: the first offset
@@ -740,7 +743,7 @@ func (s *sim) scanCommitted() {
 				switch {
 				case r.Aborted:
 					s.fail("read-committed", "%s@%d: read_committed returned a record of an aborted transaction", op.tp, r.Offset)
-				case !o.ok || len(r.Value) < 8 || beUint64(r.Value) != o.inputID:
+				case !o.ok || !payloadIs(r.Value, o.inputID):
 					s.fail("sim", "%s@%d: read_committed returned a record the workers did not write there", op.tp, r.Offset)
 				case o.txn != nil && o.txn.state != txnCommitted:
 					s.fail("read-committed", "%s@%d: read_committed returned a record of %s, which has not committed", op.tp, r.Offset, o.txn)

@@ -1,5 +1,6 @@
 // Package sim is sharebench's deterministic simulator: it drives the
-// reference engine through its public API on a manual clock, with one
+// reference engine through the load generator's engine target adapter on
+// a manual clock, with one
 // seeded scheduler interleaving input producers, share-group workers in
 // every acknowledgement mode (each running the load generator's own loop,
 // pipeline.Machine, one action per step), classic-eos workers, clock advances that fire
@@ -7,7 +8,10 @@
 // timeout sweep) and faults (worker crashes at any phase, aborts, stalls,
 // zombie producers, clean leaves, failed staging writes). After every step
 // it checks each invariant of docs/design.md §4 that a client can observe; at the
-// end it drains and runs the verifier per mode.
+// end it drains and judges each mode as a run is judged: the workers book
+// their calls in the load generator's ledger (loadgen.Book), and
+// loadgen.Ledger.Judge reads the outputs back through the adapter for the
+// verifier.
 //
 // RunSeeds runs many seeds in parallel (a soak) and adds up their verdicts
 // (Totals). The same seed gives the same history byte for byte:

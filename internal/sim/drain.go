@@ -5,6 +5,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -128,66 +129,26 @@ func (s *sim) drained() bool {
 	return true
 }
 
-// verify runs the verifier for every mode over the inputs, their final
-// share state and the outputs read back at both isolation levels.
+// verify judges every mode as a run is judged: the committed inputs go
+// into the mode's ledger beside what its workers booked, and the ledger
+// reads the outputs back through the engine target (read_committed, and
+// read_uncommitted with the markers), the open transactions and the final
+// share state, for the verifier.
 func (s *sim) verify() error {
 	s.results = map[string]*result.Verification{}
 	for g, mode := range modes {
-		v := verify.New(string(mode), verify.Options{DeliveryLimit: s.p.limit, MaxWitnesses: 3})
+		l := s.ledgers[g]
 		for p, ip := range s.in {
-			var committed int64 = -1
-			if !mode.UsesShareGroup() {
-				if off, ok := s.e.CommittedOffset(s.groups[g], ip.tp); ok {
-					committed = off
-				}
-			}
 			for off, r := range ip.recs {
-				if !ip.committed(int64(off)) {
-					continue
+				if ip.committed(int64(off)) {
+					l.AddInput(r.id, int32(p), int64(off), 0)
 				}
-				in := verify.Input{ID: r.id, Partition: int32(p), Offset: int64(off)}
-				if !mode.UsesShareGroup() {
-					in.FinalState = result.StateAvailable
-					if int64(off) < committed {
-						in.FinalState = result.StateAcknowledged
-					}
-				} else {
-					ri, err := s.e.ShareRecord(s.groups[g], ip.tp, int64(off))
-					if errors.Is(err, engine.ErrUnknownGroup) {
-						ri = engine.RecordInfo{State: engine.StateAvailable}
-					} else if err != nil {
-						return err
-					}
-					in.FinalState = result.RecordState(ri.State.String())
-					in.DeliveryCount = ri.DeliveryCount
-					in.Rejected = ri.State == engine.StateArchived && ri.Reason == engine.ReasonRejected
-				}
-				v.AddInput(in)
 			}
 		}
-		for q, op := range s.outs[g] {
-			rc, _, err := s.e.Fetch(op.tp, 0, 1<<24, engine.ReadCommitted)
-			if err != nil {
-				return err
-			}
-			visible := map[int64]bool{}
-			for _, r := range rc {
-				visible[r.Offset] = true
-			}
-			ru, _, err := s.e.Fetch(op.tp, 0, 1<<24, engine.ReadUncommitted)
-			if err != nil {
-				return err
-			}
-			for _, r := range ru {
-				out := verify.Output{InputID: beUint64(r.Value), Partition: int32(q), Offset: r.Offset,
-					Committed: visible[r.Offset], Aborted: r.Aborted, Epoch: -1}
-				if t := op.at(r.Offset).txn; t != nil {
-					out.TransactionalID, out.Epoch, out.TxnSeq, out.TxnSize = t.tid, t.epoch, t.seq, len(t.outputs)
-				}
-				v.AddOutput(out)
-			}
+		res, err := l.Judge(context.Background(), s.t, s.tcfg[g], mode, verify.Options{DeliveryLimit: s.p.limit, MaxWitnesses: 3})
+		if err != nil {
+			return err
 		}
-		res := v.Finish()
 		s.results[string(mode)] = res
 		s.logf("verify %s: %s", mode, verdictLine(res))
 		if !res.Pass && s.viol == nil {

@@ -87,7 +87,6 @@ type txnTrack struct {
 	tid   string
 	pid   int64
 	epoch int16
-	seq   int64
 	slot  int // -1: the input producer
 	state txnState
 	// first offset the transaction wrote, per partition (for the LSO).
@@ -126,10 +125,10 @@ type outRef struct {
 	off int64
 }
 
-// newTrack starts tracking the transaction p just began.
-func (s *sim) newTrack(tid string, p *engine.Producer, slot int) *txnTrack {
+// newTrack starts tracking the transaction tid just began.
+func (s *sim) newTrack(tid string, slot int) *txnTrack {
 	info, _ := s.e.Transaction(tid)
-	t := &txnTrack{tid: tid, pid: info.ProducerID, epoch: info.Epoch, seq: p.TxnSeq(), slot: slot,
+	t := &txnTrack{tid: tid, pid: info.ProducerID, epoch: info.Epoch, slot: slot,
 		first: map[engine.TopicPartition]int64{}, offsets: map[int32]int64{}}
 	if old := s.tracks[tid]; old != nil && (old.completing || old.state == txnOpen && old.clientEnded) {
 		// The previous transaction ended in this step and its markers

@@ -5,6 +5,7 @@
 package sim
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -13,11 +14,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 )
 
 // Config is one simulation.
@@ -130,7 +135,13 @@ type sim struct {
 	p     params
 	knobs engine.Knobs
 	clk   *engine.ManualClock
-	e     *engine.Engine
+	t     *enginetarget.Target // the load generator's adapter: every worker call goes through it
+	e     *engine.Engine       // the engine under t, which the checks observe
+	tcfg  [len(modes)]targets.Config
+	// ledgers are the load generator's ledgers, one per mode: the workers
+	// book their calls in them as a run's do, and the verifier judges
+	// each mode from them.
+	ledgers [len(modes)]*loadgen.Ledger
 
 	slots   []*slot
 	members map[string]*memberInfo // every share member ever, by id
@@ -164,8 +175,9 @@ type sim struct {
 	before    map[string]engine.TxnInfo
 	ended     map[pidEpoch]*txnTrack
 	failStage bool
-	churned   [len(modes) - 1]*engine.ShareMember // KindChurn's extra member per share group
-	dlq       [len(modes) - 1]dlqModel            // dead-letter copies per share group
+	churned   [len(modes) - 1]targets.Worker // KindChurn's extra member per share group
+	churns    int                            // extra members so far (their worker ids follow the slots')
+	dlq       [len(modes) - 1]dlqModel       // dead-letter copies per share group
 	lastSweep time.Duration
 	fired     bool // this step fired timers
 
@@ -199,8 +211,8 @@ func execute(cfg Config, steps []Step, idx []int) *Outcome {
 	if err != nil && s.viol == nil {
 		s.viol = &Violation{Step: s.step, Check: "sim", Detail: err.Error()}
 	}
-	if s.e != nil {
-		s.e.Close()
+	if s.t != nil {
+		s.t.Close()
 	}
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
@@ -247,17 +259,15 @@ func newSim(cfg Config) *sim {
 	return s
 }
 
-// setup creates the engine, the topics, the groups and the first workers.
+// setup creates the engine target on the manual clock, the topics, the
+// groups and the first workers.
 func (s *sim) setup() error {
 	p := s.p
 	gc := engine.GroupConfig{LockDuration: p.lock, DeliveryLimit: p.limit, MaxRecordLocks: p.maxLocks,
 		AutoOffsetReset: engine.ResetEarliest, Isolation: engine.ReadCommitted}
-	opts := []engine.Option{
-		engine.WithClock(s.clk), engine.WithShards(p.shards), engine.WithKnobs(s.knobs),
-		engine.WithHistory(true), engine.WithGroupDefaults(gc), engine.WithAbortSweepInterval(p.sweep),
-		engine.WithTransactionTimeout(p.txnTimeout), engine.WithSessionTimeout(p.session),
-		engine.WithHook(s.hook),
-	}
+	opts := enginetarget.Options{Shards: p.shards, Knobs: s.knobs, SessionTimeout: p.session, Clock: s.clk,
+		Extra: []engine.Option{engine.WithGroupDefaults(gc), engine.WithAbortSweepInterval(p.sweep),
+			engine.WithTransactionTimeout(p.txnTimeout), engine.WithHook(s.hook)}}
 	if p.durable {
 		dir, err := os.MkdirTemp("", "sharebench-sim-")
 		if err != nil {
@@ -267,13 +277,14 @@ func (s *sim) setup() error {
 		// process crash loses nothing acknowledged, and no fsync slows
 		// the simulation.
 		s.dir = dir
-		opts = append(opts, engine.WithDataDir(dir), engine.WithFlushPolicy(engine.FlushNever))
+		opts.DataDir, opts.Flush = dir, engine.FlushNever
 	}
-	e, err := engine.New(opts...)
+	t, err := enginetarget.New(opts)
 	if err != nil {
 		return err
 	}
-	s.e = e
+	s.t, s.e = t, t.Engine()
+	e := s.e
 	if err := e.CreateTopic(inTopic, p.inParts); err != nil {
 		return err
 	}
@@ -308,6 +319,17 @@ func (s *sim) setup() error {
 			s.share[m] = append(s.share[m], &spModel{g: m, group: s.groups[m], tp: s.in[q].tp})
 		}
 	}
+	for m, mode := range modes {
+		// What the adapter needs of a mode: the topics above, the group,
+		// the transactional ids tx-<mode>-<slot>.
+		s.tcfg[m] = targets.Config{InputTopic: inTopic, InputPartitions: p.inParts, OutputTopic: "out-" + string(mode),
+			OutputPartitions: p.outParts, Group: s.groups[m], TransactionalIDPrefix: "tx-" + string(mode) + "-",
+			TransactionTimeout: p.txnTimeout, LockDuration: p.lock, DeliveryLimit: p.limit, MaxRecordLocks: p.maxLocks}
+		if mode.UsesShareGroup() {
+			s.tcfg[m].DLQTopic = "dlq-" + string(mode)
+		}
+		s.ledgers[m] = loadgen.NewLedger()
+	}
 	s.classicWant = make([]int64, p.inParts)
 	for i := range s.classicWant {
 		s.classicWant[i] = -1
@@ -322,7 +344,7 @@ func (s *sim) setup() error {
 	for i := 0; i < numSlots; i++ {
 		sl := &slot{s: s, idx: i, mode: i / slotsPerMode, n: i % slotsPerMode}
 		if modes[sl.mode].Transactional() {
-			sl.tid = fmt.Sprintf("tx-%s-%d", modes[sl.mode], sl.n)
+			sl.tid = s.tcfg[sl.mode].TransactionalIDPrefix + strconv.Itoa(sl.n)
 			s.txnIDs = append(s.txnIDs, sl.tid)
 		}
 		s.slots = append(s.slots, sl)
@@ -525,7 +547,7 @@ func (s *sim) produceInputs(r *rand.Rand) {
 			}
 			return
 		}
-		s.inOpen = s.newTrack(inTxnID, s.txnIn, -1)
+		s.inOpen = s.newTrack(inTxnID, -1)
 	}
 	var base int64
 	err := s.producerCall(s.txnIn, inTxnID, "produce", func() error {
@@ -566,8 +588,8 @@ func (s *sim) inputValues(n int) []engine.ProduceRecord {
 	out := make([]engine.ProduceRecord, n)
 	for i := range out {
 		s.nextID++
-		v := make([]byte, 8)
-		binary.BigEndian.PutUint64(v, s.nextID)
+		v := make([]byte, loadgen.HeaderBytes)
+		loadgen.PutInputHeader(v, s.nextID, int64(s.clk.Now()))
 		out[i] = engine.ProduceRecord{Value: v}
 	}
 	return out
@@ -628,25 +650,30 @@ func (s *sim) partition(r *rand.Rand) {
 }
 
 // churn joins an extra member to share group g, or makes the one that
-// joined leave (KindChurn). The extra member never polls; if it is not
-// made to leave its session expires, which changes the membership too.
+// joined leave (KindChurn), as the load generator's membership-churn
+// fault does: a worker of the adapter's own, with an id past the slots',
+// that never polls and leaves by Close. If it is not made to leave its
+// session expires, which changes the membership too.
 func (s *sim) churn(g int) {
-	if m := s.churned[g]; m != nil {
+	if w := s.churned[g]; w != nil {
 		s.churned[g] = nil
-		if mi := s.members[m.ID()]; mi != nil {
+		h, _ := enginetarget.HandlesOf(w)
+		if mi := s.members[h.Share.ID()]; mi != nil {
 			mi.left, mi.leftStep = true, s.stepNo
 		}
-		s.say("churn: %s leaves %s: %s", m.ID(), s.groups[g], errName(m.Leave()))
+		s.say("churn: %s leaves %s: %s", h.Share.ID(), s.groups[g], errName(w.Close(context.Background())))
 		return
 	}
-	m, err := s.e.JoinShareGroup(s.groups[g], []string{inTopic}, engine.AckExplicit)
+	s.churns++
+	w, err := s.t.NewWorker(context.Background(), s.tcfg[g], modes[g], numSlots+s.churns)
 	if err != nil {
 		s.say("churn: join %s: %s", s.groups[g], errName(err))
 		return
 	}
-	s.members[m.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
-	s.churned[g] = m
-	s.say("churn: %s joins %s", m.ID(), s.groups[g])
+	h, _ := enginetarget.HandlesOf(w)
+	s.members[h.Share.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
+	s.churned[g] = w
+	s.say("churn: %s joins %s", h.Share.ID(), s.groups[g])
 }
 
 // memberEpoch returns a share member's current epoch in group g's
@@ -680,11 +707,26 @@ func fmtDur(d time.Duration) string {
 	return fmt.Sprintf("%d.%03ds", d/time.Second, d%time.Second/time.Millisecond)
 }
 
+// engineErr strips the adapter's classification (targets.Fenced,
+// targets.Abortable) off err, leaving the engine's error it wraps.
+func engineErr(err error) error {
+	u, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	errs := u.Unwrap()
+	if len(errs) < 2 || errs[0] != targets.ErrFenced && errs[0] != targets.ErrAbortable {
+		return err
+	}
+	return errs[len(errs)-1]
+}
+
 // errName names an error by its sentinel, so logs stay short and stable.
 func errName(err error) string {
 	if err == nil {
 		return "ok"
 	}
+	err = engineErr(err)
 	if errors.Is(err, engine.ErrAbortableTransaction) {
 		if u, ok := err.(interface{ Unwrap() []error }); ok {
 			for _, c := range u.Unwrap() {

@@ -6,7 +6,7 @@
 package sim
 
 import (
-	"encoding/binary"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -14,7 +14,10 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 )
 
 // slot is one worker position: its mode, its transactional id, the
@@ -30,19 +33,22 @@ type slot struct {
 	zombie *worker
 }
 
-// worker is one incarnation of a slot's worker: a member, a producer, and
-// the load generator's own loop (pipeline.Machine) deciding what it does.
+// worker is one incarnation of a slot's worker: the load generator's own
+// loop (pipeline.Machine) deciding what it does, and the engine target's
+// worker (the load generator's adapter) making every call. The engine
+// clients behind the adapter are read by the checks, never called.
 type worker struct {
 	s       *sim
 	sl      *slot
 	name    string
-	share   *engine.ShareMember
-	classic *engine.ClassicMember
-	txn     *engine.Producer // transactional modes
-	plain   *engine.Producer // implicit, explicit
+	tw      targets.Worker
+	share   *engine.ShareMember   // observed: share-group modes
+	classic *engine.ClassicMember // observed: classic-eos
+	txn     *engine.Producer      // observed: transactional modes
 
-	m          *pipeline.Machine[engine.Record]
-	src        stepSource // the machine's random stream: the running step's
+	m          *pipeline.Machine[*targets.Record]
+	book       *loadgen.Book // its calls in the mode's ledger, booked as a run books them
+	src        stepSource    // the machine's random stream: the running step's
 	open       *txnTrack
 	stallUntil time.Duration
 	zombie     bool
@@ -71,34 +77,19 @@ func (sl *slot) newWorker() (*worker, error) {
 	w := &worker{s: s, sl: sl, name: fmt.Sprintf("%s%d#%d", modeShort[sl.mode], sl.n, sl.inc)}
 	// The transaction's end is the simulator's choice (Inputs.EndTxn), so
 	// its age never ends it.
-	w.m = pipeline.New[engine.Record](pipeline.Config{Mode: mode, MaxPollRecords: s.p.maxPoll,
+	w.m = pipeline.New[*targets.Record](pipeline.Config{Mode: mode, MaxPollRecords: s.p.maxPoll,
 		MaxRecords: maxTxnRecords, MaxDuration: 1000 * time.Hour, LockDuration: s.p.lock}, &w.src)
-	var err error
-	switch mode {
-	case pipeline.ClassicEOS:
-		w.classic, err = s.e.JoinClassicGroup(s.groups[sl.mode], []string{inTopic}, engine.ResetEarliest)
-	default:
-		am := engine.AckExplicit
-		switch mode {
-		case pipeline.Implicit:
-			am = engine.AckImplicit
-		case pipeline.Transactional:
-			am = engine.AckTransactional
-		}
-		w.share, err = s.e.JoinShareGroup(s.groups[sl.mode], []string{inTopic}, am)
-		if err == nil {
-			s.members[w.share.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
-		}
-	}
+	tw, err := s.t.NewWorker(context.Background(), s.tcfg[sl.mode], mode, sl.n)
 	if err != nil {
 		return nil, err
 	}
-	if sl.tid != "" {
-		w.txn, err = s.e.NewProducer(engine.ProducerConfig{TransactionalID: sl.tid, TransactionTimeout: s.p.txnTimeout})
-	} else {
-		w.plain, err = s.e.NewProducer(engine.ProducerConfig{Idempotent: true})
+	h, _ := enginetarget.HandlesOf(tw)
+	w.tw, w.share, w.classic, w.txn = tw, h.Share, h.Classic, h.Txn
+	w.book = s.ledgers[sl.mode].NewBook(sl.n, int64(sl.inc), func() int64 { return int64(s.clk.Now()) })
+	if w.share != nil {
+		s.members[w.share.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
 	}
-	return w, err
+	return w, nil
 }
 
 // replace starts the slot's next incarnation. The current worker is
@@ -142,20 +133,21 @@ func (w *worker) memberID() string {
 	return w.classic.ID()
 }
 
-// outcome turns the error of a call into the machine's result. A fenced
-// worker is replaced (by the machine's next action); an expected error
-// (expected says which) is one the loop goes on from; anything else is a
-// simulator failure, since the simulated clients make only valid calls.
-func (w *worker) outcome(what string, err error, expected bool) pipeline.Result[engine.Record] {
+// outcome turns the error of a call into the machine's result. A worker
+// the adapter classified fenced is replaced (by the machine's next
+// action); an expected error (expected says which) is one the loop goes
+// on from; anything else is a simulator failure, since the simulated
+// clients make only valid calls.
+func (w *worker) outcome(what string, err error, expected bool) pipeline.Result[*targets.Record] {
 	if err == nil {
-		return pipeline.Result[engine.Record]{}
+		return pipeline.Result[*targets.Record]{}
 	}
 	w.s.say("%s: %s", what, errName(err))
-	fenced := engine.ErrorIsFenced(err) && !expected
+	fenced := errors.Is(err, targets.ErrFenced) && !expected
 	if !fenced && !expected {
 		w.s.fail("sim", "%s %s: unexpected error: %v", w.name, what, err)
 	}
-	return pipeline.Result[engine.Record]{Err: err, Fenced: fenced}
+	return pipeline.Result[*targets.Record]{Err: err, Fenced: fenced}
 }
 
 // inputs draws what this step tells the machine: the poll's size, the
@@ -207,10 +199,11 @@ func (w *worker) work(r *rand.Rand) {
 	for {
 		a := w.m.Next(in)
 		if a.Op == pipeline.OpProcess {
-			w.m.Done(pipeline.Result[engine.Record]{})
+			w.m.Done(pipeline.Result[*targets.Record]{})
 			continue
 		}
 		res := w.perform(a, r)
+		w.book.Done(w.tw, w.m.Open(), a, res)
 		if !w.gone {
 			w.m.Done(res)
 		}
@@ -219,7 +212,7 @@ func (w *worker) work(r *rand.Rand) {
 }
 
 // perform makes the call a names, with the checks around it.
-func (w *worker) perform(a pipeline.Action[engine.Record], r *rand.Rand) pipeline.Result[engine.Record] {
+func (w *worker) perform(a pipeline.Action[*targets.Record], r *rand.Rand) pipeline.Result[*targets.Record] {
 	s := w.s
 	switch a.Op {
 	case pipeline.OpPoll:
@@ -253,13 +246,9 @@ func (w *worker) perform(a pipeline.Action[engine.Record], r *rand.Rand) pipelin
 	case pipeline.OpCommit:
 		return w.end(true)
 	case pipeline.OpAbort:
-		res := w.end(false)
-		if res.Err == nil && w.classic != nil {
-			// A consumer moves back to its group's committed offsets after
-			// an abort, so the aborted records are consumed again.
-			w.rewind()
-		}
-		return res
+		// (A classic consumer's abort also moves it back to its group's
+		// committed offsets: the adapter does that.)
+		return w.end(false)
 	case pipeline.OpWait:
 		s.say("(waits)")
 	case pipeline.OpReplace:
@@ -273,26 +262,27 @@ func (w *worker) perform(a pipeline.Action[engine.Record], r *rand.Rand) pipelin
 	default:
 		s.say("(%s)", a.Op)
 	}
-	return pipeline.Result[engine.Record]{}
+	return pipeline.Result[*targets.Record]{}
 }
 
 // poll acquires (share) or fetches (classic) up to max records; in
 // implicit mode it first accepts accepts, the previous poll's records.
-func (w *worker) poll(max int, accepts []engine.Record) pipeline.Result[engine.Record] {
+func (w *worker) poll(max int, accepts []*targets.Record) pipeline.Result[*targets.Record] {
 	s := w.s
 	g := w.sl.mode
+	ctx := context.Background()
 	if w.classic != nil {
-		recs, err := w.classic.Poll(max)
+		recs, err := w.tw.Poll(ctx, max)
 		if err != nil {
 			return w.outcome("poll", err, false)
 		}
 		s.say("poll %s", fmtRecs(recs))
 		s.checkPolledInputs(w, recs)
 		w.emptyPoll = len(recs) == 0
-		return pipeline.Result[engine.Record]{Recs: recs, At: simEpoch.Add(s.clk.Now())}
+		return pipeline.Result[*targets.Record]{Recs: recs, At: simEpoch.Add(s.clk.Now())}
 	}
 	w.predictImplicit(accepts)
-	recs, err := w.share.Poll(max)
+	recs, err := w.tw.Poll(ctx, max)
 	if err != nil {
 		return w.outcome("poll", err, false)
 	}
@@ -303,12 +293,12 @@ func (w *worker) poll(max int, accepts []engine.Record) pipeline.Result[engine.R
 	}
 	s.checkPolledInputs(w, recs)
 	w.emptyPoll = len(recs) == 0
-	return pipeline.Result[engine.Record]{Recs: recs, At: simEpoch.Add(s.clk.Now())}
+	return pipeline.Result[*targets.Record]{Recs: recs, At: simEpoch.Add(s.clk.Now())}
 }
 
 // predictImplicit records what the implicit acceptance of recs (by a
 // poll or a close) must do.
-func (w *worker) predictImplicit(recs []engine.Record) {
+func (w *worker) predictImplicit(recs []*targets.Record) {
 	s := w.s
 	g := w.sl.mode
 	if len(recs) == 0 || modes[g] != pipeline.Implicit {
@@ -322,42 +312,44 @@ func (w *worker) predictImplicit(recs []engine.Record) {
 	}
 }
 
-// produce writes one output per record (its value is the input's id) to
-// the mode's output topic, in the open transaction if there is one.
-func (w *worker) produce(recs []engine.Record) error {
+// produce writes one output per record, with the load generator's
+// output header (its input's id, the worker's transaction), to the mode's
+// output topic, in the open transaction if there is one: one call per
+// output partition.
+func (w *worker) produce(recs []*targets.Record) error {
 	s := w.s
 	if len(recs) == 0 {
 		return nil
 	}
 	outs := s.outs[w.sl.mode]
-	byPart := make([][]engine.ProduceRecord, len(outs))
+	_, epoch := w.tw.TxnInfo()
+	seq, epoch := w.book.OutputTxn(w.m.Open(), modes[w.sl.mode], epoch)
+	byPart := make([][]*targets.Record, len(outs))
 	ids := make([][]uint64, len(outs))
 	for _, rec := range recs {
 		q := rec.Partition % int32(len(outs))
-		id := binary.BigEndian.Uint64(rec.Value)
-		v := make([]byte, 8)
-		binary.BigEndian.PutUint64(v, id)
-		byPart[q] = append(byPart[q], engine.ProduceRecord{Value: v})
+		id, _ := loadgen.PayloadID(rec.Value)
+		v := make([]byte, loadgen.HeaderBytes)
+		loadgen.PutOutputHeader(v, id, 0, seq, epoch, uint16(w.sl.n))
+		byPart[q] = append(byPart[q], &targets.Record{Topic: outs[q].tp.Topic, Partition: q, Value: v})
 		ids[q] = append(ids[q], id)
 	}
+	ctx := context.Background()
 	for q, batch := range byPart {
 		if len(batch) == 0 {
 			continue
 		}
 		op := outs[q]
-		var base int64
 		var err error
 		if w.txn != nil {
-			err = s.producerCall(w.txn, w.sl.tid, "produce", func() error {
-				base, err = w.txn.Produce(op.tp.Topic, op.tp.Partition, batch)
-				return err
-			})
+			err = s.producerCall(w.txn, w.sl.tid, "produce", func() error { return w.tw.Produce(ctx, batch) })
 		} else {
-			base, err = w.plain.Produce(op.tp.Topic, op.tp.Partition, batch)
+			err = w.tw.Produce(ctx, batch)
 		}
 		if err != nil {
 			return err
 		}
+		base := batch[0].Offset
 		if w.open != nil {
 			w.open.wrote(op.tp, base, len(batch))
 		}
@@ -369,15 +361,19 @@ func (w *worker) produce(recs []engine.Record) error {
 
 // ack acknowledges recs with t (explicit and deferred modes) and checks
 // the outcome against what the model predicts.
-func (w *worker) ack(recs []engine.Record, t engine.AckType, ev evKind) pipeline.Result[engine.Record] {
+func (w *worker) ack(recs []*targets.Record, t engine.AckType, ev evKind) pipeline.Result[*targets.Record] {
 	s := w.s
 	g := w.sl.mode
-	acks := ackRanges(recs, t)
-	if len(acks) == 0 {
-		return pipeline.Result[engine.Record]{}
+	if len(recs) == 0 {
+		return pipeline.Result[*targets.Record]{}
 	}
 	pred := s.predict(g, w.share.ID(), recs, false)
-	err := w.share.Acknowledge(acks)
+	var err error
+	if t == engine.AckRenew {
+		err = w.tw.Renew(context.Background(), recs)
+	} else {
+		err = w.tw.Ack(context.Background(), recs, targetAck(t))
+	}
 	s.say("%s %s: %s", ackWord(t), fmtRecs(recs), errName(err))
 	failed, whole := partitionErrors(err)
 	if !whole {
@@ -394,7 +390,22 @@ func (w *worker) ack(recs []engine.Record, t engine.AckType, ev evKind) pipeline
 	}
 	// A partition whose records were not ours any more (their lock
 	// expired): the load generator counts it and goes on.
-	return pipeline.Result[engine.Record]{Err: err}
+	return pipeline.Result[*targets.Record]{Err: err}
+}
+
+// targetAck is the load generator's name of an acknowledgement type.
+func targetAck(t engine.AckType) targets.AckType {
+	switch t {
+	case engine.AckAccept:
+		return targets.AckAccept
+	case engine.AckReject:
+		return targets.AckReject
+	case engine.AckRelease:
+		return targets.AckRelease
+	case engine.AckRenew:
+		return targets.AckRenew
+	}
+	return targets.AckGap
 }
 
 func ackWord(t engine.AckType) string {
@@ -429,9 +440,9 @@ func partitionErrors(err error) (map[int32]error, bool) {
 }
 
 // begin opens a transaction.
-func (w *worker) begin() pipeline.Result[engine.Record] {
+func (w *worker) begin() pipeline.Result[*targets.Record] {
 	s := w.s
-	err := s.producerCall(w.txn, w.sl.tid, "begin", w.txn.Begin)
+	err := s.producerCall(w.txn, w.sl.tid, "begin", func() error { return w.tw.Begin(context.Background()) })
 	if errors.Is(err, engine.ErrConcurrentTransactions) {
 		// The previous transaction's markers wait for a participant cut
 		// off from the coordinator: the worker polls again and retries.
@@ -440,20 +451,23 @@ func (w *worker) begin() pipeline.Result[engine.Record] {
 	if err != nil {
 		return w.outcome("begin", err, false)
 	}
-	w.open = s.newTrack(w.sl.tid, w.txn, w.sl.idx)
+	w.open = s.newTrack(w.sl.tid, w.sl.idx)
 	s.say("begin %s/%d", w.sl.tid, w.open.epoch)
-	return pipeline.Result[engine.Record]{}
+	return pipeline.Result[*targets.Record]{}
 }
 
 // end commits or aborts the open transaction. The trace names the outcome
 // the worker asked for, whatever the engine answered.
-func (w *worker) end(commit bool) pipeline.Result[engine.Record] {
+func (w *worker) end(commit bool) pipeline.Result[*targets.Record] {
 	s := w.s
 	what := "abort"
 	if commit {
 		what = "commit"
 	}
 	t := w.open
+	if commit {
+		w.book.CommitSent()
+	}
 	err := s.endTxn(w, commit)
 	s.say("%s: %s", what, errName(err))
 	if t != nil {
@@ -463,21 +477,12 @@ func (w *worker) end(commit bool) pipeline.Result[engine.Record] {
 	return w.outcome(what, err, false)
 }
 
-// rewind moves a classic member back to its group's committed offsets, as
-// a consumer must after an abort.
-func (w *worker) rewind() {
-	if err := w.classic.Rewind(); err != nil {
-		w.outcome("rewind", err, false)
-	}
-}
-
 // stage sends recs' acks of type t to the open transaction (KIP-1289).
-func (w *worker) stage(recs []engine.Record, typ engine.AckType) pipeline.Result[engine.Record] {
+func (w *worker) stage(recs []*targets.Record, typ engine.AckType) pipeline.Result[*targets.Record] {
 	s := w.s
 	g := w.sl.mode
-	acks := ackRanges(recs, typ)
-	if len(acks) == 0 {
-		return pipeline.Result[engine.Record]{}
+	if len(recs) == 0 {
+		return pipeline.Result[*targets.Record]{}
 	}
 	t := w.open
 	valid := t != nil && !s.fenced(w.txn, w.sl.tid)
@@ -485,7 +490,7 @@ func (w *worker) stage(recs []engine.Record, typ engine.AckType) pipeline.Result
 	meta := w.share.Metadata()
 	current, inGroup := s.memberEpoch(g, meta.MemberID)
 	stale := inGroup && current != meta.MemberEpoch
-	err := s.producerCall(w.txn, w.sl.tid, "stage", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
+	err := s.producerCall(w.txn, w.sl.tid, "stage", func() error { return w.tw.StageAcks(context.Background(), recs, targetAck(typ)) })
 	s.say("stage %s %s: %s", ackWord(typ), fmtRecs(recs), errName(err))
 	failed, whole := partitionErrors(err)
 	if !whole {
@@ -494,11 +499,11 @@ func (w *worker) stage(recs []engine.Record, typ engine.AckType) pipeline.Result
 	if valid && stale && !errors.Is(err, engine.ErrFencedMemberEpoch) {
 		s.fail("I10 member-epoch", "%s: stage by %s with member epoch %d, the group has %d, returned %v, want fenced member epoch",
 			w.name, meta.MemberID, meta.MemberEpoch, current, err)
-		return pipeline.Result[engine.Record]{Err: err}
+		return pipeline.Result[*targets.Record]{Err: err}
 	}
 	if valid && inGroup && !stale && errors.Is(err, engine.ErrFencedMemberEpoch) {
 		s.fail("I10 member-epoch", "%s: stage by %s with its current member epoch %d was fenced: %v", w.name, meta.MemberID, current, err)
-		return pipeline.Result[engine.Record]{Err: err}
+		return pipeline.Result[*targets.Record]{Err: err}
 	}
 	if valid && !stale {
 		s.checkPrediction(w, g, "stage", recs, pred, failed, whole)
@@ -509,7 +514,7 @@ func (w *worker) stage(recs []engine.Record, typ engine.AckType) pipeline.Result
 		if valid {
 			w.probeAbortable("stage", err)
 		}
-		return pipeline.Result[engine.Record]{Err: err}
+		return pipeline.Result[*targets.Record]{Err: err}
 	}
 	if whole {
 		return w.outcome("stage", err, false)
@@ -544,7 +549,7 @@ func (w *worker) stage(recs []engine.Record, typ engine.AckType) pipeline.Result
 		// wrote for those records, so the worker aborts it.
 		w.probeAbortable("stage", err)
 	}
-	return pipeline.Result[engine.Record]{Err: err}
+	return pipeline.Result[*targets.Record]{Err: err}
 }
 
 // probeAbortable checks invariant 13 after a staging call failed with
@@ -562,10 +567,9 @@ func (w *worker) probeAbortable(what string, cause error) {
 	}{
 		{"produce", func() error {
 			tp := s.outs[w.sl.mode][0].tp
-			_, err := w.txn.Produce(tp.Topic, tp.Partition, []engine.ProduceRecord{{Value: []byte("probe")}})
-			return err
+			return w.tw.Produce(context.Background(), []*targets.Record{{Topic: tp.Topic, Partition: tp.Partition, Value: []byte("probe")}})
 		}},
-		{"commit", w.txn.Commit},
+		{"commit", func() error { return w.tw.Commit(context.Background()) }},
 	} {
 		err := p.call()
 		s.say("probe %s after failed %s: %s", p.name, what, errName(err))
@@ -580,15 +584,15 @@ func (w *worker) probeAbortable(what string, cause error) {
 // the engine must refuse it and change nothing but the transaction, which
 // the refusal leaves abortable. It reports whether the transaction can go
 // on (false: res is the staging's failure, and the worker aborts).
-func (w *worker) stageRelease(recs []engine.Record) (pipeline.Result[engine.Record], bool) {
+func (w *worker) stageRelease(recs []*targets.Record) (pipeline.Result[*targets.Record], bool) {
 	s := w.s
-	acks := ackRanges(recs, engine.AckRelease)
-	if len(acks) == 0 || w.open == nil {
-		return pipeline.Result[engine.Record]{}, true
+	if len(recs) == 0 || w.open == nil {
+		return pipeline.Result[*targets.Record]{}, true
 	}
 	valid := !s.fenced(w.txn, w.sl.tid)
-	meta := w.share.Metadata()
-	err := s.producerCall(w.txn, w.sl.tid, "stage-release", func() error { return w.txn.SendShareAcksToTransaction(acks, meta) })
+	err := s.producerCall(w.txn, w.sl.tid, "stage-release", func() error {
+		return w.tw.StageAcks(context.Background(), recs, targets.AckRelease)
+	})
 	s.say("stage-release: %s", errName(err))
 	if err == nil {
 		s.fail("I7 tx-pending-held", "%s staged RELEASE for %s and the engine accepted it (docs/design.md §3.3: invalid request)", w.name, fmtRecs(recs))
@@ -597,7 +601,7 @@ func (w *worker) stageRelease(recs []engine.Record) (pipeline.Result[engine.Reco
 		s.touch(w.share.ID())
 	}
 	if err == nil {
-		return pipeline.Result[engine.Record]{}, true
+		return pipeline.Result[*targets.Record]{}, true
 	}
 	if valid {
 		w.probeAbortable("stage-release", err)
@@ -605,12 +609,12 @@ func (w *worker) stageRelease(recs []engine.Record) (pipeline.Result[engine.Reco
 	if engine.ErrorIsFenced(err) && !errors.Is(err, engine.ErrFencedMemberEpoch) {
 		return w.outcome("stage-release", err, false), false
 	}
-	return pipeline.Result[engine.Record]{Err: err}, false
+	return pipeline.Result[*targets.Record]{Err: err}, false
 }
 
 // sendOffsets adds the classic member's next offsets past recs to the open
 // transaction.
-func (w *worker) sendOffsets(recs []engine.Record) pipeline.Result[engine.Record] {
+func (w *worker) sendOffsets(recs []*targets.Record) pipeline.Result[*targets.Record] {
 	s := w.s
 	offs := map[engine.TopicPartition]int64{}
 	for _, rec := range recs {
@@ -620,16 +624,17 @@ func (w *worker) sendOffsets(recs []engine.Record) pipeline.Result[engine.Record
 		}
 	}
 	if len(offs) == 0 {
-		return pipeline.Result[engine.Record]{}
+		return pipeline.Result[*targets.Record]{}
 	}
-	meta := w.classic.Metadata()
-	err := s.producerCall(w.txn, w.sl.tid, "send-offsets", func() error { return w.txn.SendOffsetsToTransaction(offs, meta) })
+	err := s.producerCall(w.txn, w.sl.tid, "send-offsets", func() error {
+		return w.tw.StageAcks(context.Background(), recs, targets.AckAccept)
+	})
 	s.say("send-offsets %s: %s", fmtOffsets(offs), errName(err))
 	if errors.Is(err, engine.ErrIllegalGeneration) && !w.zombie {
 		// A rebalance since the poll: abort and start over from the
 		// committed offsets.
 		w.probeAbortable("send-offsets", err)
-		return pipeline.Result[engine.Record]{Err: err}
+		return pipeline.Result[*targets.Record]{Err: err}
 	}
 	if err != nil {
 		return w.outcome("send-offsets", err, false)
@@ -639,44 +644,42 @@ func (w *worker) sendOffsets(recs []engine.Record) pipeline.Result[engine.Record
 			w.open.offsets[tp.Partition] = off
 		}
 	}
-	return pipeline.Result[engine.Record]{}
+	return pipeline.Result[*targets.Record]{}
 }
 
-// close leaves cleanly (KindLeave): an implicit member's close accepts its
-// last poll first; an open transaction aborts.
+// close leaves cleanly (KindLeave) through the adapter's Close: an
+// implicit member's close accepts its last poll first; an open
+// transaction aborts (here first, so its end is tracked).
 func (w *worker) close() {
 	s := w.s
 	if w.gone {
 		return
 	}
-	if pending := w.m.Pending(); w.share != nil && len(pending) > 0 {
-		w.predictImplicit(pending)
-		if _, err := w.share.Poll(0); err == nil {
-			s.touch(w.share.ID())
-		}
-	}
 	if w.open != nil {
-		w.end(false)
+		if res := w.end(false); res.Err == nil {
+			w.book.Aborted()
+		}
 	}
 	if w.share != nil {
 		if m := s.members[w.share.ID()]; m != nil {
 			m.left, m.leftStep = true, s.stepNo
 		}
+	}
+	if modes[w.sl.mode] == pipeline.Implicit && w.m.Phase() == pipeline.AfterPoll {
+		// Records polled and not yet produced: the adapter's Close would
+		// accept them (a close accepts the whole last poll, as Kafka's
+		// does), and the load generator closes only once they are
+		// produced (OpClose). A leave in the middle of the loop leaves the
+		// group without accepting.
 		_ = w.share.Leave()
+		return
 	}
-	if w.classic != nil {
-		_ = w.classic.Leave()
-	}
+	w.predictImplicit(w.m.Pending())
+	w.book.Closed(w.m.Pending())
+	_ = w.tw.Close(context.Background())
 }
 
-// ackRanges turns records into acknowledgements of consecutive offsets.
-func ackRanges(recs []engine.Record, t engine.AckType) []engine.Acknowledgement {
-	return engine.AckRanges(recs, recordAt, t)
-}
-
-func recordAt(r engine.Record) (string, int32, int64) { return r.Topic, r.Partition, r.Offset }
-
-func fmtRecs(recs []engine.Record) string {
+func fmtRecs(recs []*targets.Record) string {
 	if len(recs) == 0 {
 		return "[]"
 	}

@@ -96,8 +96,9 @@ type rec struct {
 	flags    uint16
 	state    uint8
 	// counted is how many deliveries certainly counted toward the limit
-	// (saturating): those whose acknowledgement took effect, released the
-	// record, or was staged in a transaction that aborted. A delivery that
+	// (saturating): the one whose accept or reject took effect, those
+	// whose release took effect, and those whose acknowledgement was
+	// staged in a transaction that aborted. A delivery that
 	// ended with no acknowledgement may have been undone (a session close
 	// gives it back; a restart forgets an acquisition), so it is not.
 	counted uint8

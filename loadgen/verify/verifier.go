@@ -187,7 +187,13 @@ func (v *Verifier) AddDelivery(d Delivery) {
 		r.observed++
 	}
 	r.deliveries = max(r.deliveries, uint16(min(max(d.DeliveryCount, 0), math.MaxUint16)))
-	if d.Ack != AckNone && (d.AckOutcome == AckCommitted || d.AckOutcome == AckAborted) && r.counted < math.MaxUint8 {
+	// An accept or reject that took effect ends the record, so at most one
+	// of them counts: a client told "committed" of another (a no-op ack
+	// of a record already terminal, an implicit accept whose acquisition
+	// a restart or failover had dropped) did not make a delivery.
+	ended := (d.Ack == AckAccept || d.Ack == AckReject) && d.AckOutcome == AckCommitted
+	if d.Ack != AckNone && (d.AckOutcome == AckCommitted || d.AckOutcome == AckAborted) && r.counted < math.MaxUint8 &&
+		(!ended || r.flags&(flagAcceptCommitted|flagRejectCommitted) == 0) {
 		r.counted++
 	}
 	switch d.Ack {

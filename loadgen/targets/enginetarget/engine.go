@@ -35,6 +35,12 @@ type Options struct {
 	DataDir string
 	// Flush is the data directory's flush policy (default: always).
 	Flush eng.FlushPolicy
+	// Clock, when set, is a manual clock the caller advances and whose
+	// timers it fires (Engine().FireTimers), one step at a time: the
+	// simulator drives the target so. A poll or a reader then returns at
+	// once with what is there, since nothing can arrive while a
+	// single-threaded caller waits.
+	Clock *eng.ManualClock
 	// Extra engine options, applied last (for example a hook; a hook
 	// given here replaces the one the fault runner needs).
 	Extra []eng.Option
@@ -67,6 +73,9 @@ func New(opts Options) (*Target, error) {
 		opts.SessionTimeout = 10 * time.Second
 	}
 	eo = append(eo, eng.WithSessionTimeout(opts.SessionTimeout))
+	if opts.Clock != nil {
+		eo = append(eo, eng.WithClock(opts.Clock))
+	}
 	fr := &FaultRunner{durable: opts.DataDir != ""}
 	if opts.DataDir != "" {
 		eo = append(eo, eng.WithDataDir(opts.DataDir), eng.WithFlushPolicy(opts.Flush), eng.WithHook(fr.hook))
@@ -361,6 +370,9 @@ func (w *worker) pollRaw(ctx context.Context, max int) ([]*targets.Record, error
 			}
 			return out, nil
 		}
+		if w.t.opts.Clock != nil {
+			return nil, nil
+		}
 		if err := w.t.e.WaitTopic(ctx, w.cfg.InputTopic, pollWait); err != nil {
 			return nil, nil // ctx done: an empty poll, as a consumer's would be
 		}
@@ -452,10 +464,10 @@ func (w *worker) abortRaw(context.Context) error {
 		return fmt.Errorf("engine target: %w: abort in mode %s", targets.ErrUnsupported, w.mode)
 	}
 	err := w.txn.Abort()
-	if w.classic != nil {
+	if err == nil && w.classic != nil {
 		// A classic consumer rewinds to the committed offsets after an
 		// abort so the aborted records are consumed again.
-		err = errors.Join(err, w.classic.Rewind())
+		err = w.classic.Rewind()
 	}
 	return err
 }
@@ -502,6 +514,25 @@ func (w *worker) StageAcks(ctx context.Context, recs []*targets.Record, t target
 func (w *worker) Commit(ctx context.Context) error { return classify(w.commitRaw(ctx)) }
 
 func (w *worker) Abort(ctx context.Context) error { return classify(w.abortRaw(ctx)) }
+
+// Handles are the engine clients behind a worker of this target: what an
+// observer that checks the engine's rules beside the worker (the
+// simulator) reads, never calls through.
+type Handles struct {
+	Share   *eng.ShareMember   // share-group modes
+	Classic *eng.ClassicMember // classic-eos
+	Txn     *eng.Producer      // transactional modes
+}
+
+// HandlesOf returns the engine clients of w, a worker of an engine
+// target (false for any other worker).
+func HandlesOf(w targets.Worker) (Handles, bool) {
+	ew, ok := w.(*worker)
+	if !ok {
+		return Handles{}, false
+	}
+	return Handles{Share: ew.share, Classic: ew.classic, Txn: ew.txn}, true
+}
 
 func (w *worker) TxnInfo() (string, int16) {
 	if w.txn == nil {
@@ -595,7 +626,7 @@ func (r *reader) Poll(ctx context.Context) ([]*targets.Record, error) {
 				out = append(out, toTarget(r.topic, rec))
 			}
 		}
-		if len(out) > 0 || attempt > 0 {
+		if len(out) > 0 || attempt > 0 || r.t.opts.Clock != nil {
 			return out, nil
 		}
 		if err := r.t.e.WaitTopic(ctx, r.topic, pollWait); err != nil {

@@ -287,3 +287,67 @@ func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
 		}
 	}
 }
+
+// TestManualClockTarget: on a manual clock a poll and a reader return at
+// once with what is there (nothing can arrive while the one caller
+// waits), the engine's timers fire only when the caller fires them, and
+// HandlesOf shows the engine clients behind a worker.
+func TestManualClockTarget(t *testing.T) {
+	t.Parallel()
+	clk := eng.NewManualClock()
+	tg, err := New(Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ctx := context.Background()
+	cfg := targets.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 1, OutputPartitions: 1,
+		Group: "g", TransactionalIDPrefix: "tx-", LockDuration: time.Second, TransactionTimeout: time.Minute}
+	if err := tg.Setup(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ok := HandlesOf(w)
+	if !ok || h.Share == nil || h.Classic != nil || h.Txn == nil || h.Txn.TransactionalID() != "tx-3" {
+		t.Fatalf("HandlesOf = %+v, %v; want a share member and producer tx-3", h, ok)
+	}
+	if _, ok := HandlesOf(nil); ok {
+		t.Error("HandlesOf(nil) reported handles")
+	}
+	// An empty poll and an empty reader return at once: without the
+	// manual clock each would wait (a test timeout is what would fail).
+	recs, err := w.Poll(ctx, 10)
+	if err != nil || len(recs) != 0 {
+		t.Fatalf("empty poll = %v, %v; want nothing", recs, err)
+	}
+	rd, err := tg.NewReader(ctx, cfg, cfg.OutputTopic, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := rd.Poll(ctx); err != nil || len(recs) != 0 {
+		t.Fatalf("empty read = %v, %v; want nothing", recs, err)
+	}
+	p, err := tg.NewProducer(ctx, cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Produce(ctx, []*targets.Record{{Topic: "in", Partition: 0, Value: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err = w.Poll(ctx, 10); err != nil || len(recs) != 1 {
+		t.Fatalf("poll = %v, %v; want the one record", recs, err)
+	}
+	// The lock expires when the caller advances the clock and fires the
+	// timers, not before.
+	clk.Advance(2 * time.Second)
+	if info, _ := tg.Engine().ShareRecord("g", eng.TopicPartition{Topic: "in"}, 0); info.State != eng.StateAcquired {
+		t.Fatalf("before the timers fired the record is %v, want ACQUIRED", info.State)
+	}
+	tg.Engine().FireTimers()
+	if info, _ := tg.Engine().ShareRecord("g", eng.TopicPartition{Topic: "in"}, 0); info.State != eng.StateAvailable {
+		t.Fatalf("after the timers fired the record is %v, want AVAILABLE", info.State)
+	}
+}

@@ -1,0 +1,283 @@
+// This file holds the booking of one worker's calls in the run's ledger
+// (Book) and the judging of a ledger by the verifier (Ledger.Judge): the
+// two halves both drivers of pipeline.Machine share — the load
+// generator's goroutine shell and the simulator, which steps the machine
+// on a manual clock and judges each seed as a run is judged.
+
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/verify"
+)
+
+// NewLedger returns an empty ledger, for a driver of the workers other
+// than a run (the simulator).
+func NewLedger() *Ledger { return newLedger() }
+
+// AddInput records an input written at partition and offset, with the
+// id its header carries (PutInputHeader).
+func (l *Ledger) AddInput(id uint64, partition int32, offset, intendedNs int64) {
+	l.addInputs([]uint64{id}, []inputRec{{partition: partition, offset: offset, intended: intendedNs}})
+}
+
+// Book books one worker incarnation's calls in the ledger: the deliveries
+// its polls returned, the acknowledgements it sent and their fates, the
+// transactions it opened and what it was told of them. Records carry
+// their delivery's ledger tag (targets.Record.Tag) from the poll on.
+type Book struct {
+	l      *Ledger
+	worker int
+	inc    int64
+	now    func() int64 // ns since the mode's start
+
+	txnSeq int64 // transactions opened by this incarnation
+	epoch  int16
+	txnIdx int32 // the ledger's record of the open transaction
+	// Deliveries whose acks are staged in the open transaction; rejects
+	// settle their inputs once it commits.
+	stagedRejects []int64
+	tagBuf        []int64
+}
+
+// NewBook starts the book of incarnation inc of worker (its id, which
+// names its transactional id); now reads the time in ns since the mode's
+// start.
+func (l *Ledger) NewBook(worker int, inc int64, now func() int64) *Book {
+	return &Book{l: l, worker: worker, inc: inc, now: now}
+}
+
+// Polled books a poll that returned recs (tagging each) and, in implicit
+// mode, accepted the deliveries tagged accepted (the previous poll's).
+func (b *Book) Polled(accepted []int64, recs []*targets.Record) {
+	if len(accepted) > 0 {
+		b.l.setAck(accepted, ackAccept, fateCommitted)
+	}
+	if len(recs) > 0 {
+		b.l.addDeliveries(b.worker, recs, b.now())
+	}
+}
+
+// Began books a transaction w opened.
+func (b *Book) Began(w targets.Worker) {
+	b.txnSeq++
+	_, b.epoch = w.TxnInfo()
+	var pid int64
+	if p, ok := w.(targets.ProducerIDer); ok {
+		pid = p.ProducerID()
+	}
+	b.txnIdx = b.l.beginTxn(b.worker, b.inc<<32|b.txnSeq, pid, b.epoch)
+	b.stagedRejects = b.stagedRejects[:0]
+}
+
+// OutputTxn is what an output's header names of the transaction that
+// writes it (open: one is), or of the incarnation (deferred mode).
+func (b *Book) OutputTxn(open bool, m pipeline.Mode, epoch int16) (seq int64, ep int16) {
+	if open || m == pipeline.Deferred {
+		return b.inc<<32 | b.txnSeq, b.epoch
+	}
+	return 0, epoch
+}
+
+// Produced books n outputs written in the open transaction.
+func (b *Book) Produced(n int) { b.l.txnOutputs(b.txnIdx, n) }
+
+// Staged books a staging of recs' acks (reject or accept) that returned
+// err.
+func (b *Book) Staged(recs []*targets.Record, reject bool, err error) {
+	kind := ackAccept
+	if reject {
+		kind = ackReject
+	}
+	if err != nil {
+		b.l.setAck(b.tags(recs), kind, fateFailed)
+		return
+	}
+	b.l.stageAcks(b.tags(recs), kind, b.txnIdx)
+	if reject {
+		b.stagedRejects = appendTags(b.stagedRejects, recs)
+	}
+}
+
+// Acked books an acknowledgement of recs with t that returned err.
+func (b *Book) Acked(recs []*targets.Record, t targets.AckType, err error) {
+	kind := ackAccept
+	switch t {
+	case targets.AckReject:
+		kind = ackReject
+	case targets.AckRelease:
+		kind = ackRelease
+	}
+	b.l.setAck(b.tags(recs), kind, ackFate(err))
+}
+
+// CommitSent books that the worker asks to commit its open transaction.
+func (b *Book) CommitSent() { b.l.commitSent(b.txnIdx) }
+
+// Committed books the commit of the open transaction: its staged rejects
+// took effect.
+func (b *Book) Committed() {
+	b.l.endTxn(b.txnIdx, outcomeCommitted)
+	b.l.rejectStaged(b.stagedRejects)
+	b.stagedRejects = b.stagedRejects[:0]
+}
+
+// Aborted books the abort of the open transaction.
+func (b *Book) Aborted() { b.l.endTxn(b.txnIdx, outcomeAborted) }
+
+// Unresolved books that the worker never learns how its open transaction
+// ended.
+func (b *Book) Unresolved() { b.l.endTxn(b.txnIdx, outcomeUnknown) }
+
+// Closed books a close that may have accepted recs (the last poll's in
+// implicit mode): whether it did, the close does not say.
+func (b *Book) Closed(recs []*targets.Record) {
+	if len(recs) > 0 {
+		b.l.setAck(b.tags(recs), ackAccept, fateUnknown)
+	}
+}
+
+// Done books the outcome res of action a, as the load generator's worker
+// shell books each call: for a driver that makes the calls a machine
+// names one at a time and keeps a poll's records until their next use
+// (the simulator).
+func (b *Book) Done(w targets.Worker, open bool, a pipeline.Action[*targets.Record], res pipeline.Result[*targets.Record]) {
+	err := res.Err
+	switch a.Op {
+	case pipeline.OpPoll:
+		if err == nil {
+			b.Polled(appendTags(nil, a.Recs), res.Recs)
+		}
+	case pipeline.OpBegin:
+		if err == nil {
+			b.Began(w)
+		}
+	case pipeline.OpProduce:
+		if err == nil && open {
+			b.Produced(len(a.Recs))
+		}
+	case pipeline.OpStageAccept, pipeline.OpStageReject:
+		b.Staged(a.Recs, a.Op == pipeline.OpStageReject, err)
+	case pipeline.OpAccept:
+		b.Acked(a.Recs, targets.AckAccept, err)
+	case pipeline.OpReject:
+		b.Acked(a.Recs, targets.AckReject, err)
+	case pipeline.OpRelease, pipeline.OpReleaseHeld:
+		b.Acked(a.Recs, targets.AckRelease, err)
+	case pipeline.OpCommit:
+		// (CommitSent before the call.)
+		if err == nil {
+			b.Committed()
+		}
+	case pipeline.OpAbort:
+		if err == nil {
+			b.Aborted()
+		}
+	case pipeline.OpClose:
+		b.Closed(a.Recs)
+	}
+}
+
+// tags returns the ledger tags of recs, in a buffer reused until the next
+// call.
+func (b *Book) tags(recs []*targets.Record) []int64 {
+	b.tagBuf = appendTags(b.tagBuf[:0], recs)
+	return b.tagBuf
+}
+
+// Judge reads what the verifier needs from t after the drain — every
+// output of cfg's output topic read_committed and read_uncommitted (with
+// the markers, where t returns them), the transactions still open, the
+// final share state — adds it to the ledger and returns the verifier's
+// verdict for mode. It waits for nothing: the caller drained (a run
+// settles first; the simulator's manual clock has nothing to wait for).
+func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config, mode pipeline.Mode, opts verify.Options) (*result.Verification, error) {
+	rd, err := t.NewReader(ctx, cfg, cfg.OutputTopic, true)
+	if err != nil {
+		return nil, err
+	}
+	short, err := judgeRead(ctx, t, cfg, true, rd, func(recs []*targets.Record) {
+		for _, r := range recs {
+			if oh, err := readOutput(r.Value); err == nil {
+				l.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
+					txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
+			}
+		}
+	})
+	rd.Close()
+	if err != nil {
+		return nil, err
+	}
+	if short != "" {
+		opts.Incomplete = append(opts.Incomplete, "the read_committed read of the outputs "+short)
+	}
+	var open []verify.OpenTransaction
+	if ti, ok := t.(targets.TransactionInspector); ok && mode.Transactional() {
+		ts, err := ti.OpenTransactions(ctx, cfg, cfg.OutputTopic)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range ts {
+			open = append(open, verify.OpenTransaction{Partition: o.Partition, ProducerID: o.ProducerID, Epoch: o.ProducerEpoch,
+				FirstOffset: o.FirstOffset, TransactionalID: o.TransactionalID, Source: "target"})
+		}
+	}
+	mrd, markers := t.(targets.MarkerReader)
+	if markers {
+		rd, err = mrd.NewMarkerReader(ctx, cfg, cfg.OutputTopic)
+	} else {
+		rd, err = t.NewReader(ctx, cfg, cfg.OutputTopic, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	short, err = judgeRead(ctx, t, cfg, false, rd, func(recs []*targets.Record) {
+		for _, r := range recs {
+			l.addUncommitted(r)
+		}
+	})
+	rd.Close()
+	if err != nil {
+		return nil, err
+	}
+	if short != "" {
+		opts.Incomplete = append(opts.Incomplete, "the read_uncommitted read of the outputs "+short)
+	}
+	byMarkers := l.finishMarkers()
+	if markers {
+		open = mergeOpen(open, byMarkers)
+	}
+	l.nameOpen(cfg.TransactionalIDPrefix, open)
+	state, err := t.Inspect(ctx, cfg)
+	if errors.Is(err, targets.ErrUnsupported) {
+		state, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !markers {
+		opts.Unobserved = append(opts.Unobserved, "transaction markers (the target's readers do not return them)")
+	}
+	v := verify.New(string(mode), opts)
+	l.each(mode, cfg.TransactionalIDPrefix, state, v.AddInput, v.AddOutput, v.AddDelivery)
+	for _, o := range open {
+		v.AddOpenTransaction(o)
+	}
+	return v.Finish(), nil
+}
+
+// judgeRead reads rd up to the output topic's end offsets at its isolation
+// level (readTo), and returns what it stopped short of, if anything.
+func judgeRead(ctx context.Context, t targets.Target, cfg targets.Config, readCommitted bool, rd targets.Reader, take func([]*targets.Record)) (string, error) {
+	ends, err := t.EndOffsets(ctx, cfg, cfg.OutputTopic, readCommitted)
+	if err != nil {
+		return "", fmt.Errorf("learning the end offsets of %s: %w", cfg.OutputTopic, err)
+	}
+	return readTo(ctx, rd, ends, readStall, take)
+}
