@@ -34,15 +34,7 @@ func MedianRatioCI(base, cand []float64, conf float64, rng *rand.Rand, iteration
 		return nan, nan, nan
 	}
 	ratio = quantileSorted(cand, 0.5) / mb
-	if !(conf > 0 && conf < 1) {
-		conf = 0.95
-	}
-	if iterations <= 0 {
-		iterations = DefaultIterations
-	}
-	if rng == nil {
-		rng = rand.New(rand.NewPCG(1, 2))
-	}
+	conf, rng, iterations = bootstrapDefaults(conf, rng, iterations)
 	rb := make([]float64, len(base))
 	rc := make([]float64, len(cand))
 	ratios := make([]float64, 0, iterations)
@@ -71,4 +63,20 @@ func resample(rng *rand.Rand, src, dst []float64) {
 		dst[i] = src[rng.IntN(len(src))]
 	}
 	slices.Sort(dst)
+}
+
+// bootstrapDefaults fills in a bootstrap's unset arguments: a 95%
+// interval, DefaultIterations resamples, and a fixed seed, so that an
+// interval is reproducible from the runs alone.
+func bootstrapDefaults(conf float64, rng *rand.Rand, iterations int) (float64, *rand.Rand, int) {
+	if !(conf > 0 && conf < 1) {
+		conf = 0.95
+	}
+	if iterations <= 0 {
+		iterations = DefaultIterations
+	}
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(1, 2))
+	}
+	return conf, rng, iterations
 }

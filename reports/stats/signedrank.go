@@ -167,15 +167,7 @@ func PairedRatioTest(r []float64, conf float64, rng *rand.Rand, iterations int) 
 		logs[i] = math.Log(v)
 	}
 	_, _, p = WilcoxonSignedRank(logs)
-	if !(conf > 0 && conf < 1) {
-		conf = 0.95
-	}
-	if iterations <= 0 {
-		iterations = DefaultIterations
-	}
-	if rng == nil {
-		rng = rand.New(rand.NewPCG(1, 2))
-	}
+	conf, rng, iterations = bootstrapDefaults(conf, rng, iterations)
 	buf := make([]float64, len(r))
 	meds := make([]float64, iterations)
 	for i := range meds {
