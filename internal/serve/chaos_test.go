@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/internal/cli"
-	"github.com/sharebench/sharebench/internal/serve"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
@@ -49,21 +47,7 @@ func TestChaosAgainstDurableServe(t *testing.T) {
 }
 
 func chaosMode(t *testing.T, control, mode string) {
-	e, err := engine.New(engine.WithDataDir(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := serve.New(e, serve.WithListen("127.0.0.1:0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
-	t.Cleanup(func() { s.Close(); e.Close() })
-	a, err := serve.NewAdmin("127.0.0.1:0", serve.NewControl(e), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	_, s, a := durableServeWithAdmin(t)
 	out := t.TempDir()
 	args := []string{"sharebench", "run", "--workload", "testdata/serve-chaos-short.yaml", "--target", "kafka",
 		"--brokers", s.Addr(), "--broker-control", "SHAREBENCH_SERVE_ADMIN=" + a.Addr() + " " + control + " {action}",

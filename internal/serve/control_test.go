@@ -17,21 +17,7 @@ import (
 // retries through, start recovers it with the durable records, and bad
 // requests are 4xx answers naming the problem.
 func TestAdminControl(t *testing.T) {
-	e, err := engine.New(engine.WithDataDir(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := serve.New(e, serve.WithListen("127.0.0.1:0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
-	t.Cleanup(func() { s.Close(); e.Close() })
-	a, err := serve.NewAdmin("127.0.0.1:0", serve.NewControl(e), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	e, s, a := durableServeWithAdmin(t)
 	call := func(method, path string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, "http://"+a.Addr()+path, nil)
@@ -88,4 +74,27 @@ func TestAdminRefusesRemote(t *testing.T) {
 	if _, err := serve.NewAdmin("0.0.0.0:0", nil, nil); err == nil || !strings.Contains(err.Error(), "not a loopback") {
 		t.Fatalf("NewAdmin(0.0.0.0:0): %v", err)
 	}
+}
+
+// durableServeWithAdmin starts a server over a durable engine in a
+// temporary directory, and its admin endpoint, both on loopback ports the
+// kernel picks; both close when the test ends.
+func durableServeWithAdmin(t *testing.T) (*engine.Engine, *serve.Server, *serve.Admin) {
+	t.Helper()
+	e, err := engine.New(engine.WithDataDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := serve.New(e, serve.WithListen("127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	t.Cleanup(func() { s.Close(); e.Close() })
+	a, err := serve.NewAdmin("127.0.0.1:0", serve.NewControl(e), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return e, s, a
 }
