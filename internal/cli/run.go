@@ -22,6 +22,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/workloads"
@@ -547,7 +548,14 @@ func openSink(ctx context.Context, f *runFlags, spec *workloads.Spec) (sink.Sink
 // runFlagHints names the flags that give what a run's error says is
 // missing: the packages below the CLI name the inputs, not the flags.
 func runFlagHints(err error) error {
+	var um *kafkatarget.UnsupportedModeError
 	switch {
+	case errors.As(err, &um):
+		names := make([]string, len(um.Instead))
+		for i, m := range um.Instead {
+			names[i] = string(m)
+		}
+		return &flagged{err.Error() + "; pass --modes " + strings.Join(names, ","), err}
 	case errors.Is(err, loadgen.ErrNoFaultControl):
 		return &flagged{err.Error() + "; for kafka pass --broker-control, for the engine run with --data-dir", err}
 	case errors.Is(err, enginetarget.ErrNeedsDataDir):

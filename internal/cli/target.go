@@ -160,7 +160,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 			if m == pipeline.Transactional {
 				if err := t.Supports(ctx, m); err != nil {
 					t.Close()
-					return nil, nil, withCode(reports.ExitUsage, err)
+					return nil, nil, withCode(reports.ExitUsage, runFlagHints(err))
 				}
 			}
 		}

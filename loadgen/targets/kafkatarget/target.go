@@ -243,6 +243,30 @@ func (t *Target) Supports(ctx context.Context, m pipeline.Mode) error {
 	return supports(resp, m)
 }
 
+// UnsupportedModeError says that the brokers do not advertise an API a
+// mode needs, and which modes they can run instead. It wraps
+// targets.ErrUnsupported.
+type UnsupportedModeError struct {
+	Mode    pipeline.Mode
+	Needs   string          // what the mode needs, in words
+	Instead []pipeline.Mode // modes the brokers can run in its place
+	Advice  string          // more of what to do, or ""
+}
+
+func (e *UnsupportedModeError) Error() string {
+	names := make([]string, len(e.Instead))
+	for i, m := range e.Instead {
+		names[i] = string(m)
+	}
+	msg := fmt.Sprintf("kafka: mode %s needs %s, which this broker does not advertise; run the %s mode", e.Mode, e.Needs, strings.Join(names, " or "))
+	if e.Advice != "" {
+		msg += " " + e.Advice
+	}
+	return msg + ": " + targets.ErrUnsupported.Error()
+}
+
+func (e *UnsupportedModeError) Unwrap() error { return targets.ErrUnsupported }
+
 // supports decides Supports from one ApiVersions response.
 func supports(resp *kmsg.ApiVersionsResponse, m pipeline.Mode) error {
 	has := func(key int16) bool {
@@ -256,12 +280,13 @@ func supports(resp *kmsg.ApiVersionsResponse, m pipeline.Mode) error {
 	switch m {
 	case pipeline.ClassicEOS:
 		if !has(int16(kmsg.InitProducerID)) || !has(int16(kmsg.TxnOffsetCommit)) {
-			return fmt.Errorf("kafka: mode classic-eos needs transactions, which this broker does not advertise; run the implicit or explicit mode: %w", targets.ErrUnsupported)
+			return &UnsupportedModeError{Mode: m, Needs: "transactions", Instead: []pipeline.Mode{pipeline.Implicit, pipeline.Explicit}}
 		}
 		return nil
 	case pipeline.Transactional:
 		if txnShareAckKey(resp) == 0 {
-			return fmt.Errorf("kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run the deferred mode for today's best effort, or use the engine target (or sharebench serve): %w", targets.ErrUnsupported)
+			return &UnsupportedModeError{Mode: m, Needs: "the KIP-1289 transactional share-acknowledgement API",
+				Instead: []pipeline.Mode{pipeline.Deferred}, Advice: "for today's best effort, or use the engine target (or sharebench serve)"}
 		}
 		if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.InitProducerID)) {
 			return fmt.Errorf("kafka: mode transactional needs share groups and transactions, which this broker does not advertise: %w", targets.ErrUnsupported)
