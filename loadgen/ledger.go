@@ -130,6 +130,16 @@ type Ledger struct {
 	assigned *atomic.Uint64
 }
 
+// lastIDLocked is the highest id an output may name: the run's id counter,
+// or, for a driver without one (the simulator), the highest input id
+// booked. An output naming a higher id is a phantom.
+func (l *Ledger) lastIDLocked() uint64 {
+	if l.assigned != nil {
+		return l.assigned.Load()
+	}
+	return uint64(l.inputs.len())
+}
+
 type pidKey struct {
 	partition int32
 	pid       int64
@@ -247,7 +257,7 @@ func (l *Ledger) addCommittedLocked(o outputRec) bool {
 		o.committed = true
 		l.appendOutputLocked(o)
 	}
-	if o.id >= 1 && (l.assigned == nil || o.id <= l.assigned.Load()) {
+	if o.id >= 1 && o.id <= l.lastIDLocked() {
 		l.seen.grow(int(o.id), 0)
 		seen := l.seen.at(int(o.id - 1))
 		if *seen == 0 {
