@@ -9,9 +9,6 @@ package loadgen
 import (
 	"context"
 	"errors"
-	"fmt"
-	"maps"
-	"strings"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
@@ -275,44 +272,8 @@ func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config
 }
 
 // judgeRead reads rd up to the output topic's end offsets at its isolation
-// level, and returns what it stopped short of, if anything. Judge's
-// callers have drained, and a reader on a manual clock returns at once
-// with what there is, so a poll that moves no position means nothing more
-// will come: the read stops there instead of waiting out a stall in real
-// time (readTo), which a reader returning the same records forever would
-// turn into an unbounded ledger.
+// level. Judge's callers have drained and read on a manual clock, so the
+// read stops at the first poll that moves no position (readTo, stall 0).
 func judgeRead(ctx context.Context, t targets.Target, cfg targets.Config, readCommitted bool, rd targets.Reader, take func([]*targets.Record)) (string, error) {
-	ends, err := t.EndOffsets(ctx, cfg, cfg.OutputTopic, readCommitted)
-	if err != nil {
-		return "", fmt.Errorf("learning the end offsets of %s: %w", cfg.OutputTopic, err)
-	}
-	prev := rd.Positions()
-	// A read returns at most one record per offset it passes.
-	var span, taken int64
-	for p, e := range ends {
-		span += max(e-prev[p], 0)
-	}
-	for {
-		missing := shortOf(prev, ends)
-		if len(missing) == 0 {
-			return "", nil
-		}
-		pctx, cancel := context.WithTimeout(ctx, readPoll)
-		recs, err := rd.Poll(pctx)
-		cancel()
-		if err != nil && ctx.Err() == nil && pctx.Err() == nil {
-			return "", err
-		}
-		if taken += int64(len(recs)); taken > span {
-			return "", fmt.Errorf("reading %s: the reader returned %d records for %d offsets", cfg.OutputTopic, taken, span)
-		}
-		if len(recs) > 0 {
-			take(recs)
-		}
-		pos := rd.Positions()
-		if maps.Equal(pos, prev) {
-			return fmt.Sprintf("stopped short of the end offsets (a poll made no progress; %s)", strings.Join(missing, ", ")), nil
-		}
-		prev = pos
-	}
+	return readToEndOf(ctx, t, cfg, cfg.OutputTopic, readCommitted, rd, 0, take)
 }

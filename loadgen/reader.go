@@ -141,46 +141,70 @@ func (mr *modeRun) stallBound() time.Duration {
 // readToEnd learns topic's end offsets at the reader's isolation level and
 // reads rd up to them (readTo).
 func (mr *modeRun) readToEnd(ctx context.Context, topic string, readCommitted bool, rd targets.Reader, take func([]*targets.Record)) (string, error) {
-	ends, err := mr.cfg.Target.EndOffsets(ctx, mr.tcfg, topic, readCommitted)
+	return readToEndOf(ctx, mr.cfg.Target, mr.tcfg, topic, readCommitted, rd, mr.stallBound(), take)
+}
+
+// readToEndOf learns topic's end offsets on t at the reader's isolation
+// level and reads rd up to them (readTo).
+func readToEndOf(ctx context.Context, t targets.Target, cfg targets.Config, topic string, readCommitted bool, rd targets.Reader, stall time.Duration, take func([]*targets.Record)) (string, error) {
+	ends, err := t.EndOffsets(ctx, cfg, topic, readCommitted)
 	if err != nil {
 		return "", fmt.Errorf("learning the end offsets of %s: %w", topic, err)
 	}
-	return readTo(ctx, rd, ends, mr.stallBound(), take)
+	return readTo(ctx, rd, ends, stall, take)
 }
 
 // readTo polls rd, handing each poll's records to take, until the reader's
 // position has reached ends in every partition. It returns "" then;
-// otherwise (no progress for stall, or ctx ended) a phrase naming the
-// partitions it did not reach and how far it got.
+// otherwise a phrase naming why it stopped and the partitions it did not
+// reach. It stops when the position has not moved for stall, or, with
+// stall 0 (a reader that returns at once with what there is, as on a
+// manual clock), at the first poll that moves no position; when ctx ends;
+// and when the reader has returned more records than the offsets it had
+// to pass, since a read returns at most one record per offset and a reader
+// that breaks that rule would otherwise grow the ledger without bound.
 func readTo(ctx context.Context, rd targets.Reader, ends map[int32]int64, stall time.Duration, take func([]*targets.Record)) (string, error) {
 	lastMove := time.Now()
 	prev := rd.Positions()
-	for {
+	var span, taken int64
+	for p, e := range ends {
+		span += max(e-prev[p], 0)
+	}
+	for polled := false; ; polled = true {
 		pos := rd.Positions()
 		missing := shortOf(pos, ends)
 		if len(missing) == 0 {
 			return "", nil
 		}
-		if !maps.Equal(pos, prev) {
+		moved := !maps.Equal(pos, prev)
+		if moved {
 			prev, lastMove = pos, time.Now()
 		}
-		if time.Since(lastMove) >= stall || ctx.Err() != nil {
-			why := fmt.Sprintf("made no progress for %v", stall)
-			if ctx.Err() != nil {
-				why = "was interrupted"
-			}
+		why := ""
+		switch {
+		case ctx.Err() != nil:
+			why = "was interrupted"
+		case taken > span:
+			why = fmt.Sprintf("the reader returned %d records for the %d offsets it had to pass", taken, span)
+		case stall == 0 && polled && !moved:
+			why = "a poll made no progress"
+		case stall > 0 && time.Since(lastMove) >= stall:
+			why = fmt.Sprintf("made no progress for %v", stall)
+		}
+		if why != "" {
 			return fmt.Sprintf("stopped short of the end offsets (%s; %s)", why, strings.Join(missing, ", ")), nil
 		}
 		pctx, cancel := context.WithTimeout(ctx, readPoll)
 		recs, err := rd.Poll(pctx)
 		cancel()
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || (stall == 0 && pctx.Err() != nil) {
 				continue
 			}
 			return "", err
 		}
-		if len(recs) > 0 {
+		taken += int64(len(recs))
+		if len(recs) > 0 && taken <= span {
 			take(recs)
 		}
 	}

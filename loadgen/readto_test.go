@@ -44,27 +44,36 @@ func rec(p int32, o int64) *targets.Record { return &targets.Record{Partition: p
 
 // TestReadTo: a read stops as soon as the position reaches the end offsets
 // in every partition (an empty partition's end is 0: reached at once);
-// one that stops making progress short of them says which partition it
-// missed and where it stood, instead of stopping quietly.
+// one that stops making progress short of them (for the stall, or, with
+// stall 0, in one poll), or whose reader returns more records than the
+// offsets it passes, says which partition it missed and where it stood,
+// instead of stopping quietly.
 func TestReadTo(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		polls     [][]*targets.Record
 		ends      map[int32]int64
+		stall     time.Duration
 		wantRead  int
 		wantShort string
 	}{
 		{"reached after three polls; the fourth is never made", [][]*targets.Record{{rec(0, 0)}, {rec(1, 0), rec(1, 1)}, {rec(0, 1)}, {rec(0, 2)}},
-			map[int32]int64{0: 2, 1: 2, 2: 0}, 4, ""},
-		{"nothing to read", nil, map[int32]int64{0: 0}, 0, ""},
+			map[int32]int64{0: 2, 1: 2, 2: 0}, 50 * time.Millisecond, 4, ""},
+		{"nothing to read", nil, map[int32]int64{0: 0}, 50 * time.Millisecond, 0, ""},
 		{"partition 1 never reaches its end", [][]*targets.Record{{rec(0, 0), rec(1, 0)}},
-			map[int32]int64{0: 1, 1: 3}, 2, "stopped short of the end offsets (made no progress for 50ms; partition 1 at offset 1 of 3)"},
+			map[int32]int64{0: 1, 1: 3}, 50 * time.Millisecond, 2, "stopped short of the end offsets (made no progress for 50ms; partition 1 at offset 1 of 3)"},
+		{"stall 0: one poll that moves nothing ends the read", [][]*targets.Record{{rec(0, 0)}},
+			map[int32]int64{0: 3}, 0, 1, "stopped short of the end offsets (a poll made no progress; partition 0 at offset 1 of 3)"},
+		{"stall 0: reached without waiting", [][]*targets.Record{{rec(0, 0)}, {rec(0, 1)}},
+			map[int32]int64{0: 2}, 0, 2, ""},
+		{"a reader returning one offset over and over is cut off at the offsets' count", [][]*targets.Record{{rec(0, 0)}, {rec(0, 0)}, {rec(0, 0)}, {rec(0, 0)}},
+			map[int32]int64{0: 2}, 50 * time.Millisecond, 2, "stopped short of the end offsets (the reader returned 3 records for the 2 offsets it had to pass; partition 0 at offset 1 of 2)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rd := &scriptReader{polls: tc.polls, pos: map[int32]int64{}}
 			read := 0
-			short, err := readTo(context.Background(), rd, tc.ends, 50*time.Millisecond, func(recs []*targets.Record) { read += len(recs) })
+			short, err := readTo(context.Background(), rd, tc.ends, tc.stall, func(recs []*targets.Record) { read += len(recs) })
 			if err != nil {
 				t.Fatal(err)
 			}
