@@ -222,10 +222,7 @@ func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config
 		if err != nil {
 			return nil, err
 		}
-		for _, o := range ts {
-			open = append(open, verify.OpenTransaction{Partition: o.Partition, ProducerID: o.ProducerID, Epoch: o.ProducerEpoch,
-				FirstOffset: o.FirstOffset, TransactionalID: o.TransactionalID, Source: "target"})
-		}
+		open = openFromTarget(ts)
 	}
 	mrd, markers := t.(targets.MarkerReader)
 	if markers {
@@ -261,7 +258,7 @@ func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config
 		return nil, err
 	}
 	if !markers {
-		opts.Unobserved = append(opts.Unobserved, "transaction markers (the target's readers do not return them)")
+		opts.Unobserved = append(opts.Unobserved, unobservedMarkers)
 	}
 	v := verify.New(string(mode), opts)
 	l.each(mode, cfg.TransactionalIDPrefix, state, v.AddInput, v.AddOutput, v.AddDelivery)

@@ -502,7 +502,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		DLQ: meta.DLQTopic != "", DLQAtLeastOnce: meta.DLQAtLeastOnce, SinkPending: sinkPending, Incomplete: incomplete}
 	meta.Notes = append(meta.Notes, sinkNotes...)
 	if !meta.Markers {
-		opts.Unobserved = append(opts.Unobserved, "transaction markers (the target's readers do not return them)")
+		opts.Unobserved = append(opts.Unobserved, unobservedMarkers)
 	}
 	v := verify.New(string(mr.mode), opts)
 	var dump *ledgerDump
@@ -556,6 +556,21 @@ func (mr *modeRun) settleGrace() time.Duration {
 // settleTransactions waits (at most settleGrace) until no transaction is
 // open on the output topic, and returns those still open, with a note when
 // the target cannot list them.
+// openFromTarget is what the target lists as open transactions, in the
+// verifier's terms.
+func openFromTarget(ts []targets.OpenTransaction) []verify.OpenTransaction {
+	out := make([]verify.OpenTransaction, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, verify.OpenTransaction{Partition: t.Partition, ProducerID: t.ProducerID, Epoch: t.ProducerEpoch,
+			FirstOffset: t.FirstOffset, TransactionalID: t.TransactionalID, Source: "target"})
+	}
+	return out
+}
+
+// unobservedMarkers is what the verifier is told it cannot see when the
+// target's readers do not return transaction markers.
+const unobservedMarkers = "transaction markers (the target's readers do not return them)"
+
 func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransaction, string) {
 	ti, ok := mr.cfg.Target.(targets.TransactionInspector)
 	if !ok || !mr.mode.Transactional() {
@@ -575,12 +590,7 @@ func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransac
 			return nil, fmt.Sprintf("the target could not list open transactions (%v): hanging transactions judged from the markers only", err)
 		}
 		if len(open) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-			out := make([]verify.OpenTransaction, 0, len(open))
-			for _, t := range open {
-				out = append(out, verify.OpenTransaction{Partition: t.Partition, ProducerID: t.ProducerID, Epoch: t.ProducerEpoch,
-					FirstOffset: t.FirstOffset, TransactionalID: t.TransactionalID, Source: "target"})
-			}
-			return out, ""
+			return openFromTarget(open), ""
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
