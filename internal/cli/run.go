@@ -551,11 +551,7 @@ func runFlagHints(err error) error {
 	var um *kafkatarget.UnsupportedModeError
 	switch {
 	case errors.As(err, &um):
-		names := make([]string, len(um.Instead))
-		for i, m := range um.Instead {
-			names[i] = string(m)
-		}
-		return &flagged{err.Error() + "; pass --modes " + strings.Join(names, ","), err}
+		return &flagged{err.Error() + "; pass --modes " + strings.Join(um.InsteadNames(), ","), err}
 	case errors.Is(err, loadgen.ErrNoFaultControl):
 		return &flagged{err.Error() + "; for kafka pass --broker-control, for the engine run with --data-dir", err}
 	case errors.Is(err, enginetarget.ErrNeedsDataDir):

@@ -253,12 +253,17 @@ type UnsupportedModeError struct {
 	Advice  string          // more of what to do, or ""
 }
 
-func (e *UnsupportedModeError) Error() string {
+// InsteadNames names the modes the brokers can run in the mode's place.
+func (e *UnsupportedModeError) InsteadNames() []string {
 	names := make([]string, len(e.Instead))
 	for i, m := range e.Instead {
 		names[i] = string(m)
 	}
-	msg := fmt.Sprintf("kafka: mode %s needs %s, which this broker does not advertise; run the %s mode", e.Mode, e.Needs, strings.Join(names, " or "))
+	return names
+}
+
+func (e *UnsupportedModeError) Error() string {
+	msg := fmt.Sprintf("kafka: mode %s needs %s, which this broker does not advertise; run the %s mode", e.Mode, e.Needs, strings.Join(e.InsteadNames(), " or "))
 	if e.Advice != "" {
 		msg += " " + e.Advice
 	}
