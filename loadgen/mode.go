@@ -22,9 +22,22 @@ import (
 )
 
 // Drainer is implemented by targets that can count input records not yet
-// terminal; the drain then also waits for that count to reach zero.
+// terminal exactly; the drain then also waits for that count to reach zero
+// once every input has an output (an ack lost to a crash leaves its record
+// to be redelivered).
 type Drainer interface {
 	Pending(ctx context.Context, cfg targets.Config) (int64, error)
+}
+
+// PendingBounder is implemented by targets that can bound the input
+// records not yet terminal from above, zero exactly when all are (a real
+// broker's share-partition start offset, which may lag behind records
+// already terminal). The drain uses it only to end once inputs without an
+// output (archived at the delivery limit) are terminal; it never holds a
+// drain whose inputs all have outputs, since a lagging bound would hold it
+// to its timeout.
+type PendingBounder interface {
+	PendingBound(ctx context.Context, cfg targets.Config) (int64, error)
 }
 
 // StatsReporter is implemented by targets that can count lock expiries.
@@ -345,11 +358,18 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 const drainQuiet = 500 * time.Millisecond
 
 // waitDrained polls until every produced input has a committed output or
-// was rejected on purpose (or, with a Drainer target, until no input is
-// pending and no output arrives any more).
+// was rejected on purpose (with a Drainer target, and no input is pending),
+// or, with a Drainer or PendingBounder target, until no input is pending
+// and no output arrives any more.
 func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	dr, _ := mr.cfg.Target.(Drainer)
+	var bound func(context.Context, targets.Config) (int64, error)
+	if dr != nil {
+		bound = dr.Pending
+	} else if pb, ok := mr.cfg.Target.(PendingBounder); ok {
+		bound = pb.PendingBound
+	}
 	lastSettled, quietSince := int64(-1), time.Time{}
 	for {
 		settled := mr.settledInputs()
@@ -362,12 +382,12 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 			if n, err := dr.Pending(ctx, mr.tcfg); err != nil || n == 0 {
 				return true
 			}
-		} else if dr != nil {
+		} else if bound != nil {
 			// An input archived at the delivery limit never gets an
 			// output, so settled stays below produced: once nothing is
 			// pending and no output arrived for drainQuiet (the tail
 			// reader has caught up), the drain is done.
-			if n, err := dr.Pending(ctx, mr.tcfg); err == nil && n == 0 {
+			if n, err := bound(ctx, mr.tcfg); err == nil && n == 0 {
 				if settled != lastSettled {
 					lastSettled, quietSince = settled, time.Now()
 				} else if time.Since(quietSince) >= drainQuiet {

@@ -1,4 +1,4 @@
-// This file holds Pending: how many input records the broker does not yet
+// This file holds PendingBound: how many input records the broker does not yet
 // hold terminal, from the input's end offsets and the share-partition start
 // offsets (a classic group's committed offsets), so the load generator's
 // drain ends once every record is done, archived ones included.
@@ -14,7 +14,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
-// Pending counts, over the input partitions, the records from the
+// PendingBound counts, over the input partitions, the records from the
 // share-partition start offset (for a classic group, the committed offset;
 // for a partition the group never started, the log start) to the end
 // offset. Every record below the start offset is terminal (acknowledged,
@@ -24,7 +24,7 @@ import (
 // delivery limit, which never gets an output, would keep the drain waiting
 // until its timeout. An error (a broker without DescribeShareGroupOffsets)
 // leaves the drain to count outputs alone.
-func (t *Target) Pending(ctx context.Context, cfg targets.Config) (int64, error) {
+func (t *Target) PendingBound(ctx context.Context, cfg targets.Config) (int64, error) {
 	st, err := t.Inspect(ctx, cfg)
 	if err != nil {
 		return 0, err
