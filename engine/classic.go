@@ -34,6 +34,16 @@ type classicGroup struct {
 	// assignLazy: membership changed where partition lists were not at
 	// hand; the next member sync assigns.
 	assignLazy bool
+	// owner and since give each assigned partition's member and the
+	// generation from which that member has held it without a break. A
+	// member keeps its position across a rebalance only for a partition
+	// it has held since the generation it last synced at: one that moved
+	// to another member and back meanwhile may have been consumed and
+	// committed further by the other, so it restarts from the committed
+	// offset, as a consumer does for a partition it did not own in the
+	// previous generation.
+	owner map[TopicPartition]string
+	since map[TopicPartition]int32
 }
 
 type classicMemberState struct {
@@ -88,9 +98,16 @@ func (g *classicGroup) assignWith(e *Engine, ids []string, topics map[string]boo
 	}
 	sort.Strings(names)
 	parts, _ := e.partitionsOf(names)
+	if g.owner == nil {
+		g.owner = map[TopicPartition]string{}
+		g.since = map[TopicPartition]int32{}
+	}
 	for i, tp := range parts {
 		id := ids[i%len(ids)]
 		g.members[id].assignment = append(g.members[id].assignment, tp)
+		if g.owner[tp] != id {
+			g.owner[tp], g.since[tp] = id, g.generation
+		}
 	}
 	g.assignLazy = false
 }
@@ -207,15 +224,16 @@ func (m *ClassicMember) syncLocked(now time.Duration) error {
 		gs.mu.Unlock()
 		return nil
 	}
-	// Partitions the member keeps across the rebalance keep their
-	// positions (its open transaction may already cover records past the
-	// committed offset); newly assigned ones start from the committed
-	// offset, but only once no transaction holds pending offsets for them
-	// (KIP-447's require_stable: reading an offset a pending commit is
-	// about to move would reprocess what that commit covers).
+	// Partitions the member held without a break since its last sync keep
+	// their positions (its open transaction may already cover records
+	// past the committed offset); newly assigned ones, and ones that were
+	// another member's meanwhile, start from the committed offset, but
+	// only once no transaction holds pending offsets for them (KIP-447's
+	// require_stable: reading an offset a pending commit is about to move
+	// would reprocess what that commit covers).
 	kept := map[TopicPartition]bool{}
 	for _, tp := range m.mu.assignment {
-		kept[tp] = true
+		kept[tp] = g.owner[tp] == m.id && g.since[tp] <= m.mu.generation
 	}
 	committed := make(map[TopicPartition]int64, len(st.assignment))
 	for _, tp := range st.assignment {

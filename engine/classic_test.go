@@ -149,6 +149,49 @@ func TestClassicGenerationFencing(t *testing.T) {
 	}
 }
 
+// TestClassicPartitionMovedAndBack: a member keeps its positions across a
+// rebalance only for partitions it held without a break. A partition that
+// went to another member, was consumed and committed further there, and
+// came back while the first member was not polling restarts from the
+// committed offset; keeping the old position would consume again what the
+// other member committed (a duplicate in a classic exactly-once pipeline).
+func TestClassicPartitionMovedAndBack(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.topic("two", 2)
+	p0, p1 := engine.TopicPartition{Topic: "two"}, engine.TopicPartition{Topic: "two", Partition: 1}
+	r.produce("two", 0, 2)
+	r.produce("two", 1, 2)
+	c1 := r.classic("cg", engine.ResetEarliest, "two")
+	if n := len(r.classicPoll(c1, 10)); n != 4 {
+		t.Fatalf("sole member got %d records, want 4", n)
+	}
+	r.produce("two", 1, 2)
+	c2 := r.classic("cg", engine.ResetEarliest, "two")
+	got := r.classicPoll(c2, 10)
+	if a := c2.Assignment(); len(a) != 1 || a[0] != p1 {
+		t.Fatalf("the second member holds %v, want [%v]", a, p1)
+	}
+	if len(got) != 4 {
+		t.Fatalf("the second member read %v from %v, want offsets 0..3", offsetsOf(got), p1)
+	}
+	p := r.producer("p")
+	wantErr(t, "begin", p.Begin(), nil)
+	wantErr(t, "send offsets", p.SendOffsetsToTransaction(map[engine.TopicPartition]int64{p1: 4}, c2.Metadata()), nil)
+	wantErr(t, "commit", p.Commit(), nil)
+	wantErr(t, "leave", c2.Leave(), nil)
+
+	got = r.classicPoll(c1, 10)
+	if len(got) != 0 {
+		t.Fatalf("c1 read %v after %v came back, want nothing: %v was held throughout (position 2 kept) and %v is committed to its end", offsetsOf(got), p1, p0, p1)
+	}
+	r.produce("two", 1, 1)
+	got = r.classicPoll(c1, 10)
+	if len(got) != 1 || got[0].Partition != 1 || got[0].Offset != 4 {
+		t.Fatalf("c1 read %v, want offset 4 of %v only", offsetsOf(got), p1)
+	}
+}
+
 // TestClassicSessionTimeout: a silent classic member is removed; the
 // survivor takes its partitions at the next generation.
 func TestClassicSessionTimeout(t *testing.T) {
