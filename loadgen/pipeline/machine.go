@@ -385,6 +385,16 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 	case stRelease:
 		return Action[R]{Op: OpReleaseHeld, Recs: m.dHeld}, true
 	case stRetry, stRetryBegin:
+		if m.st == stRetryBegin && in.Stop {
+			// A begin that keeps failing is not retried past a stop: the
+			// held records are left to the group (a share session's close
+			// releases them; a classic group's offsets never moved past
+			// them), and a worker that retried on would keep the run from
+			// ending.
+			m.stopping = true
+			m.st = stClose
+			return Action[R]{}, false
+		}
 		return Action[R]{Op: OpWait, Until: in.Now.Add(RetryPause), Retry: true}, true
 	case stReplace:
 		return Action[R]{Op: OpReplace, Aborted: m.aborted}, true

@@ -380,6 +380,16 @@ func TestMachineModes(t *testing.T) {
 				ok
 				ok`,
 			"poll |after-poll process[1] begin wait(10ms retry) begin produce[1] |after-produce stage-accept[1] |after-stage commit"},
+		{"a begin that keeps failing is not retried past a stop: the worker closes",
+			Config{Mode: Deferred}, nil, `
+				recs 1
+				ok
+				err
+				ok
+				err
+				@stop
+				ok`,
+			"poll |after-poll process[1] begin wait(10ms retry) begin close"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := run(t, tc.cfg, tc.rnd, tc.script); got != tc.want {
