@@ -92,6 +92,12 @@ type durable struct {
 	j           atomic.Pointer[journal]
 	nextTopicID atomic.Uint64
 	last        RecoveryReport // guarded by restartMu
+	// upMu guards up: a channel closed while the engine runs, replaced by
+	// an open one when it crashes and closed again when a recovery
+	// completes, so a caller can wait for the engine without polling
+	// Crashed. upMu is a leaf lock (lockorder.go).
+	upMu sync.Mutex
+	up   chan struct{}
 	// statsMu guards base: the counters of the journals before the
 	// current one.
 	statsMu   sync.Mutex
@@ -148,7 +154,16 @@ func (e *Engine) exit() {
 // the step it names completed). Safe to call with any lock held.
 func (e *Engine) crashNow(flush bool) {
 	d := e.dur
-	if d == nil || !d.crashed.CompareAndSwap(false, true) {
+	if d == nil {
+		return
+	}
+	d.upMu.Lock()
+	crashed := d.crashed.CompareAndSwap(false, true)
+	if crashed {
+		d.up = make(chan struct{})
+	}
+	d.upMu.Unlock()
+	if !crashed {
 		return
 	}
 	j := d.j.Load()
@@ -225,8 +240,41 @@ func (e *Engine) Restart() (RecoveryReport, error) {
 	}
 	d.incarnation.Add(1)
 	d.last = rep
-	d.crashed.Store(false)
+	d.running()
 	return rep, nil
+}
+
+// running opens the gate after a recovery and wakes whoever waits in
+// Running.
+func (d *durable) running() {
+	d.upMu.Lock()
+	defer d.upMu.Unlock()
+	d.crashed.Store(false)
+	if d.up == nil {
+		d.up = make(chan struct{})
+	}
+	close(d.up)
+}
+
+// closedChan is closed from the start: Running's answer for an engine
+// that cannot crash (in memory).
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Running returns a channel that is closed once the engine runs: at once
+// when it is running (or has no data directory), or when the Restart that
+// recovers it from a crash completes. A crash after that takes effect on
+// the next call to Running, so a waiter loops while Crashed reports true.
+func (e *Engine) Running() <-chan struct{} {
+	d := e.dur
+	if d == nil {
+		return closedChan
+	}
+	d.upMu.Lock()
+	defer d.upMu.Unlock()
+	if d.up == nil {
+		return closedChan
+	}
+	return d.up
 }
 
 // Recovery returns the report of the last recovery (New with a data

@@ -351,6 +351,54 @@ func TestDurableCrashAndRestart(t *testing.T) {
 	diffViews(t, viewOf(t, e, durTxnIDs, durClassic), before)
 }
 
+// TestRunningSignalsRecovery: Running is closed while the engine runs
+// (always, in memory), open from a crash, and closed by the Restart that
+// recovers it, so a caller waits for recovery without polling Crashed.
+func TestRunningSignalsRecovery(t *testing.T) {
+	t.Parallel()
+	isClosed := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	mem := durGet[*engine.Engine](t)(engine.New(engine.WithClock(engine.NewManualClock())))
+	defer mem.Close()
+	if !isClosed(mem.Running()) {
+		t.Fatal("Running of an in-memory engine is open, want closed")
+	}
+	e := durGet[*engine.Engine](t)(engine.New(durableOpts(t.TempDir(), engine.NewManualClock())...))
+	defer e.Close()
+	if !isClosed(e.Running()) {
+		t.Fatal("Running of a recovered durable engine is open, want closed")
+	}
+	durOK(t, e.Crash())
+	down := e.Running()
+	if isClosed(down) || !e.Crashed() {
+		t.Fatalf("after Crash: Running closed %v, Crashed %v; want open and true", isClosed(down), e.Crashed())
+	}
+	durOK(t, e.Crash()) // crashing a crashed engine keeps the same wait
+	if e.Running() != down {
+		t.Fatal("a second Crash replaced the channel a waiter holds")
+	}
+	woke := make(chan struct{})
+	go func() {
+		<-down
+		close(woke)
+	}()
+	durGet[engine.RecoveryReport](t)(e.Restart())
+	select {
+	case <-woke:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a waiter on Running was not woken by Restart")
+	}
+	if e.Crashed() || !isClosed(e.Running()) {
+		t.Fatalf("after Restart: Crashed %v, Running closed %v; want false and true", e.Crashed(), isClosed(e.Running()))
+	}
+}
+
 // segmentFiles counts the segment files under dir/sub.
 func segmentFiles(t testing.TB, dir, sub string) int {
 	t.Helper()

@@ -218,7 +218,7 @@ func New(opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 		e.dur.last = rep
-		e.dur.crashed.Store(false)
+		e.dur.running()
 	}
 	if cfg.manual {
 		close(e.done)

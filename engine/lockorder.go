@@ -13,8 +13,8 @@ package engine
 //  3. ShareMember.mu / ClassicMember.mu — one member handle's fields.
 //  4. groupShard.mu       — share and classic groups of one shard.
 //  5. dataShard.mu        — partition logs and their share partitions.
-//  6. topic.notifyMu, topicsMu, markerQueue.mu — leaves: nothing of the engine is taken
-//     while held.
+//  6. topic.notifyMu, topicsMu, markerQueue.mu, durable.upMu — leaves:
+//     nothing of the engine is taken while held.
 //  7. the journal's wal.Group mutex — taken by Append under any of the
 //     above (appending does no I/O); the flush leader releases it for the
 //     I/O and then takes one log's file mutex at a time. Nothing of the

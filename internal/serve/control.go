@@ -116,11 +116,9 @@ func (s *Server) awaitEngine(c *conn) bool {
 	}
 	deadline := time.NewTimer(crashHold)
 	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
 	for s.e.Crashed() {
 		select {
-		case <-tick.C:
+		case <-s.e.Running():
 		case <-deadline.C:
 			return false
 		case <-c.gone:
