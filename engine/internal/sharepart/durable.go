@@ -254,6 +254,7 @@ func (sp *SharePartition) normalize() error {
 		sp.runs = sp.runs[:n-1]
 	}
 	sp.merge()
+	sp.admitInFlight()
 	sp.dirty, sp.jspso = false, sp.spso
 	return nil
 }

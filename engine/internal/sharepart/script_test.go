@@ -124,6 +124,10 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 			s.log[a.parseInt64(g)] = true
 		}
 		return "ok"
+	case "set-config":
+		cfg := s.sp.Config()
+		cfg.MaxRecordLocks = a.intOr("max-record-locks", cfg.MaxRecordLocks)
+		return errResult(s.sp.SetConfig(cfg))
 	case "acquire":
 		rs := s.sp.Acquire(a.dur("now"), a.owner(), a.int("max"), a.int64("fetch-end"), s.log, nil)
 		if len(rs) == 0 {

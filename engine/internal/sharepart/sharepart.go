@@ -301,6 +301,14 @@ type SharePartition struct {
 	logStart int64
 	// dead holds the dead letters not yet taken (Config.DeadLetters).
 	dead []DeadLetter
+	// Records acquired under a larger window than the current one (the
+	// group config lowered share.partition.max.record.locks, or a recovery
+	// runs under a config lowered since) stay in flight until they are
+	// terminal, as Kafka keeps them; only new acquisitions obey the
+	// smaller window. keptEnd is the first offset past them and keptN how
+	// many records were in flight when the window shrank (admitInFlight);
+	// both are zero once SPSO passes keptEnd.
+	keptEnd, keptN int64
 	// Durable tracking (durable.go): the offsets whose durable state
 	// changed since the last TakeDelta, and the SPSO it last reported.
 	dirty    bool
@@ -330,7 +338,28 @@ func (sp *SharePartition) SetConfig(cfg Config) error {
 	}
 	cfg.KeepHistory = sp.cfg.KeepHistory
 	sp.cfg = cfg
+	sp.admitInFlight()
 	return nil
+}
+
+// admitInFlight keeps the records in flight beyond the current window (see
+// keptEnd) for Check, which otherwise bounds every in-flight record by it.
+func (sp *SharePartition) admitInFlight() {
+	limit := sp.windowLimit()
+	var end, n int64
+	for i := sp.head; i < len(sp.runs); i++ {
+		r := &sp.runs[i]
+		if r.state.Terminal() || r.state == Available {
+			continue
+		}
+		n += r.n()
+		if r.last >= limit {
+			end = r.last + 1
+		}
+	}
+	if end > 0 {
+		sp.keptEnd, sp.keptN = max(sp.keptEnd, end), max(sp.keptN, n)
+	}
 }
 
 // SPSO returns the share-partition start offset.
@@ -1142,6 +1171,9 @@ func (sp *SharePartition) advance() {
 		sp.runs[sp.head] = run{}
 		sp.head++
 	}
+	if sp.keptEnd > 0 && sp.spso >= sp.keptEnd {
+		sp.keptEnd, sp.keptN = 0, 0
+	}
 	// Compact when the dead prefix dominates, so memory follows the
 	// window, not the partition's history.
 	if sp.head > 32 && sp.head*2 > len(sp.runs) {
@@ -1198,8 +1230,9 @@ func (sp *SharePartition) Check() error {
 	}
 	// In batch_optimized a fetch may run past the window end (the check
 	// comes before it), so only record_limit bounds the window exactly.
+	// Records kept from a larger window (keptEnd) are in flight lawfully.
 	if sp.cfg.AcquireMode == RecordLimit {
-		limit := sp.windowLimit()
+		limit := max(sp.windowLimit(), sp.keptEnd)
 		for i := sp.head; i < len(sp.runs); i++ {
 			r := &sp.runs[i]
 			if !r.state.Terminal() && r.state != Available && r.last >= limit {
@@ -1207,7 +1240,7 @@ func (sp *SharePartition) Check() error {
 			}
 		}
 	}
-	if n := sp.cfg.Knobs.TxPendingLimit; n > 0 && sp.pending() > int64(n)+int64(sp.cfg.MaxRecordLocks) {
+	if n := sp.cfg.Knobs.TxPendingLimit; n > 0 && sp.pending() > int64(n)+int64(sp.cfg.MaxRecordLocks)+sp.keptN {
 		return fmt.Errorf("engine: %d TX_PENDING records, limit %d", sp.pending(), n)
 	}
 	return nil
