@@ -1,19 +1,14 @@
 // This file holds the booking of one worker's calls in the run's ledger
-// (Book) and the judging of a ledger by the verifier (Ledger.Judge): the
-// two halves both drivers of pipeline.Machine share — the load
+// (Book), one of the two halves (with the gathering of evidence,
+// evidence.go) both drivers of pipeline.Machine share — the load
 // generator's goroutine shell and the simulator, which steps the machine
 // on a manual clock and judges each seed as a run is judged.
 
 package loadgen
 
 import (
-	"context"
-	"errors"
-
 	"github.com/sharebench/sharebench/loadgen/pipeline"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
-	"github.com/sharebench/sharebench/loadgen/verify"
 )
 
 // NewLedger returns an empty ledger, for a driver of the workers other
@@ -188,89 +183,4 @@ func (b *Book) Done(w targets.Worker, open bool, a pipeline.Action[*targets.Reco
 func (b *Book) tags(recs []*targets.Record) []int64 {
 	b.tagBuf = appendTags(b.tagBuf[:0], recs)
 	return b.tagBuf
-}
-
-// Judge reads what the verifier needs from t after the drain — every
-// output of cfg's output topic read_committed and read_uncommitted (with
-// the markers, where t returns them), the transactions still open, the
-// final share state — adds it to the ledger and returns the verifier's
-// verdict for mode. It waits for nothing: the caller drained (a run
-// settles first; the simulator's manual clock has nothing to wait for).
-func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config, mode pipeline.Mode, opts verify.Options) (*result.Verification, error) {
-	rd, err := t.NewReader(ctx, cfg, cfg.OutputTopic, true)
-	if err != nil {
-		return nil, err
-	}
-	short, err := judgeRead(ctx, t, cfg, true, rd, func(recs []*targets.Record) {
-		for _, r := range recs {
-			if oh, err := readOutput(r.Value); err == nil {
-				l.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
-					txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
-			}
-		}
-	})
-	rd.Close()
-	if err != nil {
-		return nil, err
-	}
-	if short != "" {
-		opts.Incomplete = append(opts.Incomplete, "the read_committed read of the outputs "+short)
-	}
-	var open []verify.OpenTransaction
-	if ti, ok := t.(targets.TransactionInspector); ok && mode.Transactional() {
-		ts, err := ti.OpenTransactions(ctx, cfg, cfg.OutputTopic)
-		if err != nil {
-			return nil, err
-		}
-		open = openFromTarget(ts)
-	}
-	mrd, markers := t.(targets.MarkerReader)
-	if markers {
-		rd, err = mrd.NewMarkerReader(ctx, cfg, cfg.OutputTopic)
-	} else {
-		rd, err = t.NewReader(ctx, cfg, cfg.OutputTopic, false)
-	}
-	if err != nil {
-		return nil, err
-	}
-	short, err = judgeRead(ctx, t, cfg, false, rd, func(recs []*targets.Record) {
-		for _, r := range recs {
-			l.addUncommitted(r)
-		}
-	})
-	rd.Close()
-	if err != nil {
-		return nil, err
-	}
-	if short != "" {
-		opts.Incomplete = append(opts.Incomplete, "the read_uncommitted read of the outputs "+short)
-	}
-	byMarkers := l.finishMarkers()
-	if markers {
-		open = mergeOpen(open, byMarkers)
-	}
-	l.nameOpen(cfg.TransactionalIDPrefix, open)
-	state, err := t.Inspect(ctx, cfg)
-	if errors.Is(err, targets.ErrUnsupported) {
-		state, err = nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !markers {
-		opts.Unobserved = append(opts.Unobserved, unobservedMarkers)
-	}
-	v := verify.New(string(mode), opts)
-	l.each(mode, cfg.TransactionalIDPrefix, state, v.AddInput, v.AddOutput, v.AddDelivery)
-	for _, o := range open {
-		v.AddOpenTransaction(o)
-	}
-	return v.Finish(), nil
-}
-
-// judgeRead reads rd up to the output topic's end offsets at its isolation
-// level. Judge's callers have drained and read on a manual clock, so the
-// read stops at the first poll that moves no position (readTo, stall 0).
-func judgeRead(ctx context.Context, t targets.Target, cfg targets.Config, readCommitted bool, rd targets.Reader, take func([]*targets.Record)) (string, error) {
-	return readToEndOf(ctx, t, cfg, cfg.OutputTopic, readCommitted, rd, 0, take)
 }

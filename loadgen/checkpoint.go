@@ -552,16 +552,15 @@ func orNone(s string) string {
 	return s
 }
 
-// readSink reads the sink back into the ledger: every committed entry is
+// readBack reads the sink back into the ledger l: every committed entry is
 // an output; pre-committed transactions left unresolved name their inputs
-// for the verifier (unresolved). It returns those inputs and notes.
-func (mr *modeRun) readSink(ctx context.Context) (map[uint64]string, []string, error) {
-	cs := mr.cp
+// for the verifier (unresolved); end stamps an output whose commit time
+// the run did not see. It returns those inputs and notes.
+func (cs *checkpointState) readBack(ctx context.Context, l *Ledger, t targets.Target, end int64) (map[uint64]string, []string, error) {
 	c, err := cs.sink.Read(ctx, cs.prefix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the sink back: %w", err)
 	}
-	end := mr.sinceStart(time.Now())
 	batch := make([]outputRec, 0, len(c.Committed))
 	for _, r := range c.Committed {
 		o := outputRec{id: r.InputID, partition: -1, offset: -1, visible: end, worker: r.Worker}
@@ -573,7 +572,7 @@ func (mr *modeRun) readSink(ctx context.Context) (map[uint64]string, []string, e
 		}
 		batch = append(batch, o)
 	}
-	mr.ledger.addCommittedBatch(batch)
+	l.addCommittedBatch(batch)
 	pending := map[uint64]string{}
 	for _, gid := range c.Prepared {
 		if info := cs.txnInfo(gid); info != nil {
@@ -583,7 +582,7 @@ func (mr *modeRun) readSink(ctx context.Context) (map[uint64]string, []string, e
 		}
 	}
 	var notes []string
-	if mr.cfg.Target.Info().AcksBeforeNextPoll {
+	if t.Info().AcksBeforeNextPoll {
 		notes = append(notes, "checkpoint model: the target releases what a poll leaves unacknowledged at the next poll (Kafka's explicit share consumer), so every poll was its own checkpoint (the deferred mode's shape); checkpointInterval and maxRecords did not apply")
 	}
 	notes = append(notes, fmt.Sprintf("checkpoint model: sink %s; %d checkpoints completed, %d failed; %d committed sink entries, %d sink transactions rolled back, %d left pre-committed; %d renewals; %d checkpoints whose sink committed without their acks, %d whose acks committed without their sink",

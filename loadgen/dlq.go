@@ -6,7 +6,6 @@
 package loadgen
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -45,35 +44,6 @@ func dlqTopic(spec *workloads.Spec, m pipeline.Mode, prefix string) string {
 // writes asynchronously (Kafka's DLQ manager sends them after the archive).
 const dlqSettle = 5 * time.Second
 
-// readDLQ reads the mode's dead-letter topic with read_committed (a copy
-// written in an aborted transaction is not a dead letter) up to its end
-// offsets, again while it holds fewer than want records, for at most
-// dlqSettle (a broker writes dead letters asynchronously). short says what
-// it could not read (see readTo).
-func (mr *modeRun) readDLQ(ctx context.Context, want int64) (out []verify.DLQRecord, short string, err error) {
-	rd, err := mr.cfg.Target.NewReader(ctx, mr.tcfg, mr.tcfg.DLQTopic, true)
-	if err != nil {
-		return nil, "", err
-	}
-	defer rd.Close()
-	take := func(recs []*targets.Record) {
-		for _, r := range recs {
-			out = append(out, dlqRecord(r))
-		}
-	}
-	deadline := time.Now().Add(dlqSettle)
-	for {
-		short, err = mr.readToEnd(ctx, mr.tcfg.DLQTopic, true, rd, take)
-		if err != nil || short != "" {
-			return out, short, err
-		}
-		if int64(len(out)) >= want || time.Now().After(deadline) || ctx.Err() != nil {
-			return out, "", nil
-		}
-		sleepCtx(ctx, readPoll)
-	}
-}
-
 // dlqRecord reads a dead-letter record's provenance from its headers;
 // Partition and Offset stay -1 when a header is missing or not a number.
 func dlqRecord(r *targets.Record) verify.DLQRecord {
@@ -104,15 +74,6 @@ func dlqRecord(r *targets.Record) verify.DLQRecord {
 		d.Partition, d.Offset = int32(part), off
 	}
 	return d
-}
-
-// deadLetters reads the mode's dead letters back, or returns nil when the
-// group has no dead-letter queue.
-func (mr *modeRun) deadLetters(ctx context.Context) ([]verify.DLQRecord, string, error) {
-	if mr.tcfg.DLQTopic == "" {
-		return nil, "", nil
-	}
-	return mr.readDLQ(ctx, mr.ledger.nRej.Load())
 }
 
 // writeDLQLedger writes dir's dead-letter ledger (verify.DLQFile).

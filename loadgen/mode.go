@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
@@ -407,15 +405,10 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 // finish computes the mode's figures, verifies, and writes artifacts.
 func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	spec := mr.spec
-	var sinkPending map[uint64]string
-	var sinkNotes []string
-	if mr.cp != nil {
-		// What the sink holds is what a reader of the external system
-		// sees: its committed entries are the mode's outputs.
-		var err error
-		if sinkPending, sinkNotes, err = mr.readSink(ctx); err != nil {
-			return err
-		}
+	g := mr.gatherer()
+	var ev evidence
+	if err := g.readSink(ctx, &ev); err != nil {
+		return err
 	}
 	out.TotalInputs = mr.produced.Load()
 	out.TotalOutputs = mr.ledger.committedOutputs()
@@ -469,98 +462,54 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if w := mr.cfg.Progress; w != nil {
 		fmt.Fprintf(w, "%-13s verifying %d inputs and %d outputs\n", mr.name, out.TotalInputs, out.TotalOutputs)
 	}
-	// What the verifier needs: the transactions settled, every output as
-	// read_committed and read_uncommitted readers (with the markers) see
-	// it, the transactions left open, the final share state.
 	// Each read goes to the end offsets; one that stops short leaves the
 	// evidence incomplete, and the verdict cannot be PASS.
-	var incomplete []string
-	open, openNote := mr.settleTransactions(ctx)
-	short, err := mr.readAll(ctx, true)
-	if err != nil {
-		return fmt.Errorf("reading outputs read_committed: %w", err)
+	if err := g.gather(ctx, &ev); err != nil {
+		return err
 	}
-	if short != "" {
-		incomplete = append(incomplete, "the read_committed read of "+mr.tcfg.OutputTopic+" "+short)
-	}
-	markers, short, err := mr.readUncommitted(ctx)
-	if err != nil {
-		return fmt.Errorf("reading outputs read_uncommitted: %w", err)
-	}
-	if short != "" {
-		incomplete = append(incomplete, "the read_uncommitted read of "+mr.tcfg.OutputTopic+" "+short)
-	}
-	byMarkers := mr.ledger.finishMarkers()
-	if markers {
-		open = mergeOpen(open, byMarkers)
-	}
-	mr.ledger.nameOpen(mr.tcfg.TransactionalIDPrefix, open)
-	state, err := mr.inspectSettled(ctx)
-	if err != nil {
-		return fmt.Errorf("inspecting the final share state: %w", err)
-	}
-	dlq, short, err := mr.deadLetters(ctx)
-	if err != nil {
-		return fmt.Errorf("reading the dead-letter topic %s read_committed: %w", mr.tcfg.DLQTopic, err)
-	}
-	if short != "" {
-		incomplete = append(incomplete, "the read_committed read of the dead-letter topic "+mr.tcfg.DLQTopic+" "+short)
-	}
-	out.DLQRecords = int64(len(dlq))
+	out.DLQRecords = int64(len(ev.dlq))
 	info := mr.cfg.Target.Info()
+	opts := g.options(&ev, verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote})
 	meta := verify.Meta{
 		Mode: string(mr.mode), Target: info.Target, Brokers: info.Brokers, OutputTopic: mr.tcfg.OutputTopic,
 		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
-		ShareState: state != nil && len(state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: markers,
-		OpenTransactions: open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: mr.tcfg.DLQTopic != "" && info.DLQAtLeastOnce,
-		Incomplete: incomplete,
-	}
-	if openNote != "" {
-		meta.Notes = append(meta.Notes, openNote)
-	}
-	opts := verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
-		DLQ: meta.DLQTopic != "", DLQAtLeastOnce: meta.DLQAtLeastOnce, SinkPending: sinkPending, Incomplete: incomplete}
-	meta.Notes = append(meta.Notes, sinkNotes...)
-	if !meta.Markers {
-		opts.Unobserved = append(opts.Unobserved, unobservedMarkers)
+		ShareState: ev.state != nil && len(ev.state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: ev.markers,
+		OpenTransactions: ev.open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: opts.DLQAtLeastOnce,
+		Incomplete: ev.incomplete, Notes: ev.notes,
 	}
 	v := verify.New(string(mr.mode), opts)
 	var dump *ledgerDump
 	if mr.cfg.OutDir != "" && mr.cfg.DumpLedgers {
+		var err error
 		if dump, err = newLedgerDump(result.LedgerDir(mr.cfg.OutDir, mr.name), meta); err != nil {
 			return err
 		}
 	}
-	mr.ledger.each(mr.mode, mr.tcfg.TransactionalIDPrefix, state, func(in verify.Input) {
-		v.AddInput(in)
-		dump.input(in)
-	}, func(o verify.Output) {
-		v.AddOutput(o)
-		dump.output(o)
-	}, func(d verify.Delivery) {
-		v.AddDelivery(d)
-		dump.delivery(d)
-	})
-	for _, t := range open {
-		v.AddOpenTransaction(t)
-	}
-	for _, d := range dlq {
-		v.AddDLQ(d)
-	}
+	g.feed(v, &ev, dump)
 	if err := dump.close(); err != nil {
 		return err
 	}
 	if dump != nil && meta.DLQTopic != "" {
-		if err := writeDLQLedger(result.LedgerDir(mr.cfg.OutDir, mr.name), dlq); err != nil {
+		if err := writeDLQLedger(result.LedgerDir(mr.cfg.OutDir, mr.name), ev.dlq); err != nil {
 			return err
 		}
 	}
 	out.Verify = v.Finish()
 	out.Verify.Notes = append(out.Verify.Notes, meta.Notes...)
-	if state == nil {
+	if ev.state == nil {
 		out.Verify.Notes = append(out.Verify.Notes, "the target reports no per-record share state: terminality judged from outputs only")
 	}
 	return nil
+}
+
+// gatherer is the gathering of this mode's evidence, with a run's
+// patience: transactions get settleGrace to end, reads stall out after
+// readStall, start offsets and dead letters are read again while they
+// still move.
+func (mr *modeRun) gatherer() *gatherer {
+	return &gatherer{t: mr.cfg.Target, cfg: mr.tcfg, mode: mr.mode, l: mr.ledger, cp: mr.cp,
+		wait: patience{settle: mr.settleGrace(), stall: mr.stallBound(), spso: true, dlq: dlqSettle,
+			now: func() int64 { return mr.sinceStart(time.Now()) }}}
 }
 
 // settleGrace bounds the wait for transactions still open on the output
@@ -571,121 +520,6 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 func (mr *modeRun) settleGrace() time.Duration {
 	const sweep, margin, most = 10 * time.Second, time.Second, 30 * time.Second
 	return min(mr.spec.TransactionTimeout+sweep+margin, most)
-}
-
-// settleTransactions waits (at most settleGrace) until no transaction is
-// open on the output topic, and returns those still open, with a note when
-// the target cannot list them.
-// openFromTarget is what the target lists as open transactions, in the
-// verifier's terms.
-func openFromTarget(ts []targets.OpenTransaction) []verify.OpenTransaction {
-	out := make([]verify.OpenTransaction, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, verify.OpenTransaction{Partition: t.Partition, ProducerID: t.ProducerID, Epoch: t.ProducerEpoch,
-			FirstOffset: t.FirstOffset, TransactionalID: t.TransactionalID, Source: "target"})
-	}
-	return out
-}
-
-// unobservedMarkers is what the verifier is told it cannot see when the
-// target's readers do not return transaction markers.
-const unobservedMarkers = "transaction markers (the target's readers do not return them)"
-
-func (mr *modeRun) settleTransactions(ctx context.Context) ([]verify.OpenTransaction, string) {
-	ti, ok := mr.cfg.Target.(targets.TransactionInspector)
-	if !ok || !mr.mode.Transactional() {
-		return nil, ""
-	}
-	deadline := time.Now().Add(mr.settleGrace())
-	for {
-		open, err := ti.OpenTransactions(ctx, mr.tcfg, mr.tcfg.OutputTopic)
-		if err != nil {
-			// After a broker fault a partition's leader may still be
-			// moving: ask again until the grace runs out, so a fault does
-			// not hide the hanging transactions it caused.
-			if time.Now().Before(deadline) && ctx.Err() == nil {
-				time.Sleep(200 * time.Millisecond)
-				continue
-			}
-			return nil, fmt.Sprintf("the target could not list open transactions (%v): hanging transactions judged from the markers only", err)
-		}
-		if len(open) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-			return openFromTarget(open), ""
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// spsoSettle bounds how long the final share state is read again while a
-// target that reports only share-partition start offsets (Kafka, whose
-// persisted start offset trails the acknowledgements) is still moving
-// them; spsoQuiet is how long they must stand still to be final.
-const (
-	spsoSettle = 10 * time.Second
-	spsoQuiet  = 2 * time.Second
-)
-
-// inspectSettled reads the final share state. When the target reports only
-// start offsets, it reads again until every input partition's start offset
-// has passed its last input, or they stop moving: records above a start
-// offset are then judged from what it says, not from a snapshot taken
-// while it was still catching up.
-func (mr *modeRun) inspectSettled(ctx context.Context) (*targets.ShareState, error) {
-	state, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
-	if errors.Is(err, targets.ErrUnsupported) {
-		return nil, nil
-	}
-	if err != nil || len(state.Records) > 0 {
-		return state, err
-	}
-	ends := mr.ledger.inputEnds()
-	done := func(st *targets.ShareState) bool {
-		for p, end := range ends {
-			if st.SPSO[p] < end {
-				return false
-			}
-		}
-		return true
-	}
-	deadline, still := time.Now().Add(spsoSettle), time.Now()
-	for !done(state) && time.Now().Before(deadline) && time.Since(still) < spsoQuiet && ctx.Err() == nil {
-		time.Sleep(200 * time.Millisecond)
-		next, err := mr.cfg.Target.Inspect(ctx, mr.tcfg)
-		if err != nil {
-			return state, nil // keep what was read
-		}
-		if !maps.Equal(next.SPSO, state.SPSO) {
-			still = time.Now()
-		}
-		state = next
-	}
-	return state, nil
-}
-
-// mergeOpen adds the transactions found open by the markers that the
-// target did not list.
-func mergeOpen(fromTarget, fromMarkers []verify.OpenTransaction) []verify.OpenTransaction {
-	type key struct {
-		p   int32
-		pid int64
-	}
-	seen := map[key]bool{}
-	for _, t := range fromTarget {
-		seen[key{t.Partition, t.ProducerID}] = true
-	}
-	out := fromTarget
-	for _, t := range fromMarkers {
-		if !seen[key{t.Partition, t.ProducerID}] {
-			out = append(out, t)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Partition != out[j].Partition {
-			return out[i].Partition < out[j].Partition
-		}
-		return out[i].FirstOffset < out[j].FirstOffset
-	})
-	return out
 }
 
 // addFault records a fault applied now.

@@ -98,30 +98,6 @@ func (mr *modeRun) recordVisible(now time.Time, intendedNs int64, n int64) {
 	mr.series.add(mr.series.outputs, mr.secondOf(now), n)
 }
 
-// readAll reads the whole output topic once at the given isolation level,
-// up to its end offsets, and adds what it sees to the ledger: with
-// read_committed, the outputs the tail reader had not seen yet. short
-// says what it could not read (see readTo).
-func (mr *modeRun) readAll(ctx context.Context, readCommitted bool) (short string, err error) {
-	rd, err := mr.cfg.Target.NewReader(ctx, mr.tcfg, mr.tcfg.OutputTopic, readCommitted)
-	if err != nil {
-		return "", err
-	}
-	defer rd.Close()
-	return mr.readToEnd(ctx, mr.tcfg.OutputTopic, readCommitted, rd, func(recs []*targets.Record) {
-		for _, r := range recs {
-			if !readCommitted {
-				mr.ledger.addUncommitted(r)
-				continue
-			}
-			if oh, err := readOutput(r.Value); err == nil {
-				mr.ledger.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
-					visible: mr.sinceStart(time.Now()), txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
-			}
-		}
-	})
-}
-
 // readStall bounds a read to known end offsets: a reader short of them
 // whose position has not moved for this long gives up, and the read is
 // reported short (missing evidence), never taken as complete.
@@ -136,12 +112,6 @@ func (mr *modeRun) stallBound() time.Duration {
 		return mr.cfg.readStall
 	}
 	return readStall
-}
-
-// readToEnd learns topic's end offsets at the reader's isolation level and
-// reads rd up to them (readTo).
-func (mr *modeRun) readToEnd(ctx context.Context, topic string, readCommitted bool, rd targets.Reader, take func([]*targets.Record)) (string, error) {
-	return readToEndOf(ctx, mr.cfg.Target, mr.tcfg, topic, readCommitted, rd, mr.stallBound(), take)
 }
 
 // readToEndOf learns topic's end offsets on t at the reader's isolation
@@ -220,27 +190,4 @@ func shortOf(pos, ends map[int32]int64) []string {
 		}
 	}
 	return out
-}
-
-// readUncommitted reads the whole output topic with read_uncommitted, up
-// to its high watermarks, and adds every output to the ledger, with the
-// transaction marker that followed it where the target's reader returns
-// markers (it reports whether it did). short says what it could not read.
-func (mr *modeRun) readUncommitted(ctx context.Context) (markers bool, short string, err error) {
-	mrd, ok := mr.cfg.Target.(targets.MarkerReader)
-	if !ok {
-		short, err = mr.readAll(ctx, false)
-		return false, short, err
-	}
-	rd, err := mrd.NewMarkerReader(ctx, mr.tcfg, mr.tcfg.OutputTopic)
-	if err != nil {
-		return false, "", err
-	}
-	defer rd.Close()
-	short, err = mr.readToEnd(ctx, mr.tcfg.OutputTopic, false, rd, func(recs []*targets.Record) {
-		for _, r := range recs {
-			mr.ledger.addUncommitted(r)
-		}
-	})
-	return true, short, err
 }
