@@ -51,8 +51,9 @@ type snapshot struct {
 	epoch    int16
 	rejected []int64 // staged rejects, settled once the acks commit
 	entries  []sink.Entry
-	// What landed: set before the next crash point.
-	acksDone, sinkDone bool
+	// What landed: set before the next crash point. acksSent: an explicit
+	// acknowledgement of the checkpoint was sent (some may have landed).
+	acksDone, sinkDone, acksSent bool
 }
 
 // sinkTxnInfo is what the run knows of one sink transaction it
@@ -71,9 +72,11 @@ type sinkTxnInfo struct {
 // sink, the checkpoint storage (one pending snapshot per worker id), the
 // sink transactions, and the slow-checkpoint faults.
 type checkpointState struct {
-	sink   sink.Sink
-	ownsIt bool
-	prefix string // every sink transaction id of this mode run starts with it
+	sink      sink.Sink
+	ownsIt    bool
+	prefix    string        // every sink transaction id of this mode run starts with it
+	mode      pipeline.Mode // Transactional: share-ack transactions; Explicit: explicit acks
+	sinkFirst bool          // the sink commits before the acks
 
 	mu        sync.Mutex
 	snapshots map[int]*snapshot
@@ -99,18 +102,29 @@ func (mr *modeRun) initCheckpoint() error {
 	default:
 		return fmt.Errorf("%w: ackOnly (the checkpoint model) runs the transactional and explicit modes, not %s; on the kafka target use explicit (the sink commits, then the explicit acks)", ErrBadConfig, mr.mode)
 	}
-	cs := &checkpointState{sink: mr.cfg.Sink, snapshots: map[int]*snapshot{}, txns: map[string]*sinkTxnInfo{}}
+	cs, err := newCheckpointState(mr.cfg.Sink, mr.cfg.RunID+"-"+mr.name, mr.spec.Consumers, mr.mode, mr.spec.Checkpoint.Order == workloads.CommitSinkFirst)
+	if err != nil {
+		return err
+	}
+	mr.cp = cs
+	return nil
+}
+
+// newCheckpointState makes the books of one mode's checkpoints in sk (nil:
+// an in-memory sink of their own), for workers worker ids.
+func newCheckpointState(sk sink.Sink, name string, workers int, mode pipeline.Mode, sinkFirst bool) (*checkpointState, error) {
+	cs := &checkpointState{sink: sk, snapshots: map[int]*snapshot{}, txns: map[string]*sinkTxnInfo{},
+		mode: mode, sinkFirst: sinkFirst}
 	if cs.sink == nil {
 		s, err := sink.OpenMemory("")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cs.sink, cs.ownsIt = s, true
 	}
-	cs.prefix = sinkSafe(mr.cfg.RunID+"-"+mr.name) + "-"
-	cs.slow = make([]atomic.Int64, mr.spec.Consumers)
-	mr.cp = cs
-	return nil
+	cs.prefix = sinkSafe(name) + "-"
+	cs.slow = make([]atomic.Int64, workers)
+	return cs, nil
 }
 
 // sinkSafe maps s to the characters a sink transaction id may hold.
@@ -183,11 +197,39 @@ func (cs *checkpointState) txnInfo(gid string) *sinkTxnInfo {
 	return cs.txns[gid]
 }
 
-// cpWorker is a worker's share of the checkpoint model's books: the
-// snapshot of the checkpoint it is pre-committing or committing, and
-// whether its share-ack transaction is open (not yet the snapshot's).
-type cpWorker struct {
+// cpEvents is where a checkpoint book reports what a run counts and plots
+// besides its books: the simulator's books report to noEvents.
+type cpEvents interface {
+	fault(kind, detail string)
+	ackError()
+	aborted()
+	fencedAbort()
+	// committed: a completed checkpoint's commits, started at t0.
+	committed(t0 time.Time, since time.Time)
+	// visible: an output of an input intended at intendedNs became
+	// visible in the sink.
+	visible(intendedNs int64)
+}
+
+type noEvents struct{}
+
+func (noEvents) fault(string, string)           {}
+func (noEvents) ackError()                      {}
+func (noEvents) aborted()                       {}
+func (noEvents) fencedAbort()                   {}
+func (noEvents) committed(time.Time, time.Time) {}
+func (noEvents) visible(int64)                  {}
+
+// CheckpointBook books one worker incarnation's checkpoint-model calls
+// (the checkpoint mode of pipeline.Machine) and performs the model's own
+// steps — the sink's pre-commit, commit and abort, the snapshot — which
+// touch no target. Its Book books the share-ack transactions; it holds the
+// snapshot of the checkpoint being pre-committed or committed, and whether
+// the share-ack transaction is open (not yet the snapshot's).
+type CheckpointBook struct {
 	cs      *checkpointState
+	b       *Book
+	ev      cpEvents
 	snap    *snapshot
 	ackOpen bool
 	t0      time.Time // the commits of the completed checkpoint started
@@ -201,169 +243,180 @@ func (mr *modeRun) checkpointConfig() *pipeline.CheckpointConfig {
 		StageAtAcquisition: c.Staging == workloads.StageAtAcquisition, Renew: c.Renew,
 		SinkFirst: c.Order == workloads.CommitSinkFirst,
 		PerPoll:   mr.cfg.Target.Info().AcksBeforeNextPoll,
+		Key:       RecordKey,
 	}
 }
 
-// gid names the sink transaction of checkpoint cp of this incarnation.
-func (wl *workerLoop) gid(cp int64) string {
-	return fmt.Sprintf("%si%d-c%d", wl.cpw.cs.workerPrefix(wl.id), wl.inc, cp)
+// RecordKey names a *targets.Record for the checkpoint model
+// (pipeline.CheckpointConfig.Key).
+func RecordKey(r any) pipeline.RecordKey {
+	rec := r.(*targets.Record)
+	return pipeline.RecordKey{Partition: rec.Partition, Offset: rec.Offset}
 }
 
-// performCheckpoint makes the checkpoint model's calls and books them; ok
-// is false for an action the common shell performs (polls, processing,
-// staging, releases, waits, replace and close).
-func (wl *workerLoop) performCheckpoint(ctx context.Context, a pipeline.Action[*targets.Record]) (res pipeline.Result[*targets.Record], ok bool) {
-	mr, cw := wl.mr, wl.cpw
-	cs := cw.cs
+// gid names the sink transaction of checkpoint cp of this incarnation.
+func (cb *CheckpointBook) gid(cp int64) string {
+	return fmt.Sprintf("%si%d-c%d", cb.cs.workerPrefix(cb.b.worker), cb.b.inc, cp)
+}
+
+// Perform performs a's step of the checkpoint model when it is one of the
+// model's own (barrier, pre-commit, snapshot, notify, the sink's commit and
+// abort, the checkpoint's end, a slow snapshot's wait) and books it; ok is
+// false for an action the driver performs with the target (then Done).
+func (cb *CheckpointBook) Perform(ctx context.Context, w targets.Worker, a pipeline.Action[*targets.Record]) (res pipeline.Result[*targets.Record], ok bool) {
+	cs := cb.cs
 	switch a.Op {
 	case pipeline.OpWait:
 		if !a.Slow {
 			return res, false
 		}
 		// The snapshot takes as long as the slow-checkpoint fault says.
-		if d := cs.slow[wl.id].Swap(0); d > 0 {
-			mr.addFault(string(workloads.FaultSlowCheckpoint), fmt.Sprintf("worker %d checkpoint %d takes %v to snapshot", wl.id, a.Checkpoint, time.Duration(d)))
+		if d := cs.slow[cb.b.worker].Swap(0); d > 0 {
+			cb.ev.fault(string(workloads.FaultSlowCheckpoint), fmt.Sprintf("worker %d checkpoint %d takes %v to snapshot", cb.b.worker, a.Checkpoint, time.Duration(d)))
 			sleepCtx(ctx, time.Duration(d))
 		}
-	case pipeline.OpBegin:
-		err := wl.w.Begin(ctx)
-		if err == nil {
-			wl.book.Began(wl.w)
-			cw.ackOpen = true
-		}
-		res = outcome(ctx, err)
-	case pipeline.OpRenew:
-		if err := wl.w.Renew(ctx, a.Recs); err != nil {
-			mr.counts.ackErrors.Add(1)
-			res = outcome(ctx, err)
-		} else {
-			cs.renewals.Add(1)
-		}
 	case pipeline.OpBarrier, pipeline.OpNotify:
-		cw.t0 = time.Now() // the barrier's call is none; notify precedes the commits
+		cb.t0 = time.Now() // the barrier's call is none; notify precedes the commits
 	case pipeline.OpPreCommit:
-		res = outcome(ctx, wl.preCommit(ctx, a))
+		res = outcome(ctx, cb.preCommit(ctx, w, a))
 	case pipeline.OpSnapshot:
 		// The snapshot: the checkpoint is complete once it is stored.
-		cs.setSnapshot(wl.id, cw.snap)
-		cw.ackOpen = false
-		wl.book.stagedRejects = wl.book.stagedRejects[:0]
+		cs.setSnapshot(cb.b.worker, cb.snap)
+		cb.ackOpen = false
+		cb.b.stagedRejects = cb.b.stagedRejects[:0]
 	case pipeline.OpCommitSink:
-		err := cs.commitSink(ctx, cw.snap, mr)
+		err := cs.commitSink(ctx, cb.snap, cb.b.l, cb.ev, cb.b.now())
 		if err != nil {
-			mr.counts.ackErrors.Add(1)
+			cb.ev.ackError()
 		}
 		res = outcome(ctx, err)
 	case pipeline.OpAbortSink:
-		cs.abortSink(ctx, cw.snap, mr)
-	case pipeline.OpCommit:
-		snap := cw.snap
-		mr.ledger.commitSent(snap.ackTxn)
-		err := wl.w.Commit(ctx)
-		if err != nil {
-			mr.ledger.endTxn(snap.ackTxn, outcomeAborted)
-		} else {
-			mr.ledger.endTxn(snap.ackTxn, outcomeCommitted)
-			mr.ledger.rejectStaged(snap.rejected)
-			snap.acksDone = true
-		}
-		res = outcome(ctx, err)
-	case pipeline.OpAbort:
-		err := wl.w.Abort(ctx)
-		if cw.ackOpen {
-			// The open checkpoint's transaction (a failed commit's was
-			// booked when the commit failed).
-			cw.ackOpen = false
-			if err != nil && isFenced(err) {
-				mr.ledger.endTxn(wl.book.txnIdx, outcomeUnknown)
-			} else {
-				mr.ledger.endTxn(wl.book.txnIdx, outcomeAborted)
-				if errors.Is(a.Cause, targets.ErrStaleMemberEpoch) {
-					mr.counts.fencedAbort.Add(1)
-				}
-			}
-		}
-		res = outcome(ctx, err)
-	case pipeline.OpAccept, pipeline.OpReject:
-		t, kind := targets.AckAccept, uint8(ackAccept)
-		if a.Op == pipeline.OpReject {
-			t, kind = targets.AckReject, ackReject
-		}
-		err := wl.w.Ack(ctx, a.Recs, t)
-		tags := wl.book.tags(a.Recs)
-		mr.ledger.setAck(tags, kind, ackFate(err))
-		if err == nil && t == targets.AckReject {
-			mr.ledger.rejectStaged(tags)
-		}
-		if err == nil && a.Last {
-			cw.snap.acksDone = true
-		}
-		res = outcome(ctx, err)
+		cs.abortSink(ctx, cb.snap, cb.b.l, cb.ev)
 	case pipeline.OpEndCheckpoint:
-		wl.endCheckpoint(a)
+		cb.endCheckpoint(a)
 	default:
 		return res, false
 	}
 	return res, true
 }
 
+// CommitSent books that the worker asks to commit the snapshot's share-ack
+// transaction (before the call).
+func (cb *CheckpointBook) CommitSent() { cb.b.l.commitSent(cb.snap.ackTxn) }
+
+// Done books the outcome res of a call the driver made for action a, with
+// the worker w: the checkpoint model's begins, renewals, commits, aborts
+// and acknowledgements here, the rest (polls, staging, releases) in the
+// worker's Book.
+func (cb *CheckpointBook) Done(w targets.Worker, open bool, a pipeline.Action[*targets.Record], res pipeline.Result[*targets.Record]) {
+	l, err := cb.b.l, res.Err
+	switch a.Op {
+	case pipeline.OpBegin:
+		if err == nil {
+			cb.b.Began(w)
+			cb.ackOpen = true
+		}
+	case pipeline.OpRenew:
+		if err != nil {
+			cb.ev.ackError()
+		} else {
+			cb.cs.renewals.Add(1)
+		}
+	case pipeline.OpCommit:
+		snap := cb.snap
+		if err != nil {
+			l.endTxn(snap.ackTxn, outcomeAborted)
+			return
+		}
+		l.endTxn(snap.ackTxn, outcomeCommitted)
+		l.rejectStaged(snap.rejected)
+		snap.acksDone = true
+	case pipeline.OpAbort:
+		if !cb.ackOpen {
+			return // a failed commit's transaction was booked when it failed
+		}
+		// The open checkpoint's transaction.
+		cb.ackOpen = false
+		if err != nil && isFenced(err) {
+			l.endTxn(cb.b.txnIdx, outcomeUnknown)
+			return
+		}
+		l.endTxn(cb.b.txnIdx, outcomeAborted)
+		if errors.Is(a.Cause, targets.ErrStaleMemberEpoch) {
+			cb.ev.fencedAbort()
+		}
+	case pipeline.OpAccept, pipeline.OpReject:
+		kind := uint8(ackAccept)
+		if a.Op == pipeline.OpReject {
+			kind = ackReject
+		}
+		tags := cb.b.tags(a.Recs)
+		l.setAck(tags, kind, ackFate(err))
+		cb.snap.acksSent = true
+		if err == nil && kind == ackReject {
+			l.rejectStaged(tags)
+		}
+		if err == nil && a.Last {
+			cb.snap.acksDone = true
+		}
+	default:
+		cb.b.Done(w, open, a, res)
+	}
+}
+
 // preCommit builds the snapshot of the checkpoint at its barrier and
 // pre-commits its sink transaction, one output per accepted record.
-func (wl *workerLoop) preCommit(ctx context.Context, a pipeline.Action[*targets.Record]) error {
-	mr, cs := wl.mr, wl.cpw.cs
+func (cb *CheckpointBook) preCommit(ctx context.Context, w targets.Worker, a pipeline.Action[*targets.Record]) error {
+	cs, b := cb.cs, cb.b
 	snap := &snapshot{cp: a.Checkpoint, start: a.Since, ackTxn: -1, sinkTxn: -1}
-	wl.cpw.snap = snap
-	if mr.mode == pipeline.Transactional {
-		snap.ackTxn = wl.book.txnIdx
-		snap.tid, snap.epoch = wl.w.TxnInfo()
-		if p, ok := wl.w.(targets.ProducerIDer); ok {
+	cb.snap = snap
+	if cs.mode == pipeline.Transactional {
+		snap.ackTxn = b.txnIdx
+		snap.tid, snap.epoch = w.TxnInfo()
+		if p, ok := w.(targets.ProducerIDer); ok {
 			snap.pid = p.ProducerID()
 		}
-		snap.rejected = append([]int64(nil), wl.book.stagedRejects...)
+		snap.rejected = append([]int64(nil), b.stagedRejects...)
 	}
 	entries := make([]sink.Entry, 0, len(a.Recs))
 	for _, r := range a.Recs {
 		if h, err := readInput(r.Value); err == nil {
-			entries = append(entries, sink.Entry{InputID: h.ID, Worker: uint16(wl.id), IntendedNs: h.IntendedNs})
+			entries = append(entries, sink.Entry{InputID: h.ID, Worker: uint16(b.worker), IntendedNs: h.IntendedNs})
 		}
 	}
 	if len(entries) == 0 {
 		return nil
 	}
-	snap.gid = wl.gid(a.Checkpoint)
+	snap.gid = cb.gid(a.Checkpoint)
 	snap.entries = entries
 	// Sink transactions number apart from the share-ack ones in the
 	// ledger (bit 31 of the incarnation's half).
-	seq := wl.inc<<32 | 1<<31 | a.Checkpoint
-	snap.sinkTxn = mr.ledger.beginTxn(wl.id, seq, snap.pid, snap.epoch)
-	mr.ledger.txnOutputs(snap.sinkTxn, len(entries))
+	seq := b.inc<<32 | 1<<31 | a.Checkpoint
+	snap.sinkTxn = b.l.beginTxn(b.worker, seq, snap.pid, snap.epoch)
+	b.l.txnOutputs(snap.sinkTxn, len(entries))
 	ids := make([]uint64, len(entries))
 	for i, e := range entries {
 		ids[i] = e.InputID
 	}
 	cs.mu.Lock()
-	cs.txns[snap.gid] = &sinkTxnInfo{worker: uint16(wl.id), seq: seq, epoch: snap.epoch, ledger: snap.sinkTxn, ids: ids}
+	cs.txns[snap.gid] = &sinkTxnInfo{worker: uint16(b.worker), seq: seq, epoch: snap.epoch, ledger: snap.sinkTxn, ids: ids}
 	cs.mu.Unlock()
 	if err := cs.sink.PreCommit(ctx, snap.gid, entries); err != nil {
-		mr.ledger.endTxn(snap.sinkTxn, outcomeAborted)
+		b.l.endTxn(snap.sinkTxn, outcomeAborted)
 		return err
 	}
 	return nil
 }
 
 // endCheckpoint books how a checkpoint ended.
-func (wl *workerLoop) endCheckpoint(a pipeline.Action[*targets.Record]) {
-	mr, cs := wl.mr, wl.cpw.cs
-	abort := func() {
-		mr.counts.aborts.Add(1)
-		mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
-	}
+func (cb *CheckpointBook) endCheckpoint(a pipeline.Action[*targets.Record]) {
+	cs, ev := cb.cs, cb.ev
 	switch a.End {
 	case pipeline.CheckpointFailed:
 		cs.failed.Add(1)
-		abort()
-		if !isFenced(a.Cause) {
-			cs.noteFailure(mr, wl.id, a.Cause)
+		ev.aborted()
+		if !isFenced(a.Cause) && cs.failed.Load() <= maxFailureEvents {
+			ev.fault("checkpoint-failed", fmt.Sprintf("worker %d: %v", cb.b.worker, a.Cause))
 		}
 		return
 	case pipeline.CheckpointSinkLost, pipeline.CheckpointCommitted:
@@ -372,26 +425,25 @@ func (wl *workerLoop) endCheckpoint(a pipeline.Action[*targets.Record]) {
 			// lost, the risk of this order.
 			cs.lostSink.Add(1)
 		}
-		done := time.Now()
-		mr.counts.commits.Add(1)
 		cs.completed.Add(1)
-		wl.recordCommit(done, done.Sub(wl.cpw.t0), done.Sub(a.Since))
+		ev.committed(cb.t0, a.Since)
 	case pipeline.CheckpointAcksLost:
 		// The sink holds the outputs; the records are redelivered and
 		// processed again: duplicates, the risk of this order.
 		cs.lostAcks.Add(1)
-		abort()
+		ev.aborted()
 	case pipeline.CheckpointAcksFailed:
-		abort()
+		ev.aborted()
 	case pipeline.CheckpointRolledBack:
 		cs.failed.Add(1)
-		abort()
+		ev.aborted()
 	}
-	cs.setSnapshot(wl.id, nil)
+	cs.setSnapshot(cb.b.worker, nil)
 }
 
-// commitSink commits a snapshot's sink transaction and books its outputs.
-func (cs *checkpointState) commitSink(ctx context.Context, snap *snapshot, mr *modeRun) error {
+// commitSink commits a snapshot's sink transaction and books its outputs,
+// visible at nowNs (ns since the mode's start).
+func (cs *checkpointState) commitSink(ctx context.Context, snap *snapshot, l *Ledger, ev cpEvents, nowNs int64) error {
 	if snap.gid == "" || snap.sinkDone {
 		return nil
 	}
@@ -406,39 +458,93 @@ func (cs *checkpointState) commitSink(ctx context.Context, snap *snapshot, mr *m
 		return err
 	}
 	snap.sinkDone = true
-	now := time.Now()
-	mr.ledger.endTxn(snap.sinkTxn, outcomeCommitted)
+	l.endTxn(snap.sinkTxn, outcomeCommitted)
 	cs.mu.Lock()
 	info := cs.txns[snap.gid]
 	var ids []uint64
 	if info != nil {
-		info.visible = mr.sinceStart(now)
+		info.visible = nowNs
 		ids = info.ids
 		info.ids = nil // resolved: the verifier no longer needs them
 	}
 	cs.mu.Unlock()
 	cs.markSettled(ids)
 	for _, e := range snap.entries {
-		mr.recordVisible(now, e.IntendedNs, 1)
+		ev.visible(e.IntendedNs)
 	}
 	return nil
 }
 
 // abortSink rolls a snapshot's sink transaction back.
-func (cs *checkpointState) abortSink(ctx context.Context, snap *snapshot, mr *modeRun) {
+func (cs *checkpointState) abortSink(ctx context.Context, snap *snapshot, l *Ledger, ev cpEvents) {
 	if snap.gid == "" {
 		return
 	}
 	if err := cs.sink.Abort(ctx, snap.gid); err != nil {
-		mr.counts.ackErrors.Add(1)
+		ev.ackError()
 		return
 	}
-	mr.ledger.endTxn(snap.sinkTxn, outcomeAborted)
+	l.endTxn(snap.sinkTxn, outcomeAborted)
 	cs.mu.Lock()
 	if info := cs.txns[snap.gid]; info != nil {
 		info.ids = nil
 	}
 	cs.mu.Unlock()
+}
+
+// runEvents is a run's cpEvents: its counters, series, fault events and
+// (through the worker loop wl, when the events are a worker's) commit
+// histograms.
+type runEvents struct {
+	mr *modeRun
+	wl *workerLoop
+}
+
+func (r runEvents) fault(kind, detail string) { r.mr.addFault(kind, detail) }
+func (r runEvents) ackError()                 { r.mr.counts.ackErrors.Add(1) }
+func (r runEvents) fencedAbort()              { r.mr.counts.fencedAbort.Add(1) }
+func (r runEvents) aborted() {
+	r.mr.counts.aborts.Add(1)
+	r.mr.series.add(r.mr.series.aborts, r.mr.secondOf(time.Now()), 1)
+}
+func (r runEvents) committed(t0, since time.Time) {
+	done := time.Now()
+	r.mr.counts.commits.Add(1)
+	if r.wl != nil {
+		r.wl.recordCommit(done, done.Sub(t0), done.Sub(since))
+	}
+}
+func (r runEvents) visible(intendedNs int64) { r.mr.recordVisible(time.Now(), intendedNs, 1) }
+
+// performCheckpoint makes the checkpoint model's calls and books them; ok
+// is false for an action the common shell performs (polls, processing,
+// staging, releases, waits, replace and close).
+func (wl *workerLoop) performCheckpoint(ctx context.Context, a pipeline.Action[*targets.Record]) (res pipeline.Result[*targets.Record], ok bool) {
+	cb := wl.cpw
+	if res, ok := cb.Perform(ctx, wl.w, a); ok {
+		return res, true
+	}
+	var err error
+	switch a.Op {
+	case pipeline.OpBegin:
+		err = wl.w.Begin(ctx)
+	case pipeline.OpRenew:
+		err = wl.w.Renew(ctx, a.Recs)
+	case pipeline.OpCommit:
+		cb.CommitSent()
+		err = wl.w.Commit(ctx)
+	case pipeline.OpAbort:
+		err = wl.w.Abort(ctx)
+	case pipeline.OpAccept:
+		err = wl.w.Ack(ctx, a.Recs, targets.AckAccept)
+	case pipeline.OpReject:
+		err = wl.w.Ack(ctx, a.Recs, targets.AckReject)
+	default:
+		return res, false
+	}
+	res = outcome(ctx, err)
+	cb.Done(wl.w, wl.m.Open(), a, res)
+	return res, true
 }
 
 // recoverCheckpoint is what a restarted task of worker id does before it
@@ -451,22 +557,26 @@ func (cs *checkpointState) abortSink(ctx context.Context, snap *snapshot, mr *mo
 // transaction can no longer commit (it timed out), the sink transaction
 // rolls back, because the records come back and will be processed again.
 func (mr *modeRun) recoverCheckpoint(ctx context.Context, id int) {
-	cs := mr.cp
-	if cs == nil {
-		return
+	if mr.cp != nil {
+		mr.cp.recover(ctx, id, mr.cfg.Target, mr.tcfg, mr.ledger, runEvents{mr: mr}, func() int64 { return mr.sinceStart(time.Now()) })
 	}
+}
+
+// recover is recoverCheckpoint on target t (cfg) with ledger l, reporting
+// to ev; now reads the time in ns since the mode's start.
+func (cs *checkpointState) recover(ctx context.Context, id int, t targets.Target, cfg targets.Config, l *Ledger, ev cpEvents, now func() int64) {
 	ctx = context.WithoutCancel(ctx)
 	snap := cs.getSnapshot(id)
 	prepared, err := cs.sink.Prepared(ctx, cs.workerPrefix(id))
 	if err != nil {
-		mr.addFault("recovery", fmt.Sprintf("worker %d: listing prepared sink transactions failed: %v", id, err))
+		ev.fault("recovery", fmt.Sprintf("worker %d: listing prepared sink transactions failed: %v", id, err))
 	}
 	if snap != nil {
 		found := false
 		for _, gid := range prepared {
 			found = found || gid == snap.gid
 		}
-		mr.finishSnapshot(ctx, id, snap, found)
+		cs.finishSnapshot(ctx, id, snap, found, t, cfg, l, ev, now)
 		cs.setSnapshot(id, nil)
 	}
 	for _, gid := range prepared {
@@ -475,20 +585,19 @@ func (mr *modeRun) recoverCheckpoint(ctx context.Context, id int) {
 		}
 		if err := cs.sink.Abort(ctx, gid); err == nil {
 			if info := cs.txnInfo(gid); info != nil {
-				mr.ledger.endTxn(info.ledger, outcomeAborted)
+				l.endTxn(info.ledger, outcomeAborted)
 				cs.mu.Lock()
 				info.ids = nil
 				cs.mu.Unlock()
 			}
-			mr.addFault("recovery", fmt.Sprintf("worker %d: rolled back %s (pre-committed, not in a completed checkpoint)", id, gid))
+			ev.fault("recovery", fmt.Sprintf("worker %d: rolled back %s (pre-committed, not in a completed checkpoint)", id, gid))
 		}
 	}
 }
 
 // finishSnapshot completes a snapshot's commits after a crash.
-func (mr *modeRun) finishSnapshot(ctx context.Context, id int, snap *snapshot, prepared bool) {
-	cs := mr.cp
-	resumer, _ := mr.cfg.Target.(targets.TxnResumer)
+func (cs *checkpointState) finishSnapshot(ctx context.Context, id int, snap *snapshot, prepared bool, t targets.Target, cfg targets.Config, l *Ledger, ev cpEvents, now func() int64) {
+	resumer, _ := t.(targets.TxnResumer)
 	// resumeAcks commits the crashed task's share-ack transaction; it
 	// reports whether the acks are (now) committed.
 	resumeAcks := func() bool {
@@ -500,13 +609,13 @@ func (mr *modeRun) finishSnapshot(ctx context.Context, id int, snap *snapshot, p
 			// member's records come back when its locks expire.
 			return false
 		}
-		mr.ledger.commitSent(snap.ackTxn)
-		if err := resumer.ResumeTransaction(ctx, mr.tcfg, snap.tid, snap.pid, snap.epoch, true); err != nil {
-			mr.ledger.endTxn(snap.ackTxn, outcomeAborted)
+		l.commitSent(snap.ackTxn)
+		if err := resumer.ResumeTransaction(ctx, cfg, snap.tid, snap.pid, snap.epoch, true); err != nil {
+			l.endTxn(snap.ackTxn, outcomeAborted)
 			return false
 		}
-		mr.ledger.endTxn(snap.ackTxn, outcomeCommitted)
-		mr.ledger.rejectStaged(snap.rejected)
+		l.endTxn(snap.ackTxn, outcomeCommitted)
+		l.rejectStaged(snap.rejected)
 		snap.acksDone = true
 		return true
 	}
@@ -518,10 +627,10 @@ func (mr *modeRun) finishSnapshot(ctx context.Context, id int, snap *snapshot, p
 		state = "found prepared"
 	}
 	detail := func(what string) {
-		mr.addFault("recovery", fmt.Sprintf("worker %d: checkpoint %d (sink %s, %s): %s", id, snap.cp, orNone(snap.gid), state, what))
+		ev.fault("recovery", fmt.Sprintf("worker %d: checkpoint %d (sink %s, %s): %s", id, snap.cp, orNone(snap.gid), state, what))
 	}
-	if mr.spec.Checkpoint.Order == workloads.CommitSinkFirst {
-		if err := cs.commitSink(ctx, snap, mr); err != nil {
+	if cs.sinkFirst {
+		if err := cs.commitSink(ctx, snap, l, ev, now()); err != nil {
 			detail("sink commit failed: " + err.Error())
 		}
 		if !resumeAcks() {
@@ -533,11 +642,24 @@ func (mr *modeRun) finishSnapshot(ctx context.Context, id int, snap *snapshot, p
 		return
 	}
 	if !resumeAcks() {
-		cs.abortSink(ctx, snap, mr)
+		if snap.ackTxn < 0 && snap.acksSent {
+			// Explicit acks are not atomic: some of this checkpoint's may
+			// have landed before the crash, and their records will not
+			// come back. The sink commits, so the rest are duplicates
+			// (which explicit allows), never losses.
+			if err := cs.commitSink(ctx, snap, l, ev, now()); err != nil {
+				cs.lostSink.Add(1)
+				detail("some explicit acks were sent; sink commit failed: " + err.Error())
+				return
+			}
+			detail("some explicit acks were sent before the crash: the sink committed (the records not acknowledged come back)")
+			return
+		}
+		cs.abortSink(ctx, snap, l, ev)
 		detail("the acks could not be committed: the sink rolled back")
 		return
 	}
-	if err := cs.commitSink(ctx, snap, mr); err != nil {
+	if err := cs.commitSink(ctx, snap, l, ev, now()); err != nil {
 		cs.lostSink.Add(1)
 		detail("acks committed; sink commit failed: " + err.Error())
 		return
@@ -612,11 +734,52 @@ func (mr *modeRun) applySlowCheckpoint(f workloads.Fault, rng *rand.Rand) int {
 // counted).
 const maxFailureEvents = 20
 
-// noteFailure logs a failed checkpoint as an event, the first
-// maxFailureEvents of them.
-func (cs *checkpointState) noteFailure(mr *modeRun, id int, cause error) {
-	if cs.failed.Load() > maxFailureEvents {
-		return
+// Checkpoints is the checkpoint model's books for a driver of the workers
+// other than a run (the simulator): an in-memory sink of its own, the
+// snapshots the framework's checkpoint storage holds, the sink
+// transactions. Its books report no figures.
+type Checkpoints struct{ cs *checkpointState }
+
+// NewCheckpoints returns the books of the checkpoints of one mode named
+// name (its sink transaction ids start with it), run by workers worker ids
+// in mode (Transactional: share-ack transactions; Explicit: explicit
+// acks), committing the sink first when sinkFirst.
+func NewCheckpoints(name string, workers int, mode pipeline.Mode, sinkFirst bool) (*Checkpoints, error) {
+	switch mode {
+	case pipeline.Transactional, pipeline.Explicit:
+	default:
+		return nil, fmt.Errorf("%w: the checkpoint model runs the transactional and explicit modes, not %s", ErrBadConfig, mode)
 	}
-	mr.addFault("checkpoint-failed", fmt.Sprintf("worker %d: %v", id, cause))
+	cs, err := newCheckpointState(nil, name, workers, mode, sinkFirst)
+	if err != nil {
+		return nil, err
+	}
+	return &Checkpoints{cs: cs}, nil
 }
+
+// NewBook returns the checkpoint book of the worker incarnation whose
+// Book is b.
+func (c *Checkpoints) NewBook(b *Book) *CheckpointBook {
+	return &CheckpointBook{cs: c.cs, b: b, ev: noEvents{}}
+}
+
+// Recover is what a restarted task of worker does before its new worker
+// starts (see recoverCheckpoint), on target t (cfg) with ledger l; now
+// reads the time in ns since the mode's start. It returns what it did, a
+// line for each step.
+func (c *Checkpoints) Recover(ctx context.Context, worker int, t targets.Target, cfg targets.Config, l *Ledger, now func() int64) []string {
+	var ev recoveryLines
+	c.cs.recover(ctx, worker, t, cfg, l, &ev, now)
+	return ev.lines
+}
+
+// recoveryLines collects what a recovery reports.
+type recoveryLines struct {
+	noEvents
+	lines []string
+}
+
+func (r *recoveryLines) fault(_, detail string) { r.lines = append(r.lines, detail) }
+
+// Close releases the sink.
+func (c *Checkpoints) Close() error { return c.cs.sink.Close() }

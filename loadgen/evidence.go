@@ -377,9 +377,14 @@ const unobservedMarkers = "transaction markers (the target's readers do not retu
 // Judge reads what the verifier needs from t after the drain (the
 // gathering above, waiting for nothing: the caller drained, and the
 // simulator's manual clock has nothing to wait for), adds it to the
-// ledger and returns the verifier's verdict for mode.
-func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config, mode pipeline.Mode, opts verify.Options) (*result.Verification, error) {
+// ledger and returns the verifier's verdict for mode. cp holds the
+// checkpoint model's books when mode ran it (nil: it did not): its sink's
+// committed entries are the mode's outputs.
+func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config, mode pipeline.Mode, cp *Checkpoints, opts verify.Options) (*result.Verification, error) {
 	g := &gatherer{t: t, cfg: cfg, mode: mode, l: l}
+	if cp != nil {
+		g.cp = cp.cs
+	}
 	var ev evidence
 	if err := g.readSink(ctx, &ev); err != nil {
 		return nil, err

@@ -69,7 +69,7 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 		if mr.cp != nil {
 			cfg.Checkpoint = mr.checkpointConfig()
 			rngLabel += "/checkpoint"
-			wl.cpw = &cpWorker{cs: mr.cp}
+			wl.cpw = &CheckpointBook{cs: mr.cp, b: wl.book, ev: runEvents{mr: mr, wl: wl}}
 		}
 		wl.m = pipeline.New[*targets.Record](cfg, mr.rng(rngLabel))
 		defer func() {
@@ -100,7 +100,7 @@ type workerLoop struct {
 	sample  func() time.Duration
 	commitH *Hist
 	p2cH    *Hist
-	cpw     *cpWorker // the checkpoint model's books (ackOnly workloads)
+	cpw     *CheckpointBook // the checkpoint model's books (ackOnly workloads)
 
 	// book books its calls in the ledger (the open transaction's too:
 	// the machine knows whether one is open).

@@ -54,16 +54,37 @@ func (s *sim) drainAndVerify() error {
 		}
 		sl.cur.stallUntil = 0
 	}
+	turn := func(sl *slot) error {
+		for k := 0; k < drainStepsPerTurn; k++ {
+			w := sl.cur
+			w.emptyPoll = false
+			if err := step(func() { s.say("work %s", w.name); w.work(r) }); err != nil {
+				return err
+			}
+			if w.emptyPoll && w.m.Phase() == pipeline.Idle {
+				break // nothing more for it this round
+			}
+		}
+		return nil
+	}
 	for round := 0; round < drainRounds && !s.drained(); round++ {
 		for _, sl := range s.slots {
-			for k := 0; k < drainStepsPerTurn; k++ {
-				w := sl.cur
-				w.emptyPoll = false
-				if err := step(func() { s.say("work %s", w.name); w.work(r) }); err != nil {
-					return err
-				}
-				if w.emptyPoll && w.m.Phase() == pipeline.Idle {
-					break // nothing more for it this round
+			if err := turn(sl); err != nil {
+				return err
+			}
+		}
+		if s.p.checkpoint >= 0 {
+			// A checkpoint's barrier comes an interval after its first
+			// record, before its locks end: the checkpointing workers
+			// take it before the clock moves past the locks.
+			if err := step(func() { s.advance(s.p.cp.Interval) }); err != nil {
+				return err
+			}
+			for _, sl := range s.slots {
+				if sl.mode == s.p.checkpoint {
+					if err := turn(sl); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -145,7 +166,7 @@ func (s *sim) verify() error {
 				}
 			}
 		}
-		res, err := l.Judge(context.Background(), s.t, s.tcfg[g], mode, verify.Options{DeliveryLimit: s.p.limit, MaxWitnesses: 3})
+		res, err := l.Judge(context.Background(), s.t, s.tcfg[g], mode, s.cps[g], verify.Options{DeliveryLimit: s.p.limit, MaxWitnesses: 3})
 		if err != nil {
 			return err
 		}

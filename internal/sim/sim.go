@@ -142,6 +142,10 @@ type sim struct {
 	// book their calls in them as a run's do, and the verifier judges
 	// each mode from them.
 	ledgers [len(modes)]*loadgen.Ledger
+	// cps are the checkpoint model's books of the lane that runs it
+	// (params.checkpoint; nil elsewhere): its sink, read back as that
+	// mode's outputs.
+	cps [len(modes)]*loadgen.Checkpoints
 
 	slots   []*slot
 	members map[string]*memberInfo // every share member ever, by id
@@ -213,6 +217,11 @@ func execute(cfg Config, steps []Step, idx []int) *Outcome {
 	}
 	if s.t != nil {
 		s.t.Close()
+	}
+	for _, cp := range s.cps {
+		if cp != nil {
+			cp.Close()
+		}
 	}
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
@@ -329,6 +338,13 @@ func (s *sim) setup() error {
 			s.tcfg[m].DLQTopic = "dlq-" + string(mode)
 		}
 		s.ledgers[m] = loadgen.NewLedger()
+		if m == p.checkpoint {
+			cp, err := loadgen.NewCheckpoints("sim-"+string(mode), slotsPerMode, mode, p.cp.SinkFirst)
+			if err != nil {
+				return err
+			}
+			s.cps[m] = cp
+		}
 	}
 	s.classicWant = make([]int64, p.inParts)
 	for i := range s.classicWant {

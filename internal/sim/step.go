@@ -136,7 +136,16 @@ type params struct {
 	shards            int
 	pace              float64 // scales clock advances: >1 means more expiries
 	durable           bool    // a data directory: engine crashes and restarts
+	// checkpoint is the lane (index in modes) whose workers run the
+	// checkpoint model — a stream-processing task writing to a two-phase
+	// sink — instead of its plain loop (-1: none), with the model's
+	// settings cp.
+	checkpoint int
+	cp         pipeline.CheckpointConfig
 }
+
+// checkpointLanes are the lanes the checkpoint model can run in.
+var checkpointLanes = [...]int{1, 3} // explicit, transactional
 
 func paramsFor(seed int64) params {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x9a7a_0002))
@@ -154,12 +163,49 @@ func paramsFor(seed int64) params {
 	p.sweep = p.lock / 4
 	p.session = 5 * p.lock
 	p.durable = r.IntN(2) == 0
+	// Drawn last, so the parameters above stay what they were before the
+	// simulator ran the checkpoint model.
+	p.checkpoint = -1
+	if x := r.IntN(3); x < len(checkpointLanes) {
+		p.checkpoint = checkpointLanes[x]
+	}
+	p.cp = pipeline.CheckpointConfig{
+		// The barrier comes before the locks of its first records end
+		// (unless the worker stalls), and within a drain round.
+		Interval:   p.lock / time.Duration(2+r.IntN(3)),
+		MaxRecords: []int{0, maxTxnRecords}[r.IntN(2)],
+		// A snapshot a lock duration after its barrier fails the
+		// checkpoint (the clock moved on between the two).
+		Timeout: p.lock,
+		Renew:   r.IntN(2) == 0,
+	}
+	if p.checkpoint >= 0 && modes[p.checkpoint] == pipeline.Transactional {
+		// Acks first: the share-ack transaction, which can time out, commits
+		// before the sink, which cannot; sink-first would turn a timed-out
+		// transaction into duplicates the transactional mode forbids.
+		p.cp.StageAtAcquisition = r.IntN(2) == 0
+	} else {
+		p.cp.SinkFirst = r.IntN(2) == 0
+	}
 	return p
 }
 
 func (p params) String() string {
-	return fmt.Sprintf("in=%d out=%d lock=%v txn-timeout=%v sweep=%v session=%v limit=%d max-locks=%d max-poll=%d shards=%d pace=%v durable=%v",
+	out := fmt.Sprintf("in=%d out=%d lock=%v txn-timeout=%v sweep=%v session=%v limit=%d max-locks=%d max-poll=%d shards=%d pace=%v durable=%v",
 		p.inParts, p.outParts, p.lock, p.txnTimeout, p.sweep, p.session, p.limit, p.maxLocks, p.maxPoll, p.shards, p.pace, p.durable)
+	if p.checkpoint < 0 {
+		return out
+	}
+	c := p.cp
+	order, staging := "acks-first", "barrier"
+	if c.SinkFirst {
+		order = "sink-first"
+	}
+	if c.StageAtAcquisition {
+		staging = "acquisition"
+	}
+	return out + fmt.Sprintf(" checkpoint=%s(interval=%v max-records=%d timeout=%v staging=%s renew=%v order=%s)",
+		modes[p.checkpoint], c.Interval, c.MaxRecords, c.Timeout, staging, c.Renew, order)
 }
 
 // advanceBy is how far a KindAdvance step moves the clock: mostly a little,

@@ -48,6 +48,9 @@ type worker struct {
 
 	m          *pipeline.Machine[*targets.Record]
 	book       *loadgen.Book // its calls in the mode's ledger, booked as a run books them
+	// cb books the checkpoint model's calls and performs its own steps
+	// (the lane that runs it; nil elsewhere).
+	cb *loadgen.CheckpointBook
 	src        stepSource    // the machine's random stream: the running step's
 	open       *txnTrack
 	stallUntil time.Duration
@@ -77,15 +80,31 @@ func (sl *slot) newWorker() (*worker, error) {
 	w := &worker{s: s, sl: sl, name: fmt.Sprintf("%s%d#%d", modeShort[sl.mode], sl.n, sl.inc)}
 	// The transaction's end is the simulator's choice (Inputs.EndTxn), so
 	// its age never ends it.
-	w.m = pipeline.New[*targets.Record](pipeline.Config{Mode: mode, MaxPollRecords: s.p.maxPoll,
-		MaxRecords: maxTxnRecords, MaxDuration: 1000 * time.Hour, LockDuration: s.p.lock}, &w.src)
+	mcfg := pipeline.Config{Mode: mode, MaxPollRecords: s.p.maxPoll,
+		MaxRecords: maxTxnRecords, MaxDuration: 1000 * time.Hour, LockDuration: s.p.lock}
+	now := func() int64 { return int64(s.clk.Now()) }
+	cp := s.cps[sl.mode]
+	if cp != nil {
+		c := s.p.cp
+		c.Key = loadgen.RecordKey
+		mcfg.Checkpoint = &c
+		// A restarted task finishes or rolls back its last checkpoint
+		// before its new producer fences the old one, as a run's does.
+		for _, l := range cp.Recover(context.Background(), sl.n, s.t, s.tcfg[sl.mode], s.ledgers[sl.mode], now) {
+			s.say("recovery: %s", l)
+		}
+	}
+	w.m = pipeline.New[*targets.Record](mcfg, &w.src)
 	tw, err := s.t.NewWorker(context.Background(), s.tcfg[sl.mode], mode, sl.n)
 	if err != nil {
 		return nil, err
 	}
 	h, _ := enginetarget.HandlesOf(tw)
 	w.tw, w.share, w.classic, w.txn = tw, h.Share, h.Classic, h.Txn
-	w.book = s.ledgers[sl.mode].NewBook(sl.n, int64(sl.inc), func() int64 { return int64(s.clk.Now()) })
+	w.book = s.ledgers[sl.mode].NewBook(sl.n, int64(sl.inc), now)
+	if cp != nil {
+		w.cb = cp.NewBook(w.book)
+	}
 	if w.share != nil {
 		s.members[w.share.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
 	}
@@ -203,7 +222,11 @@ func (w *worker) work(r *rand.Rand) {
 			continue
 		}
 		res := w.perform(a, r)
-		w.book.Done(w.tw, w.m.Open(), a, res)
+		if w.cb != nil {
+			w.cb.Done(w.tw, w.m.Open(), a, res)
+		} else {
+			w.book.Done(w.tw, w.m.Open(), a, res)
+		}
 		if !w.gone {
 			w.m.Done(res)
 		}
@@ -214,6 +237,14 @@ func (w *worker) work(r *rand.Rand) {
 // perform makes the call a names, with the checks around it.
 func (w *worker) perform(a pipeline.Action[*targets.Record], r *rand.Rand) pipeline.Result[*targets.Record] {
 	s := w.s
+	if w.cb != nil {
+		// The checkpoint model's own steps (sink, snapshot) touch no
+		// target: its book performs them, as in a run.
+		if res, ok := w.cb.Perform(context.Background(), w.tw, a); ok {
+			s.say("%s checkpoint %d%s", a.Op, a.Checkpoint, cpDetail(a, res))
+			return res
+		}
+	}
 	switch a.Op {
 	case pipeline.OpPoll:
 		return w.poll(a.Max, a.Recs)
@@ -465,7 +496,10 @@ func (w *worker) end(commit bool) pipeline.Result[*targets.Record] {
 		what = "commit"
 	}
 	t := w.open
-	if commit {
+	switch {
+	case commit && w.cb != nil:
+		w.cb.CommitSent()
+	case commit:
 		w.book.CommitSent()
 	}
 	err := s.endTxn(w, commit)
@@ -656,7 +690,11 @@ func (w *worker) close() {
 		return
 	}
 	if w.open != nil {
-		if res := w.end(false); res.Err == nil {
+		res := w.end(false)
+		switch {
+		case w.cb != nil:
+			w.cb.Done(w.tw, false, pipeline.Action[*targets.Record]{Op: pipeline.OpAbort}, res)
+		case res.Err == nil:
 			w.book.Aborted()
 		}
 	}
@@ -677,6 +715,21 @@ func (w *worker) close() {
 	w.predictImplicit(w.m.Pending())
 	w.book.Closed(w.m.Pending())
 	_ = w.tw.Close(context.Background())
+}
+
+// cpDetail says how a checkpoint step ended, for the trace.
+func cpDetail(a pipeline.Action[*targets.Record], res pipeline.Result[*targets.Record]) string {
+	switch {
+	case res.Err != nil:
+		return ": " + errName(res.Err)
+	case a.Op == pipeline.OpEndCheckpoint && a.Cause != nil:
+		return " " + a.End.String() + ": " + errName(a.Cause)
+	case a.Op == pipeline.OpEndCheckpoint:
+		return " " + a.End.String()
+	case a.Op == pipeline.OpPreCommit:
+		return " " + fmtRecs(a.Recs)
+	}
+	return ""
 }
 
 func fmtRecs(recs []*targets.Record) string {

@@ -48,6 +48,19 @@ type CheckpointConfig struct {
 	// poll releases what the last one left unacknowledged, each poll is
 	// its own checkpoint.
 	PerPoll bool
+	// Key names a record (its partition and offset; it is given an R).
+	// With it, a record a poll delivers again while the open checkpoint
+	// holds it replaces the held copy, whose lock is gone (it expired, or
+	// the share partition failed over): the checkpoint then stages,
+	// acknowledges and writes it once. Without it the checkpoint holds
+	// both deliveries.
+	Key func(record any) RecordKey
+}
+
+// RecordKey names a record: its partition and offset.
+type RecordKey struct {
+	Partition int32
+	Offset    int64
 }
 
 // CheckpointEnd is how a checkpoint ended (the caller's books).
@@ -318,6 +331,7 @@ func (m *Machine[R]) cpDone(res Result[R]) Phase {
 		m.st = stCpProcess
 		return m.cross(AfterPoll)
 	case OpProcess:
+		m.cpDropRedelivered()
 		c.acc = append(c.acc, c.pAcc...)
 		c.rej = append(c.rej, c.pRej...)
 		c.batches = append(c.batches, cpBatch[R]{recs: c.poll, renewAt: m.pollAt})
@@ -544,6 +558,55 @@ func (m *Machine[R]) cpFail(res Result[R], what string) {
 
 // cpReset empties the open checkpoint: its records now belong to a
 // snapshot, or were given back.
+// cpDropRedelivered removes from the open checkpoint the records the poll
+// being processed delivers again (CheckpointConfig.Key).
+func (m *Machine[R]) cpDropRedelivered() {
+	c, key := m.cp, m.cfg.Checkpoint.Key
+	if key == nil || c.nHeld == 0 {
+		return
+	}
+	again := make(map[RecordKey]bool, len(c.poll))
+	for _, r := range c.poll {
+		again[key(any(r))] = true
+	}
+	keep := func(rs []R) ([]R, int) {
+		var out []R
+		n := 0
+		for i, r := range rs {
+			if !again[key(any(r))] {
+				if out != nil {
+					out = append(out, r)
+				}
+				continue
+			}
+			if out == nil {
+				out = append(make([]R, 0, len(rs)), rs[:i]...)
+			}
+			n++
+		}
+		if out == nil {
+			return rs, 0
+		}
+		return out, n
+	}
+	dropped := 0
+	batches := c.batches[:0:0]
+	for _, b := range c.batches {
+		recs, n := keep(b.recs)
+		dropped += n
+		if len(recs) > 0 {
+			b.recs = recs
+			batches = append(batches, b)
+		}
+	}
+	if dropped == 0 {
+		return
+	}
+	c.batches, c.nHeld, c.renewNext = batches, c.nHeld-dropped, 0
+	c.acc, _ = keep(c.acc)
+	c.rej, _ = keep(c.rej)
+}
+
 func (m *Machine[R]) cpReset() {
 	c := m.cp
 	m.open = false

@@ -48,6 +48,40 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1 2] poll |after-poll process[3] poll " +
 				"barrier |before-barrier begin stage-accept[1 2 3] precommit[1 2 3] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"commit |between-commits commit-sink end-checkpoint(committed) poll"},
+		{"a record delivered again while held replaces the held copy: staged, written and acknowledged once",
+			cpConfig(Transactional, func(c *CheckpointConfig) { c.Key = intKey }), nil, `
+				recs 1 2
+				ok
+				recs 2 3
+				ok
+				recs
+				@at 1s
+				ok
+				ok
+				ok
+				ok
+				ok
+				ok
+				ok
+				ok
+				ok
+				recs`,
+			"poll |after-poll process[1 2] poll |after-poll process[2 3] poll " +
+				"barrier |before-barrier begin stage-accept[1 2 3] precommit[1 2 3] |after-precommit snapshot |after-snapshot notify |after-notify " +
+				"commit |between-commits commit-sink end-checkpoint(committed) poll"},
+		{"without a key both deliveries are held",
+			cpConfig(Transactional, nil), nil, `
+				recs 1 2
+				ok
+				recs 2 3
+				ok
+				recs
+				@at 1s
+				ok
+				ok
+				ok`,
+			"poll |after-poll process[1 2] poll |after-poll process[2 3] poll " +
+				"barrier |before-barrier begin stage-accept[1 2 2 3]"},
 		{"explicit, sink first, with a reject: the sink, then accept and reject as one group",
 			cpConfig(Explicit, sinkFirst), []float64{0.9, 0.1}, `
 				@reject 0.5
@@ -302,3 +336,6 @@ func TestMachineCheckpointBounds(t *testing.T) {
 		t.Errorf("the barrier crossed %q, want %s", p, BeforeBarrier)
 	}
 }
+
+// intKey is the tests' CheckpointConfig.Key: a record is its number.
+func intKey(r any) RecordKey { return RecordKey{Offset: int64(r.(int))} }
