@@ -46,12 +46,12 @@ type worker struct {
 	classic *engine.ClassicMember // observed: classic-eos
 	txn     *engine.Producer      // observed: transactional modes
 
-	m          *pipeline.Machine[*targets.Record]
-	book       *loadgen.Book // its calls in the mode's ledger, booked as a run books them
+	m    *pipeline.Machine[*targets.Record]
+	book *loadgen.Book // its calls in the mode's ledger, booked as a run books them
 	// cb books the checkpoint model's calls and performs its own steps
 	// (the lane that runs it; nil elsewhere).
-	cb *loadgen.CheckpointBook
-	src        stepSource    // the machine's random stream: the running step's
+	cb         *loadgen.CheckpointBook
+	src        stepSource // the machine's random stream: the running step's
 	open       *txnTrack
 	stallUntil time.Duration
 	zombie     bool
