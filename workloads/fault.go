@@ -35,8 +35,9 @@ const (
 	// delay longer than lockDuration lets the batch's locks expire.
 	// Params: for, delay (both required), worker.
 	FaultSlowProcessing FaultKind = "slow-processing"
-	// FaultCoordinatorCrash crashes the transaction coordinator once a
-	// transaction reaches state. Params: state (required).
+	// FaultCoordinatorCrash crashes the transaction coordinator at once
+	// or once a transaction reaches state (or with scope engine the whole
+	// engine there). Params: state (required), scope, wait.
 	FaultCoordinatorCrash FaultKind = "coordinator-crash"
 	// FaultShareFailover moves a share partition's leadership.
 	// Params: partition.
@@ -138,11 +139,37 @@ const (
 	BetweenWorkerEngine           = "worker-engine"
 )
 
-// Values of the coordinator-crash state param.
+// Values of the coordinator-crash state param: where a transaction is
+// when the crash strikes it, or now for no transaction.
 const (
-	StateOngoing       = "ongoing"
+	// StateNow: the coordinator crashes at once.
+	StateNow = "now"
+	// StateOngoing: the transaction stages acknowledgements or offsets.
+	StateOngoing = "ongoing"
+	// StatePrepareCommit, StatePrepareAbort: PREPARE_COMMIT or
+	// PREPARE_ABORT is logged; StatePrepared: either.
 	StatePrepareCommit = "prepare-commit"
 	StatePrepareAbort  = "prepare-abort"
+	StatePrepared      = "prepared"
+	// StateMarker: the transaction's first marker is applied.
+	StateMarker = "marker"
+	// StateCompleted: COMPLETE_COMMIT or COMPLETE_ABORT is logged.
+	StateCompleted = "completed"
+)
+
+// CoordinatorCrashStates lists the coordinator-crash states in
+// documentation order.
+var CoordinatorCrashStates = []string{StateNow, StateOngoing, StatePrepareCommit, StatePrepareAbort,
+	StatePrepared, StateMarker, StateCompleted}
+
+// Values of the coordinator-crash scope param: what crashes.
+const (
+	// CrashScopeCoordinator: the transaction coordinator alone, which
+	// reloads its log (the default).
+	CrashScopeCoordinator = "coordinator"
+	// CrashScopeEngine: the whole engine, which restarts from its data
+	// directory.
+	CrashScopeEngine = "engine"
 )
 
 // Random is the value of a worker or partition param that picks one at
@@ -271,6 +298,14 @@ type faultParam struct {
 
 type faultKind struct {
 	params []faultParam
+	// combine returns the param that does not go with the others and
+	// what to do, or "" when they go together.
+	combine func(params map[string]string) (param, msg string)
+	// runnerOnly are params a target's fault runner takes from a direct
+	// caller (the simulator), each with what it names: one of the run's
+	// own topics, groups or transactional ids, which the load generator
+	// names for each run, so a workload cannot.
+	runnerOnly map[string]string
 }
 
 // faultKinds maps each kind to its params, in the order they are checked.
@@ -293,12 +328,13 @@ var faultKinds = map[FaultKind]faultKind{
 		workerParam,
 	}},
 	FaultCoordinatorCrash: {params: []faultParam{
-		{name: "state", required: true, check: checkEnum("transaction state",
-			StateOngoing, StatePrepareCommit, StatePrepareAbort)},
-	}},
+		{name: "state", required: true, check: checkEnum("transaction state", CoordinatorCrashStates...)},
+		{name: "scope", check: checkEnum("crash scope", CrashScopeCoordinator, CrashScopeEngine)},
+		{name: "wait", check: checkWait},
+	}, combine: checkCrashNow, runnerOnly: map[string]string{"transactional-id-prefix": "transactional ids"}},
 	FaultShareFailover: {params: []faultParam{
 		{name: "partition", def: Random, check: checkPartition},
-	}},
+	}, runnerOnly: map[string]string{"group": "groups", "topic": "topics"}},
 	FaultZombieProducer: {params: []faultParam{workerParam}},
 	FaultEngineRestart:  {},
 	FaultNetworkPartition: {params: []faultParam{
@@ -307,7 +343,7 @@ var faultKinds = map[FaultKind]faultKind{
 			BetweenWorkerEngine, BetweenCoordinatorParticipant)},
 		{name: "partition", def: Random, check: checkPartition},
 		workerParam,
-	}},
+	}, runnerOnly: map[string]string{"topic": "topics"}},
 	FaultMembershipChurn: {params: []faultParam{
 		{name: "for", def: "1s", check: checkFaultDur},
 	}},
@@ -342,6 +378,36 @@ func checkBroker(_ *Spec, v string) string {
 		return ""
 	}
 	return fmt.Sprintf("%q is not a broker selector; use %s, or a broker id such as 1", v, orList(BrokerSelectors))
+}
+
+func checkWait(_ *Spec, v string) string {
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q is not a duration; write a Go duration like 0s or 2s", v)
+	case d < 0:
+		return fmt.Sprintf("%s is negative; use 0s (the fault returns at once, the crash armed) or more", v)
+	case d > time.Hour:
+		return fmt.Sprintf("%s is above the maximum 1h; use 1h or less", v)
+	}
+	return ""
+}
+
+// checkCrashNow refuses what state now does not take: a crash at once
+// waits for no transaction, and a whole-engine crash at once is
+// engine-restart.
+func checkCrashNow(params map[string]string) (string, string) {
+	if params["state"] != StateNow {
+		return "", ""
+	}
+	if _, ok := params["wait"]; ok {
+		return "wait", "state now crashes the coordinator at once and waits for no transaction; remove wait"
+	}
+	if params["scope"] == CrashScopeEngine {
+		return "scope", fmt.Sprintf("a whole-engine crash at once is the %s fault; use kind %s, or scope %s",
+			FaultEngineRestart, FaultEngineRestart, CrashScopeCoordinator)
+	}
+	return "", ""
 }
 
 func checkDelay(_ *Spec, v string) string {
@@ -453,6 +519,9 @@ func (f *Fault) validate(s *Spec, i int) *Error {
 		if slices.Contains(known, name) {
 			continue
 		}
+		if what, ok := k.runnerOnly[name]; ok {
+			return fieldErr(path+".params."+name, "names one of the run's own %s, which the load generator names for each run, so a workload cannot (the fault uses the mode's); remove it", what)
+		}
 		if len(known) == 0 {
 			return fieldErr(path+".params."+name, "unknown param: %s takes no params; remove it", f.Kind)
 		}
@@ -468,6 +537,11 @@ func (f *Fault) validate(s *Spec, i int) *Error {
 		}
 		if msg := p.check(s, v); msg != "" {
 			return fieldErr(path+".params."+p.name, "%s", msg)
+		}
+	}
+	if k.combine != nil {
+		if name, msg := k.combine(f.Params); name != "" {
+			return fieldErr(path+".params."+name, "%s", msg)
 		}
 	}
 	return nil

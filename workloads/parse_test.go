@@ -97,6 +97,8 @@ func TestParseGood(t *testing.T) {
 				"share-failover at 6s (partition=random)",
 				"zombie-producer at 7s (worker=3)",
 				"engine-restart at 8s",
+				"coordinator-crash at 9s (scope=engine state=marker wait=0s)",
+				"coordinator-crash at 10s (state=now)",
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("faults:\ngot  %q\nwant %q", got, want)

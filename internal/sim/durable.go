@@ -1,9 +1,10 @@
 // This file holds the engine faults of durable seeds (docs/design.md §3.6, §8): a
 // full crash and restart from the data directory, a crash inside a
 // transaction's end at a hook point, a coordinator-only crash and a
-// share-partition failover. The checks hold recovery to invariants 9 and
-// 12: a decided transaction completes with its decision, and the restored
-// state is the state before the crash minus acquisitions.
+// share-partition failover, each the engine target's fault (its fault
+// runner, as the load generator applies them). The checks hold recovery to
+// invariants 9 and 12: a decided transaction completes with its decision,
+// and the restored state is the state before the crash minus acquisitions.
 
 package sim
 
@@ -12,46 +13,66 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/workloads"
 )
 
-// crashArm is a crash waiting for the next worker transaction to end.
+// crashArm is a crash waiting for the next worker transaction to end: a
+// whole-engine crash at a state of the engine target's coordinator-crash
+// fault.
 type crashArm struct {
-	point  engine.HookPoint
-	marker int // HookTxnMarker: crash after this many markers
+	state string // workloads.StatePrepared, StateMarker or StateCompleted
 }
 
 func (a *crashArm) String() string {
-	switch a.point {
-	case engine.HookTxnPrepared:
+	switch a.state {
+	case workloads.StatePrepared:
 		return "after PREPARE is logged"
-	case engine.HookTxnMarker:
-		return fmt.Sprintf("after marker %d", a.marker)
+	case workloads.StateMarker:
+		return "after marker 1"
 	}
 	return "after COMPLETE is logged"
 }
 
-// crashHook fires an armed crash in a transaction end a client asked for
-// (not in a fencing or a timeout). It runs inside the engine with locks
-// held and only reads and writes simulator fields.
-func (s *sim) crashHook(pt engine.HookPoint, info engine.HookInfo) error {
+// armCrash arms the pending crash (KindCrashEnd) in the engine target's
+// fault runner for one stretch of calls, and reports whether it did. The
+// crash strikes a transaction end a client asked for: PREPARE_* is logged
+// inside the client's commit or abort (delivering false), its markers and
+// COMPLETE_* follow when the timers deliver them (delivering true; a
+// PREPARE_* logged there is a timeout's abort, which does not count).
+// Only the workers' transactions count, never the input producer's. The
+// fault returns at once (wait 0s); settleCrash ends the stretch.
+func (s *sim) armCrash(delivering bool) bool {
 	a := s.crashArm
-	if a == nil || pt != a.point || info.TransactionalID == inTxnID {
-		return nil
+	if a == nil || delivering && a.state == workloads.StatePrepared {
+		return false
 	}
-	// PREPARE_* is logged inside the client's end; its markers and
-	// COMPLETE_* follow when the timers deliver them.
-	if !s.ending && !(s.delivering && pt != engine.HookTxnPrepared) {
-		return nil
+	_, err := s.t.FaultRunner().Apply(workloads.FaultCoordinatorCrash, map[string]string{
+		"state": a.state, enginetarget.ParamScope: workloads.CrashScopeEngine, enginetarget.ParamWait: "0s",
+		enginetarget.ParamTransactionalIDPrefix: s.workerTxnPrefixes})
+	if err != nil {
+		s.fail("sim", "arming the crash %s: %v", a, err)
+		return false
 	}
-	if pt == engine.HookTxnMarker && info.Marker != a.marker {
-		return nil
+	return true
+}
+
+// settleCrash ends the stretch armCrash armed: a crash that struck (the
+// engine is down until the caller restarts it) is recorded in
+// crashFired; one that did not is disarmed and waits for the next
+// stretch.
+func (s *sim) settleCrash() {
+	fr := s.t.FaultRunner()
+	st, ok := fr.Struck()
+	if !ok {
+		fr.Disarm()
+		return
 	}
+	s.crashFired = fmt.Sprintf("%s %s of %s", s.crashArm, endWord(st.Info.Commit), st.Info.TransactionalID)
 	s.crashArm = nil
-	s.crashFired = fmt.Sprintf("%s %s of %s", a, endWord(info.Commit), info.TransactionalID)
-	return fmt.Errorf("sim: %w", engine.ErrInjectedCrash)
 }
 
 // execDurable performs a durability step; on an in-memory seed it does
@@ -65,17 +86,18 @@ func (s *sim) execDurable(st Step, r *rand.Rand) {
 	case KindRestart:
 		s.restart("restart")
 	case KindCrashEnd:
-		a := &crashArm{point: engine.HookTxnPrepared}
+		a := &crashArm{state: workloads.StatePrepared}
 		switch r.IntN(3) {
 		case 1:
-			a.point, a.marker = engine.HookTxnMarker, 1
+			a.state = workloads.StateMarker
 		case 2:
-			a.point = engine.HookTxnCompleted
+			a.state = workloads.StateCompleted
 		}
 		s.crashArm = a
 		s.say("crash-end armed: %s", a)
 	case KindCoordinatorCrash:
-		if _, err := s.e.CrashCoordinator(); err != nil {
+		_, err := s.t.FaultRunner().Apply(workloads.FaultCoordinatorCrash, map[string]string{"state": workloads.StateNow})
+		if err != nil {
 			s.fail("I12 recovery", "coordinator crash: %v", err)
 			return
 		}
@@ -84,12 +106,18 @@ func (s *sim) execDurable(st Step, r *rand.Rand) {
 	case KindFailover:
 		g := r.IntN(len(s.share))
 		part := int32(r.IntN(int(s.p.inParts)))
-		err := s.e.FailoverSharePartition(s.groups[g], s.in[part].tp)
+		tp := s.in[part].tp
+		// The fault fails over nothing where the group has no share
+		// partition (nothing polled there yet); the model needs to know.
+		_, err := s.e.SharePartition(s.groups[g], tp)
+		exists := !errors.Is(err, engine.ErrUnknownGroup)
+		_, err = s.t.FaultRunner().Apply(workloads.FaultShareFailover, map[string]string{
+			enginetarget.ParamGroup: s.groups[g], enginetarget.ParamTopic: tp.Topic, "partition": strconv.Itoa(int(part))})
 		switch {
-		case errors.Is(err, engine.ErrUnknownGroup):
-			s.say("failover %s p%d: no share partition yet", s.groups[g], part)
 		case err != nil:
-			s.fail("I12 recovery", "failover of %s %s: %v", s.groups[g], s.in[part].tp, err)
+			s.fail("I12 recovery", "failover of %s %s: %v", s.groups[g], tp, err)
+		case !exists:
+			s.say("failover %s p%d: no share partition yet", s.groups[g], part)
 		default:
 			s.failover[[2]int{g, int(part)}] = true
 			s.say("failover %s p%d", s.groups[g], part)
@@ -120,9 +148,11 @@ func (s *sim) endTxn(w *worker, commit bool) error {
 	if commit {
 		call = func() error { return w.tw.Commit(ctx) }
 	}
-	s.ending = true
+	armed := s.armCrash(false)
 	err := s.producerCall(w.txn, w.sl.tid, what, call)
-	s.ending = false
+	if armed {
+		s.settleCrash()
+	}
 	if s.crashFired == "" || !errors.Is(err, engine.ErrCrashed) {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/workloads"
 )
 
 // Config is one simulation.
@@ -138,6 +139,9 @@ type sim struct {
 	t     *enginetarget.Target // the load generator's adapter: every worker call goes through it
 	e     *engine.Engine       // the engine under t, which the checks observe
 	tcfg  [len(modes)]targets.Config
+	// workerTxnPrefixes are the modes' transactional id prefixes, comma
+	// separated: every worker's transaction, not the input producer's.
+	workerTxnPrefixes string
 	// ledgers are the load generator's ledgers, one per mode: the workers
 	// book their calls in them as a run's do, and the verifier judges
 	// each mode from them.
@@ -166,8 +170,6 @@ type sim struct {
 	dir          string // data directory of a durable seed
 	crashArm     *crashArm
 	crashFired   string // the armed crash struck (where)
-	delivering   bool   // the timers are delivering markers (advance)
-	ending       bool   // a client's commit or abort is running
 	restarted    bool   // this step restarted the engine
 	coordCrashed bool   // this step reloaded the coordinator
 	failover     map[[2]int]bool
@@ -275,8 +277,8 @@ func (s *sim) setup() error {
 	gc := engine.GroupConfig{LockDuration: p.lock, DeliveryLimit: p.limit, MaxRecordLocks: p.maxLocks,
 		AutoOffsetReset: engine.ResetEarliest, Isolation: engine.ReadCommitted}
 	opts := enginetarget.Options{Shards: p.shards, Knobs: s.knobs, SessionTimeout: p.session, Clock: s.clk,
-		Extra: []engine.Option{engine.WithGroupDefaults(gc), engine.WithAbortSweepInterval(p.sweep),
-			engine.WithTransactionTimeout(p.txnTimeout), engine.WithHook(s.hook)}}
+		Hook: s.hook, Extra: []engine.Option{engine.WithGroupDefaults(gc), engine.WithAbortSweepInterval(p.sweep),
+			engine.WithTransactionTimeout(p.txnTimeout)}}
 	if p.durable {
 		dir, err := os.MkdirTemp("", "sharebench-sim-")
 		if err != nil {
@@ -346,6 +348,11 @@ func (s *sim) setup() error {
 			s.cps[m] = cp
 		}
 	}
+	prefixes := make([]string, len(modes))
+	for m := range modes {
+		prefixes[m] = s.tcfg[m].TransactionalIDPrefix
+	}
+	s.workerTxnPrefixes = strings.Join(prefixes, ",")
 	s.classicWant = make([]int64, p.inParts)
 	for i := range s.classicWant {
 		s.classicWant[i] = -1
@@ -376,15 +383,16 @@ func (s *sim) setup() error {
 	return nil
 }
 
-// hook is the engine's hook seam: it fails one staging write, or crashes
-// the engine inside a transaction's end, on demand. It runs with engine
-// locks held and touches only simulator fields.
-func (s *sim) hook(pt engine.HookPoint, info engine.HookInfo) error {
+// hook is the simulator's engine hook, which the engine target calls after
+// its fault runner's (enginetarget.Options.Hook): it fails one staging
+// write on demand (KindFailStage). It runs with engine locks held and
+// touches only simulator fields.
+func (s *sim) hook(pt engine.HookPoint, _ engine.HookInfo) error {
 	if pt == engine.HookStageWrite && s.failStage {
 		s.failStage = false
 		return errStageWrite
 	}
-	return s.crashHook(pt, info)
+	return nil
 }
 
 // run executes one scheduled step and checks every invariant after it.
@@ -511,9 +519,11 @@ func (s *sim) advance(d time.Duration) {
 		s.lastSweep = now
 	}
 	s.fired = true
-	s.delivering = true
+	armed := s.armCrash(true)
 	s.e.FireTimers()
-	s.delivering = false
+	if armed {
+		s.settleCrash()
+	}
 	s.say("advance %s", fmtDur(d))
 	if s.crashFired != "" {
 		// An armed crash struck while the timers delivered markers: the
@@ -643,7 +653,8 @@ func (s *sim) fenced(p *engine.Producer, tid string) bool {
 }
 
 // partition cuts the transaction coordinator off from one input or output
-// partition's leader for a while (KindPartition): markers for it wait, the
+// partition's leader for a while (KindPartition), by the engine target's
+// network-partition fault naming that one partition: markers for it wait, the
 // transactions they belong to stay PREPARE_*, and their producers' next
 // transactions wait too, until the clock passes the end.
 func (s *sim) partition(r *rand.Rand) {
@@ -658,7 +669,9 @@ func (s *sim) partition(r *rand.Rand) {
 	}
 	tp := tps[r.IntN(len(tps))]
 	d := s.p.lock/2 + time.Duration(r.IntN(4))*s.p.lock/2
-	if err := s.e.PartitionMarkers(tp, d); err != nil {
+	_, err := s.t.FaultRunner().Apply(workloads.FaultNetworkPartition, map[string]string{"for": d.String(),
+		"between": workloads.BetweenCoordinatorParticipant, enginetarget.ParamTopic: tp.Topic, "partition": strconv.Itoa(int(tp.Partition))})
+	if err != nil {
 		s.fail("sim", "network partition of %s: %v", tp, err)
 		return
 	}

@@ -41,8 +41,12 @@ type Options struct {
 	// once with what is there, since nothing can arrive while a
 	// single-threaded caller waits.
 	Clock *eng.ManualClock
-	// Extra engine options, applied last (for example a hook; a hook
-	// given here replaces the one the fault runner needs).
+	// Hook is the caller's engine hook (engine.Hook), composed with the
+	// fault runner's: see New.
+	Hook eng.Hook
+	// Extra engine options, applied last. A hook belongs in Hook: one
+	// given here as engine.WithHook replaces the target's, and the fault
+	// runner's armed crashes never strike.
 	Extra []eng.Option
 }
 
@@ -50,7 +54,7 @@ type Options struct {
 type Target struct {
 	opts   Options
 	e      *eng.Engine
-	faults *FaultRunner // nil without a data directory
+	faults *FaultRunner
 
 	mu struct {
 		sync.Mutex
@@ -76,9 +80,29 @@ func New(opts Options) (*Target, error) {
 	if opts.Clock != nil {
 		eo = append(eo, eng.WithClock(opts.Clock))
 	}
-	fr := &FaultRunner{durable: opts.DataDir != ""}
+	fr := newFaultRunner(opts.DataDir != "", opts.Clock != nil)
 	if opts.DataDir != "" {
-		eo = append(eo, eng.WithDataDir(opts.DataDir), eng.WithFlushPolicy(opts.Flush), eng.WithHook(fr.hook))
+		eo = append(eo, eng.WithDataDir(opts.DataDir), eng.WithFlushPolicy(opts.Flush))
+	}
+	// The engine has one hook. The target's calls the fault runner's
+	// first and then, when the runner's armed crash did not strike there,
+	// the caller's (Options.Hook): a crash the runner armed is the fault
+	// the caller asked for, and the caller's hook still sees every other
+	// call (a staging write it fails, for one). Without a data directory
+	// the runner arms nothing, so only the caller's hook is installed.
+	switch {
+	case opts.DataDir != "" && opts.Hook != nil:
+		caller := opts.Hook
+		eo = append(eo, eng.WithHook(func(pt eng.HookPoint, info eng.HookInfo) error {
+			if err := fr.hook(pt, info); err != nil {
+				return err
+			}
+			return caller(pt, info)
+		}))
+	case opts.DataDir != "":
+		eo = append(eo, eng.WithHook(fr.hook))
+	case opts.Hook != nil:
+		eo = append(eo, eng.WithHook(opts.Hook))
 	}
 	eo = append(eo, opts.Extra...)
 	e, err := eng.New(eo...)
@@ -151,7 +175,7 @@ func (t *Target) Setup(_ context.Context, cfg targets.Config) error {
 	t.mu.groups[cfg.Group] = gc
 	t.mu.cfg = cfg
 	t.mu.Unlock()
-	t.faults.disarm() // a crash armed in the previous mode never struck
+	t.faults.Disarm() // a crash armed in the previous mode never struck
 	return nil
 }
 
