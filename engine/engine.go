@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -33,7 +32,6 @@ func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic,
 type Engine struct {
 	cfg   config
 	clock Clock
-	seed  maphash.Seed
 
 	// topicsMu guards topics; it is a leaf lock (lockorder.go).
 	topicsMu sync.RWMutex
@@ -189,7 +187,6 @@ func New(opts ...Option) (*Engine, error) {
 	e := &Engine{
 		cfg:    cfg,
 		clock:  cfg.clock,
-		seed:   maphash.MakeSeed(),
 		topics: map[string]*topic{},
 		data:   make([]dataShard, cfg.shards),
 		groups: make([]groupShard, cfg.shards),
@@ -267,15 +264,25 @@ func (e *Engine) Now() time.Duration { return e.clock.Now() }
 // Shards returns the number of lock shards.
 func (e *Engine) Shards() int { return len(e.data) }
 
+// hash places a name (and partition) on a lock shard: FNV-1a, so the
+// placement, and every order that follows shards (the abort sweep visits
+// them in turn), is the same in every process and a simulator seed
+// replays exactly. The partition goes in last, and FNV-1a's last steps
+// (an xor, then multiplications by an odd prime) are a bijection on the
+// low bits, so with a power-of-two shard count the partitions of one topic
+// fall on distinct shards until there are more partitions than shards.
 func (e *Engine) hash(s string, n int32) uint64 {
-	var h maphash.Hash
-	h.SetSeed(e.seed)
-	h.WriteString(s)
-	h.WriteByte(byte(n))
-	h.WriteByte(byte(n >> 8))
-	h.WriteByte(byte(n >> 16))
-	h.WriteByte(byte(n >> 24))
-	return h.Sum64()
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime
+	}
+	for k := 0; k < 4; k++ {
+		h ^= uint64(byte(n >> (8 * k)))
+		h *= prime
+	}
+	return h
 }
 
 func (e *Engine) dataShard(tp TopicPartition) *dataShard {

@@ -6,7 +6,10 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -80,6 +83,44 @@ func TestSameSeedSameHistory(t *testing.T) {
 	}
 	if Run(Config{Seed: 1, Steps: 300}).Hash() == Run(Config{Seed: 2, Steps: 300}).Hash() {
 		t.Fatal("seeds 1 and 2 gave the same history")
+	}
+}
+
+// TestSeedReplaysInAnotherProcess runs seeds here and in a second process
+// of this test binary and wants the same history from each: nothing a
+// seed's history depends on may come from a per-process source (a hash
+// seed, map order, the wall clock), or "sharebench sim --seed N" would not
+// replay what a failure printed.
+func TestSeedReplaysInAnotherProcess(t *testing.T) {
+	const seeds, steps = 40, 300
+	hashes := func() string {
+		var b strings.Builder
+		for seed := int64(1); seed <= seeds; seed++ {
+			fmt.Fprintf(&b, "seed %d %x\n", seed, Run(Config{Seed: seed, Steps: steps}).Hash())
+		}
+		return b.String()
+	}
+	if os.Getenv("SHAREBENCH_SIM_CHILD") == "1" {
+		fmt.Print("<<" + hashes() + ">>")
+		return
+	}
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSeedReplaysInAnotherProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SHAREBENCH_SIM_CHILD=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the second process: %v\n%s", err, out)
+	}
+	i, j := bytes.Index(out, []byte("<<")), bytes.LastIndex(out, []byte(">>"))
+	if i < 0 || j < i {
+		t.Fatalf("the second process printed no hashes:\n%s", out)
+	}
+	there := strings.Split(string(out[i+2:j]), "\n")
+	here := strings.Split(hashes(), "\n")
+	for k := range here {
+		if k >= len(there) || here[k] != there[k] {
+			t.Fatalf("a seed's history differs between two processes: %q here, %q there (repro: sharebench sim --seed %d --steps %d, twice)", here[k], there[min(k, len(there)-1)], k+1, steps)
+		}
 	}
 }
 
