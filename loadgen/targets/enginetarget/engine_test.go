@@ -295,17 +295,8 @@ func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
 func TestManualClockTarget(t *testing.T) {
 	t.Parallel()
 	clk := eng.NewManualClock()
-	tg, err := New(Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg, cfg := setUpOne(t, Options{Clock: clk})
 	ctx := context.Background()
-	cfg := targets.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 1, OutputPartitions: 1,
-		Group: "g", TransactionalIDPrefix: "tx-", LockDuration: time.Second, TransactionTimeout: time.Minute}
-	if err := tg.Setup(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
 	w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 3)
 	if err != nil {
 		t.Fatal(err)

@@ -486,17 +486,8 @@ func TestCrashArmedOnManualClock(t *testing.T) {
 		t.Run(c.state+"-"+c.scope+"-"+c.prefix, func(t *testing.T) {
 			t.Parallel()
 			clk := eng.NewManualClock()
-			tg, err := New(Options{DataDir: t.TempDir(), Flush: eng.FlushNever, Clock: clk})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tg.Close()
+			tg, cfg := setUpOne(t, Options{DataDir: t.TempDir(), Flush: eng.FlushNever, Clock: clk})
 			ctx := context.Background()
-			cfg := targets.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 1, OutputPartitions: 1,
-				Group: "g", TransactionalIDPrefix: "tx-", LockDuration: time.Second, TransactionTimeout: time.Minute}
-			if err := tg.Setup(ctx, cfg); err != nil {
-				t.Fatal(err)
-			}
 			w, recs := pollOne(t, tg, cfg)
 			if err := w.Begin(ctx); err != nil {
 				t.Fatal(err)
@@ -615,7 +606,7 @@ func TestCallerHookComposes(t *testing.T) {
 	errStage := errors.New("test: staging write fails")
 	var failStage bool
 	clk := eng.NewManualClock()
-	tg, err := New(Options{DataDir: t.TempDir(), Flush: eng.FlushNever, Clock: clk,
+	tg, cfg := setUpOne(t, Options{DataDir: t.TempDir(), Flush: eng.FlushNever, Clock: clk,
 		Hook: func(pt eng.HookPoint, _ eng.HookInfo) error {
 			if pt == eng.HookStageWrite && failStage {
 				failStage = false
@@ -623,16 +614,7 @@ func TestCallerHookComposes(t *testing.T) {
 			}
 			return nil
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
 	ctx := context.Background()
-	cfg := targets.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 1, OutputPartitions: 1,
-		Group: "g", TransactionalIDPrefix: "tx-", LockDuration: time.Second, TransactionTimeout: time.Minute}
-	if err := tg.Setup(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
 	w, recs := pollOne(t, tg, cfg)
 	if err := w.Begin(ctx); err != nil {
 		t.Fatal(err)
@@ -652,6 +634,24 @@ func TestCallerHookComposes(t *testing.T) {
 
 // pollOne produces one input and polls it with a transactional worker
 // (id 0) of cfg's mode.
+// setUpOne returns a target made with o (closed when the test ends) and
+// set up with one input and one output partition, group g and
+// transactional ids tx-*.
+func setUpOne(t *testing.T, o Options) (*Target, targets.Config) {
+	t.Helper()
+	tg, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	cfg := targets.Config{InputTopic: "in", OutputTopic: "out", InputPartitions: 1, OutputPartitions: 1,
+		Group: "g", TransactionalIDPrefix: "tx-", LockDuration: time.Second, TransactionTimeout: time.Minute}
+	if err := tg.Setup(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	return tg, cfg
+}
+
 func pollOne(t *testing.T, tg *Target, cfg targets.Config) (targets.Worker, []*targets.Record) {
 	t.Helper()
 	ctx := context.Background()
