@@ -5,7 +5,7 @@
 // with -tags slowdemo, every transaction commit on the engine target waits
 // SHAREBENCH_SLOW_COMMIT (default 5ms) after its decision is logged and
 // before its markers are written, as a slower coordinator log write would.
-// Normal builds do not contain this file and engineOptions stays nil.
+// Normal builds do not contain this file and engineHook stays nil.
 
 package cli
 
@@ -41,10 +41,10 @@ func init() {
 	// The hook runs with the transaction's shard lock held (engine.Hook),
 	// so the delay also holds back whatever shares that shard: a slow log
 	// write under a lock, the kind of regression the gate should catch.
-	engineOptions = append(engineOptions, eng.WithHook(func(pt eng.HookPoint, info eng.HookInfo) error {
+	engineHook = func(pt eng.HookPoint, info eng.HookInfo) error {
 		if pt == eng.HookTxnPrepared && info.Commit {
 			time.Sleep(delay)
 		}
 		return nil
-	}))
+	}
 }

@@ -55,9 +55,10 @@ func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&k.keep, "keep", false, "kafka target: keep each mode's topics and group on the cluster after it is verified (default: delete them)")
 }
 
-// engineOptions are appended to every engine target's options: nil, except
-// in builds that install a hook (slowdemo.go, -tags slowdemo).
-var engineOptions []eng.Option
+// engineHook is every engine target's hook (enginetarget.Options.Hook,
+// called after the fault runner's): nil, except in builds that install
+// one (slowdemo.go, -tags slowdemo).
+var engineHook eng.Hook
 
 // targetWrap, when set, wraps the engine target: nil, except in the
 // cpudemo build (cpudemo.go, -tags cpudemo).
@@ -85,7 +86,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 		if f.dataDir == "" && f.flush != "always" {
 			return nil, nil, usageErr("--flush applies with --data-dir; add --data-dir DIR")
 		}
-		t, err := enginetarget.New(enginetarget.Options{Shards: f.shards, Knobs: knobs, DataDir: f.dataDir, Flush: flush, Extra: engineOptions})
+		t, err := enginetarget.New(enginetarget.Options{Shards: f.shards, Knobs: knobs, DataDir: f.dataDir, Flush: flush, Hook: engineHook})
 		if err != nil {
 			if f.dataDir != "" {
 				return nil, nil, usageErr("--data-dir %s: %v", f.dataDir, err)
