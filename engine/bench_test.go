@@ -393,6 +393,11 @@ func benchScaling(b *testing.B, shards string, payload int) {
 	var done atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, members)
+	// Every run starts from a collected heap holding only its own inputs.
+	// Otherwise the garbage of the previous run (its engine, of a size
+	// set by its b.N) sets this run's GC pacing, and the one-core and
+	// two-core runs, whose b.N differ, are paced differently.
+	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for _, w := range ws {
