@@ -163,8 +163,7 @@ func paramsFor(seed int64) params {
 	p.sweep = p.lock / 4
 	p.session = 5 * p.lock
 	p.durable = r.IntN(2) == 0
-	// Drawn last, so the parameters above stay what they were before the
-	// simulator ran the checkpoint model.
+	// Drawn after the others, which therefore do not depend on these.
 	p.checkpoint = -1
 	if x := r.IntN(3); x < len(checkpointLanes) {
 		p.checkpoint = checkpointLanes[x]
