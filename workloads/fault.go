@@ -381,16 +381,7 @@ func checkBroker(_ *Spec, v string) string {
 }
 
 func checkWait(_ *Spec, v string) string {
-	d, err := time.ParseDuration(v)
-	switch {
-	case err != nil:
-		return fmt.Sprintf("%q is not a duration; write a Go duration like 0s or 2s", v)
-	case d < 0:
-		return fmt.Sprintf("%s is negative; use 0s (the fault returns at once, the crash armed) or more", v)
-	case d > time.Hour:
-		return fmt.Sprintf("%s is above the maximum 1h; use 1h or less", v)
-	}
-	return ""
+	return checkDurationUpTo1h(v, "the fault returns at once, the crash armed")
 }
 
 // checkCrashNow refuses what state now does not take: a crash at once
@@ -410,13 +401,17 @@ func checkCrashNow(params map[string]string) (string, string) {
 	return "", ""
 }
 
-func checkDelay(_ *Spec, v string) string {
+func checkDelay(_ *Spec, v string) string { return checkDurationUpTo1h(v, "start again at once") }
+
+// checkDurationUpTo1h checks a duration param in [0, 1h]; zero says what
+// 0s means for it.
+func checkDurationUpTo1h(v, zero string) string {
 	d, err := time.ParseDuration(v)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("%q is not a duration; write a Go duration like 0s or 2s", v)
 	case d < 0:
-		return fmt.Sprintf("%s is negative; use 0s (start again at once) or more", v)
+		return fmt.Sprintf("%s is negative; use 0s (%s) or more", v, zero)
 	case d > time.Hour:
 		return fmt.Sprintf("%s is above the maximum 1h; use 1h or less", v)
 	}
