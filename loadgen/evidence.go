@@ -36,8 +36,9 @@ type patience struct {
 	// stall bounds a read to known end offsets: a reader short of them
 	// whose position has not moved for this long gives up (readTo).
 	stall time.Duration
-	// spso bounds the rereads of a share state that reports only
-	// start offsets while they still move (spsoSettle, spsoQuiet).
+	// spso says whether a share state that reports only start offsets
+	// is read again while they still move, for up to spsoSettle and until
+	// they stand still for spsoQuiet.
 	spso bool
 	// dlq bounds the rereads of the dead-letter topic while it holds
 	// fewer records than the rejects (a broker writes them

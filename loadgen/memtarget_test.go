@@ -10,6 +10,7 @@ package loadgen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -40,9 +41,14 @@ type memTarget struct {
 	// endsAhead is added to every end offset EndOffsets reports: readers
 	// can never reach them.
 	endsAhead int64
+	// wedgeFirst makes every Begin of worker 0's first incarnation fail,
+	// as a producer wedged after a broker's loss; made counts the
+	// incarnations of each worker.
+	wedgeFirst bool
 
 	mu     sync.Mutex
 	topics map[string]*memTopic
+	made   map[int]int
 }
 
 var _ targets.Target = (*memTarget)(nil)
@@ -259,7 +265,14 @@ func (m *memTarget) NewWorker(_ context.Context, cfg targets.Config, mode pipeli
 	if err != nil {
 		return nil, err
 	}
-	return &memWorker{m: m, in: in, out: out, inTopic: cfg.InputTopic, mode: mode, tid: cfg.TransactionalIDPrefix + strconv.Itoa(id), joined: time.Now().Add(m.joinDelay)}, nil
+	m.mu.Lock()
+	if m.made == nil {
+		m.made = map[int]int{}
+	}
+	m.made[id]++
+	wedged := m.wedgeFirst && id == 0 && m.made[id] == 1
+	m.mu.Unlock()
+	return &memWorker{m: m, in: in, out: out, inTopic: cfg.InputTopic, mode: mode, tid: cfg.TransactionalIDPrefix + strconv.Itoa(id), joined: time.Now().Add(m.joinDelay), wedged: wedged}, nil
 }
 
 func (m *memTarget) NewReader(_ context.Context, _ targets.Config, topic string, _ bool) (targets.Reader, error) {
@@ -350,6 +363,7 @@ type memWorker struct {
 	inTopic string
 	mode    pipeline.Mode
 	tid     string
+	wedged  bool // every Begin fails (memTarget.wedgeFirst)
 
 	open    bool
 	pending []memOut // outputs of the open transaction
@@ -454,6 +468,9 @@ func (w *memWorker) Begin(context.Context) error {
 	if !w.mode.Transactional() {
 		return fmt.Errorf("memtarget: %w: transactions in mode %s", targets.ErrUnsupported, w.mode)
 	}
+	if w.wedged {
+		return errors.New("memtarget: this worker's producer is wedged")
+	}
 	w.open = true
 	return nil
 }
@@ -482,9 +499,19 @@ func (w *memWorker) TxnInfo() (string, int16) {
 	return w.tid, 0
 }
 
-func (w *memWorker) Crash() {}
+// Crash and Close give a wedged worker's last poll back, as its locks'
+// expiry or its group's committed offsets would: it never began a
+// transaction for it.
+func (w *memWorker) Crash() {
+	if w.wedged {
+		_ = w.in.requeue(w.taken)
+	}
+}
 
-func (w *memWorker) Close(context.Context) error { return nil }
+func (w *memWorker) Close(context.Context) error {
+	w.Crash()
+	return nil
+}
 
 // memReader tails an output topic's log.
 type memReader struct {

@@ -614,3 +614,39 @@ func TestBenchFormatOmitsMissingMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReplacesAWedgedWorker: a worker whose producer can no longer begin
+// a transaction is replaced once its begins have failed for a transaction
+// timeout, and the run ends clean with every input processed: retried
+// until the stop, it held its poll's records to the end.
+func TestRunReplacesAWedgedWorker(t *testing.T) {
+	t.Parallel()
+	spec := quickSpec(t, "transactional", "classic-eos")
+	spec.TransactionTimeout = time.Second
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range spec.ModeNames {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := *spec
+			s.ModeNames = []string{mode}
+			tgt := newMemTarget()
+			tgt.wedgeFirst = true
+			res, err := Run(runCtx(t), Config{Workload: &s, Target: tgt, Seed: testSeed})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			m := res.Modes[0]
+			if m.Error != "" || m.Verify == nil || !m.Verify.Pass || m.DrainTimedOut {
+				t.Fatalf("error %q drain timed out %v verdict %+v", m.Error, m.DrainTimedOut, m.Verify)
+			}
+			tgt.mu.Lock()
+			made := tgt.made[0]
+			tgt.mu.Unlock()
+			if made < 2 {
+				t.Errorf("worker 0 made %d times: the wedged worker was never replaced", made)
+			}
+		})
+	}
+}

@@ -87,6 +87,9 @@ func (mr *modeRun) pipelineConfig() pipeline.Config {
 		Mode: mr.mode, MaxPollRecords: spec.MaxPollRecords,
 		MaxRecords: spec.Transaction.MaxRecords, MaxDuration: spec.Transaction.MaxDuration,
 		LockDuration: spec.LockDuration,
+		// After a transaction timeout the coordinator has ended whatever
+		// the producer left open, so a new incarnation loses nothing.
+		BeginGiveUp: spec.TransactionTimeout,
 	}
 	return c
 }

@@ -115,6 +115,9 @@ type cpState[R any] struct {
 	poll []R
 	pAcc []R
 	pRej []R
+	// again holds the keys of the poll being processed
+	// (cpDropRedelivered), reused from poll to poll.
+	again map[RecordKey]struct{}
 	// Staging in progress.
 	sAcc, sRej []R
 	atAcq      bool // staging at acquisition (else at the barrier)
@@ -556,57 +559,59 @@ func (m *Machine[R]) cpFail(res Result[R], what string) {
 	m.cpEnd(CheckpointFailed)
 }
 
-// cpReset empties the open checkpoint: its records now belong to a
-// snapshot, or were given back.
 // cpDropRedelivered removes from the open checkpoint the records the poll
-// being processed delivers again (CheckpointConfig.Key).
+// being processed delivers again (CheckpointConfig.Key). It runs on every
+// poll of a checkpoint that holds records, so it reuses one set of keys
+// and copies the held records only when one of them came again.
 func (m *Machine[R]) cpDropRedelivered() {
 	c, key := m.cp, m.cfg.Checkpoint.Key
 	if key == nil || c.nHeld == 0 {
 		return
 	}
-	again := make(map[RecordKey]bool, len(c.poll))
-	for _, r := range c.poll {
-		again[key(any(r))] = true
+	if c.again == nil {
+		c.again = make(map[RecordKey]struct{}, len(c.poll))
 	}
-	keep := func(rs []R) ([]R, int) {
-		var out []R
-		n := 0
-		for i, r := range rs {
-			if !again[key(any(r))] {
-				if out != nil {
-					out = append(out, r)
-				}
-				continue
-			}
-			if out == nil {
-				out = append(make([]R, 0, len(rs)), rs[:i]...)
-			}
-			n++
-		}
-		if out == nil {
-			return rs, 0
-		}
-		return out, n
+	clear(c.again)
+	for _, r := range c.poll {
+		c.again[key(any(r))] = struct{}{}
+	}
+	again := func(r R) bool {
+		_, ok := c.again[key(any(r))]
+		return ok
 	}
 	dropped := 0
-	batches := c.batches[:0:0]
 	for _, b := range c.batches {
-		recs, n := keep(b.recs)
-		dropped += n
-		if len(recs) > 0 {
-			b.recs = recs
-			batches = append(batches, b)
+		for _, r := range b.recs {
+			if again(r) {
+				dropped++
+			}
 		}
 	}
 	if dropped == 0 {
 		return
 	}
+	keep := func(rs []R) []R {
+		out := make([]R, 0, len(rs))
+		for _, r := range rs {
+			if !again(r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	batches := make([]cpBatch[R], 0, len(c.batches))
+	for _, b := range c.batches {
+		if b.recs = keep(b.recs); len(b.recs) > 0 {
+			batches = append(batches, b)
+		}
+	}
 	c.batches, c.nHeld, c.renewNext = batches, c.nHeld-dropped, 0
-	c.acc, _ = keep(c.acc)
-	c.rej, _ = keep(c.rej)
+	c.acc = keep(c.acc)
+	c.rej = keep(c.rej)
 }
 
+// cpReset empties the open checkpoint: its records now belong to a
+// snapshot, or were given back.
 func (m *Machine[R]) cpReset() {
 	c := m.cp
 	m.open = false

@@ -155,6 +155,14 @@ type Config struct {
 	// Checkpoint, when set, runs the checkpoint model (checkpoint.go)
 	// instead of the mode's own loop: Mode Transactional or Explicit.
 	Checkpoint *CheckpointConfig
+	// BeginGiveUp replaces a worker whose begins have failed for that
+	// long (0: it retries until the stop). A producer that cannot open a
+	// transaction for a transaction timeout is wedged (its connection, its
+	// producer id); a new incarnation gets new ones, as an application
+	// recreates its producer, and the records it held go back to the
+	// group (a share session's end releases them; a classic group's
+	// offsets never moved past them).
+	BeginGiveUp time.Duration
 }
 
 // Inputs is what the machine is told at each step.
@@ -259,6 +267,10 @@ type Machine[R any] struct {
 	ackSince               time.Time
 
 	cp *cpState[R] // the checkpoint model's state (Config.Checkpoint)
+
+	// beginFailing is when the current run of failed begins started
+	// (zero while begins succeed).
+	beginFailing time.Time
 
 	renewOnly bool  // the renew to send is a choice, not the late-lock one
 	cause     error // of the abort to send
@@ -395,6 +407,16 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 			m.st = stClose
 			return Action[R]{}, false
 		}
+		if m.st == stRetryBegin {
+			if m.beginFailing.IsZero() {
+				m.beginFailing = in.Now
+			}
+			if g := m.cfg.BeginGiveUp; g > 0 && in.Now.Sub(m.beginFailing) >= g {
+				m.open, m.aborted = false, false
+				m.st = stReplace
+				return Action[R]{}, false
+			}
+		}
 		return Action[R]{Op: OpWait, Until: in.Now.Add(RetryPause), Retry: true}, true
 	case stReplace:
 		return Action[R]{Op: OpReplace, Aborted: m.aborted}, true
@@ -457,6 +479,7 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 			return ""
 		}
 		m.open, m.txnStart, m.txnCount = true, m.pollAt, 0
+		m.beginFailing = time.Time{}
 		m.holdDeferred()
 		m.st = stProduce
 	case OpProduce:

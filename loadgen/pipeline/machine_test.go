@@ -390,6 +390,36 @@ func TestMachineModes(t *testing.T) {
 				@stop
 				ok`,
 			"poll |after-poll process[1] begin wait(10ms retry) begin close"},
+		{"begins failing for BeginGiveUp replace the worker",
+			Config{Mode: Deferred, BeginGiveUp: 25 * time.Millisecond}, nil, `
+				recs 1
+				ok
+				err
+				ok
+				err
+				ok
+				err
+				ok
+				err
+				ok`,
+			"poll |after-poll process[1] begin wait(10ms retry) begin wait(10ms retry) begin wait(10ms retry) begin replace"},
+		{"a begin that succeeds starts the BeginGiveUp count again",
+			Config{Mode: Transactional, MaxRecords: 1, BeginGiveUp: 15 * time.Millisecond}, nil, `
+				recs 1
+				ok
+				err
+				ok
+				ok
+				ok
+				ok
+				ok
+				recs 1
+				ok
+				err
+				ok
+				err
+				ok`,
+			"poll |after-poll process[1] begin wait(10ms retry) begin produce[1] |after-produce stage-accept[1] |after-stage commit poll |after-poll process[1] begin wait(10ms retry) begin wait(10ms retry)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := run(t, tc.cfg, tc.rnd, tc.script); got != tc.want {
