@@ -429,6 +429,9 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	if mr.windowNote != "" {
 		out.Notes = append(out.Notes, mr.windowNote)
 	}
+	if n := mr.counts.wedged.Load(); n > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d worker(s) replaced after their begins failed for %v (transactionTimeout): a producer that could not open a transaction", n, mr.spec.TransactionTimeout))
+	}
 	out.Processed = mr.counts.processed.Load()
 	out.Redeliveries = mr.counts.redelivered.Load()
 	out.Commits = mr.counts.commits.Load()

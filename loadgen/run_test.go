@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -646,6 +647,9 @@ func TestRunReplacesAWedgedWorker(t *testing.T) {
 			tgt.mu.Unlock()
 			if made < 2 {
 				t.Errorf("worker 0 made %d times: the wedged worker was never replaced", made)
+			}
+			if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "replaced after their begins failed for 1s") }) {
+				t.Errorf("notes %q: none says a worker was replaced", m.Notes)
 			}
 		})
 	}

@@ -40,6 +40,7 @@ type counts struct {
 	churns      atomic.Int64 // members added by membership-churn faults
 	rebalances  atomic.Int64 // their joins and leaves
 	crashes     atomic.Int64
+	wedged      atomic.Int64 // workers replaced after their begins failed for a transaction timeout
 	ackErrors   atomic.Int64
 	sinkOutputs atomic.Int64 // outputs committed to an external sink (checkpoint model)
 }
@@ -288,6 +289,9 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 			// did, before the worker heard of it).
 			mr.counts.aborts.Add(1)
 			mr.series.add(mr.series.aborts, mr.secondOf(time.Now()), 1)
+		}
+		if a.Wedged {
+			mr.counts.wedged.Add(1)
 		}
 		_ = wl.replace(ctx, false)
 		return res, true

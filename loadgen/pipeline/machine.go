@@ -111,9 +111,11 @@ type Action[R any] struct {
 	Since       time.Time
 	First, Last bool
 	// Abort: why (nil: on purpose); Replace: the fencing aborted the open
-	// transaction.
+	// transaction (Aborted), or the worker's begins failed for
+	// Config.BeginGiveUp (Wedged).
 	Cause   error
 	Aborted bool
+	Wedged  bool
 	// Checkpoint model: the checkpoint the action belongs to, how it
 	// ended (OpEndCheckpoint), and whether a wait is the slow-checkpoint
 	// delay.
@@ -275,6 +277,7 @@ type Machine[R any] struct {
 	renewOnly bool  // the renew to send is a choice, not the late-lock one
 	cause     error // of the abort to send
 	aborted   bool  // of the replace to send
+	wedged    bool  // of the replace to send
 }
 
 // New returns the machine of a worker of cfg.Mode drawing from rng.
@@ -412,14 +415,14 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 				m.beginFailing = in.Now
 			}
 			if g := m.cfg.BeginGiveUp; g > 0 && in.Now.Sub(m.beginFailing) >= g {
-				m.open, m.aborted = false, false
+				m.open, m.aborted, m.wedged = false, false, true
 				m.st = stReplace
 				return Action[R]{}, false
 			}
 		}
 		return Action[R]{Op: OpWait, Until: in.Now.Add(RetryPause), Retry: true}, true
 	case stReplace:
-		return Action[R]{Op: OpReplace, Aborted: m.aborted}, true
+		return Action[R]{Op: OpReplace, Aborted: m.aborted, Wedged: m.wedged}, true
 	case stClose:
 		return Action[R]{Op: OpClose, Recs: m.prev}, true
 	}

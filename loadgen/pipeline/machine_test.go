@@ -132,6 +132,9 @@ func fmtAction(a Action[int], in Inputs) string {
 		if a.Aborted {
 			s += "(aborted)"
 		}
+		if a.Wedged {
+			s += "(wedged)"
+		}
 	case OpEndCheckpoint:
 		s += "(" + a.End.String()
 		if a.Cause != nil {
@@ -402,7 +405,7 @@ func TestMachineModes(t *testing.T) {
 				ok
 				err
 				ok`,
-			"poll |after-poll process[1] begin wait(10ms retry) begin wait(10ms retry) begin wait(10ms retry) begin replace"},
+			"poll |after-poll process[1] begin wait(10ms retry) begin wait(10ms retry) begin wait(10ms retry) begin replace(wedged)"},
 		{"a begin that succeeds starts the BeginGiveUp count again",
 			Config{Mode: Transactional, MaxRecords: 1, BeginGiveUp: 15 * time.Millisecond}, nil, `
 				recs 1
