@@ -14,6 +14,7 @@ package engine_test
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -49,6 +50,16 @@ var benchPayload = func() []byte {
 // (benchRetentionBytes; opts may override it).
 func benchEngine(b *testing.B, opts ...engine.Option) *engine.Engine {
 	b.Helper()
+	e, err := newBenchEngine(opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = e.Close() })
+	return e
+}
+
+// newBenchEngine is benchEngine's engine, which the caller closes.
+func newBenchEngine(opts ...engine.Option) (*engine.Engine, error) {
 	all := append([]engine.Option{
 		engine.WithRetentionBytes(benchRetentionBytes),
 		engine.WithGroupDefaults(engine.GroupConfig{
@@ -56,12 +67,7 @@ func benchEngine(b *testing.B, opts ...engine.Option) *engine.Engine {
 			AutoOffsetReset: engine.ResetEarliest,
 		}),
 	}, opts...)
-	e, err := engine.New(all...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = e.Close() })
-	return e
+	return engine.New(all...)
 }
 
 // benchFill produces n records of size bytes into topic-part in batches
@@ -367,26 +373,39 @@ const (
 )
 
 func benchScaling(b *testing.B, shards string, payload int) {
+	b.ReportAllocs()
+	scalingRun(b, shards, payload, b.N, b.ResetTimer, b.StopTimer)
+}
+
+// scalingRun fills a new engine with n inputs and processes them with
+// BenchmarkScaling's workers, calling start and stop around the processing,
+// and returns how long the processing took. The engine is closed and
+// dropped before it returns.
+func scalingRun(b *testing.B, shards string, payload, n int, start, stop func()) time.Duration {
 	const parts, members, batch = 16, 8, 100
 	// Every input is produced before the timer starts: retention must keep
 	// a partition's share of them.
-	opts := []engine.Option{engine.WithRetentionBytes(max(benchRetentionBytes, 2*int64(b.N/parts+1)*int64(payload)))}
+	opts := []engine.Option{engine.WithRetentionBytes(max(benchRetentionBytes, 2*int64(n/parts+1)*int64(payload)))}
 	if shards == "1" {
 		opts = append(opts, engine.WithShards(1))
 	}
-	e := benchEngine(b, opts...)
+	e, err := newBenchEngine(opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
 	for _, t := range []string{"in", "out"} {
 		if err := e.CreateTopic(t, parts); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for p := int32(0); p < parts; p++ {
-		n := b.N / parts
-		if int(p) < b.N%parts {
-			n++
+		k := n / parts
+		if int(p) < n%parts {
+			k++
 		}
-		if n > 0 {
-			benchFill(b, e, "in", p, n, payload)
+		if k > 0 {
+			benchFill(b, e, "in", p, k, payload)
 		}
 	}
 	ws := benchTxnWorkers(b, e, members)
@@ -398,26 +417,64 @@ func benchScaling(b *testing.B, shards string, payload int) {
 	// set by its b.N) sets this run's GC pacing, and the one-core and
 	// two-core runs, whose b.N differ, are paced differently.
 	runtime.GC()
-	b.ReportAllocs()
-	b.ResetTimer()
+	start()
+	t0 := time.Now()
 	for _, w := range ws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := scalingWorker(w.m, w.p, batch, parts, &done, int64(b.N)); err != nil {
+			if err := scalingWorker(w.m, w.p, batch, parts, &done, int64(n)); err != nil {
 				errs <- err
 			}
 		}()
 	}
 	wg.Wait()
-	b.StopTimer()
+	d := time.Since(t0)
+	stop()
 	close(errs)
 	for err := range errs {
 		b.Fatal(err)
 	}
-	if got := done.Load(); got != int64(b.N) {
-		b.Fatalf("processed %d records, want %d", got, b.N)
+	if got := done.Load(); got != int64(n) {
+		b.Fatalf("processed %d records, want %d", got, n)
 	}
+	return d
+}
+
+// BenchmarkScalingRatio measures the figure BenchmarkScaling's -cpu 1,2
+// compares (default shards, 16-byte payloads) as one ratio: two-core over
+// one-core throughput, the two interleaved in rounds of scalingRound
+// records, each on a new engine created under its GOMAXPROCS (so with its
+// default shard count), alternating which goes first. -cpu 1,2 -count N
+// runs all N one-core runs before the first two-core run, so load on a
+// shared machine that drifts over those minutes falls on one side only.
+// The metric 2cpu/1cpu is the median over rounds of the round's ratio; a
+// burst of load from elsewhere spoils a round, not the figure. One
+// iteration is one record at each core count.
+//
+//	go test -run x -bench ScalingRatio -benchtime 4000000x ./engine/
+func BenchmarkScalingRatio(b *testing.B) {
+	const scalingRound = 400_000
+	nop := func() {}
+	var ratios []float64
+	var d1, d2 time.Duration
+	for done, r := 0, 0; done < b.N; r++ {
+		n := min(scalingRound, b.N-done)
+		var d [3]time.Duration
+		for i := range 2 {
+			procs := 1 + (i+r)%2 // 1 then 2 in even rounds, 2 then 1 in odd ones
+			prev := runtime.GOMAXPROCS(procs)
+			d[procs] = scalingRun(b, "default", 16, n, nop, nop)
+			runtime.GOMAXPROCS(prev)
+		}
+		d1, d2 = d1+d[1], d2+d[2]
+		ratios = append(ratios, d[1].Seconds()/d[2].Seconds())
+		done += n
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(float64(b.N)/d1.Seconds(), "1cpu-records/s")
+	b.ReportMetric(float64(b.N)/d2.Seconds(), "2cpu-records/s")
+	b.ReportMetric(ratios[len(ratios)/2], "2cpu/1cpu")
 }
 
 // scalingWorker copies batches until the group has processed all total

@@ -514,8 +514,12 @@ func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRe
 			if t.state != TxnOngoing {
 				return fmt.Errorf("%w: produce outside a transaction (state %v)", ErrInvalidTxnState, t.state)
 			}
-			if _, _, _, err := e.Offsets(tp); err != nil {
-				return err
+			// The partition must exist before it joins the transaction
+			// (journaled before its records). A topic's partition count
+			// never changes, so the check takes no partition lock; the
+			// append below takes it once.
+			if cur, err := e.topic(topicName); err != nil || cur != tpc || partitionID < 0 || partitionID >= tpc.partitions {
+				return fmt.Errorf("%w: %s", ErrUnknownTopicOrPartition, tp)
 			}
 			if t.addPart(tp) {
 				e.jTxnLocked(&op, t, -1, 0)
