@@ -415,7 +415,9 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 				m.beginFailing = in.Now
 			}
 			if g := m.cfg.BeginGiveUp; g > 0 && in.Now.Sub(m.beginFailing) >= g {
-				m.open, m.aborted, m.wedged = false, false, true
+				// No transaction is open (its begin failed) and none
+				// was aborted: the replace only says why.
+				m.wedged = true
 				m.st = stReplace
 				return Action[R]{}, false
 			}
