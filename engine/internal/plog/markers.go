@@ -19,7 +19,8 @@ func (l *Log) FetchWithMarkers(offset int64, max int, limit int64, dst []Record)
 	}
 	o := offset
 	for ; o < limit && max > 0; o++ {
-		dst = append(dst, l.record(o, l.at(o)))
+		s, e := l.at(o)
+		dst = append(dst, record(o, s, e))
 		max--
 	}
 	return dst, o, nil

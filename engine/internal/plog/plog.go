@@ -57,14 +57,22 @@ type Header struct {
 	Value []byte
 }
 
+// entry is one offset of a segment. It holds no pointers, so the garbage
+// collector never scans a log's entries (a log holds every retained
+// record; scanning them was a quarter of a two-core run's CPU): the key,
+// the value and the header values lie back to back in one of the
+// segment's arenas, from off on.
 type entry struct {
-	key, value []byte
-	headers    []Header
-	ts         int64
-	pid        int64
-	seq        int32
-	epoch      int16
-	flags      uint8
+	ts    int64
+	pid   int64
+	off   uint32 // first byte of the key (then the value) in the arena
+	klen  int32  // -1: no key
+	vlen  int32  // -1: no value
+	arena uint32 // index into segment.arenas
+	hdrs  int32  // 1 + index into segment.headers; 0: no headers
+	seq   int32
+	epoch int16
+	flags uint8
 }
 
 const (
@@ -78,8 +86,40 @@ const (
 type segment struct {
 	base    int64
 	entries []entry
-	arena   []byte
+	// arenas hold the records' bytes; the last is being filled. Entries
+	// never straddle two.
+	arenas  [][]byte
+	headers [][]Header
 	bytes   int64
+}
+
+// bytesOf returns e's key and value: nil for a length of -1, and an empty
+// slice outside any arena for 0 (a segment of markers and empty records
+// has no arena).
+func (s *segment) bytesOf(e *entry) (key, value []byte) {
+	o := int(e.off)
+	key, o = s.slice(e, o, e.klen)
+	value, _ = s.slice(e, o, e.vlen)
+	return key, value
+}
+
+func (s *segment) slice(e *entry, o int, n int32) ([]byte, int) {
+	switch {
+	case n < 0:
+		return nil, o
+	case n == 0:
+		return []byte{}, o
+	}
+	end := o + int(n)
+	return s.arenas[e.arena][o:end:end], end
+}
+
+// lenOf is len(b), or -1 for nil (Kafka's null key or value).
+func lenOf(b []byte) int32 {
+	if b == nil {
+		return -1
+	}
+	return int32(len(b))
 }
 
 type producerState struct {
@@ -235,51 +275,54 @@ func (l *Log) Append(b *Batch) (base int64, dup bool, err error) {
 		if b.Headers != nil {
 			h = b.Headers[i]
 		}
-		l.appendEntry(entry{key: k, value: v, headers: h, ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: f})
+		l.appendEntry(entry{ts: b.Timestamp, pid: b.ProducerID, seq: b.BaseSequence + int32(i), epoch: b.Epoch, flags: f}, k, v, h)
 	}
 	return base, false, nil
 }
 
-// appendEntry copies e's key and value into the current segment's arena.
-func (l *Log) appendEntry(e entry) {
+// appendEntry appends e with key, value and headers copied into the
+// current segment's arena, so the caller may reuse its buffers.
+func (l *Log) appendEntry(e entry, key, value []byte, headers []Header) {
 	s := l.tail()
-	n := len(e.key) + len(e.value)
-	for _, h := range e.headers {
+	n := len(key) + len(value)
+	for _, h := range headers {
 		n += len(h.Value)
 	}
-	if cap(s.arena)-len(s.arena) < n {
-		// Grow the arena geometrically; old arenas stay alive while
-		// earlier entries alias them. Capped at maxArenaBytes: uncapped, a
-		// segment of 1 KiB records ended on a 4 MiB arena after 4 MiB of
-		// smaller ones, so it allocated, zeroed and kept twice its bytes
-		// (zeroing was 40% of BenchmarkCTP's CPU); capped, about 1.25×.
-		c := min(2*cap(s.arena), maxArenaBytes)
-		if c < 64<<10 {
-			c = 64 << 10
+	last := len(s.arenas) - 1
+	e.klen, e.vlen = lenOf(key), lenOf(value)
+	if n == 0 && headers == nil {
+		// Nothing to copy, and the segment may have no arena yet.
+		s.entries = append(s.entries, e)
+		l.next++
+		return
+	}
+	if last < 0 || cap(s.arenas[last])-len(s.arenas[last]) < n {
+		// Grow the arena geometrically; a full arena stays for the
+		// entries in it. Capped at maxArenaBytes: uncapped, a segment of
+		// 1 KiB records ended on a 4 MiB arena after 4 MiB of smaller
+		// ones, so it allocated, zeroed and kept twice its bytes (zeroing
+		// was 40% of BenchmarkCTP's CPU); capped, about 1.25×.
+		c := 64 << 10
+		if last >= 0 {
+			c = max(c, min(2*cap(s.arenas[last]), maxArenaBytes))
 		}
-		if c < n {
-			c = n
+		s.arenas = append(s.arenas, make([]byte, 0, max(c, n)))
+		last++
+	}
+	a := s.arenas[last]
+	e.arena, e.off = uint32(last), uint32(len(a))
+	a = append(a, key...)
+	a = append(a, value...)
+	if headers != nil {
+		hs := make([]Header, len(headers))
+		for i, h := range headers {
+			a = append(a, h.Value...)
+			hs[i] = Header{Key: h.Key, Value: a[len(a)-len(h.Value) : len(a) : len(a)]}
 		}
-		s.arena = make([]byte, 0, c)
+		s.headers = append(s.headers, hs)
+		e.hdrs = int32(len(s.headers))
 	}
-	if e.key != nil {
-		s.arena = append(s.arena, e.key...)
-		e.key = s.arena[len(s.arena)-len(e.key) : len(s.arena) : len(s.arena)]
-	}
-	if e.value != nil {
-		s.arena = append(s.arena, e.value...)
-		e.value = s.arena[len(s.arena)-len(e.value) : len(s.arena) : len(s.arena)]
-	}
-	if e.headers != nil {
-		// Copied like the key and value (values into the arena), so the
-		// caller may reuse its buffers.
-		hs := make([]Header, len(e.headers))
-		for i, h := range e.headers {
-			s.arena = append(s.arena, h.Value...)
-			hs[i] = Header{Key: h.Key, Value: s.arena[len(s.arena)-len(h.Value) : len(s.arena) : len(s.arena)]}
-		}
-		e.headers = hs
-	}
+	s.arenas[last] = a
 	s.entries = append(s.entries, e)
 	s.bytes += int64(n)
 	l.bytes += int64(n)
@@ -332,7 +375,7 @@ func (l *Log) Marker(pid int64, epoch int16, commit bool, ts int64) (int64, erro
 		l.aborts++
 		spared := !mutant.On("abort-keeps-one-visible")
 		for o := max(first, l.start); o < l.next; o++ {
-			if e := l.at(o); e.pid == pid && e.flags&flagTxn != 0 && e.flags&flagControl == 0 {
+			if _, e := l.at(o); e.pid == pid && e.flags&flagTxn != 0 && e.flags&flagControl == 0 {
 				if !spared {
 					spared = true // left visible to read_committed
 					continue
@@ -346,7 +389,7 @@ func (l *Log) Marker(pid int64, epoch int16, commit bool, ts int64) (int64, erro
 		flags |= flagCommit
 	}
 	off := l.next
-	l.appendEntry(entry{pid: pid, epoch: epoch, ts: ts, flags: flags, seq: -1})
+	l.appendEntry(entry{pid: pid, epoch: epoch, ts: ts, flags: flags, seq: -1}, nil, nil, nil)
 	return off, nil
 }
 
@@ -359,7 +402,7 @@ func (l *Log) BatchEnd(offset int64, limit int) int64 {
 		return offset
 	}
 	for o := offset; o < l.next && o-offset < int64(limit); o++ {
-		if l.at(o).flags&flagBatchEnd != 0 {
+		if _, e := l.at(o); e.flags&flagBatchEnd != 0 {
 			return o
 		}
 	}
@@ -379,11 +422,12 @@ func (l *Log) FenceProducer(pid int64, epoch int16) {
 	}
 }
 
-// at returns the entry at offset, which must be retained.
-func (l *Log) at(offset int64) *entry {
+// at returns the entry at offset, which must be retained, with its
+// segment.
+func (l *Log) at(offset int64) (*segment, *entry) {
 	i := (offset - l.segs[0].base) / segmentRecords
 	s := l.segs[i]
-	return &s.entries[offset-s.base]
+	return s, &s.entries[offset-s.base]
 }
 
 // IsGap reports whether offset holds nothing a share group delivers: a
@@ -393,7 +437,7 @@ func (l *Log) IsGap(offset int64, readCommitted bool) bool {
 	if offset < l.start || offset >= l.next {
 		return true
 	}
-	e := l.at(offset)
+	_, e := l.at(offset)
 	return e.flags&flagControl != 0 || (readCommitted && e.flags&flagAborted != 0)
 }
 
@@ -417,14 +461,14 @@ func (l *Log) FetchBelow(offset int64, max int, readCommitted bool, limit int64,
 	}
 	o := offset
 	for ; o < end && max > 0; o++ {
-		e := l.at(o)
+		s, e := l.at(o)
 		if e.flags&flagControl != 0 || (readCommitted && e.flags&flagAborted != 0 && !mutant.On("read-committed-aborted")) {
 			continue
 		}
-		dst = append(dst, l.record(o, e))
-		if readCommitted && o%97 == 96 && len(e.value) > 0 && mutant.On("read-returns-foreign-record") {
+		dst = append(dst, record(o, s, e))
+		if v := dst[len(dst)-1].Value; readCommitted && o%97 == 96 && len(v) > 0 && mutant.On("read-returns-foreign-record") {
 			// A record of somewhere else comes back in its place.
-			v := append([]byte(nil), e.value...)
+			v = append([]byte(nil), v...)
 			v[0] ^= 0x40
 			dst[len(dst)-1].Value = v
 		}
@@ -438,14 +482,20 @@ func (l *Log) Read(offset int64) (Record, error) {
 	if offset < l.start || offset >= l.next {
 		return Record{}, fmt.Errorf("%w: %d not in [%d, %d)", ErrOffsetOutOfRange, offset, l.start, l.next)
 	}
-	return l.record(offset, l.at(offset)), nil
+	s, e := l.at(offset)
+	return record(offset, s, e), nil
 }
 
-func (l *Log) record(o int64, e *entry) Record {
+func record(o int64, s *segment, e *entry) Record {
+	k, v := s.bytesOf(e)
+	var h []Header
+	if e.hdrs > 0 {
+		h = s.headers[e.hdrs-1]
+	}
 	return Record{
-		Offset: o, Key: e.key, Value: e.value, Timestamp: e.ts, ProducerID: e.pid, Epoch: e.epoch,
+		Offset: o, Key: k, Value: v, Timestamp: e.ts, ProducerID: e.pid, Epoch: e.epoch,
 		Sequence: e.seq, Transactional: e.flags&flagTxn != 0, Control: e.flags&flagControl != 0,
-		Commit: e.flags&flagCommit != 0, Aborted: e.flags&flagAborted != 0, Headers: e.headers,
+		Commit: e.flags&flagCommit != 0, Aborted: e.flags&flagAborted != 0, Headers: h,
 	}
 }
 
@@ -512,7 +562,7 @@ func (l *Log) ProducerEpoch(pid int64) (int16, bool) {
 func (l *Log) TimeLookup(ts int64, max bool, limit int64) (offset, at int64, ok bool) {
 	limit = min(limit, l.next)
 	for o := l.start; o < limit; o++ {
-		e := l.at(o)
+		_, e := l.at(o)
 		if e.flags&flagControl != 0 {
 			continue
 		}
