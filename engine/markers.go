@@ -75,6 +75,11 @@ type markerQueue struct {
 	// armed says it is set.
 	timer *time.Timer
 	armed bool
+	// busy says an id was queued since the marker goroutine last took:
+	// while it is, the goroutine re-arms its timer itself (take), so
+	// that producers committing back to back find it armed and never
+	// set it (add).
+	busy bool
 	// cut holds the network partitions between the coordinator and a
 	// partition's leader: markers for that partition wait until the clock
 	// passes the time. cuts is len(cut), read without mu so that marker
@@ -104,6 +109,7 @@ func (q *markerQueue) add(id string, now, delay time.Duration) {
 		q.ids = append(q.ids, id)
 	}
 	q.due[id] = now + delay
+	q.busy = true
 	arm := q.timer != nil && !q.armed
 	q.armed = q.armed || arm
 	q.mu.Unlock()
@@ -137,8 +143,10 @@ func (q *markerQueue) retry(d time.Duration) {
 
 // take removes and returns the queued ids: all of them, or with dueOnly
 // those whose time has come at now. With dueOnly (the marker goroutine,
-// woken by its timer) it re-arms the timer for the earliest id left.
-func (q *markerQueue) take(now time.Duration, dueOnly bool) []string {
+// woken by its timer) it re-arms the timer for the earliest id left, or,
+// with none left but an id queued since the last take, for idle from now:
+// commits are flowing, and the next is likely within idle.
+func (q *markerQueue) take(now time.Duration, dueOnly bool, idle time.Duration) []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !dueOnly {
@@ -159,7 +167,11 @@ func (q *markerQueue) take(now time.Duration, dueOnly bool) []string {
 		delete(q.due, id)
 	}
 	q.ids = keep
-	q.armed = len(keep) > 0 && q.timer != nil
+	if len(keep) == 0 && q.busy {
+		next = now + idle
+	}
+	q.busy = false
+	q.armed = next != math.MaxInt64 && q.timer != nil
 	if q.armed {
 		q.timer.Reset(next - now)
 	}
@@ -234,7 +246,7 @@ func (e *Engine) deliverMarkers(dueOnly bool) int {
 	e.markers.sending.Lock()
 	defer e.markers.sending.Unlock()
 	now := e.clock.Now()
-	ids := e.markers.take(now, dueOnly)
+	ids := e.markers.take(now, dueOnly, markerSendDelay)
 	if len(ids) == 0 {
 		return 0
 	}
@@ -282,7 +294,8 @@ func (e *Engine) deliverMarkers(dueOnly bool) int {
 // just been decided, while its producer was polling or about to send
 // them. Each wake-up wakes a thread, which on a machine with more runnable
 // threads than cores can cost the producer its core, so producers set
-// the timer only when it is unarmed (BenchmarkCTPRatio,
+// the timer only when it is unarmed, and while commits flow the goroutine
+// keeps it armed itself (take) (BenchmarkCTPRatio,
 // docs/engine-choices.md).
 const markerSendDelay = time.Millisecond
 
