@@ -6,6 +6,7 @@
 package plog_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -482,24 +483,11 @@ func TestRecordBytesRoundTrip(t *testing.T) {
 			if c.value != nil && len(c.value) == len(big) && round%50 != 0 {
 				continue
 			}
-			k, v := append([]byte(nil), c.key...), append([]byte(nil), c.value...)
-			if c.key == nil {
-				k = nil
-			} else if len(c.key) == 0 {
-				k = []byte{}
-			}
-			if c.value == nil {
-				v = nil
-			} else if len(c.value) == 0 {
-				v = []byte{}
-			}
+			// bytes.Clone keeps nil nil and empty empty.
+			k, v := bytes.Clone(c.key), bytes.Clone(c.value)
 			var hs []plog.Header
 			for _, h := range c.headers {
-				hv := h.Value
-				if hv != nil {
-					hv = append([]byte{}, hv...)
-				}
-				hs = append(hs, plog.Header{Key: h.Key, Value: hv})
+				hs = append(hs, plog.Header{Key: h.Key, Value: bytes.Clone(h.Value)})
 			}
 			b := &plog.Batch{ProducerID: plog.NoProducer, Keys: [][]byte{k}, Values: [][]byte{v}}
 			if hs != nil {
