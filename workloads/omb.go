@@ -37,13 +37,14 @@ var varRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
 // expandVars replaces ${NAME} with the environment variable NAME, and
 // ${NAME:-default} with NAME or, when NAME is unset or empty, default, as
-// a shell does. A ${NAME} without a default whose variable is unset is an
-// error at its line.
+// a shell does, on every line but comment lines. A ${NAME} without a
+// default whose variable is unset is an error at its line.
 func expandVars(file string, data []byte, lookup func(string) (string, bool)) ([]byte, []*Error) {
 	var errs []*Error
 	lines := strings.SplitAfter(string(data), "\n")
 	for i, line := range lines {
-		if !strings.Contains(line, "${") {
+		// A comment line is not expanded: a ${NAME} there is text.
+		if !strings.Contains(line, "${") || strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
 		lines[i] = varRE.ReplaceAllStringFunc(line, func(m string) string {

@@ -240,16 +240,35 @@ type decoder struct {
 }
 
 // add records err (an *Error, or nil).
+// add records one problem. A problem already reported for the same line,
+// of the same field or of the whole line (a ${VAR} that did not expand),
+// is one problem: the value that did not decode or expand is not reported
+// again by every check that reads it.
 func (d *decoder) add(err error) {
-	if err != nil {
-		d.errs = append(d.errs, asError(err))
+	if err == nil {
+		return
 	}
+	e := asError(err)
+	for _, prev := range d.errs {
+		if e.Line > 0 && prev.Line == e.Line && prev.File == e.File && (prev.Field == "" || prev.Field == e.Field) {
+			return
+		}
+	}
+	d.errs = append(d.errs, e)
 }
 
-// failed reports whether field (or a field inside it) had a decode error.
+// failed reports whether field (or a field inside it) had a decode error,
+// or its line had one (a ${VAR} on it that did not expand).
 func (d *decoder) failed(field string) bool {
+	if field == "" {
+		return false
+	}
+	line := d.lines[field]
 	for _, e := range d.errs {
-		if field != "" && (e.Field == field || strings.HasPrefix(e.Field, field+".") || strings.HasPrefix(e.Field, field+"[")) {
+		if e.Field == field || strings.HasPrefix(e.Field, field+".") || strings.HasPrefix(e.Field, field+"[") {
+			return true
+		}
+		if line > 0 && e.Line == line && e.Field == "" {
 			return true
 		}
 	}
