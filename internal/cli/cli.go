@@ -84,6 +84,10 @@ func Main(args []string, env *Env) int {
 		// `sharebench help run` is `sharebench run --help`.
 		return Main([]string{args[0], args[2], "--help"}, env)
 	}
+	if len(args) >= 2 && args[1] == "--version" {
+		// `sharebench --version` is `sharebench version`.
+		return Main(append([]string{args[0], "version"}, args[2:]...), env)
+	}
 	if len(args) < 2 || args[1] == "-h" || args[1] == "--help" || args[1] == "help" {
 		mainUsage(env.Stdout, all)
 		if len(args) < 2 {
@@ -204,16 +208,39 @@ func MainWithSignals(args []string) int {
 	return Main(args, &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Interrupt: interrupt})
 }
 
-// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3".
-var Version = "dev"
+// Version, when set at build time with -ldflags "-X ...cli.Version=v1.2.3",
+// overrides the module version the binary's build information carries.
+var Version = ""
 
 func versionCmd(env *Env, args []string) error {
-	fs := newFlags(env, "version", "", "  sharebench version")
+	fs := newFlags(env, "version", "", "  sharebench version\n  sharebench --version")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "sharebench %s (commit %s, %s %s/%s)\n", Version, commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(env.Stdout, "sharebench %s (commit %s, %s %s/%s)\n", version(), commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
+}
+
+// version is the module version: Version when the build set it, else the
+// one `go install module@version` records in the build information, else
+// "devel" (a build from a checkout records "(devel)").
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	return versionOf(bi.Main.Version)
+}
+
+// versionOf maps a build's recorded module version to the one printed.
+func versionOf(v string) string {
+	if v == "" || v == "(devel)" {
+		return "devel"
+	}
+	return v
 }
 
 // commit returns the source commit from the binary's build information

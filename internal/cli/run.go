@@ -106,6 +106,12 @@ func runCmd(env *Env, args []string) error {
 	if err := applyOverrides(fs, &f, spec); err != nil {
 		return err
 	}
+	if fs.Changed("modes") && strings.TrimSpace(f.modes) == "" {
+		return usageErr("--modes is empty; name the modes (for example --modes explicit,transactional) or pass --modes all, or leave the flag out for the workload's")
+	}
+	if fs.Changed("shards") && f.shards <= 0 {
+		return usageErr("--shards %d: must be at least 1 (leave the flag out for the default, 4×GOMAXPROCS)", f.shards)
+	}
 	modes, err := parseModes(f.modes)
 	if err != nil {
 		return err
@@ -385,6 +391,12 @@ func parseModes(s string) ([]pipeline.Mode, error) {
 				valid = append(valid, string(m))
 			}
 			return nil, usageErr("--modes: unknown mode %q (valid: %s, or all)", strings.TrimSpace(part), strings.Join(valid, ", "))
+		}
+		// A mode named twice would run twice under one label, the second
+		// run's histograms overwriting the first's: --repeat is the way
+		// to run a mode more than once.
+		if slices.Contains(out, m) {
+			return nil, usageErr("--modes: %s is named twice; name each mode once (--repeat N runs every mode N times)", m)
 		}
 		out = append(out, m)
 	}
