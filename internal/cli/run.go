@@ -42,6 +42,7 @@ type runFlags struct {
 	out               string
 	format            string
 	dumpLedgers       bool
+	force             bool
 	quiet             bool
 	repeat            int
 	noReport          bool
@@ -77,6 +78,7 @@ func runCmd(env *Env, args []string) error {
 	fs.IntVar(&f.minInsyncReplicas, "min-insync-replicas", 0, "min.insync.replicas of the run's topics; 0: the cluster's default (default: the workload's minInsyncReplicas)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every random choice (default: time-based, printed)")
 	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
+	fs.BoolVar(&f.force, "force", false, "with --out: replace the run already in that directory (its result.json, .hlog files, ledgers and report; nothing else)")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or bench (Go benchmark lines for benchstat)")
 	fs.BoolVar(&f.dumpLedgers, "dump-ledgers", false, "write ledgers/<mode>/inputs.jsonl and outputs.jsonl for 'sharebench verify'")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
@@ -129,8 +131,8 @@ func runCmd(env *Env, args []string) error {
 	if !fs.Changed("seed") {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
 	}
-	if f.out == "" {
-		f.out = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z"))
+	if err := prepareOut(&f); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -156,7 +158,7 @@ func runCmd(env *Env, args []string) error {
 	defer tgt.Close()
 	info := tgt.Info()
 	fmt.Fprintf(env.Stderr, "sharebench run: workload %s, target %s, seed %d (repeat with: sharebench run --workload %s --seed %d%s)\n",
-		spec.Name, info.Target, f.seed, f.workload, f.seed, reproFlags(fs))
+		spec.Name, info.Target, f.seed, shellQuote(f.workload), f.seed, reproFlags(fs))
 	for _, n := range info.Notes {
 		fmt.Fprintf(env.Stderr, "sharebench run: %s\n", n)
 	}
@@ -216,6 +218,35 @@ func runCmd(env *Env, args []string) error {
 		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, result.ResultPath(f.out)))
 	}
 	return runVerdict(res, f)
+}
+
+// prepareOut makes the run's output directory: a new one under results/
+// when --out is not given, else --out, which must not hold a run already
+// (its files would be partly replaced, partly left) unless --force, which
+// removes that run's files first.
+func prepareOut(f *runFlags) error {
+	if f.out == "" {
+		dir, err := result.NewRunDir("results", time.Now())
+		if err != nil {
+			return withCode(reports.ExitRuntime, fmt.Errorf("the output directory: %v; pass --out DIR", err))
+		}
+		f.out = dir
+		return nil
+	}
+	held, err := result.RunArtifacts(f.out)
+	if err != nil {
+		return usageErr("--out %s: %v", f.out, err)
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	if !f.force {
+		return usageErr("--out %s already holds a run (%s); pass another --out, or --force to replace that run", f.out, strings.Join(held, ", "))
+	}
+	if err := result.RemoveRun(f.out); err != nil {
+		return withCode(reports.ExitRuntime, fmt.Errorf("--force: removing the run in %s: %v", f.out, err))
+	}
+	return nil
 }
 
 // tempDataDir gives the engine a temporary data directory when the
@@ -315,12 +346,23 @@ func reproFlags(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	fs.Visit(func(fl *pflag.Flag) {
 		switch fl.Name {
-		case "seed", "workload", "out", "format", "quiet", "no-report", "dump-ledgers", "sasl-password-file":
+		case "seed", "workload", "out", "force", "format", "quiet", "no-report", "dump-ledgers", "sasl-password-file":
 			return
 		}
-		fmt.Fprintf(&b, " --%s %s", fl.Name, fl.Value.String())
+		fmt.Fprintf(&b, " --%s %s", fl.Name, shellQuote(fl.Value.String()))
 	})
 	return b.String()
+}
+
+// shellQuote quotes v for a POSIX shell when it is empty or holds a
+// character the shell would read, so a pasted repro line means what ran.
+func shellQuote(v string) string {
+	if v != "" && strings.IndexFunc(v, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=+@%", r))
+	}) < 0 {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
 
 // flagValues records every flag's effective value (secrets excluded).

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 const (
@@ -79,4 +80,67 @@ func LedgerModes(runDir string) ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// RunArtifacts lists what a run wrote into dir (the result file, .hlog
+// files, the ledgers and the report directories), by name, sorted; none
+// when dir does not exist or holds no run. A run into a directory that
+// holds one would replace some of these and leave the rest, so a
+// directory with any of them is not a fresh output directory.
+func RunArtifacts(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("result: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if n == FileName || n == ledgersDirName || n == reportDirName || filepath.Ext(n) == hlogExt {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// RemoveRun removes what RunArtifacts lists from dir, and nothing else:
+// files of the user's beside a run stay.
+func RemoveRun(dir string) error {
+	names, err := RunArtifacts(dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+			return fmt.Errorf("result: %w", err)
+		}
+	}
+	return nil
+}
+
+// NewRunDir makes a new, empty run directory under parent named by t
+// (UTC, to the millisecond), adding "-2", "-3", … when that name is taken,
+// so two runs started in one millisecond, or in one parent by two
+// processes, never share a directory.
+func NewRunDir(parent string, t time.Time) (string, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("result: %w", err)
+	}
+	base := filepath.Join(parent, t.UTC().Format("20060102T150405.000Z"))
+	for i := 1; ; i++ {
+		dir := base
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", base, i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || i >= 1000 {
+			return "", fmt.Errorf("result: %w", err)
+		}
+	}
 }

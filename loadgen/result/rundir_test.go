@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/sharebench/sharebench/loadgen/result"
 )
@@ -30,5 +31,29 @@ func TestReadRunTakesDirOrFile(t *testing.T) {
 	}
 	if got, want := result.LedgerDir(dir, "explicit"), filepath.Join(result.LedgersDir(dir), "explicit"); got != want {
 		t.Errorf("LedgerDir = %s, want %s (inside LedgersDir)", got, want)
+	}
+}
+
+// TestNewRunDirNeverCollides: runs started in one millisecond get
+// directories of their own.
+func TestNewRunDirNeverCollides(t *testing.T) {
+	t.Parallel()
+	parent := filepath.Join(t.TempDir(), "results")
+	at := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	for range 3 {
+		dir, err := result.NewRunDir(parent, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[dir] {
+			t.Fatalf("NewRunDir returned %s twice", dir)
+		}
+		seen[dir] = true
+	}
+	for _, want := range []string{"20261203T100000.000Z", "20261203T100000.000Z-2", "20261203T100000.000Z-3"} {
+		if !seen[filepath.Join(parent, want)] {
+			t.Errorf("no directory %s among %v", want, seen)
+		}
 	}
 }
