@@ -84,6 +84,9 @@ func (TextFormatter) Format(w io.Writer, r *result.Result) error {
 		if m.DrainTimedOut {
 			fmt.Fprintf(w, "%s: warning: the drain timed out after %v with inputs still unresolved\n", m.Mode, time.Duration(m.DrainNs).Round(time.Millisecond))
 		}
+		if m.DrainInterrupted {
+			fmt.Fprintf(w, "%s: warning: the drain was interrupted after %v with inputs still unresolved\n", m.Mode, time.Duration(m.DrainNs).Round(time.Millisecond))
+		}
 	}
 	return nil
 }

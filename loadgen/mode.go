@@ -323,8 +323,10 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	// the drain timeout passes.
 	drainStart := time.Now()
 	drained := mr.waitDrained(runCtx, spec.DrainTimeout)
-	out.DrainNs = int64(time.Since(drainStart))
-	out.DrainTimedOut = !drained
+	drainTook := time.Since(drainStart)
+	out.DrainNs = int64(drainTook)
+	out.DrainInterrupted = !drained && ctx.Err() != nil
+	out.DrainTimedOut = !drained && !out.DrainInterrupted
 	close(faultsDone)
 	<-faultsExited // a fault still being applied finishes first
 	close(mr.stopWorkers)
@@ -339,9 +341,17 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	}
 	close(progressDone)
 	_ = rd.Close()
-	if !drained {
+	switch {
+	case out.DrainInterrupted:
+		out.DrainNote = fmt.Sprintf("interrupted %v into the drain: %d of %d inputs settled (a committed output or a reject that took effect)",
+			drainTook.Round(time.Millisecond), mr.settledInputs(), mr.produced.Load())
+	case !drained:
 		out.DrainNote = fmt.Sprintf("%d of %d inputs settled (a committed output or a reject that took effect) after %v",
 			mr.settledInputs(), mr.produced.Load(), spec.DrainTimeout)
+	}
+	if n := mr.unsent.Load(); n > 0 {
+		out.Unsent = n
+		out.Notes = append(out.Notes, fmt.Sprintf("%d inputs the schedule placed inside the window were never sent: the producers stop sending them %v after the window closes, and they were behind a schedule of %d records/s", n, lateSendLimit, spec.ProducerRate))
 	}
 
 	if err := mr.finish(ctx, &out); err != nil {
@@ -370,6 +380,11 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 	}
 	lastSettled, quietSince := int64(-1), time.Time{}
 	for {
+		// An interrupted drain did not finish, whatever a target asked
+		// under a cancelled context answers.
+		if ctx.Err() != nil {
+			return false
+		}
 		settled := mr.settledInputs()
 		if settled >= mr.produced.Load() {
 			if dr == nil {
@@ -377,7 +392,7 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 			}
 			// Outputs exist for everything; wait for the acks too (an ack
 			// lost to a crash leaves its record to be redelivered).
-			if n, err := dr.Pending(ctx, mr.tcfg); err != nil || n == 0 {
+			if n, err := dr.Pending(ctx, mr.tcfg); (err != nil || n == 0) && ctx.Err() == nil {
 				return true
 			}
 		} else if bound != nil {
@@ -443,7 +458,9 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		out.LockExpiries = sr.LockExpiries() - mr.expiriesAtStart
 	}
 	out.Histograms = mr.summaries()
-	if lag := mr.hist(result.HistSendLag); lag != nil && lag.Count() > 0 {
+	// Only an open loop has a schedule to miss: a closed loop sends when
+	// the previous record is done, so its send lag is no lateness.
+	if lag := mr.hist(result.HistSendLag); spec.ProducerRate > 0 && lag != nil && lag.Count() > 0 {
 		p99 := lag.Percentile(99)
 		if p99 > 100*time.Millisecond {
 			out.SendLagWarning = fmt.Sprintf("send lag p99 %v: the schedule of %d records/s was not met (the target or the load generator could not keep up; latencies are still measured from the intended times)", p99.Round(time.Millisecond), spec.ProducerRate)
@@ -472,10 +489,13 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	}
 	out.DLQRecords = int64(len(ev.dlq))
 	info := mr.cfg.Target.Info()
-	opts := g.options(&ev, verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote})
+	// The verifier's "drain timed out" is a drain that did not finish: an
+	// interrupted one is judged as unfinished too, never PASS.
+	unfinished := out.DrainTimedOut || out.DrainInterrupted
+	opts := g.options(&ev, verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: unfinished, DrainNote: out.DrainNote})
 	meta := verify.Meta{
 		Mode: string(mr.mode), Target: info.Target, Brokers: info.Brokers, OutputTopic: mr.tcfg.OutputTopic,
-		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: out.DrainTimedOut, DrainNote: out.DrainNote,
+		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: unfinished, DrainNote: out.DrainNote,
 		ShareState: ev.state != nil && len(ev.state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: ev.markers,
 		OpenTransactions: ev.open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: opts.DLQAtLeastOnce,
 		Incomplete: ev.incomplete, Notes: ev.notes,

@@ -161,6 +161,10 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			if !ok || mr.loadOver(t) {
 				return nil
 			}
+			if mr.loadOver(now.Add(-lateSendLimit)) {
+				mr.unsent.Add(dueInWindow(sched, &mr.window))
+				return nil
+			}
 			if wait := t.Sub(now); wait > 0 {
 				sleepCtx(ctx, wait)
 				continue
@@ -191,6 +195,9 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			recs[i] = &backing[i]
 		}
 		sent := time.Now()
+		if !sched.Closed() {
+			mr.behindNs.Store(int64(sent.Sub(intended[0])))
+		}
 		err := p.Produce(ctx, recs)
 		done := time.Now()
 		if err != nil {
@@ -222,6 +229,28 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 		mr.series.add(mr.series.inputs, mr.secondOf(sent), int64(len(recs)))
 	}
 	return nil
+}
+
+// lateSendLimit is how long after the window's end an open loop's
+// producer still sends the inputs the schedule placed inside it: a
+// producer on schedule sends its last ones a timer's slack after the end;
+// one further behind stops, and what it never sent is counted (unsent), so
+// a rate the system cannot reach cannot stretch the run.
+const lateSendLimit = time.Second
+
+// dueInWindow consumes what is left of sched up to the window's end and
+// returns how many records that was: the inputs a producer that fell
+// behind its schedule never sent.
+func dueInWindow(sched *Schedule, w *window) int64 {
+	var n int64
+	for {
+		t, ok := sched.Peek()
+		if !ok || w.loadOver(t) {
+			return n
+		}
+		sched.Next()
+		n++
+	}
 }
 
 // sleepCtx sleeps d or until ctx is done.

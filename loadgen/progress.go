@@ -8,6 +8,14 @@ import (
 	"time"
 )
 
+// scheduleWarnLag is how far an open loop's producers may fall behind
+// their schedule before the progress says so, and scheduleWarnEvery how
+// often it says it again while they stay behind.
+const (
+	scheduleWarnLag   = time.Second
+	scheduleWarnEvery = 5 * time.Second
+)
+
 // progressLoop prints one line a second until done closes: the mode, the
 // phase (warm-up; forming: waiting for every worker to receive records;
 // backlog: waiting for an open loop's consumers to catch up with the
@@ -16,7 +24,9 @@ import (
 // the inputs still without an output), the output rate, the window's
 // end-to-end p99 of the last whole bucket, and redeliveries and aborts when
 // there are any. Lines stay under 80 columns for the usual mode names; a
-// terminal cuts longer ones to its width.
+// terminal cuts longer ones to its width. While an open loop's producers
+// are more than scheduleWarnLag behind their schedule, a warning line says
+// so every scheduleWarnEvery.
 func (mr *modeRun) progressLoop(done chan struct{}) {
 	w := mr.cfg.Progress
 	if w == nil {
@@ -27,6 +37,7 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 	defer t.Stop()
 	planned := mr.spec.Warmup() + mr.spec.TestDuration()
 	var lastIn, lastOut int64
+	var lastWarned time.Time
 	for {
 		select {
 		case <-done:
@@ -66,6 +77,11 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 			}
 			fmt.Fprintln(w, line)
 			lastIn, lastOut = in, outN
+			if behind := time.Duration(mr.behindNs.Load()); phase != "drain" && behind > scheduleWarnLag && now.Sub(lastWarned) >= scheduleWarnEvery {
+				fmt.Fprintf(w, "warning: %s is %v behind its schedule of %d records/s: the target or the load generator cannot keep up; the producers stop a second after the window closes\n",
+					mr.name, behind.Round(100*time.Millisecond), mr.spec.ProducerRate)
+				lastWarned = now
+			}
 		}
 	}
 }

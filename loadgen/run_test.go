@@ -412,10 +412,14 @@ func TestRunLagFromIntendedTime(t *testing.T) {
 		t.Fatalf("mode: error %q verdict %+v", m.Error, m.Verify)
 	}
 	// One producer at 1000/s until the window closes: intended times 0,
-	// 1ms, ... up to the window's end. A slow target delays them but never
-	// drops one.
-	if want := (m.WindowEndNs + int64(time.Millisecond) - 1) / int64(time.Millisecond); m.TotalInputs != want {
-		t.Errorf("%d inputs sent, want the %d of the schedule up to the window's end at %v", m.TotalInputs, want, time.Duration(m.WindowEndNs))
+	// 1ms, ... up to the window's end. A slow target delays them; those
+	// still unsent when the window closes are counted, never lost from
+	// the books: sent and unsent are the schedule.
+	if want := (m.WindowEndNs + int64(time.Millisecond) - 1) / int64(time.Millisecond); m.TotalInputs+m.Unsent != want {
+		t.Errorf("%d inputs sent and %d unsent, want the %d of the schedule up to the window's end at %v", m.TotalInputs, m.Unsent, want, time.Duration(m.WindowEndNs))
+	}
+	if m.Unsent > 0 && !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "never sent") }) {
+		t.Errorf("%d inputs unsent and no note says so: %q", m.Unsent, m.Notes)
 	}
 	lag, svc, e2e := m.Histograms[result.HistSendLag], m.Histograms[result.HistProduce], m.Histograms[result.HistEndToEnd]
 	// A histogram's min reads the lowest value of its bucket: up to 0.1%
@@ -652,5 +656,35 @@ func TestRunReplacesAWedgedWorker(t *testing.T) {
 				t.Errorf("notes %q: none says a worker was replaced", m.Notes)
 			}
 		})
+	}
+}
+
+// TestRunStopsBehindSchedule: against a target far slower than the
+// schedule, the producers stop once the window is over instead of sending
+// the backlog of the schedule for as long as it takes; what they never
+// sent is counted, and sent plus unsent is the schedule.
+func TestRunStopsBehindSchedule(t *testing.T) {
+	t.Parallel()
+	tgt := newMemTarget()
+	tgt.produceDelay = 1500 * time.Millisecond // behind by more than lateSendLimit after one call
+	spec := quickSpec(t, "explicit")
+	spec.ProducersPerTopic = 1
+	spec.ProducerRate = 1000
+	spec.WarmupLength = 0
+	spec.TestLength = time.Second
+	spec.Consumers = 1
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: tgt, Seed: testSeed})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	m := res.Modes[0]
+	if m.Error != "" {
+		t.Fatalf("mode error: %s", m.Error)
+	}
+	if m.Unsent == 0 {
+		t.Fatalf("a producer 1.5s a call behind a 1000/s schedule sent everything (%d inputs): it did not stop at the window's end", m.TotalInputs)
+	}
+	if want := (m.WindowEndNs + int64(time.Millisecond) - 1) / int64(time.Millisecond); m.TotalInputs+m.Unsent != want {
+		t.Errorf("%d sent + %d unsent, want the %d of the schedule up to the window's end", m.TotalInputs, m.Unsent, want)
 	}
 }

@@ -24,6 +24,15 @@ import (
 type counts struct {
 	nextID   atomic.Uint64 // the last input id assigned
 	produced atomic.Int64  // inputs produced (all phases)
+	// unsent counts inputs the schedule placed inside the measurement
+	// window that were never sent: an open loop's producers stop when the
+	// window closes, behind their schedule or not, so a rate the system
+	// cannot reach ends the run on time.
+	unsent atomic.Int64
+	// behindNs is how far behind its schedule the last batch an open
+	// loop's producer sent was (sent minus intended, of its oldest
+	// record), for the live warning.
+	behindNs atomic.Int64
 	// inWindowInputs counts inputs intended inside the measurement window
 	// (one send-lag and one produce sample each); inWindowCommits the
 	// commits (or acks) done inside it (one commit and one poll-to-commit

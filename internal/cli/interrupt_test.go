@@ -91,3 +91,54 @@ func TestInterruptKeepsMeasuredModes(t *testing.T) {
 		t.Errorf("last line %q does not say the run was interrupted", last)
 	}
 }
+
+// TestInterruptInTheDrain: SIGTERM in a long drain ends the run at once
+// with its artifacts; result.json says the drain was interrupted (not that
+// it timed out), and the verdict is not PASS.
+func TestInterruptInTheDrain(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net, not an assertion
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperMain$")
+	cmd.Env = append(os.Environ(), "SHAREBENCH_HELPER_ARGS="+strings.Join([]string{
+		"run", "--workload", "testdata/slow-drain.yaml", "--seed", "7", "--out", dir, "--no-report"}, "\t"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = new(strings.Builder)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	sc := bufio.NewScanner(stderr)
+	signalled := false
+	for sc.Scan() {
+		line := sc.Text()
+		seen = append(seen, line)
+		if !signalled && strings.HasPrefix(line, "explicit ") && strings.Contains(line, " drain ") {
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			signalled = true
+		}
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !signalled || !errors.As(err, &ee) || ee.ExitCode() != reports.ExitInterrupted {
+		t.Fatalf("signalled %v, exit %v; want exit %d\nstderr:\n%s", signalled, err, reports.ExitInterrupted, strings.Join(seen, "\n"))
+	}
+	res, err := result.Read(filepath.Join(dir, result.FileName))
+	if err != nil {
+		t.Fatalf("result.json after the interrupt: %v", err)
+	}
+	m := res.Modes[0]
+	if !m.Interrupted || !m.DrainInterrupted || m.DrainTimedOut || !strings.Contains(m.DrainNote, "interrupted") {
+		t.Errorf("drain fields: interrupted %v drain_interrupted %v drain_timed_out %v note %q; want an interrupted drain, not a timed-out one",
+			m.Interrupted, m.DrainInterrupted, m.DrainTimedOut, m.DrainNote)
+	}
+	if m.Verify != nil && m.Verify.Pass {
+		t.Errorf("an interrupted drain was judged PASS: %+v", m.Verify)
+	}
+}

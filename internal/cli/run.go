@@ -331,6 +331,9 @@ func inconclusiveWhy(m result.ModeResult) string {
 	if m.DrainTimedOut {
 		why = append(why, "drain timed out")
 	}
+	if m.DrainInterrupted {
+		why = append(why, "drain interrupted")
+	}
 	reasons := make([]string, 0, len(m.Verify.UnjudgedReasons))
 	for r, n := range m.Verify.UnjudgedReasons {
 		if n > 0 {

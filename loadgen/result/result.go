@@ -124,10 +124,19 @@ type ModeResult struct {
 	LockExpiries  int64 `json:"lock_expiries"`
 	WorkerCrashes int64 `json:"worker_crashes"`
 
-	DrainNs       int64 `json:"drain_ns"`
-	DrainTimedOut bool  `json:"drain_timed_out"`
-	// DrainNote says what was left when the drain timed out.
+	// DrainNs is how long the drain took; DrainTimedOut is set only when
+	// it reached its timeout, DrainInterrupted when an interrupt ended it
+	// first.
+	DrainNs          int64 `json:"drain_ns"`
+	DrainTimedOut    bool  `json:"drain_timed_out"`
+	DrainInterrupted bool  `json:"drain_interrupted,omitempty"`
+	// DrainNote says what was left when the drain timed out or was
+	// interrupted.
 	DrainNote string `json:"drain_note,omitempty"`
+	// Unsent counts the inputs an open loop's schedule placed inside the
+	// measurement window that were never sent: the producers stop when
+	// the window closes, even behind their schedule.
+	Unsent int64 `json:"unsent,omitempty"`
 	// SendLagWarning is set when the schedule was not met.
 	SendLagWarning string `json:"send_lag_warning,omitempty"`
 	// Notes are things a reader of the figures should know (a window
