@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sharebench/sharebench/loadgen/result"
 )
@@ -34,39 +35,40 @@ func NewFormatter(name string) (Formatter, error) {
 	return nil, fmt.Errorf("%w: unknown format %q (valid: text, json, bench)", ErrBadConfig, name)
 }
 
-// TextFormatter prints the header and one table row per mode.
-type TextFormatter struct{}
+// TextFormatter prints the header and one table row per mode, then a line
+// per mode for what the table cannot hold (errors, warnings).
+//
+// Width is the columns the reader has (a terminal's width): when the wide
+// table (every column, about 140 wide) does not fit, a compact one does
+// (mode, throughput, end-to-end p50/p99/p99.9, redeliveries, aborts, the
+// verdict's word), and the verdict's details follow it a line a mode.
+// Width 0 is a reader with no limit (a file, a pipe): the wide table.
+type TextFormatter struct {
+	Width int
+}
 
 // Format implements Formatter.
-func (TextFormatter) Format(w io.Writer, r *result.Result) error {
+func (f TextFormatter) Format(w io.Writer, r *result.Result) error {
 	loop := fmt.Sprintf("open loop, %.0f records/s", r.Rate)
 	if !r.OpenLoop {
 		loop = "closed loop (max throughput)"
 	}
-	fmt.Fprintf(w, "workload %s · target %s · %s · %v measured after %v warm-up · seed %d\n",
-		r.Workload, targetName(r.Env), loop, r.Duration, r.Warmup, r.Seed)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tthroughput/s\te2e p50\te2e p99\te2e p99.9\tcommit p99\tredeliveries\taborts\tfenced aborts\tlock expiries\texactly-once\t")
-	for _, m := range r.Modes {
-		name := m.Mode
-		if r.Repeats > 1 {
-			name = fmt.Sprintf("%s #%d", m.Mode, m.Repeat+1)
-		}
-		switch {
-		case m.Unsupported != "":
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
-			continue
-		case m.Error != "" && m.Histograms == nil:
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", name)
-			continue
-		}
-		e2e, commit := m.Histograms[result.HistEndToEnd], m.Histograms[result.HistCommit]
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", name, m.Throughput,
-			lat(e2e.P50, e2e.Count), lat(e2e.P99, e2e.Count), lat(e2e.P999, e2e.Count), lat(commit.P99, commit.Count),
-			m.Redeliveries, m.Aborts, m.FencedAborts, m.LockExpiries, verdict(m))
-	}
-	if err := tw.Flush(); err != nil {
+	header := []string{"workload " + r.Workload, "target " + targetName(r.Env), loop,
+		fmt.Sprintf("%v measured after %v warm-up", r.Duration, r.Warmup), fmt.Sprintf("seed %d", r.Seed)}
+	var wide strings.Builder
+	if err := wideTable(&wide, r); err != nil {
 		return err
+	}
+	if f.Width > 0 && maxLineWidth(wide.String()) >= f.Width {
+		writeWrapped(w, header, " · ", f.Width-1)
+		if err := compactTable(w, r); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(w, strings.Join(header, " · "))
+		if _, err := io.WriteString(w, wide.String()); err != nil {
+			return err
+		}
 	}
 	for _, m := range r.Modes {
 		switch {
@@ -89,6 +91,101 @@ func (TextFormatter) Format(w io.Writer, r *result.Result) error {
 		}
 	}
 	return nil
+}
+
+// rowName is a mode's name in a table: with its repeat when there are
+// several.
+func rowName(r *result.Result, m result.ModeResult) string {
+	if r.Repeats > 1 {
+		return fmt.Sprintf("%s #%d", m.Mode, m.Repeat+1)
+	}
+	return m.Mode
+}
+
+// wideTable writes every column of the table.
+func wideTable(w io.Writer, r *result.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\tthroughput/s\te2e p50\te2e p99\te2e p99.9\tcommit p99\tredeliveries\taborts\tfenced aborts\tlock expiries\texactly-once\t")
+	for _, m := range r.Modes {
+		name := rowName(r, m)
+		switch {
+		case m.Unsupported != "":
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
+			continue
+		case m.Error != "" && m.Histograms == nil:
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", name)
+			continue
+		}
+		e2e, commit := m.Histograms[result.HistEndToEnd], m.Histograms[result.HistCommit]
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", name, m.Throughput,
+			lat(e2e.P50, e2e.Count), lat(e2e.P99, e2e.Count), lat(e2e.P999, e2e.Count), lat(commit.P99, commit.Count),
+			m.Redeliveries, m.Aborts, m.FencedAborts, m.LockExpiries, verdict(m))
+	}
+	return tw.Flush()
+}
+
+// compactTable writes the columns a reader needs first, in under 80
+// columns for the usual mode names, then each verdict that says more than
+// one word on a line of its own.
+func compactTable(w io.Writer, r *result.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\trecords/s\tp50\tp99\tp99.9\tredel\taborts\tverdict\t")
+	var details []string
+	for _, m := range r.Modes {
+		name := rowName(r, m)
+		switch {
+		case m.Unsupported != "":
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
+			continue
+		case m.Error != "" && m.Histograms == nil:
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\terror\t\n", name)
+			continue
+		}
+		e2e := m.Histograms[result.HistEndToEnd]
+		full := verdict(m)
+		word, rest, _ := strings.Cut(full, " ")
+		word = strings.TrimSuffix(word, ":")
+		if rest != "" {
+			details = append(details, fmt.Sprintf("%s: %s", name, full))
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%d\t%d\t%s\t\n", name, m.Throughput,
+			lat(e2e.P50, e2e.Count), lat(e2e.P99, e2e.Count), lat(e2e.P999, e2e.Count), m.Redeliveries, m.Aborts, word)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, d := range details {
+		fmt.Fprintln(w, d)
+	}
+	return nil
+}
+
+// writeWrapped writes parts joined by sep, starting a new line before a
+// part that would take a line past width columns.
+func writeWrapped(w io.Writer, parts []string, sep string, width int) {
+	line := ""
+	for _, p := range parts {
+		switch {
+		case line == "":
+			line = p
+		case utf8.RuneCountInString(line+sep+p) > width:
+			fmt.Fprintln(w, line)
+			line = p
+		default:
+			line += sep + p
+		}
+	}
+	fmt.Fprintln(w, line)
+}
+
+// maxLineWidth is the widest line of s, in runes (every rune of a table is
+// one column wide).
+func maxLineWidth(s string) int {
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		n = max(n, utf8.RuneCountInString(line))
+	}
+	return n
 }
 
 func targetName(env result.Env) string {

@@ -1,6 +1,7 @@
-// This file pins the exact text table TextFormatter prints, on a result
-// built by hand: a passing mode, one with allowed duplicates, one failing,
-// one unsupported and one that errored, with their footnotes.
+// This file pins the exact text tables TextFormatter prints, wide and
+// compact, on a result built by hand: a passing mode, one with allowed
+// duplicates, one failing, one unsupported and one that errored, with
+// their footnotes.
 
 package loadgen_test
 
@@ -12,9 +13,10 @@ import (
 	"github.com/sharebench/sharebench/loadgen/result"
 )
 
-func ExampleTextFormatter() {
+// exampleResult is the hand-built result both examples print.
+func exampleResult() *result.Result {
 	ms := func(f float64) int64 { return int64(f * float64(time.Millisecond)) }
-	res := &result.Result{
+	return &result.Result{
 		Schema:   result.Schema,
 		Env:      result.Env{Target: "kafka", Embedded: true, GOMAXPROCS: 2},
 		Workload: "quick",
@@ -53,7 +55,10 @@ func ExampleTextFormatter() {
 			{Mode: "classic-eos", Error: "setting up topics: boom"},
 		},
 	}
-	if err := (loadgen.TextFormatter{}).Format(os.Stdout, res); err != nil {
+}
+
+func ExampleTextFormatter() {
+	if err := (loadgen.TextFormatter{}).Format(os.Stdout, exampleResult()); err != nil {
 		panic(err)
 	}
 	// Output:
@@ -64,6 +69,30 @@ func ExampleTextFormatter() {
 	//        implicit             0        -        -          -           -             0       0              0              0                        PASS
 	//        deferred             -        -        -          -           -             -       -              -              -                 unsupported
 	//     classic-eos             -        -        -          -           -             -       -              -              -                       error
+	// explicit: warning: send lag p99 150ms: the schedule of 2000 records/s was not met
+	// transactional: 4 rebalances by membership churn, 3 aborts fenced by a stale member epoch: 0.75 per rebalance
+	// transactional: warning: the drain timed out after 30.004s with inputs still unresolved
+	// deferred: kafka: mode deferred needs transactions; run --modes explicit
+	// classic-eos: error: setting up topics: boom
+}
+
+// An 80-column terminal gets the compact table: the columns a reader needs
+// first, and each verdict's details on a line of their own.
+func ExampleTextFormatter_compact() {
+	if err := (loadgen.TextFormatter{Width: 80}).Format(os.Stdout, exampleResult()); err != nil {
+		panic(err)
+	}
+	// Output:
+	// workload quick · target kafka (embedded kfake) · open loop, 2000 records/s
+	// 2s measured after 500ms warm-up · seed 42
+	//           mode records/s    p50    p99  p99.9 redel aborts     verdict
+	//       explicit      2000  627µs 12.8ms 15.8ms     3      0        pass
+	//  transactional      2040 42.5ms   52ms   1.5s     0      7        FAIL
+	//       implicit         0      -      -      -     0      0        PASS
+	//       deferred         -      -      -      -     -      - unsupported
+	//    classic-eos         -      -      -      -     -      -       error
+	// explicit: pass (duplicate 3 allowed)
+	// transactional: FAIL: lost 2, duplicate 1
 	// explicit: warning: send lag p99 150ms: the schedule of 2000 records/s was not met
 	// transactional: 4 rebalances by membership churn, 3 aborts fenced by a stale member epoch: 0.75 per rebalance
 	// transactional: warning: the drain timed out after 30.004s with inputs still unresolved

@@ -43,6 +43,7 @@ type runFlags struct {
 	format            string
 	dumpLedgers       bool
 	force             bool
+	wide              bool
 	quiet             bool
 	repeat            int
 	noReport          bool
@@ -80,6 +81,7 @@ func runCmd(env *Env, args []string) error {
 	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
 	fs.BoolVar(&f.force, "force", false, "with --out: replace the run already in that directory (its result.json, .hlog files, ledgers and report; nothing else)")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or bench (Go benchmark lines for benchstat)")
+	fs.BoolVar(&f.wide, "wide", false, "text format: the wide table (every column) even on a terminal narrower than it; a pipe or file always gets it")
 	fs.BoolVar(&f.dumpLedgers, "dump-ledgers", false, "write ledgers/<mode>/inputs.jsonl and outputs.jsonl for 'sharebench verify'")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fs.IntVar(&f.repeat, "repeat", 1, "run each mode N times, interleaved, keeping every repeat")
@@ -127,6 +129,9 @@ func runCmd(env *Env, args []string) error {
 	formatter, err := loadgen.NewFormatter(f.format)
 	if err != nil {
 		return usageErr("--format: unknown format %q (valid: text, json, bench)", f.format)
+	}
+	if _, text := formatter.(loadgen.TextFormatter); text && !f.wide && isTerminal(env.Stdout) {
+		formatter = loadgen.TextFormatter{Width: terminalWidth(env.Stdout, env.Getenv)}
 	}
 	if !fs.Changed("seed") {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
@@ -349,7 +354,7 @@ func reproFlags(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	fs.Visit(func(fl *pflag.Flag) {
 		switch fl.Name {
-		case "seed", "workload", "out", "force", "format", "quiet", "no-report", "dump-ledgers", "sasl-password-file":
+		case "seed", "workload", "out", "force", "format", "wide", "quiet", "no-report", "dump-ledgers", "sasl-password-file":
 			return
 		}
 		fmt.Fprintf(&b, " --%s %s", fl.Name, shellQuote(fl.Value.String()))
