@@ -137,15 +137,22 @@ func TestGenerateStoredFixture(t *testing.T) {
 	if len(files.Warnings) != 0 {
 		t.Errorf("warnings on a clean fixture: %q", files.Warnings)
 	}
-	// 2 spectra + 2 bar charts + a timeline and an anomaly chart per mode.
-	wantPlots := 2 + 2 + 2*3
+	// 4 spectra + 2 bar charts + a timeline per mode + an anomaly chart for
+	// explicit, the one mode with findings.
+	wantPlots := 4 + 2 + 3 + 1
 	if got := len(files.Plots); got != 2*wantPlots {
 		t.Errorf("%d plot files, want %d", got, 2*wantPlots)
 	}
-	for _, name := range []string{"spectrum-end_to_end", "spectrum-commit", "bars-throughput", "bars-latency",
-		"timeline-explicit", "anomalies-explicit", "anomalies-transactional"} {
+	for _, name := range []string{"spectrum-end_to_end", "spectrum-commit", "spectrum-produce", "spectrum-send_lag",
+		"bars-throughput", "bars-latency", "timeline-explicit", "anomalies-explicit"} {
 		if _, err := os.Stat(filepath.Join(out, "plots", name+".svg")); err != nil {
 			t.Errorf("plot %s.svg missing: %v", name, err)
+		}
+	}
+	// A mode the verifier found nothing in gets no chart of zeros.
+	for _, name := range []string{"anomalies-implicit", "anomalies-transactional"} {
+		if _, err := os.Stat(filepath.Join(out, "plots", name+".svg")); err == nil {
+			t.Errorf("plot %s.svg drawn for a mode without findings", name)
 		}
 	}
 	page := read(t, files.HTML)
@@ -157,7 +164,12 @@ func TestGenerateStoredFixture(t *testing.T) {
 	}
 	for _, want := range []string{
 		"0123456789ab", "go1.26.8", "Fixture CPU @ 2.00GHz", "GOMAXPROCS", "engine (embedded)", "broker version",
-		"read-process-write", "&#34;partitions&#34;: 3", // the spec, indented
+		"read-process-write",
+		"partitionsPerTopic: 3", "lockDuration: 30s", "testDuration: 4s", // the spec as YAML, durations as Go durations
+		"e2e p99.99 (ms)", "e2e max (ms)", "CPU per record (µs)",
+		`<p id="anomaly-line" class="line">No anomalies in implicit, transactional: every verifier count is zero.`,
+		"1-minute load average 1.30–2.10 at the opening and closing of 6 windows on 2 CPUs", "of its 2 Ps busy",
+		"1.40 / 0.90 / 0.70", // the noise of one window, in the details
 		"worker-crash", "worker 1 after produce, before ack", // faults timeline
 		"4711", "p1 @ 1234", // the duplicate's witness
 		"PASS (allowed: duplicate 2)", "Exactly-once verifier: PASS",
@@ -166,18 +178,23 @@ func TestGenerateStoredFixture(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
+	for _, unwanted := range []string{"30000000000", "aborts per rebalance"} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("report.html shows %q (raw nanoseconds, or a column without a value)", unwanted)
+		}
+	}
 	md := read(t, files.Markdown)
 	for _, want := range []string{
-		"| mode | repeats | throughput (outputs/s) | e2e p50 (ms) | e2e p99 (ms) | e2e p99.9 (ms) | commit p99 (ms) | redeliveries | aborts | fenced aborts | aborts per rebalance | lock expiries | verifier |",
+		"| mode | repeats | throughput (outputs/s) | e2e p50 (ms) | e2e p99 (ms) | e2e p99.9 (ms) | e2e p99.99 (ms) | e2e max (ms) | commit p99 (ms) | CPU per record (µs) | redeliveries | aborts | fenced aborts | lock expiries | verifier |",
 		"| implicit | 2 |", "| explicit | 2 |", "| transactional | 2 |", "commit 0123456789ab",
+		"No anomalies in implicit, transactional", "**Noise:** 1-minute load average",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md)
 		}
 	}
-	// The anomaly chart says when there is nothing to see.
-	if svg := read(t, filepath.Join(out, "plots", "anomalies-transactional.svg")); !strings.Contains(svg, "no anomalies") {
-		t.Error("anomalies-transactional.svg does not say \"no anomalies\"")
+	if svg := read(t, filepath.Join(out, "plots", "anomalies-explicit.svg")); !strings.Contains(svg, "duplicate") {
+		t.Error("anomalies-explicit.svg does not chart the duplicates")
 	}
 	if svg := read(t, filepath.Join(out, "plots", "timeline-explicit.svg")); !strings.Contains(svg, "worker-crash") {
 		t.Error("timeline-explicit.svg does not label the fault")
@@ -199,7 +216,10 @@ func TestGenerateOverlay(t *testing.T) {
 	}
 	checkFiles(t, files)
 	page := read(t, files.HTML)
-	checkHTML(t, page, 10)
+	// 4 spectra, 2 bar charts, 3 timelines, and anomaly charts for explicit
+	// (both runs' allowed duplicates) and transactional (the candidate's
+	// forbidden one).
+	checkHTML(t, page, 4+2+3+2)
 	for _, mode := range []string{"implicit", "explicit", "transactional"} {
 		for _, run := range []string{"run-small", "candidate"} {
 			if !strings.Contains(page, `<tr data-mode="`+mode+`" data-run="`+run+`"`) {
@@ -243,7 +263,8 @@ func TestGenerateDamagedInput(t *testing.T) {
 			Histograms: map[string]result.Histogram{result.HistEndToEnd: {Count: 1, P50: 0, P99: 0}},
 			Series:     []result.Second{{T: -3, OutputRate: -1}}},
 	)
-	r.Spec = []byte("not json")
+	// A result without workload_yaml shows its spec as recorded.
+	r.Spec, r.SpecYAML = []byte("not json"), ""
 	files, err := reports.Generate(t.TempDir(), &reports.Run{Result: r})
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
@@ -253,9 +274,11 @@ func TestGenerateDamagedInput(t *testing.T) {
 		t.Errorf("warnings = %q, want the broken histogram and the overflow", files.Warnings)
 	}
 	page := read(t, files.HTML)
-	checkHTML(t, page, 2+2+2*4)
+	// 4 spectra, 2 bar charts, a timeline per measured mode (the weird one
+	// too) and the explicit duplicates' chart; the weird mode is unverified.
+	checkHTML(t, page, 4+2+4+1)
 	for _, want := range []string{"cannot be decoded", "above the histogram", "unsupported: the target has no consumer groups",
-		"failed: repeat 1: worker pool: context deadline exceeded", "not json", "run 1"} {
+		"failed: repeat 1: worker pool: context deadline exceeded", "not json", "run 1", "Not verified: weird mode/with spaces."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
