@@ -169,7 +169,7 @@ func TestGenerateStoredFixture(t *testing.T) {
 		"e2e p99.99 (ms)", "e2e max (ms)", "CPU per record (µs)",
 		`<p id="anomaly-line" class="line">No anomalies in implicit, transactional: every verifier count is zero.`,
 		"1-minute load average 1.30–2.10 at the opening and closing of 6 windows on 2 CPUs", "of its 2 Ps busy",
-		"1.40 / 0.90 / 0.70", // the noise of one window, in the details
+		"1.40 / 0.90 / 0.70",                                 // the noise of one window, in the details
 		"worker-crash", "worker 1 after produce, before ack", // faults timeline
 		"4711", "p1 @ 1234", // the duplicate's witness
 		"PASS (allowed: duplicate 2)", "Exactly-once verifier: PASS",
