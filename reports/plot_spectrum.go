@@ -42,14 +42,14 @@ func spectrum(h *hdrhistogram.Histogram) plotter.XYs {
 }
 
 // spectrumFigure plots histogram hist of every mode of every run under
-// title; caption says what the histogram measures.
-func spectrumFigure(runs []*runData, pal palette, hist, title, caption string) figure {
+// title; the caption says what the histogram measures, then extra.
+func spectrumFigure(runs []*runData, pal palette, hist, title, what, extra string) figure {
 	name := "spectrum-" + fileSafe(hist)
 	fig := figure{
 		name:  name,
 		title: title,
 		caption: fmt.Sprintf("%s (%s histogram) at each percentile, merged over each mode's repeats; "+
-			"the x axis is 1/(1−p), so each step right is ten times rarer.", caption, hist),
+			"the x axis is 1/(1−p), so each step right is ten times rarer.%s", what, hist, extra),
 		w: 8 * vg.Inch, h: 4.8 * vg.Inch,
 	}
 	yLabel := "latency (ms, log scale)"
@@ -115,13 +115,14 @@ func spectrumFigure(runs []*runData, pal palette, hist, title, caption string) f
 func spectrumFigures(runs []*runData, pal palette) []figure {
 	return []figure{
 		spectrumFigure(runs, pal, result.HistEndToEnd, "End-to-end latency by percentile",
-			"End-to-end latency, from an input's intended send time to its output visible to a read_committed reader,"),
+			"End-to-end latency, from an input's intended send time to its output visible to a read_committed reader", ""),
 		spectrumFigure(runs, pal, result.HistCommit, "Commit latency by percentile",
-			"Commit (or acknowledgement) call latency"),
+			"Commit (or acknowledgement) call latency", ""),
 		spectrumFigure(runs, pal, result.HistProduce, "Produce latency by percentile",
-			"Input produce call service time, from the send to its acknowledgement,"),
+			"Input produce call service time, from the send to its acknowledgement", ""),
 		spectrumFigure(runs, pal, result.HistSendLag, "Send lag by percentile",
-			"Send lag, how late each input was sent after its intended time: near zero, the schedule was met; "+
-				"a tail is load the producers could not send on time (latency still counts from the intended time)"),
+			"Send lag, how late each input was sent after its intended time",
+			" Near zero, the schedule was met; a tail is load the producers could not send on time "+
+				"(end-to-end latency still counts from the intended time, so it includes the lag)."),
 	}
 }
