@@ -316,3 +316,50 @@ func TestGenerateBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateNamesTheWorkload titles the report by the workload's own name,
+// never the path of its file, and shows how an OpenMessaging Benchmark file
+// was read beside the YAML that ran.
+func TestGenerateNamesTheWorkload(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		workload  string
+		spec      string // workload_spec JSON
+		notes     []string
+		wantTitle string
+		wantPage  []string
+	}{
+		{"an OMB file", "workloads/testdata/omb/1-topic-16-partitions-1kb.yaml",
+			`{"name":"1-producer-1-consumers-on-1-topic"}`,
+			[]string{"consumerPerSubscription 1 is translated to consumers 1 (workers per mode)"},
+			"sharebench report: 1-producer-1-consumers-on-1-topic",
+			[]string{"(read from workloads/testdata/omb/1-topic-16-partitions-1kb.yaml)", "How the file was read:",
+				"<li>consumerPerSubscription 1 is translated to consumers 1 (workers per mode)</li>"}},
+		{"a file whose spec has no name", "runs/my-load.yml", `{}`, nil, "sharebench report: my-load",
+			[]string{"(read from runs/my-load.yml)"}},
+		{"a built-in", "quick", `{"name":"quick"}`, nil, "sharebench report: quick", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			run := fixtureRun(t, "run", smallRun())
+			run.Result.Workload, run.Result.Spec, run.Result.SpecNotes = tt.workload, []byte(tt.spec), tt.notes
+			files, err := reports.Generate(t.TempDir(), run)
+			if err != nil {
+				t.Fatalf("Generate: %v", err)
+			}
+			page := read(t, files.HTML)
+			for _, want := range append([]string{"<title>" + tt.wantTitle + "</title>", "<h1>" + tt.wantTitle + "</h1>"}, tt.wantPage...) {
+				if !strings.Contains(page, want) {
+					t.Errorf("report.html lacks %q", want)
+				}
+			}
+			if tt.workload != "quick" && strings.Contains(page, "<h1>sharebench report: "+tt.workload) {
+				t.Errorf("report.html is titled by the workload's path %s", tt.workload)
+			}
+			if md := read(t, files.Markdown); !strings.HasPrefix(md, "### "+tt.wantTitle+"\n") {
+				t.Errorf("summary.md starts %.80q, want the title %q", md, tt.wantTitle)
+			}
+		})
+	}
+}
