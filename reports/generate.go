@@ -78,7 +78,8 @@ func Generate(outDir string, runs ...*Run) (Files, error) {
 
 // planFigures lists the report's plots: in the summary the end-to-end
 // spectrum and the latency bars; in the details the commit, produce and
-// send-lag spectra, the throughput bars, a timeline per measured mode and
+// send-lag spectra and a timeline per measured mode (two a row), the
+// throughput bars and
 // an anomaly chart per mode with verifier findings (a clean mode gets a
 // line of the summary instead of a chart of zeros). File names are made
 // unique should two mode names map to the same one.
@@ -94,7 +95,9 @@ func planFigures(runs []*runData) []figure {
 	}
 	figs = append(figs, throughputBarsFigure(runs, pal))
 	for _, mode := range measuredModes(runs) {
-		figs = append(figs, timelineFigure(runs, pal, mode))
+		f := timelineFigure(runs, pal, mode)
+		f.place = placePair
+		figs = append(figs, f)
 	}
 	_, charted := anomalySummary(runs)
 	for _, mode := range charted {
