@@ -210,12 +210,20 @@ func TestGenerateOverlay(t *testing.T) {
 	f := smallRun()
 	f.seed, f.throughput, f.latency, f.forbidden = 2, 0.9, 1.2, true
 	cand := fixtureRun(t, "candidate", f)
+	// The same workload at another rate: two YAML blocks, one name.
+	cand.Result.SpecYAML = strings.Replace(cand.Result.SpecYAML, "producerRate: 2000", "producerRate: 1800", 1)
 	files, err := reports.Generate(t.TempDir(), base, cand)
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
 	checkFiles(t, files)
 	page := read(t, files.HTML)
+	if !strings.Contains(page, "<h1>sharebench report: read-process-write</h1>") {
+		t.Error("report.html of two runs of one workload is not titled by its name, once")
+	}
+	if n := strings.Count(page, `<pre class="yaml">`); n != 2 {
+		t.Errorf("report.html has %d YAML blocks, want one per distinct spec (2)", n)
+	}
 	// 4 spectra, 2 bar charts, 3 timelines, and anomaly charts for explicit
 	// (both runs' allowed duplicates) and transactional (the candidate's
 	// forbidden one).

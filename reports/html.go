@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -55,7 +56,9 @@ type reportView struct {
 func title(runs []*runData) string {
 	var names []string
 	for _, w := range buildWorkloads(runs) {
-		names = append(names, w.Name)
+		if !slices.Contains(names, w.Name) {
+			names = append(names, w.Name)
+		}
 	}
 	return "sharebench report: " + strings.Join(names, ", ")
 }
