@@ -22,6 +22,9 @@ type Config struct {
 	Workload *workloads.Spec
 	// WorkloadRef is how the user named it (a built-in name or a file).
 	WorkloadRef string
+	// WorkloadNotes say how the workload file was read
+	// (workloads.LoadWithNotes); recorded in the result as given.
+	WorkloadNotes []string
 	// Target is the system under test; Run does not close it.
 	Target targets.Target
 	// Modes to run, in order; empty: the workload's modes.

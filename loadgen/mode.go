@@ -440,6 +440,9 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		if mr.cpuAtOpen >= 0 && mr.cpuAtClose >= mr.cpuAtOpen {
 			out.CPUNs = mr.cpuAtClose - mr.cpuAtOpen
 		}
+		if !mr.noiseClose.at.IsZero() {
+			out.Noise = noiseBetween(mr.noiseOpen, mr.noiseClose)
+		}
 	}
 	if mr.windowNote != "" {
 		out.Notes = append(out.Notes, mr.windowNote)

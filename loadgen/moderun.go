@@ -31,6 +31,7 @@ type window struct {
 	winStartNs, winEndNs  atomic.Int64
 	windowNote            string
 	cpuAtOpen, cpuAtClose int64         // processCPUNs when the window opened and closed
+	noiseOpen, noiseClose noiseProbe    // the machine when the window opened and closed
 	received              []atomic.Bool // worker id has received records
 	receivedN             atomic.Int32
 	seconds               int // the series' length
@@ -48,7 +49,8 @@ func (w *window) begin(start time.Time, consumers, seconds int) {
 // open opens the measurement window on [ws, we) (ns since start), noting
 // why it opened early when note is set.
 func (w *window) open(ws, we int64, note string) {
-	w.cpuAtOpen = processCPUNs()
+	w.noiseOpen = probeNoise()
+	w.cpuAtOpen = w.noiseOpen.cpuNs
 	w.windowNote = note
 	w.warmEnd, w.loadEnd = w.start.Add(time.Duration(ws)), w.start.Add(time.Duration(we))
 	w.winStartNs.Store(ws)
@@ -57,8 +59,12 @@ func (w *window) open(ws, we int64, note string) {
 	close(w.windowOpen)
 }
 
-// closed records the process's CPU time when the load stopped.
-func (w *window) closed() { w.cpuAtClose = processCPUNs() }
+// closed records the process's CPU time and the machine's load when the
+// load stopped.
+func (w *window) closed() {
+	w.noiseClose = probeNoise()
+	w.cpuAtClose = w.noiseClose.cpuNs
+}
 
 func (w *window) sinceStart(t time.Time) int64 { return int64(t.Sub(w.start)) }
 

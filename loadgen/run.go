@@ -32,12 +32,17 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	}
 	spec := cfg.Workload
 	specJSON, _ := json.Marshal(spec)
+	// The YAML is for people; a spec that cannot be written as YAML still
+	// runs, and the report falls back to the JSON.
+	specYAML, _ := spec.YAML()
 	info := cfg.Target.Info()
 	res := &result.Result{
 		Schema:      result.Schema,
 		Env:         environment(info, cfg.Commit),
 		Workload:    cfg.WorkloadRef,
 		Spec:        specJSON,
+		SpecYAML:    string(specYAML),
+		SpecNotes:   cfg.WorkloadNotes,
 		Seed:        cfg.Seed,
 		Args:        cfg.Args,
 		Flags:       cfg.Flags,

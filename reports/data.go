@@ -38,7 +38,7 @@ type repeatData struct {
 
 // decodedHists are the histograms reports decode: the ones they plot and
 // compare.
-var decodedHists = []string{result.HistEndToEnd, result.HistCommit}
+var decodedHists = []string{result.HistEndToEnd, result.HistCommit, result.HistProduce, result.HistSendLag}
 
 // prepare groups r's modes and decodes what the report needs. Damaged data
 // becomes a warning, never an error.
@@ -117,9 +117,10 @@ func (rp *repeatData) metric(m Metric) float64 {
 	return rp.quantileNs(name, q)
 }
 
-// quantileNs is the q-quantile of histogram name in ns: from the decoded
-// histogram when there is one, else from the summary; NaN when neither
-// holds a sample.
+// quantileNs is the q-quantile of histogram name in ns (q 1: its maximum,
+// HdrHistogram's highest equivalent value of the largest sample): from the
+// decoded histogram when there is one, else from the summary; NaN when
+// neither holds a sample.
 func (rp *repeatData) quantileNs(name string, q float64) float64 {
 	if h := rp.hists[name]; h != nil && h.TotalCount() > 0 {
 		return float64(result.ValueAtPercentile(h, q*100))
@@ -140,6 +141,8 @@ func (rp *repeatData) quantileNs(name string, q float64) float64 {
 		v = s.P999
 	case 0.9999:
 		v = s.P9999
+	case 1:
+		v = s.Max
 	default:
 		return math.NaN()
 	}

@@ -1,6 +1,9 @@
 // Package reports turns sharebench run directories into reports people and
-// CI can read: plots (SVG and PNG), a self-contained report.html, a
-// summary.md for a pull-request comment, a statistical comparison of a
+// CI can read: plots (SVG and PNG), a self-contained report.html (a summary
+// that fits a screen — verdict, per-mode table, one anomaly line, a noise
+// note, two plots — then the details: the workload as the YAML that ran,
+// the environment, every plot, anomalies, faults, witnesses), a summary.md
+// for a pull-request comment, a statistical comparison of a
 // candidate against a baseline, and a regression gate with exit codes.
 //
 // A run directory is what `sharebench run` writes; reports reads only its

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/workloads"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/run-small/result.json from the fixture builder")
@@ -84,6 +85,18 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 		latSeed = f.seed
 	}
 	lat := rand.New(rand.NewPCG(latSeed, 0x1a7))
+	// The producer-side histograms draw from their own stream, so adding
+	// them left the end-to-end and commit samples as they were.
+	prod := rand.New(rand.NewPCG(latSeed, 0x9d))
+	spec := fixtureSpec(t)
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specYAML, err := spec.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := &result.Result{
 		Schema: result.Schema,
@@ -92,7 +105,8 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 			CPU: "Fixture CPU @ 2.00GHz", NumCPU: 2, GOMAXPROCS: 2, Target: "engine", Embedded: true,
 		},
 		Workload:    "read-process-write",
-		Spec:        json.RawMessage(`{"name":"read-process-write","partitions":3,"rate":2000,"payload_bytes":256,"delivery_limit":5}`),
+		Spec:        specJSON,
+		SpecYAML:    string(specYAML),
 		Seed:        int64(f.seed),
 		Args:        []string{"sharebench", "run", "--workload", "read-process-write", "--repeats", "2"},
 		Flags:       map[string]string{"repeats": "2", "target": "engine"},
@@ -115,11 +129,21 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 				TotalInputs: 12000, TotalOutputs: 12000, Processed: 12010,
 				Redeliveries: int64(rng.IntN(20)), Commits: 400, Aborts: int64(rng.IntN(3)), LockExpiries: int64(rng.IntN(5)),
 				DrainNs: int64(800 * time.Millisecond),
+				// 0.9 to 1.1 CPU-seconds per second of the 4 s window, on 2 Ps.
+				CPUNs: int64(4 * time.Second * time.Duration(90+prod.IntN(20)) / 100),
 				Histograms: map[string]result.Histogram{
 					result.HistEndToEnd: histogram(t, lat, f.samples, base.e2eMs*f.latency),
 					result.HistCommit:   histogram(t, lat, f.samples, base.commitMs*f.latency),
+					result.HistProduce:  histogram(t, prod, f.samples, 0.4*f.latency),
+					result.HistSendLag:  histogram(t, prod, f.samples, 0.02*f.latency),
 				},
 				Verify: &result.Verification{Pass: true, Counts: map[string]int64{}, Inputs: 12000, Outputs: 12000},
+			}
+			m.Noise = &result.Noise{
+				LoadAvgStart: []float64{1.2 + 0.1*float64(rep), 0.9, 0.7},
+				LoadAvgEnd:   []float64{1.9 + 0.1*float64(rep), 1.1, 0.8},
+				CPUShare:     float64(m.CPUNs) / float64(4*time.Second) / 2,
+				GOMAXPROCS:   2,
 			}
 			if mode != "transactional" && mode != "classic-eos" {
 				m.Verify.Allowed = []string{"duplicate"}
@@ -167,6 +191,20 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 		}
 	}
 	return r
+}
+
+// fixtureSpec is the fixture's workload, as Parse would return it.
+func fixtureSpec(t testing.TB) *workloads.Spec {
+	t.Helper()
+	s := workloads.New("read-process-write")
+	s.Description = "Read, process, write: the fixture's workload."
+	s.PartitionsPerTopic = 3
+	s.TestLength, s.WarmupLength = 4*time.Second, time.Second
+	s.Defaults()
+	if err := s.Validate(); err != nil {
+		t.Fatalf("the fixture's workload: %v", err)
+	}
+	return s
 }
 
 // fixtureRun wraps a fixture result as a Run.

@@ -241,9 +241,10 @@ func TestCompareWriteBench(t *testing.T) {
 			t.Errorf("unexpected line %q", line)
 		}
 	}
-	// 2 sides × 2 modes × 3 repeats, 5 metrics each.
-	if benches != 12 || metrics != 60 || !sides["baseline"] || !sides["candidate"] {
-		t.Errorf("%d benchmark lines with %d metrics and sides %v, want 12 lines, 60 metrics and both sides", benches, metrics, sides)
+	// 2 sides × 2 modes × 3 repeats, 6 metrics each (the fixture records
+	// CPU time).
+	if benches != 12 || metrics != 72 || !sides["baseline"] || !sides["candidate"] {
+		t.Errorf("%d benchmark lines with %d metrics and sides %v, want 12 lines, 72 metrics and both sides", benches, metrics, sides)
 	}
 	if !regexp.MustCompile(`(?m)^BenchmarkSharebench/mode=explicit-[0-9]+\t1\t[0-9.]+ records/s\t`).MatchString(b.String()) {
 		t.Errorf("no explicit throughput line:\n%s", b.String())

@@ -76,18 +76,34 @@ func Generate(outDir string, runs ...*Run) (Files, error) {
 	return files, nil
 }
 
-// planFigures lists the report's plots: the two spectra, the bar charts,
-// then a timeline and an anomaly chart per measured mode. File names are
-// made unique should two mode names map to the same one.
+// planFigures lists the report's plots: in the summary the end-to-end
+// spectrum and the latency bars; in the details the commit, produce and
+// send-lag spectra and a timeline per measured mode (two a row), the
+// throughput bars and
+// an anomaly chart per mode with verifier findings (a clean mode gets a
+// line of the summary instead of a chart of zeros). File names are made
+// unique should two mode names map to the same one.
 func planFigures(runs []*runData) []figure {
 	pal := newPalette(modeNames(runs))
-	figs := spectrumFigures(runs, pal)
-	figs = append(figs, throughputBarsFigure(runs, pal), latencyBarsFigure(runs, pal))
-	for _, mode := range measuredModes(runs) {
-		figs = append(figs, timelineFigure(runs, pal, mode))
+	spectra := spectrumFigures(runs, pal)
+	e2e, lat := spectra[0], latencyBarsFigure(runs, pal)
+	e2e.place, lat.place = placeSummary, placeSummary
+	figs := []figure{e2e, lat}
+	for _, f := range spectra[1:] {
+		f.place = placePair
+		figs = append(figs, f)
 	}
+	figs = append(figs, throughputBarsFigure(runs, pal))
 	for _, mode := range measuredModes(runs) {
-		figs = append(figs, anomalyFigure(runs, pal, mode))
+		f := timelineFigure(runs, pal, mode)
+		f.place = placePair
+		figs = append(figs, f)
+	}
+	_, charted := anomalySummary(runs)
+	for _, mode := range charted {
+		f := anomalyFigure(runs, pal, mode)
+		f.place = placeAnomaly
+		figs = append(figs, f)
 	}
 	seen := map[string]int{}
 	for i := range figs {

@@ -137,15 +137,22 @@ func TestGenerateStoredFixture(t *testing.T) {
 	if len(files.Warnings) != 0 {
 		t.Errorf("warnings on a clean fixture: %q", files.Warnings)
 	}
-	// 2 spectra + 2 bar charts + a timeline and an anomaly chart per mode.
-	wantPlots := 2 + 2 + 2*3
+	// 4 spectra + 2 bar charts + a timeline per mode + an anomaly chart for
+	// explicit, the one mode with findings.
+	wantPlots := 4 + 2 + 3 + 1
 	if got := len(files.Plots); got != 2*wantPlots {
 		t.Errorf("%d plot files, want %d", got, 2*wantPlots)
 	}
-	for _, name := range []string{"spectrum-end_to_end", "spectrum-commit", "bars-throughput", "bars-latency",
-		"timeline-explicit", "anomalies-explicit", "anomalies-transactional"} {
+	for _, name := range []string{"spectrum-end_to_end", "spectrum-commit", "spectrum-produce", "spectrum-send_lag",
+		"bars-throughput", "bars-latency", "timeline-explicit", "anomalies-explicit"} {
 		if _, err := os.Stat(filepath.Join(out, "plots", name+".svg")); err != nil {
 			t.Errorf("plot %s.svg missing: %v", name, err)
+		}
+	}
+	// A mode the verifier found nothing in gets no chart of zeros.
+	for _, name := range []string{"anomalies-implicit", "anomalies-transactional"} {
+		if _, err := os.Stat(filepath.Join(out, "plots", name+".svg")); err == nil {
+			t.Errorf("plot %s.svg drawn for a mode without findings", name)
 		}
 	}
 	page := read(t, files.HTML)
@@ -157,7 +164,12 @@ func TestGenerateStoredFixture(t *testing.T) {
 	}
 	for _, want := range []string{
 		"0123456789ab", "go1.26.8", "Fixture CPU @ 2.00GHz", "GOMAXPROCS", "engine (embedded)", "broker version",
-		"read-process-write", "&#34;partitions&#34;: 3", // the spec, indented
+		"read-process-write",
+		"partitionsPerTopic: 3", "lockDuration: 30s", "testDuration: 4s", // the spec as YAML, durations as Go durations
+		"e2e p99.99 (ms)", "e2e max (ms)", "CPU per record (µs)",
+		`<p id="anomaly-line" class="line">No anomalies in implicit, transactional: every verifier count is zero.`,
+		"1-minute load average 1.30–2.10 at the opening and closing of 6 windows on 2 CPUs", "of its 2 Ps busy",
+		"1.40 / 0.90 / 0.70",                                 // the noise of one window, in the details
 		"worker-crash", "worker 1 after produce, before ack", // faults timeline
 		"4711", "p1 @ 1234", // the duplicate's witness
 		"PASS (allowed: duplicate 2)", "Exactly-once verifier: PASS",
@@ -166,18 +178,23 @@ func TestGenerateStoredFixture(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
+	for _, unwanted := range []string{"30000000000", "aborts per rebalance"} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("report.html shows %q (raw nanoseconds, or a column without a value)", unwanted)
+		}
+	}
 	md := read(t, files.Markdown)
 	for _, want := range []string{
-		"| mode | repeats | throughput (outputs/s) | e2e p50 (ms) | e2e p99 (ms) | e2e p99.9 (ms) | commit p99 (ms) | redeliveries | aborts | fenced aborts | aborts per rebalance | lock expiries | verifier |",
+		"| mode | repeats | throughput (outputs/s) | e2e p50 (ms) | e2e p99 (ms) | e2e p99.9 (ms) | e2e p99.99 (ms) | e2e max (ms) | commit p99 (ms) | CPU per record (µs) | redeliveries | aborts | fenced aborts | lock expiries | verifier |",
 		"| implicit | 2 |", "| explicit | 2 |", "| transactional | 2 |", "commit 0123456789ab",
+		"No anomalies in implicit, transactional", "**Noise:** 1-minute load average",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md)
 		}
 	}
-	// The anomaly chart says when there is nothing to see.
-	if svg := read(t, filepath.Join(out, "plots", "anomalies-transactional.svg")); !strings.Contains(svg, "no anomalies") {
-		t.Error("anomalies-transactional.svg does not say \"no anomalies\"")
+	if svg := read(t, filepath.Join(out, "plots", "anomalies-explicit.svg")); !strings.Contains(svg, "duplicate") {
+		t.Error("anomalies-explicit.svg does not chart the duplicates")
 	}
 	if svg := read(t, filepath.Join(out, "plots", "timeline-explicit.svg")); !strings.Contains(svg, "worker-crash") {
 		t.Error("timeline-explicit.svg does not label the fault")
@@ -193,13 +210,24 @@ func TestGenerateOverlay(t *testing.T) {
 	f := smallRun()
 	f.seed, f.throughput, f.latency, f.forbidden = 2, 0.9, 1.2, true
 	cand := fixtureRun(t, "candidate", f)
+	// The same workload at another rate: two YAML blocks, one name.
+	cand.Result.SpecYAML = strings.Replace(cand.Result.SpecYAML, "producerRate: 2000", "producerRate: 1800", 1)
 	files, err := reports.Generate(t.TempDir(), base, cand)
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
 	checkFiles(t, files)
 	page := read(t, files.HTML)
-	checkHTML(t, page, 10)
+	if !strings.Contains(page, "<h1>sharebench report: read-process-write</h1>") {
+		t.Error("report.html of two runs of one workload is not titled by its name, once")
+	}
+	if n := strings.Count(page, `<pre class="yaml">`); n != 2 {
+		t.Errorf("report.html has %d YAML blocks, want one per distinct spec (2)", n)
+	}
+	// 4 spectra, 2 bar charts, 3 timelines, and anomaly charts for explicit
+	// (both runs' allowed duplicates) and transactional (the candidate's
+	// forbidden one).
+	checkHTML(t, page, 4+2+3+2)
 	for _, mode := range []string{"implicit", "explicit", "transactional"} {
 		for _, run := range []string{"run-small", "candidate"} {
 			if !strings.Contains(page, `<tr data-mode="`+mode+`" data-run="`+run+`"`) {
@@ -243,7 +271,8 @@ func TestGenerateDamagedInput(t *testing.T) {
 			Histograms: map[string]result.Histogram{result.HistEndToEnd: {Count: 1, P50: 0, P99: 0}},
 			Series:     []result.Second{{T: -3, OutputRate: -1}}},
 	)
-	r.Spec = []byte("not json")
+	// A result without workload_yaml shows its spec as recorded.
+	r.Spec, r.SpecYAML = []byte("not json"), ""
 	files, err := reports.Generate(t.TempDir(), &reports.Run{Result: r})
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
@@ -253,9 +282,11 @@ func TestGenerateDamagedInput(t *testing.T) {
 		t.Errorf("warnings = %q, want the broken histogram and the overflow", files.Warnings)
 	}
 	page := read(t, files.HTML)
-	checkHTML(t, page, 2+2+2*4)
+	// 4 spectra, 2 bar charts, a timeline per measured mode (the weird one
+	// too) and the explicit duplicates' chart; the weird mode is unverified.
+	checkHTML(t, page, 4+2+4+1)
 	for _, want := range []string{"cannot be decoded", "above the histogram", "unsupported: the target has no consumer groups",
-		"failed: repeat 1: worker pool: context deadline exceeded", "not json", "run 1"} {
+		"failed: repeat 1: worker pool: context deadline exceeded", "not json", "run 1", "Not verified: weird mode/with spaces."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -291,5 +322,52 @@ func TestGenerateBadArguments(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "reports: ") {
 			t.Errorf("%s: error = %v, want a reports: error", tc.name, err)
 		}
+	}
+}
+
+// TestGenerateNamesTheWorkload titles the report by the workload's own name,
+// never the path of its file, and shows how an OpenMessaging Benchmark file
+// was read beside the YAML that ran.
+func TestGenerateNamesTheWorkload(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		workload  string
+		spec      string // workload_spec JSON
+		notes     []string
+		wantTitle string
+		wantPage  []string
+	}{
+		{"an OMB file", "workloads/testdata/omb/1-topic-16-partitions-1kb.yaml",
+			`{"name":"1-producer-1-consumers-on-1-topic"}`,
+			[]string{"consumerPerSubscription 1 is translated to consumers 1 (workers per mode)"},
+			"sharebench report: 1-producer-1-consumers-on-1-topic",
+			[]string{"(read from workloads/testdata/omb/1-topic-16-partitions-1kb.yaml)", "How the file was read:",
+				"<li>consumerPerSubscription 1 is translated to consumers 1 (workers per mode)</li>"}},
+		{"a file whose spec has no name", "runs/my-load.yml", `{}`, nil, "sharebench report: my-load",
+			[]string{"(read from runs/my-load.yml)"}},
+		{"a built-in", "quick", `{"name":"quick"}`, nil, "sharebench report: quick", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			run := fixtureRun(t, "run", smallRun())
+			run.Result.Workload, run.Result.Spec, run.Result.SpecNotes = tt.workload, []byte(tt.spec), tt.notes
+			files, err := reports.Generate(t.TempDir(), run)
+			if err != nil {
+				t.Fatalf("Generate: %v", err)
+			}
+			page := read(t, files.HTML)
+			for _, want := range append([]string{"<title>" + tt.wantTitle + "</title>", "<h1>" + tt.wantTitle + "</h1>"}, tt.wantPage...) {
+				if !strings.Contains(page, want) {
+					t.Errorf("report.html lacks %q", want)
+				}
+			}
+			if tt.workload != "quick" && strings.Contains(page, "<h1>sharebench report: "+tt.workload) {
+				t.Errorf("report.html is titled by the workload's path %s", tt.workload)
+			}
+			if md := read(t, files.Markdown); !strings.HasPrefix(md, "### "+tt.wantTitle+"\n") {
+				t.Errorf("summary.md starts %.80q, want the title %q", md, tt.wantTitle)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +28,9 @@ type figureView struct {
 	Width, Height        int          // CSS pixels
 }
 
-// reportView is everything the page shows.
+// reportView is everything the page shows: a summary a reader takes in at
+// a glance (verdict, table, the anomaly and noise lines, two plots), then
+// the details.
 type reportView struct {
 	Title, Subtitle       string
 	Verdict, VerdictClass string
@@ -36,17 +39,26 @@ type reportView struct {
 	Workloads             []workloadView
 	Table                 summaryTable
 	TableNote             string
-	Figures               []figureView
+	AnomalyLine           string
+	NoiseLines            []string
+	NoiseRows             []noiseRow
+	SummaryFigures        []figureView
+	PairFigures           []figureView
+	DetailFigures         []figureView
+	AnomalyFigures        []figureView
 	Faults                []faultRow
 	Witnesses             []witnessGroup
 	Warnings              []string
 }
 
-// title names the report after its workload(s) and runs.
+// title names the report after its workload(s): their own names, never
+// the path of the file they were read from.
 func title(runs []*runData) string {
 	var names []string
 	for _, w := range buildWorkloads(runs) {
-		names = append(names, w.Name)
+		if !slices.Contains(names, w.Name) {
+			names = append(names, w.Name)
+		}
 	}
 	return "sharebench report: " + strings.Join(names, ", ")
 }
@@ -91,13 +103,25 @@ func buildReportView(runs []*runData, figs []renderedFigure, warnings []string) 
 		Warnings:  warnings,
 	}
 	v.Verdict, v.VerdictClass = overallVerdict(runs)
+	v.AnomalyLine, _ = anomalySummary(runs)
+	v.NoiseLines, v.NoiseRows = noiseNote(runs)
 	for _, f := range figs {
-		v.Figures = append(v.Figures, figureView{
+		fv := figureView{
 			Name: f.name, Title: f.title, Caption: f.caption,
 			Src:    template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(f.png)),
 			Width:  int(math.Round(f.w.Points() * 96 / 72)),
 			Height: int(math.Round(f.h.Points() * 96 / 72)),
-		})
+		}
+		switch f.place {
+		case placeSummary:
+			v.SummaryFigures = append(v.SummaryFigures, fv)
+		case placePair:
+			v.PairFigures = append(v.PairFigures, fv)
+		case placeAnomaly:
+			v.AnomalyFigures = append(v.AnomalyFigures, fv)
+		default:
+			v.DetailFigures = append(v.DetailFigures, fv)
+		}
 	}
 	return v
 }

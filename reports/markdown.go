@@ -1,5 +1,5 @@
-// This file renders summary.md: the per-mode table in GitHub Markdown, for
-// a pull-request comment.
+// This file renders summary.md: the per-mode table in GitHub Markdown with
+// the anomaly and noise lines, for a pull-request comment.
 
 package reports
 
@@ -73,6 +73,12 @@ func renderMarkdown(runs []*runData) []byte {
 	}
 	b.WriteString("\n")
 	b.WriteString(mdEscape(tableNote(runs, false)) + "\n\n")
+	if line, _ := anomalySummary(runs); line != "" {
+		b.WriteString(mdEscape(line) + "\n\n")
+	}
+	if lines, _ := noiseNote(runs); len(lines) > 0 {
+		b.WriteString("**Noise:** " + mdEscape(strings.Join(lines, " ")) + "\n\n")
+	}
 
 	env := buildEnv(runs)
 	keys := []string{"commit", "Go version", "CPU", "GOMAXPROCS", "target", "broker version"}

@@ -41,18 +41,22 @@ func spectrum(h *hdrhistogram.Histogram) plotter.XYs {
 	return xys
 }
 
-// spectrumFigure plots histogram hist of every mode of every run.
-func spectrumFigure(runs []*runData, pal palette, hist, what string) figure {
+// spectrumFigure plots histogram hist of every mode of every run under
+// title; the caption says what the histogram measures, then extra.
+func spectrumFigure(runs []*runData, pal palette, hist, title, what, extra string) figure {
 	name := "spectrum-" + fileSafe(hist)
-	title := what + " latency by percentile"
 	fig := figure{
 		name:  name,
 		title: title,
-		caption: fmt.Sprintf("%s latency (%s histogram) at each percentile, merged over each mode's repeats; "+
-			"the x axis is 1/(1−p), so each step right is ten times rarer.", what, hist),
+		caption: fmt.Sprintf("%s (%s histogram) at each percentile, merged over each mode's repeats; "+
+			"the x axis is 1/(1−p), so each step right is ten times rarer.%s", what, hist, extra),
 		w: 8 * vg.Inch, h: 4.8 * vg.Inch,
 	}
-	p := newPlot(title, "percentile", "latency (ms, log scale)")
+	yLabel := "latency (ms, log scale)"
+	if hist == result.HistSendLag {
+		yLabel = "lag (ms, log scale)"
+	}
+	p := newPlot(title, "percentile", yLabel)
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = percentileTicks{}, log125Ticks{}
 	p.Legend.Left = true
@@ -106,10 +110,19 @@ func spectrumFigure(runs []*runData, pal palette, hist, what string) figure {
 	return fig
 }
 
-// spectrumFigures are the end-to-end and commit spectra.
+// spectrumFigures are the end-to-end, commit, produce and send-lag
+// spectra.
 func spectrumFigures(runs []*runData, pal palette) []figure {
 	return []figure{
-		spectrumFigure(runs, pal, result.HistEndToEnd, "End-to-end"),
-		spectrumFigure(runs, pal, result.HistCommit, "Commit"),
+		spectrumFigure(runs, pal, result.HistEndToEnd, "End-to-end latency by percentile",
+			"End-to-end latency, from an input's intended send time to its output visible to a read_committed reader", ""),
+		spectrumFigure(runs, pal, result.HistCommit, "Commit latency by percentile",
+			"Commit (or acknowledgement) call latency", ""),
+		spectrumFigure(runs, pal, result.HistProduce, "Produce latency by percentile",
+			"Input produce call service time, from the send to its acknowledgement", ""),
+		spectrumFigure(runs, pal, result.HistSendLag, "Send lag by percentile",
+			"Send lag, how late each input was sent after its intended time",
+			" Near zero, the schedule was met; a tail is load the producers could not send on time "+
+				"(end-to-end latency still counts from the intended time, so it includes the lag)."),
 	}
 }

@@ -324,14 +324,25 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 }
 
 // figure is one plot file: its name (the file base), a title and caption
-// for the report, its size and how to draw it.
+// for the report, where the report places it, its size and how to draw it.
 type figure struct {
 	name    string
 	title   string
 	caption string
+	place   placement
 	w, h    vg.Length
 	draw    func(dc draw.Canvas)
 }
+
+// placement is where report.html shows a figure.
+type placement int
+
+const (
+	placeDetail  placement = iota // full width, in the details
+	placeSummary                  // side by side in the summary, above the details
+	placePair                     // side by side in the details' plots
+	placeAnomaly                  // under Anomalies, in the details
+)
 
 // renderedFigure is a figure written to disk.
 type renderedFigure struct {

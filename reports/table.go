@@ -25,7 +25,16 @@ var summaryColumns = []column{
 	{"e2e p50 (ms)", msValues(MetricE2EP50), formatNumber},
 	{"e2e p99 (ms)", msValues(MetricE2EP99), formatNumber},
 	{"e2e p99.9 (ms)", msValues(MetricE2EP999), formatNumber},
+	{"e2e p99.99 (ms)", histMs(result.HistEndToEnd, 0.9999), formatNumber},
+	{"e2e max (ms)", histMs(result.HistEndToEnd, 1), formatNumber},
 	{"commit p99 (ms)", msValues(MetricCommitP99), formatNumber},
+	{"CPU per record (µs)", func(md *modeData) []float64 {
+		vs := md.values(MetricCPUPerRecord)
+		for i := range vs {
+			vs[i] /= 1e3
+		}
+		return vs
+	}, formatNumber},
 	{"redeliveries", countValues(func(m *result.ModeResult) int64 { return m.Redeliveries }), formatCount},
 	{"aborts", countValues(func(m *result.ModeResult) int64 { return m.Aborts }), formatCount},
 	{"fenced aborts", countValues(func(m *result.ModeResult) int64 { return m.FencedAborts }), formatCount},
@@ -40,6 +49,18 @@ func msValues(m Metric) func(*modeData) []float64 {
 			vs[i] /= 1e6
 		}
 		return vs
+	}
+}
+
+// histMs is the q-quantile (1: the maximum) of histogram name of each
+// repeat, in ms; the tail columns that the gate does not compare.
+func histMs(name string, q float64) func(*modeData) []float64 {
+	return func(md *modeData) []float64 {
+		out := make([]float64, 0, len(md.repeats))
+		for _, rp := range md.repeats {
+			out = append(out, rp.quantileNs(name, q)/1e6)
+		}
+		return out
 	}
 }
 
@@ -141,7 +162,50 @@ func buildTable(runs []*runData) summaryTable {
 			t.Rows = append(t.Rows, row)
 		}
 	}
+	t.dropEmptyColumns()
 	return t
+}
+
+// dropEmptyColumns removes the columns no measured row has a value in
+// (aborts per rebalance without membership churn): a column of dashes
+// only widens the table. With no measured row every column stays.
+func (t *summaryTable) dropEmptyColumns() {
+	keep := make([]bool, len(t.Heads))
+	measured := false
+	for _, r := range t.Rows {
+		if r.Status != "" {
+			continue
+		}
+		measured = true
+		for ci, c := range r.Cells {
+			if c.Text != "—" {
+				keep[ci] = true
+			}
+		}
+	}
+	if !measured {
+		return
+	}
+	var heads []string
+	for ci, h := range t.Heads {
+		if keep[ci] {
+			heads = append(heads, h)
+		}
+	}
+	t.Heads = heads
+	for ri := range t.Rows {
+		r := &t.Rows[ri]
+		if r.Status != "" {
+			continue
+		}
+		var cells []summaryCell
+		for ci, c := range r.Cells {
+			if keep[ci] {
+				cells = append(cells, c)
+			}
+		}
+		r.Cells = cells
+	}
 }
 
 // verdictText is the verifier column: PASS, or FAIL with the forbidden

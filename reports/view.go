@@ -1,6 +1,6 @@
 // This file builds what report.html and summary.md show besides the table:
-// the environment, the workloads, the faults timeline, the anomaly
-// witnesses and the overall verdict.
+// the environment, the workloads (as the YAML that ran), the faults
+// timeline, the anomaly witnesses and the overall verdict.
 
 package reports
 
@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,33 +114,58 @@ func positive(n int) string {
 
 // workloadView is one distinct workload and the runs that used it.
 type workloadView struct {
-	Name string
-	Runs []string
-	Spec string // indented JSON, or the raw text when it is not JSON
+	Name   string
+	Source string // the file or built-in name the run was given, when it differs from Name
+	Runs   []string
+	Spec   string // the YAML that ran; indented JSON for a result without it
+	JSON   bool   // Spec is the JSON fallback
+	Notes  []string
+}
+
+// workloadName is the workload's own name: the name inside its spec (an
+// OMB file's name field, a built-in's name), else the base name of the
+// file it was read from, without its extension.
+func workloadName(r *result.Result) string {
+	var named struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(r.Spec, &named) == nil && named.Name != "" {
+		return named.Name
+	}
+	if r.Workload == "" {
+		return "(unnamed)"
+	}
+	base := filepath.Base(r.Workload)
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
 func buildWorkloads(runs []*runData) []workloadView {
 	var out []workloadView
 	for _, rd := range runs {
 		r := rd.run.Result
-		spec := "(no spec recorded)"
-		if len(bytes.TrimSpace(r.Spec)) > 0 {
-			var b bytes.Buffer
-			if err := json.Indent(&b, r.Spec, "", "  "); err == nil {
-				spec = b.String()
-			} else {
-				spec = string(r.Spec)
+		w := workloadView{Name: workloadName(r), Spec: r.SpecYAML, Notes: r.SpecNotes}
+		if r.Workload != w.Name {
+			w.Source = r.Workload
+		}
+		if w.Spec == "" {
+			w.Spec, w.JSON = "(no spec recorded)", true
+			if len(bytes.TrimSpace(r.Spec)) > 0 {
+				var b bytes.Buffer
+				if err := json.Indent(&b, r.Spec, "", "  "); err == nil {
+					w.Spec = b.String()
+				} else {
+					w.Spec = string(r.Spec)
+				}
 			}
 		}
-		name := r.Workload
-		if name == "" {
-			name = "(unnamed)"
-		}
-		if i := slices.IndexFunc(out, func(w workloadView) bool { return w.Name == name && w.Spec == spec }); i >= 0 {
+		if i := slices.IndexFunc(out, func(o workloadView) bool {
+			return o.Name == w.Name && o.Spec == w.Spec && slices.Equal(o.Notes, w.Notes)
+		}); i >= 0 {
 			out[i].Runs = append(out[i].Runs, rd.label)
 			continue
 		}
-		out = append(out, workloadView{Name: name, Runs: []string{rd.label}, Spec: spec})
+		w.Runs = []string{rd.label}
+		out = append(out, w)
 	}
 	return out
 }

@@ -177,7 +177,7 @@ func runCmd(env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "sharebench run: checkpoint model: sink %s\n", snk.Name())
 	}
 	cfg := loadgen.Config{
-		Workload: spec, WorkloadRef: f.workload, Target: tgt, Modes: modes, Seed: f.seed,
+		Workload: spec, WorkloadRef: f.workload, WorkloadNotes: notes, Target: tgt, Modes: modes, Seed: f.seed,
 		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers,
 		// The arguments Main was given, not os.Args, which differ when
 		// Main is called from a test or an embedding program.

@@ -34,7 +34,15 @@ type Result struct {
 	Env      Env             `json:"env"`
 	Workload string          `json:"workload"`      // name, or file path
 	Spec     json.RawMessage `json:"workload_spec"` // the resolved workload, as JSON
-	Seed     int64           `json:"seed"`
+	// SpecYAML is the workload that ran (flags applied) in the YAML
+	// schema a workload file is written in, durations as Go durations: what
+	// a reader of the report compares with the file they wrote. "" in a
+	// result written before it was recorded.
+	SpecYAML string `json:"workload_yaml,omitempty"`
+	// SpecNotes say how the workload file was read: how the fields of an
+	// OpenMessaging Benchmark file were translated, and which were ignored.
+	SpecNotes []string `json:"workload_notes,omitempty"`
+	Seed      int64    `json:"seed"`
 	// Args is the command line; Flags the effective value of every flag.
 	Args        []string          `json:"args"`
 	Flags       map[string]string `json:"flags"`
@@ -104,6 +112,10 @@ type ModeResult struct {
 	// inside the window: load generator and, with the engine target, the
 	// engine. 0 where the OS does not say.
 	CPUNs int64 `json:"cpu_ns,omitempty"`
+	// Noise is what else the machine was doing during the window, for
+	// judging how far the figures can be trusted; nil in a result written
+	// before it was recorded.
+	Noise *Noise `json:"noise,omitempty"`
 	// Counts over the whole run.
 	TotalInputs  int64 `json:"total_inputs"`
 	TotalOutputs int64 `json:"total_outputs"`
@@ -147,6 +159,22 @@ type ModeResult struct {
 	Series     []Second             `json:"series"`
 	Faults     []FaultEvent         `json:"faults,omitempty"`
 	Verify     *Verification        `json:"verify,omitempty"`
+}
+
+// Noise describes the machine around a mode's measurement window.
+type Noise struct {
+	// LoadAvgStart and LoadAvgEnd are the 1-, 5- and 15-minute load
+	// averages (Linux /proc/loadavg) when the window opened and closed:
+	// the runnable threads of every process, this one included. Nil where
+	// the OS does not say.
+	LoadAvgStart []float64 `json:"load_avg_start,omitempty"`
+	LoadAvgEnd   []float64 `json:"load_avg_end,omitempty"`
+	// CPUShare is the process's CPU time over the window divided by the
+	// window's wall time and GOMAXPROCS: 1 means it kept every P busy the
+	// whole window. -1 where the OS does not report the process's CPU time.
+	CPUShare float64 `json:"cpu_share"`
+	// GOMAXPROCS is the value CPUShare divides by.
+	GOMAXPROCS int `json:"gomaxprocs"`
 }
 
 // Histogram is a latency histogram: a summary for people and the
