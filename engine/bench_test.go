@@ -506,7 +506,7 @@ func scalingWorker(m *engine.ShareMember, p *engine.Producer, batch int, parts i
 			switch {
 			case idleSince.IsZero():
 				idleSince = time.Now()
-			case time.Since(idleSince) > scalingStall:
+			case time.Since(idleSince) > scalingStall: // wallclock: a benchmark harness guard against a stalled run, called by benchmarks only
 				return fmt.Errorf("no record to poll for %v with %d of %d processed", scalingStall, n, total)
 			}
 			time.Sleep(scalingRetry)

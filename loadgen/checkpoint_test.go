@@ -200,52 +200,6 @@ func checkpointCases() []checkpointCase {
 	return cases
 }
 
-func TestCheckpointModel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs about twenty 3s checkpoint workloads per sink; skipped with -short")
-	}
-	for _, sinkName := range checkpointSinks(t) {
-		t.Run(sinkName, func(t *testing.T) {
-			for _, c := range checkpointCases() {
-				t.Run(c.name, func(t *testing.T) {
-					t.Parallel()
-					runCheckpointCase(t, sinkName, c)
-				})
-			}
-		})
-	}
-}
-
-// TestCheckpointMaxRecords measures the checkpoint.maxRecords mitigation
-// against its absence, side by side: under dwell without RENEW, a bound of
-// 100 records per checkpoint at 2000 records/s ends most checkpoints well
-// inside the lock, so far fewer records are written twice. It cannot make
-// them none: the last checkpoint before a quiet spell holds fewer records
-// than the bound and waits for its interval.
-func TestCheckpointMaxRecords(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs two 3s checkpoint workloads; skipped with -short")
-	}
-	t.Parallel()
-	dup := map[int]int64{}
-	for _, limit := range []int{0, 100} {
-		c := checkpointCase{name: fmt.Sprintf("max-records-%d", limit), mode: pipeline.Explicit, want: duplicates, edit: func(s *workloads.Spec) {
-			s.ProducerRate = 2000
-			s.CheckpointInterval = 2500 * time.Millisecond
-			s.LockDuration = time.Second
-			s.TransactionTimeout = 10 * time.Second
-			s.DeliveryLimit = 3
-			s.Checkpoint.Renew = false
-			s.Checkpoint.MaxRecords = limit
-		}}
-		v := runCheckpointCase(t, "memory", c)
-		dup[limit] = v.Counts[verify.KindDuplicate]
-	}
-	if !(dup[100]*4 < dup[0]) {
-		t.Errorf("duplicates with maxRecords 100: %d, without: %d; want under a quarter of them", dup[100], dup[0])
-	}
-}
-
 func runCheckpointCase(t *testing.T, sinkName string, c checkpointCase) *result.Verification {
 	spec := checkpointSpec(t, c.edit)
 	s := openTestSink(t, sinkName)

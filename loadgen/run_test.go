@@ -428,15 +428,15 @@ func TestRunLagFromIntendedTime(t *testing.T) {
 	// A batch is formed at t and sent again no earlier than t+delay; its
 	// successor's first record was due by t+1ms, so it lags by at least
 	// delay-1ms.
-	if time.Duration(lag.Max) < delay-time.Millisecond {
+	if time.Duration(lag.Max) < delay-time.Millisecond { // wallclock: a lower bound: load only lengthens it
 		t.Errorf("send lag max %v, want at least %v", time.Duration(lag.Max), delay-time.Millisecond)
 	}
-	if time.Duration(svc.Min) < floor {
+	if time.Duration(svc.Min) < floor { // wallclock: a lower bound: load only lengthens it
 		t.Errorf("produce service time min %v, want at least the target's %v", time.Duration(svc.Min), delay)
 	}
 	// An output is visible only after its input's produce call returned:
 	// at least delay after the intended time.
-	if e2e.Count == 0 || time.Duration(e2e.Min) < floor {
+	if e2e.Count == 0 || time.Duration(e2e.Min) < floor { // wallclock: a lower bound: load only lengthens it
 		t.Errorf("end-to-end: %d samples, min %v; want every sample at least %v", e2e.Count, time.Duration(e2e.Min), delay)
 	}
 	if m.SendLagWarning == "" {
