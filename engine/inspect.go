@@ -19,12 +19,12 @@ type RecordState uint8
 
 // Record states.
 const (
-	StateAvailable    = RecordState(sharepart.Available)
-	StateAcquired     = RecordState(sharepart.Acquired)
-	StateAcknowledged = RecordState(sharepart.Acknowledged)
-	StateArchived     = RecordState(sharepart.Archived)
+	StateAvailable RecordState = iota
+	StateAcquired
+	StateAcknowledged
+	StateArchived
 	// StateTxPending: staged by a transaction, resolved by its marker.
-	StateTxPending = RecordState(sharepart.TxPending)
+	StateTxPending
 )
 
 func (s RecordState) String() string { return sharepart.State(s).String() }
@@ -39,11 +39,11 @@ type ArchiveReason uint8
 
 // Archive reasons.
 const (
-	ReasonNone     = ArchiveReason(sharepart.ReasonNone)
-	ReasonRejected = ArchiveReason(sharepart.ReasonRejected) // the owner rejected it
-	ReasonGap      = ArchiveReason(sharepart.ReasonGap)      // no record at the offset (marker, aborted record, gap ack)
-	ReasonLimit    = ArchiveReason(sharepart.ReasonLimit)    // delivery count reached the limit
-	ReasonLogStart = ArchiveReason(sharepart.ReasonLogStart) // the log start offset passed it
+	ReasonNone     ArchiveReason = iota
+	ReasonRejected               // the owner rejected it
+	ReasonGap                    // no record at the offset (marker, aborted record, gap ack)
+	ReasonLimit                  // delivery count reached the limit
+	ReasonLogStart               // the log start offset passed it
 )
 
 func (r ArchiveReason) String() string { return sharepart.Reason(r).String() }

@@ -20,11 +20,11 @@ type AcquireMode uint8
 const (
 	// AcquireRecordLimit acquires exactly: at most the poll's max records,
 	// never past the in-flight window. The zero value.
-	AcquireRecordLimit = AcquireMode(sharepart.RecordLimit)
+	AcquireRecordLimit AcquireMode = iota
 	// AcquireBatchOptimized is Kafka's default: the window is checked
 	// before the fetch, which then acquires whole produced batches and can
 	// overshoot the window and the poll's max by up to one fetch.
-	AcquireBatchOptimized = AcquireMode(sharepart.BatchOptimized)
+	AcquireBatchOptimized
 )
 
 // String is the mode's share.acquire.mode value (record_limit,

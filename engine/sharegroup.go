@@ -21,11 +21,11 @@ type AckType uint8
 
 // Acknowledgement types.
 const (
-	AckGap     = AckType(sharepart.Gap)
-	AckAccept  = AckType(sharepart.Accept)
-	AckRelease = AckType(sharepart.Release)
-	AckReject  = AckType(sharepart.Reject)
-	AckRenew   = AckType(sharepart.Renew)
+	AckGap AckType = iota
+	AckAccept
+	AckRelease
+	AckReject
+	AckRenew
 )
 
 func (a AckType) String() string { return sharepart.AckType(a).String() }

@@ -116,6 +116,9 @@ func (r Reason) String() string {
 }
 
 // Errors. Each fails the whole request for the partition (all-or-nothing).
+// The engine binds them to its own exported sentinels when it is loaded
+// (engine/errors.go), so errors.Is matches the names its callers import;
+// the values here stand for this package alone (its own tests).
 var (
 	ErrInvalidRecordState = errors.New("engine: invalid record state")
 	ErrNotOwner           = errors.New("engine: record is acquired by another member")
