@@ -9,9 +9,11 @@ import (
 	"strings"
 )
 
-// Knobs are the decisions the KIP-1289 draft leaves open (docs/design.md §3.4). The
-// zero value is the safe choice for each; setting a field reproduces the
-// draft so benchmarks and the verifier can show the difference.
+// Knobs are the decisions the KIP-1289 draft leaves open (docs/design.md
+// §3.4). The zero value is the safe choice for each. Setting one of the
+// first five fields reproduces the draft's choice (DraftKnobs sets them
+// all); DLQAfterMarker and TxPendingLimit are what-ifs the draft does not
+// make, so benchmarks and the verifier can show the difference.
 type Knobs struct {
 	// ExactEpochMatch applies a marker only when its epoch equals the staged
 	// epoch (draft). Safe: marker epoch >= staged epoch, since the epoch is
@@ -55,8 +57,9 @@ type Knobs struct {
 	TxPendingLimit int
 }
 
-// DraftKnobs returns the knobs that reproduce the draft's choices (every
-// boolean knob on; TxPendingLimit stays the draft's 0).
+// DraftKnobs returns the knobs that reproduce the draft's choices: the five
+// boolean knobs the draft decides, on. DLQAfterMarker stays off (a what-if,
+// not a choice the draft makes) and TxPendingLimit stays the draft's 0.
 func DraftKnobs() Knobs {
 	return Knobs{ExactEpochMatch: true, AbortToAvailableAtLimit: true, StageStopAtFirstFailure: true,
 		RejectIdenticalRetry: true, FailedStageNoLock: true}

@@ -116,8 +116,10 @@ func (e *Engine) shareGroupLocked(op *syncPoint, gs *groupShard, id string) (*sh
 
 // SetShareGroupConfig sets a share group's configuration (creating the
 // group), as kafka-configs --entity-type groups does. Existing share
-// partitions of the group take the new lock duration, delivery limit and
-// window for future transitions.
+// partitions of the group take the new configuration (lock duration,
+// delivery limit, window, acquire mode, dead-letter queue) for future
+// transitions; records already acquired past a lowered window keep their
+// locks until they are terminal.
 func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
