@@ -106,6 +106,8 @@ var (
 	// ErrDataDirVersion: the data directory was written by a newer format.
 	ErrDataDirVersion = errors.New("engine: data directory written by a newer format version")
 	// ErrCorruptLog: a log in the data directory is corrupt where it is
-	// not a torn tail; the error names the file and the offset.
+	// not a torn tail (the error names the file and the offset), or lost
+	// records it had synced: a meta log without a topic whose partition
+	// log holds records (the error names those partition logs).
 	ErrCorruptLog = errors.New("engine: corrupt log")
 )
