@@ -994,7 +994,10 @@ func (sp *SharePartition) identicalRetry(b *Batch, pid ProducerID, epoch int16) 
 
 // UnstageFailed undoes a staging of (pid, epoch) whose durable write failed:
 // the records go back to owner as ACQUIRED, with a fresh lock (safe) or with
-// no lock (draft knob).
+// no lock (draft knob). It must follow the Stage it undoes with no other
+// call in between (the engine calls both under one lock): with the
+// TxPendingLimit knob a staging frees lock slots a poll may then fill, and
+// a later undo would hold more records than the window has slots.
 func (sp *SharePartition) UnstageFailed(now time.Duration, owner Owner, pid ProducerID, epoch int16, batches []Batch) {
 	deadline := now + sp.cfg.LockDuration
 	if sp.cfg.Knobs.FailedStageNoLock {
