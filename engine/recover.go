@@ -277,7 +277,8 @@ func (rs *replayState) shareKey(d *dec) (shareKey, *partition, error) {
 	p := rs.parts[k.tp]
 	if p == nil {
 		// The topic's creation was lost with a torn tail of the metadata
-		// log: its share state goes with it.
+		// log: its share state goes with it. (A topic whose partition log
+		// holds records cannot get here: lostTopics refuses that directory.)
 		return k, nil, errSkip
 	}
 	if k.group == "" || rs.classic[k.group] != nil {
