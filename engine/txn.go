@@ -190,7 +190,12 @@ func (p *Producer) failStaging(err error) error {
 
 // NewProducer returns a producer. A transactional producer is initialised
 // (InitProducerId): the transactional id's epoch is bumped, fencing the
-// previous producer, whose open transaction is aborted.
+// previous producer, whose open transaction is aborted. A decided
+// transaction of the id (that abort, or the previous producer's last
+// commit or abort) completes first: its markers are applied before
+// NewProducer returns, and while a participant cannot be reached it fails
+// with ErrConcurrentTransactions, to be retried, as Kafka answers
+// InitProducerId with CONCURRENT_TRANSACTIONS.
 func (e *Engine) NewProducer(cfg ProducerConfig) (*Producer, error) {
 	if cfg.TransactionTimeout == 0 {
 		cfg.TransactionTimeout = e.cfg.txnTimeout
