@@ -77,3 +77,56 @@ func TestTxPendingLimitKnob(t *testing.T) {
 		})
 	}
 }
+
+// TestTxPendingLimitAtTheLimit: with tx-pending-limit=2, record_limit and 3
+// record locks, one staging makes all 3 records TX_PENDING (staging is never
+// refused for the limit), the next poll gets the 2 slots the limit frees,
+// and after the abort the 2 records acquired meanwhile still hold their
+// slots: the invariants hold, and the next poll gets the one slot left, not
+// the 3 records the abort returned, which would put 5 in flight in a
+// window of 3.
+func TestTxPendingLimitAtTheLimit(t *testing.T) {
+	t.Parallel()
+	cfg := rigGroup
+	cfg.MaxRecordLocks, cfg.AcquireMode = 3, engine.AcquireRecordLimit
+	r := newRig(t, engine.WithGroupDefaults(cfg), engine.WithKnobs(engine.Knobs{TxPendingLimit: 2}))
+	r.produce("in", 0, 10)
+	m := r.join("g", engine.AckTransactional)
+	if got := offsetsOf(r.poll(m, 10)); len(got) != 3 {
+		t.Fatalf("first poll %v, want offsets 0-2", got)
+	}
+	p := r.producer("tx")
+	wantErr(t, "begin", p.Begin(), nil)
+	wantErr(t, "stage 3 records past a limit of 2", p.SendShareAcksToTransaction([]engine.Acknowledgement{accept(0, 2)}, m.Metadata()), nil)
+	r.wantState("g", 0, 2, engine.StateTxPending, 1)
+	r.check()
+	other := r.join("g", engine.AckExplicit)
+	if got := offsetsOf(r.poll(other, 10)); len(got) != 2 || got[0] != 3 || got[1] != 4 {
+		t.Fatalf("poll with 3 TX_PENDING: %v, want [3 4] (the 2 slots the limit frees)", got)
+	}
+	if got := r.poll(other, 10); len(got) != 0 {
+		t.Fatalf("poll with every slot held: %v, want none", offsetsOf(got))
+	}
+	r.check()
+	wantErr(t, "abort", p.Abort(), nil)
+	r.wantState("g", 0, 2, engine.StateAvailable, 1)
+	r.check()
+	got := offsetsOf(r.poll(other, 10))
+	if len(got) != 1 || got[0] != 0 {
+		t.Fatalf("poll after the abort: %v, want [0] (3 and 4 still hold 2 of the 3 slots)", got)
+	}
+	r.check()
+	info, err := r.e.SharePartition("g", engine.TopicPartition{Topic: "in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held int
+	for o := info.SPSO; o < info.End; o++ {
+		if st := r.rec("g", "in", 0, o).State; st == engine.StateAcquired || st == engine.StateTxPending {
+			held++
+		}
+	}
+	if held != 3 {
+		t.Fatalf("%d records held after the abort and a poll, want 3 (share.partition.max.record.locks)", held)
+	}
+}

@@ -477,6 +477,20 @@ func tornTailEveryByte(t *testing.T, src string) {
 		rel, _ := filepath.Rel(src, seg)
 		logs++
 		t.Run(rel, func(t *testing.T) {
+			if strings.HasPrefix(rel, "meta") {
+				// Every topic of these workloads holds records, which
+				// were written after the topic was durable: a cut of the
+				// meta log's last record is below a point it synced, not a
+				// torn tail, and the directory is refused
+				// (TestMetaCutBelowSyncedPoint).
+				for _, cut := range []int{start, start + 1, len(b) - 1} {
+					_, _, err := recoverView(t, src, seg, func(b []byte) []byte { return b[:cut] })
+					if !errors.Is(err, engine.ErrCorruptLog) || !strings.Contains(err.Error(), "partitions") {
+						t.Fatalf("meta cut at %d: %v, want ErrCorruptLog naming the partition log it would drop", cut, err)
+					}
+				}
+				return
+			}
 			base, rep, err := recoverView(t, src, seg, func(b []byte) []byte { return b[:start] })
 			durOK(t, err)
 			if len(rep.Truncated) != 0 {
@@ -833,9 +847,12 @@ func TestReadersSeeOnlyDurableRecords(t *testing.T) {
 // a time, at every record boundary and 7 bytes into every record, so
 // whole records are lost from its tail while the other logs keep what
 // depended on them (share state of a partition record torn away, history
-// ahead of the window, a topic's creation torn away): the directory still
-// opens, the engine's invariants hold, and it opens again the same way
-// after what the first recovery wrote.
+// ahead of the window): the directory still opens, the engine's invariants
+// hold, and it opens again the same way after what the first recovery
+// wrote. Every topic of these workloads holds records, so a cut of the meta
+// log tears away the creation of a topic whose records were written after
+// it was durable: that directory is refused, at every open
+// (TestMetaCutBelowSyncedPoint).
 func TestTornTailLosesWholeRecords(t *testing.T) {
 	t.Parallel()
 	step := 1
@@ -865,6 +882,12 @@ func TestTornTailLosesWholeRecords(t *testing.T) {
 						durOK(t, os.WriteFile(path, b[:cut], 0o644))
 						for open := 1; open <= 2; open++ {
 							e, err := engine.New(durableOpts(cp, engine.NewManualClock())...)
+							if strings.HasPrefix(rel, "meta") {
+								if !errors.Is(err, engine.ErrCorruptLog) || !strings.Contains(err.Error(), "partitions") {
+									t.Fatalf("%s cut at %d (record %d of %d), open %d: %v, want ErrCorruptLog naming the partition logs it would drop", rel, cut, i, len(frames), open, err)
+								}
+								continue
+							}
 							if err != nil {
 								t.Fatalf("%s cut at %d (record %d of %d), open %d: %v", rel, cut, i, len(frames), open, err)
 							}
@@ -878,4 +901,109 @@ func TestTornTailLosesWholeRecords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// metaSource writes a directory with topics "in" (records produced and
+// acknowledged through a committed transaction into "out") and "out", then,
+// when empty is set, a topic "empty" that never gets a record; it returns
+// the directory and its meta log's only segment.
+func metaSource(t *testing.T, empty bool) (string, string) {
+	dir := t.TempDir()
+	clk := engine.NewManualClock()
+	e := durGet[*engine.Engine](t)(engine.New(durableOpts(dir, clk)...))
+	durOK(t, e.CreateTopic("in", 1))
+	durOK(t, e.CreateTopic("out", 1))
+	durProduce(t, e, "in", 0, 4, "a")
+	m := durGet[*engine.ShareMember](t)(e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional))
+	p := durGet[*engine.Producer](t)(e.NewProducer(engine.ProducerConfig{TransactionalID: "tx"}))
+	recs := durGet[[]engine.Record](t)(m.Poll(4))
+	durOK(t, p.Begin())
+	durGet[int64](t)(p.Produce("out", 0, []engine.ProduceRecord{{Value: []byte("o")}}))
+	durOK(t, p.SendShareAcksToTransaction(durAcks(recs, engine.AckAccept), m.Metadata()))
+	durOK(t, p.Commit())
+	if empty {
+		durOK(t, e.CreateTopic("empty", 1))
+	}
+	durOK(t, e.Close())
+	segs, err := filepath.Glob(filepath.Join(dir, "meta", "*.wal"))
+	durOK(t, err)
+	if len(segs) != 1 {
+		t.Fatalf("meta log has %d segments, want 1", len(segs))
+	}
+	return dir, segs[0]
+}
+
+// TestMetaCutBelowSyncedPoint: a topic record is durable before any record
+// of the topic is written, so a meta log that lost the record of a topic
+// whose partition log holds records was cut below a point it had synced.
+// Recovery refuses the directory with ErrCorruptLog, naming the partition
+// logs it would drop and how many records they hold, wherever the cut
+// falls (inside the last record, at its start, or below an earlier one),
+// instead of recovering without the topic and its committed outputs. A
+// torn tail of a topic that never got a record is a crash's torn tail:
+// recovery drops the topic and the name can be created again.
+func TestMetaCutBelowSyncedPoint(t *testing.T) {
+	t.Parallel()
+	src, seg := metaSource(t, false)
+	b, err := os.ReadFile(seg)
+	durOK(t, err)
+	frames := walFrames(t, b)
+	if len(frames) != 2 {
+		t.Fatalf("meta log has %d records, want 2 (in, out)", len(frames))
+	}
+	for _, tc := range []struct {
+		name string
+		cut  int
+		want []string // in the error
+	}{
+		// "in" holds one batch; "out" a batch and its commit marker.
+		{"inside the last record", len(b) - 3, []string{"partitions/000002-0 (2 batches or markers", fmt.Sprintf("cut %d bytes off", len(b)-3-frames[1])}},
+		{"at the last record", frames[1], []string{"partitions/000002-0 (2 batches or markers", "no torn tail"}},
+		{"below both records", frames[0] + 5, []string{"partitions/000001-0 (1 batches or markers", "partitions/000002-0 (2 batches or markers"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, _, err := recoverView(t, src, seg, func(b []byte) []byte { return b[:tc.cut] })
+			if !errors.Is(err, engine.ErrCorruptLog) {
+				t.Fatalf("recovery: %v, want ErrCorruptLog", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+
+	t.Run("a torn tail of a topic without records", func(t *testing.T) {
+		t.Parallel()
+		src, seg := metaSource(t, true)
+		b, err := os.ReadFile(seg)
+		durOK(t, err)
+		frames := walFrames(t, b)
+		last := frames[len(frames)-1]
+		for _, cut := range []int{last, last + 1, len(b) - 1} {
+			cp := copyTree(t, src)
+			path := filepath.Join(cp, "meta", filepath.Base(seg))
+			durOK(t, os.WriteFile(path, b[:cut], 0o644))
+			e, err := engine.New(durableOpts(cp, engine.NewManualClock())...)
+			if err != nil {
+				t.Fatalf("cut at %d: recovery: %v", cut, err)
+			}
+			if got := e.Topics(); len(got) != 2 || got[0] != "in" || got[1] != "out" {
+				t.Fatalf("cut at %d: topics %v, want [in out]", cut, got)
+			}
+			if got, _, err := e.Fetch(engine.TopicPartition{Topic: "out"}, 0, 10, engine.ReadCommitted); err != nil || len(got) != 1 {
+				t.Fatalf("cut at %d: %d committed outputs (%v), want 1", cut, len(got), err)
+			}
+			durOK(t, e.CreateTopic("empty", 1))
+			durProduce(t, e, "empty", 0, 2, "e")
+			durOK(t, e.Close())
+			e = durGet[*engine.Engine](t)(engine.New(durableOpts(cp, engine.NewManualClock())...))
+			if got, _, err := e.Fetch(engine.TopicPartition{Topic: "empty"}, 0, 10, engine.ReadUncommitted); err != nil || len(got) != 2 {
+				t.Fatalf("cut at %d: topic created again holds %d records (%v) after a restart, want 2", cut, len(got), err)
+			}
+			durOK(t, e.Close())
+		}
+	})
 }

@@ -11,10 +11,9 @@
 //	defer e.Close()
 //	_ = e.CreateTopic("in", 1)
 //	_ = e.CreateTopic("out", 1)
-//	_ = e.SetShareGroupConfig("g", engine.GroupConfig{
-//		LockDuration: 30 * time.Second, DeliveryLimit: 5, MaxRecordLocks: 2000,
-//		AutoOffsetReset: engine.ResetEarliest,
-//	})
+//	cfg := engine.DefaultGroupConfig() // Kafka's defaults
+//	cfg.AutoOffsetReset = engine.ResetEarliest
+//	_ = e.SetShareGroupConfig("g", cfg)
 //	_, _ = e.Produce("in", 0, []engine.ProduceRecord{{Value: []byte("hello")}})
 //
 //	m, _ := e.JoinShareGroup("g", []string{"in"}, engine.AckTransactional)

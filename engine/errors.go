@@ -10,27 +10,43 @@ import (
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
 )
 
-// Errors of the share-partition state machine and the log, re-exported so
-// callers need not import internal packages.
+// Errors of acknowledgement, staging, fetching and producing.
 var (
 	// ErrInvalidRecordState: the record is not in a state that allows the
 	// request (not acquired, already terminal, TX_PENDING).
-	ErrInvalidRecordState = sharepart.ErrInvalidRecordState
+	ErrInvalidRecordState = errors.New("engine: invalid record state")
 	// ErrNotOwner: the record is acquired by another member.
-	ErrNotOwner = sharepart.ErrNotOwner
+	ErrNotOwner = errors.New("engine: record is acquired by another member")
 	// ErrOffsetOutOfRange: an ack beyond what was ever acquired, or a fetch
 	// outside the log (a fetch error matches ErrLogOffsetOutOfRange too).
-	ErrOffsetOutOfRange = sharepart.ErrOutOfRange
+	ErrOffsetOutOfRange = errors.New("engine: offset out of range")
 	// ErrInvalidAckType: an unknown acknowledgement type.
-	ErrInvalidAckType = sharepart.ErrInvalidAckType
+	ErrInvalidAckType = errors.New("engine: invalid acknowledgement type")
 	// ErrInvalidRequest: a malformed request, or RELEASE/RENEW staged in a
 	// transaction.
-	ErrInvalidRequest = sharepart.ErrInvalidRequest
+	ErrInvalidRequest = errors.New("engine: invalid request")
 	// ErrLogOffsetOutOfRange: a fetch outside [log start, high watermark].
-	ErrLogOffsetOutOfRange = plog.ErrOffsetOutOfRange
+	ErrLogOffsetOutOfRange = errors.New("engine: log offset out of range")
 	// ErrOutOfOrderSequence: an idempotent producer skipped a sequence.
-	ErrOutOfOrderSequence = plog.ErrOutOfOrderSequence
+	ErrOutOfOrderSequence = errors.New("engine: out of order sequence number")
+	// ErrInvalidRecord: a produce request the log cannot append (no
+	// records, keys and values that do not pair up).
+	ErrInvalidRecord = errors.New("engine: invalid record")
 )
+
+// init makes the internal share-partition state machine and partition log
+// return the engine's sentinels above, so errors.Is matches the names a
+// caller can import. It runs before any engine exists.
+func init() {
+	sharepart.ErrInvalidRecordState = ErrInvalidRecordState
+	sharepart.ErrNotOwner = ErrNotOwner
+	sharepart.ErrOutOfRange = ErrOffsetOutOfRange
+	sharepart.ErrInvalidAckType = ErrInvalidAckType
+	sharepart.ErrInvalidRequest = ErrInvalidRequest
+	plog.ErrOffsetOutOfRange = ErrLogOffsetOutOfRange
+	plog.ErrOutOfOrderSequence = ErrOutOfOrderSequence
+	plog.ErrInvalidRecord = ErrInvalidRecord
+}
 
 // Errors of the engine itself.
 var (
@@ -90,6 +106,8 @@ var (
 	// ErrDataDirVersion: the data directory was written by a newer format.
 	ErrDataDirVersion = errors.New("engine: data directory written by a newer format version")
 	// ErrCorruptLog: a log in the data directory is corrupt where it is
-	// not a torn tail; the error names the file and the offset.
+	// not a torn tail (the error names the file and the offset), or lost
+	// records it had synced: a meta log without a topic whose partition
+	// log holds records (the error names those partition logs).
 	ErrCorruptLog = errors.New("engine: corrupt log")
 )

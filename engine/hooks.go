@@ -16,7 +16,7 @@ const (
 	// HookTxnPrepared: the decision (PREPARE_COMMIT or PREPARE_ABORT) is
 	// logged, no marker written yet.
 	HookTxnPrepared HookPoint = "txn.prepared"
-	// HookTxnMarker: one participant's marker was applied (Info.Marker
+	// HookTxnMarker: one participant's marker was applied (HookInfo.Marker
 	// counts them from 1).
 	HookTxnMarker HookPoint = "txn.marker"
 	// HookTxnCompleted: COMPLETE_COMMIT or COMPLETE_ABORT is logged.

@@ -19,12 +19,12 @@ type RecordState uint8
 
 // Record states.
 const (
-	StateAvailable    = RecordState(sharepart.Available)
-	StateAcquired     = RecordState(sharepart.Acquired)
-	StateAcknowledged = RecordState(sharepart.Acknowledged)
-	StateArchived     = RecordState(sharepart.Archived)
+	StateAvailable RecordState = iota
+	StateAcquired
+	StateAcknowledged
+	StateArchived
 	// StateTxPending: staged by a transaction, resolved by its marker.
-	StateTxPending = RecordState(sharepart.TxPending)
+	StateTxPending
 )
 
 func (s RecordState) String() string { return sharepart.State(s).String() }
@@ -39,11 +39,11 @@ type ArchiveReason uint8
 
 // Archive reasons.
 const (
-	ReasonNone     = ArchiveReason(sharepart.ReasonNone)
-	ReasonRejected = ArchiveReason(sharepart.ReasonRejected) // the owner rejected it
-	ReasonGap      = ArchiveReason(sharepart.ReasonGap)      // no record at the offset (marker, aborted record, gap ack)
-	ReasonLimit    = ArchiveReason(sharepart.ReasonLimit)    // delivery count reached the limit
-	ReasonLogStart = ArchiveReason(sharepart.ReasonLogStart) // the log start offset passed it
+	ReasonNone     ArchiveReason = iota
+	ReasonRejected               // the owner rejected it
+	ReasonGap                    // no record at the offset (marker, aborted record, gap ack)
+	ReasonLimit                  // delivery count reached the limit
+	ReasonLogStart               // the log start offset passed it
 )
 
 func (r ArchiveReason) String() string { return sharepart.Reason(r).String() }
@@ -123,7 +123,7 @@ type RecordRange struct {
 // SharePartitionInfo is one share partition's state.
 type SharePartitionInfo struct {
 	SPSO     int64 // share-partition start offset
-	End      int64 // first offset never acquired
+	End      int64 // first offset never brought into the window (acquired, or archived as a gap or by the log start)
 	InFlight int   // non-terminal records in the window
 	Runs     int   // internal runs (memory accounting)
 	Ranges   []RecordRange
@@ -226,9 +226,9 @@ func (e *Engine) Transaction(id string) (TxnInfo, bool) {
 // Stats are engine-wide counters.
 type Stats struct {
 	Produced      int64 // records appended
-	Committed     int64 // transactions committed
-	Aborted       int64 // transactions aborted (any cause)
-	TimedOut      int64 // transactions aborted by the timeout sweep
+	Committed     int64 // transactions completed as committed (COMPLETE_COMMIT: every marker applied)
+	Aborted       int64 // transactions completed as aborted, for any cause (COMPLETE_ABORT)
+	TimedOut      int64 // transactions the timeout sweep decided to abort (PREPARE_ABORT; their markers may still be on their way)
 	Fenced        int64 // producer fencings (re-inits and rejected calls)
 	StageFailed   int64 // staging writes that failed
 	DLQWritten    int64 // dead-letter copies written (KIP-1191)
@@ -309,8 +309,14 @@ func (e *Engine) ShareGroups() []string {
 }
 
 // CheckInvariants checks the structural invariants of every share
-// partition (docs/design.md §4: contiguous window, SPSO on a non-terminal record,
-// in-flight records within the window, owners only on acquired records).
+// partition (docs/design.md §4): a contiguous window, SPSO on a
+// non-terminal record, owners only on acquired records, and, in
+// record_limit, the in-flight window: no ACQUIRED or TX_PENDING record at
+// or past SPSO + share.partition.max.record.locks (+ Knobs.TxPendingLimit)
+// and, with that knob, at most share.partition.max.record.locks records
+// holding a lock slot (records kept from a window that was lowered since
+// they were acquired excepted). batch_optimized may overshoot the window
+// by design, so it is not bounded there.
 func (e *Engine) CheckInvariants() error {
 	if err := e.enter(); err != nil {
 		return err

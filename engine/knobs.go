@@ -9,9 +9,11 @@ import (
 	"strings"
 )
 
-// Knobs are the decisions the KIP-1289 draft leaves open (docs/design.md §3.4). The
-// zero value is the safe choice for each; setting a field reproduces the
-// draft so benchmarks and the verifier can show the difference.
+// Knobs are the decisions the KIP-1289 draft leaves open (docs/design.md
+// §3.4). The zero value is the safe choice for each. Setting one of the
+// first five fields reproduces the draft's choice (DraftKnobs sets them
+// all); DLQAfterMarker and TxPendingLimit are what-ifs the draft does not
+// make, so benchmarks and the verifier can show the difference.
 type Knobs struct {
 	// ExactEpochMatch applies a marker only when its epoch equals the staged
 	// epoch (draft). Safe: marker epoch >= staged epoch, since the epoch is
@@ -38,14 +40,26 @@ type Knobs struct {
 	DLQAfterMarker bool
 	// TxPendingLimit 0 counts TX_PENDING records toward
 	// share.partition.max.record.locks, as the draft does (the default).
-	// n > 0 is the what-if a KIP reviewer asks about: they do not count,
-	// and a separate limit holds at most n of them in the window, so long
+	// n > 0 is the what-if a KIP reviewer asks about: the first n
+	// TX_PENDING records of a share partition do not count, so long
 	// transactions no longer cap how many records can be acquired.
+	//
+	// At the limit, staging is never refused: the TX_PENDING records past
+	// the first n count toward share.partition.max.record.locks as the
+	// ACQUIRED records they were. A record slot is held by every ACQUIRED
+	// record and every TX_PENDING record past the first n, and a poll
+	// acquires only into free slots (never past SPSO + locks + n either).
+	// Staging then never takes a slot, and an abort, a commit, a lock
+	// expiry or a session close only frees slots, so the bound holds
+	// whatever the transaction's outcome. Refusing the staging instead
+	// would make the transaction abortable and throw away the outputs it
+	// already produced.
 	TxPendingLimit int
 }
 
-// DraftKnobs returns the knobs that reproduce the draft's choices (every
-// boolean knob on; TxPendingLimit stays the draft's 0).
+// DraftKnobs returns the knobs that reproduce the draft's choices: the five
+// boolean knobs the draft decides, on. DLQAfterMarker stays off (a what-if,
+// not a choice the draft makes) and TxPendingLimit stays the draft's 0.
 func DraftKnobs() Knobs {
 	return Knobs{ExactEpochMatch: true, AbortToAvailableAtLimit: true, StageStopAtFirstFailure: true,
 		RejectIdenticalRetry: true, FailedStageNoLock: true}
@@ -89,9 +103,9 @@ func (e *UnknownKnobError) Error() string {
 
 // ParseKnobs reads a knob set: "safe" or "" (all safe, the zero Knobs),
 // "draft" (DraftKnobs), or a comma-separated list of knob names, each
-// switching one choice on, and tx-pending-limit=N (N > 0: TX_PENDING
-// records stay out of share.partition.max.record.locks, at most N of them
-// per share partition).
+// switching one choice on, and tx-pending-limit=N (N > 0: the first N
+// TX_PENDING records of a share partition stay out of
+// share.partition.max.record.locks; see Knobs.TxPendingLimit).
 func ParseKnobs(s string) (Knobs, error) {
 	var k Knobs
 	switch s {
@@ -105,7 +119,7 @@ func ParseKnobs(s string) (Knobs, error) {
 		if v, ok := strings.CutPrefix(part, txPendingLimitKnob+"="); ok {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
-				return Knobs{}, fmt.Errorf("engine: %s=%s: want a whole number of records above 0, like %s=2000 (TX_PENDING records then stay out of share.partition.max.record.locks, at most that many per share partition)", txPendingLimitKnob, v, txPendingLimitKnob)
+				return Knobs{}, fmt.Errorf("engine: %s=%s: want a whole number of records above 0, like %s=2000 (the first N TX_PENDING records of a share partition then stay out of share.partition.max.record.locks)", txPendingLimitKnob, v, txPendingLimitKnob)
 			}
 			k.TxPendingLimit = n
 			continue

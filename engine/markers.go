@@ -225,9 +225,10 @@ func (e *Engine) PartitionMarkers(tp TopicPartition, d time.Duration) error {
 // DeliverMarkers sends every pending marker that can get through now (the
 // coordinator's marker channels) and completes the transactions whose
 // participants have all applied theirs; it returns how many completed.
-// FireTimers calls it; with real timers a goroutine also runs it as soon
-// as a transaction is decided. When it returns, every marker decided
-// before the call that could get through has been applied.
+// FireTimers calls it; with real timers the marker goroutine sends each
+// decision's markers one broker round trip (1 ms) after the decision,
+// unless the producer's next call sent them first. When it returns, every
+// marker decided before the call that could get through has been applied.
 func (e *Engine) DeliverMarkers() int { return e.deliverMarkers(false) }
 
 // deliverMarkers sends the pending markers that can get through now: all

@@ -19,12 +19,12 @@ type AcquireMode uint8
 // Acquire modes.
 const (
 	// AcquireRecordLimit acquires exactly: at most the poll's max records,
-	// never past the in-flight window. The zero value.
-	AcquireRecordLimit = AcquireMode(sharepart.RecordLimit)
+	// never past the in-flight window. The zero value (see GroupConfig).
+	AcquireRecordLimit AcquireMode = iota
 	// AcquireBatchOptimized is Kafka's default: the window is checked
 	// before the fetch, which then acquires whole produced batches and can
 	// overshoot the window and the poll's max by up to one fetch.
-	AcquireBatchOptimized = AcquireMode(sharepart.BatchOptimized)
+	AcquireBatchOptimized
 )
 
 // String is the mode's share.acquire.mode value (record_limit,
@@ -64,16 +64,27 @@ const (
 	AckTransactional
 )
 
-// GroupConfig is a share group's configuration; names and defaults follow
-// Kafka (docs/design.md §3.7).
+// GroupConfig is a share group's configuration, with Kafka's names
+// (docs/design.md §3.7). DefaultGroupConfig returns Kafka's defaults, the
+// "Kafka's default" each field names; start from it to configure a group
+// that behaves like a broker's.
+//
+// The zero value is not DefaultGroupConfig: the three numeric fields must
+// be set (zero is refused with ErrInvalidConfig), and AcquireMode left zero
+// is record_limit, not Kafka's batch_optimized. The zero AcquireMode is the
+// exact mode on purpose: a configuration written out field by field (a
+// test, the simulator, a user's unit test) acquires exactly what it asks
+// for, which CheckInvariants can bound; batch_optimized is asked for by
+// name or by DefaultGroupConfig. The other fields' zero values are Kafka's
+// defaults.
 type GroupConfig struct {
-	LockDuration    time.Duration   // share.record.lock.duration.ms, default 30s
-	DeliveryLimit   int             // share.delivery.count.limit, default 5
-	MaxRecordLocks  int             // share.partition.max.record.locks, default 2000
-	AutoOffsetReset AutoOffsetReset // share.auto.offset.reset, default latest
-	Isolation       IsolationLevel  // share.isolation.level, default read_uncommitted
-	// AcquireMode is share.acquire.mode: DefaultGroupConfig has Kafka's
-	// batch_optimized; the zero value is record_limit.
+	LockDuration    time.Duration   // share.record.lock.duration.ms; Kafka's default 30s
+	DeliveryLimit   int             // share.delivery.count.limit; Kafka's default 5
+	MaxRecordLocks  int             // share.partition.max.record.locks; Kafka's default 2000
+	AutoOffsetReset AutoOffsetReset // share.auto.offset.reset; zero: latest, Kafka's default
+	Isolation       IsolationLevel  // share.isolation.level; zero: read_uncommitted, Kafka's default
+	// AcquireMode is share.acquire.mode (KIP-1206). Zero: record_limit;
+	// Kafka's default, and DefaultGroupConfig's, is batch_optimized.
 	AcquireMode AcquireMode
 	// DLQTopic is errors.deadletterqueue.topic.name (KIP-1191): every
 	// record archived by a reject or at the delivery limit is copied to
@@ -86,7 +97,10 @@ type GroupConfig struct {
 	DLQCopyRecord bool
 }
 
-// DefaultGroupConfig returns Kafka's defaults.
+// DefaultGroupConfig returns Kafka's defaults: 30s locks, a delivery limit
+// of 5, 2000 record locks, latest, read_uncommitted, batch_optimized and no
+// dead-letter queue. It is the engine's group defaults unless
+// WithGroupDefaults says otherwise.
 func DefaultGroupConfig() GroupConfig {
 	return GroupConfig{
 		LockDuration:   30 * time.Second,
@@ -142,7 +156,8 @@ const (
 	// marker channels, sent by a goroutine with real timers, or by
 	// FireTimers and DeliverMarkers with a manual clock (so a
 	// single-goroutine driver interleaves them with everything else). The
-	// producer's next transaction waits for them.
+	// producer's next call sends those still pending itself, and waits
+	// only for a participant that cannot be reached.
 	MarkersAsync MarkerDelivery = iota
 	// MarkersInline: Commit and Abort send the markers and log COMPLETE_*
 	// before they return (a participant cut off by PartitionMarkers still
@@ -233,8 +248,10 @@ func WithGroupDefaults(g GroupConfig) Option { return func(c *config) { c.group 
 func WithRetentionBytes(n int64) Option { return func(c *config) { c.retentionBytes = n } }
 
 // WithHistory keeps the final state of every record that leaves a share
-// partition's in-flight window (2 bytes per record), so Inspect can answer
-// below SPSO. Default: off.
+// partition's in-flight window (2 bytes per record), so ShareRecord can
+// answer below SPSO (ACKNOWLEDGED or ARCHIVED, with the reason and the
+// delivery count); without it a record there reads as terminal with Known
+// false. Default: off.
 func WithHistory(on bool) Option { return func(c *config) { c.history = on } }
 
 // WithHook installs the hook seam (see Hook). Default: none.

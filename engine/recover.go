@@ -277,7 +277,8 @@ func (rs *replayState) shareKey(d *dec) (shareKey, *partition, error) {
 	p := rs.parts[k.tp]
 	if p == nil {
 		// The topic's creation was lost with a torn tail of the metadata
-		// log: its share state goes with it.
+		// log: its share state goes with it. (A topic whose partition log
+		// holds records cannot get here: lostTopics refuses that directory.)
 		return k, nil, errSkip
 	}
 	if k.group == "" || rs.classic[k.group] != nil {
@@ -426,6 +427,9 @@ func (e *Engine) recover() (RecoveryReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	if err := lostTopics(d.dir, rs, rep.Truncated); err != nil {
+		return rep, err
+	}
 	ids := make([]uint64, 0, len(rs.byID))
 	for id := range rs.byID {
 		ids = append(ids, id)
@@ -523,6 +527,56 @@ func (e *Engine) recover() (RecoveryReport, error) {
 	go e.compactor(j)
 	rep.Duration = time.Since(t0)
 	return rep, nil
+}
+
+// lostTopics refuses a data directory whose meta log no longer holds a
+// topic that a partition log holds records of. A topic record is durable
+// before any record of its partitions is written (CreateTopic returns only
+// once it is, and the meta log flushes first), so such a meta log was cut
+// below a point it had synced: not a torn tail a crash leaves, which
+// recovery repairs, but lost data, and recovering would drop the topic with
+// every record in it (committed outputs included) without a word. A
+// partition directory that holds no record is the orphan of a creation
+// that never became durable, which CreateTopic clears when it reuses the
+// id; it is left alone.
+func lostTopics(dir string, rs *replayState, truncated []Truncation) error {
+	ents, err := os.ReadDir(filepath.Join(dir, "partitions"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCorruptLog, err)
+	}
+	var lost []string
+	for _, ent := range ents {
+		var id uint64
+		var part int32
+		if _, err := fmt.Sscanf(ent.Name(), "%d-%d", &id, &part); err != nil || !ent.IsDir() {
+			continue
+		}
+		if tr := rs.byID[id]; tr != nil && part < tr.partitions {
+			continue
+		}
+		rel := filepath.Join("partitions", ent.Name())
+		n, err := wal.Records(filepath.Join(dir, rel))
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrCorruptLog, rel, err)
+		}
+		if n > 0 {
+			lost = append(lost, fmt.Sprintf("%s (%d batches or markers, topic id %d partition %d)", rel, n, id, part))
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	cut := "the meta log has no torn tail"
+	for _, t := range truncated {
+		if filepath.Base(filepath.Dir(t.File)) == "meta" {
+			cut = fmt.Sprintf("recovery cut %d bytes off %s at offset %d (%s)", t.Bytes, t.File, t.Offset, t.Cause)
+		}
+	}
+	return fmt.Errorf("%w: %s holds no topic for %s: a topic is durable before any record of it is written, so the meta log lost records it had synced (%s); the directory is refused rather than recovered without those topics and their records: restore it from a copy",
+		ErrCorruptLog, filepath.Join(dir, "meta"), strings.Join(lost, ", "), cut)
 }
 
 // txnStateOf is the coordinator state a transaction record describes.

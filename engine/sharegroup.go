@@ -21,11 +21,11 @@ type AckType uint8
 
 // Acknowledgement types.
 const (
-	AckGap     = AckType(sharepart.Gap)
-	AckAccept  = AckType(sharepart.Accept)
-	AckRelease = AckType(sharepart.Release)
-	AckReject  = AckType(sharepart.Reject)
-	AckRenew   = AckType(sharepart.Renew)
+	AckGap AckType = iota
+	AckAccept
+	AckRelease
+	AckReject
+	AckRenew
 )
 
 func (a AckType) String() string { return sharepart.AckType(a).String() }
@@ -116,8 +116,10 @@ func (e *Engine) shareGroupLocked(op *syncPoint, gs *groupShard, id string) (*sh
 
 // SetShareGroupConfig sets a share group's configuration (creating the
 // group), as kafka-configs --entity-type groups does. Existing share
-// partitions of the group take the new lock duration, delivery limit and
-// window for future transitions.
+// partitions of the group take the new configuration (lock duration,
+// delivery limit, window, acquire mode, dead-letter queue) for future
+// transitions; records already acquired past a lowered window keep their
+// locks until they are terminal.
 func (e *Engine) SetShareGroupConfig(group string, cfg GroupConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err

@@ -190,7 +190,12 @@ func (p *Producer) failStaging(err error) error {
 
 // NewProducer returns a producer. A transactional producer is initialised
 // (InitProducerId): the transactional id's epoch is bumped, fencing the
-// previous producer, whose open transaction is aborted.
+// previous producer, whose open transaction is aborted. A decided
+// transaction of the id (that abort, or the previous producer's last
+// commit or abort) completes first: its markers are applied before
+// NewProducer returns, and while a participant cannot be reached it fails
+// with ErrConcurrentTransactions, to be retried, as Kafka answers
+// InitProducerId with CONCURRENT_TRANSACTIONS.
 func (e *Engine) NewProducer(cfg ProducerConfig) (*Producer, error) {
 	if cfg.TransactionTimeout == 0 {
 		cfg.TransactionTimeout = e.cfg.txnTimeout
@@ -561,8 +566,12 @@ func mapLogErr(err error) error {
 // acknowledged record goes from ACQUIRED to TX_PENDING and resolves with the
 // transaction's marker. meta fences a member that is no longer in its group
 // or has a stale epoch. Only ACCEPT, REJECT and gap can be staged. Each
-// partition stages all or nothing; failures come back in an *AckError and
-// the caller should abort.
+// partition stages all or nothing (unless Knobs.StageStopAtFirstFailure
+// leaves a failed partition's earlier batches staged); failures come back
+// in an *AckError, and any failure leaves the transaction abortable: every
+// later Produce, staging and Commit fails with ErrAbortableTransaction and
+// only Abort succeeds, so the outputs of a transaction whose acks did not
+// all stage never become visible.
 func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta GroupMetadata) error {
 	e := p.e
 	var op syncPoint
@@ -712,12 +721,30 @@ func (p *Producer) SendOffsetsToTransaction(offsets map[TopicPartition]int64, me
 	})))
 }
 
-// Commit commits the open transaction: PREPARE_COMMIT, a commit marker to
-// every participant (output partitions, share partitions, classic groups),
-// COMPLETE_COMMIT. The epoch is bumped as the transaction ends.
+// Commit decides the open transaction as committed, as Kafka's EndTxn
+// does. When it returns nil, PREPARE_COMMIT is logged (and durable with a
+// data directory): the outcome is fixed and survives a crash, and the
+// producer holds its next epoch. The commit markers to the participants
+// (output partitions, share partitions, classic groups) have not
+// necessarily landed: with MarkersAsync (the default) they follow
+// asynchronously, and until each participant has applied its marker
+// the outputs stay invisible to read_committed readers (the LSO holds at
+// the transaction's first offset) and the staged records stay TX_PENDING
+// (never redelivered); COMPLETE_COMMIT is logged once all have. The
+// producer's next call (Begin, Produce, staging, Commit or Abort) first
+// sends whatever of them is still pending, and waits while a participant
+// cannot be reached (ErrConcurrentTransactions with a manual clock). With MarkersInline, Commit applies the markers and
+// logs COMPLETE_COMMIT before it returns (except for a participant cut
+// off by PartitionMarkers). A transaction in which a staging call failed
+// cannot commit: Commit returns ErrAbortableTransaction.
 func (p *Producer) Commit() error { return p.end(true) }
 
-// Abort aborts the open transaction; with none open it does nothing.
+// Abort decides the open transaction as aborted; with none open it does
+// nothing. When it returns nil, PREPARE_ABORT is logged: the outputs will
+// never be visible to read_committed readers, and the staged records stay
+// TX_PENDING until the abort marker reaches their share partition, which
+// makes them AVAILABLE again with their delivery counts kept (ARCHIVED at
+// the delivery limit). The markers follow as Commit describes.
 func (p *Producer) Abort() error { return p.end(false) }
 
 func (p *Producer) end(commit bool) error {
@@ -931,7 +958,12 @@ func (e *Engine) sweepTransactions(now time.Duration) {
 }
 
 // AbortTimedOutTransactions runs the abort sweep now, whatever the sweep
-// interval, and returns how many transactions it aborted.
+// interval, and returns how many ONGOING transactions that outlived their
+// timeout it decided to abort (PREPARE_ABORT logged, their producers
+// fenced). As with Abort, their staged records stay TX_PENDING, and their
+// outputs hold the LSO, until the abort markers land: with MarkersAsync
+// that is after FireTimers or DeliverMarkers (manual clock) or the marker
+// goroutine (real timers), not when this returns.
 func (e *Engine) AbortTimedOutTransactions() int {
 	if e.enter() != nil {
 		return 0

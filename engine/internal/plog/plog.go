@@ -16,7 +16,9 @@ import (
 	"github.com/sharebench/sharebench/engine/internal/mutant"
 )
 
-// Errors.
+// Errors. The engine binds ErrOffsetOutOfRange, ErrOutOfOrderSequence and
+// ErrInvalidRecord to its own exported sentinels when it is loaded
+// (engine/errors.go), so errors.Is matches the names its callers import.
 var (
 	ErrOffsetOutOfRange   = errors.New("engine: offset out of range")
 	ErrProducerFenced     = errors.New("engine: producer epoch is older than the partition's")

@@ -64,6 +64,10 @@ func TestRandomOperations(t *testing.T) {
 		{"safe/limit=1/locks=3", with(1, 3, sharepart.Knobs{}), 10000},
 		{"safe/limit=5/locks=64", with(5, 64, sharepart.Knobs{}), 10000},
 		{"draft/limit=2/locks=6", with(2, 6, draft), 10000},
+		// TX_PENDING records past the first 2 hold lock slots; an abort
+		// shrinks the window under records acquired before it.
+		{"safe/limit=3/locks=4/tx-pending-limit=2", with(3, 4, sharepart.Knobs{TxPendingLimit: 2}), 20000},
+		{"draft/limit=2/locks=6/tx-pending-limit=3", with(2, 6, withPendingLimit(draft, 3)), 10000},
 	}
 	for i, rc := range configs {
 		t.Run(rc.name, func(t *testing.T) {
@@ -84,6 +88,27 @@ func TestRandomOperations(t *testing.T) {
 				rc.steps, s.sp.SPSO(), s.sp.End(), c.Acquired, c.Accepted, c.Archived, c.Staged, c.TxCommitted, c.TxAborted, c.LockExpiries, c.SessionRel)
 		})
 	}
+}
+
+func withPendingLimit(k sharepart.Knobs, n int) sharepart.Knobs {
+	k.TxPendingLimit = n
+	return k
+}
+
+// slots counts, in recs, the ACQUIRED records and the TX_PENDING ones:
+// the records holding a lock slot are the acquired ones plus the pending
+// ones past the first TxPendingLimit.
+func slots(recs map[int64]sharepart.RecordInfo, limit int) (held, pending int) {
+	var acquired int
+	for _, r := range recs {
+		switch r.State {
+		case Acquired:
+			acquired++
+		case TxPending:
+			pending++
+		}
+	}
+	return acquired + max(0, pending-limit), pending
 }
 
 // randomSim drives one share partition and checks every step.
@@ -171,7 +196,15 @@ type op struct {
 func (s *randomSim) randomStep() {
 	r := s.rng
 	var o op
-	switch n := r.IntN(100); {
+	n := r.IntN(100)
+	if s.cfg.Knobs.TxPendingLimit > 0 && (n < 94 || n >= 97) { // 94-96: unstage
+		// The engine undoes a staging whose write failed right after it,
+		// under the same lock; with this knob a later undo could bring
+		// back more held records than there are lock slots, so the undo
+		// may only follow its staging.
+		s.lastStage = nil
+	}
+	switch {
 	case n < 10: // produce: the high watermark moves, some offsets are gaps
 		k := 1 + r.IntN(6)
 		for i := 0; i < k; i++ {
@@ -469,8 +502,8 @@ func (s *randomSim) check(o *op) {
 		// Invariant 6: held records stay inside the window.
 		if c.State == Acquired || c.State == TxPending {
 			inFlight++
-			if off >= spso+int64(s.cfg.MaxRecordLocks) {
-				s.fatalf("%s: record %d %q beyond SPSO %d + max locks %d", o.kind, off, describe(c), spso, s.cfg.MaxRecordLocks)
+			if off >= spso+int64(s.cfg.MaxRecordLocks+s.cfg.Knobs.TxPendingLimit) {
+				s.fatalf("%s: record %d %q beyond SPSO %d + max locks %d + tx-pending-limit %d", o.kind, off, describe(c), spso, s.cfg.MaxRecordLocks, s.cfg.Knobs.TxPendingLimit)
 			}
 		}
 		// Invariant 7: TX_PENDING is never acquired nor released by a lock
@@ -486,7 +519,11 @@ func (s *randomSim) check(o *op) {
 			s.frozen[off] = c
 		}
 	}
-	if inFlight > s.cfg.MaxRecordLocks || sp.InFlight() > s.cfg.MaxRecordLocks {
+	if n := s.cfg.Knobs.TxPendingLimit; n > 0 {
+		if held, pending := slots(cur, n); held > s.cfg.MaxRecordLocks {
+			s.fatalf("%s: %d records hold a lock slot (%d TX_PENDING, %d of them free), max locks %d", o.kind, held, pending, n, s.cfg.MaxRecordLocks)
+		}
+	} else if inFlight > s.cfg.MaxRecordLocks || sp.InFlight() > s.cfg.MaxRecordLocks {
 		s.fatalf("%s: %d records held, %d in flight, max locks %d", o.kind, inFlight, sp.InFlight(), s.cfg.MaxRecordLocks)
 	}
 	// Counters agree with the records: each ACKNOWLEDGED record was
@@ -594,7 +631,16 @@ func (s *randomSim) checkRequest(o *op, e map[int64]sharepart.RecordInfo, eSPSO 
 // end, and as many as there were to take.
 func (s *randomSim) checkAcquire(o *op, e map[int64]sharepart.RecordInfo, eSPSO int64, cur map[int64]sharepart.RecordInfo) {
 	s.t.Helper()
-	limit := min(eSPSO+int64(s.cfg.MaxRecordLocks), o.fetchEnd)
+	// With the TxPendingLimit knob the window moves on by the pending
+	// records (up to the limit) and a poll fills only the free slots.
+	want := o.max
+	limit := eSPSO + int64(s.cfg.MaxRecordLocks)
+	if k := s.cfg.Knobs.TxPendingLimit; k > 0 {
+		held, pending := slots(e, k)
+		limit += int64(min(pending, k))
+		want = min(want, max(0, s.cfg.MaxRecordLocks-held))
+	}
+	limit = min(limit, o.fetchEnd)
 	n := 0
 	for _, r := range o.ranges {
 		for off := r.First; off <= r.Last; off++ {
@@ -608,8 +654,8 @@ func (s *randomSim) checkAcquire(o *op, e map[int64]sharepart.RecordInfo, eSPSO 
 			}
 		}
 	}
-	if n > o.max {
-		s.fatalf("acquired %d records, max %d", n, o.max)
+	if n > want {
+		s.fatalf("acquired %d records, max %d (%d lock slots free)", n, o.max, want)
 	}
 	// Nothing acquirable was left behind below an acquired offset, nor at
 	// all when fewer than max were acquired.
@@ -618,7 +664,7 @@ func (s *randomSim) checkAcquire(o *op, e map[int64]sharepart.RecordInfo, eSPSO 
 		highest = o.ranges[k-1].Last
 	}
 	for off := eSPSO; off < limit; off++ {
-		if c := cur[off]; c.State == Available && (off < highest || n < o.max) {
+		if c := cur[off]; c.State == Available && (off < highest || n < want) {
 			s.fatalf("record %d left %q while acquiring %s (max %d)", off, describe(cur[off]), renderRanges(o.ranges), o.max)
 		}
 	}

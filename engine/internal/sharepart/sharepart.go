@@ -116,6 +116,9 @@ func (r Reason) String() string {
 }
 
 // Errors. Each fails the whole request for the partition (all-or-nothing).
+// The engine binds them to its own exported sentinels when it is loaded
+// (engine/errors.go), so errors.Is matches the names its callers import;
+// the values here stand for this package alone (its own tests).
 var (
 	ErrInvalidRecordState = errors.New("engine: invalid record state")
 	ErrNotOwner           = errors.New("engine: record is acquired by another member")
@@ -158,9 +161,20 @@ type Knobs struct {
 	DLQAfterMarker bool
 	// TxPendingLimit 0 counts TX_PENDING records toward
 	// share.partition.max.record.locks, as the draft does (the default).
-	// n > 0 is the what-if a KIP reviewer asks about: they do not count,
-	// and a separate limit holds at most n of them in the window, so long
+	// n > 0 is the what-if a KIP reviewer asks about: the first n
+	// TX_PENDING records of a share partition do not count, so long
 	// transactions no longer cap how many records can be acquired.
+	//
+	// At the limit, staging is never refused: the TX_PENDING records past
+	// the first n count toward share.partition.max.record.locks as the
+	// ACQUIRED records they were. A record slot is held by every ACQUIRED
+	// record and every TX_PENDING record past the first n, and a poll
+	// acquires only into free slots (never past SPSO + locks + n either).
+	// Staging then never takes a slot, and an abort, a commit, a lock
+	// expiry or a session close only frees slots, so the bound holds
+	// whatever the transaction's outcome. Refusing the staging instead
+	// would make the transaction abortable and throw away the outputs it
+	// already produced.
 	TxPendingLimit int
 }
 
@@ -475,10 +489,10 @@ type Log interface {
 	BatchEnd(offset int64, limit int) int64
 }
 
-// windowLimit returns the first offset past the in-flight window: SPSO +
-// share.partition.max.record.locks, moved on by the TX_PENDING records in
-// it when the TxPendingLimit knob keeps them out of the count (up to that
-// limit).
+// windowLimit returns the first offset past the in-flight window for new
+// acquisitions: SPSO + share.partition.max.record.locks, moved on by the
+// TX_PENDING records in it when the TxPendingLimit knob keeps them out of
+// the count (up to that limit).
 func (sp *SharePartition) windowLimit() int64 {
 	limit := sp.spso + int64(sp.cfg.MaxRecordLocks)
 	if n := sp.cfg.Knobs.TxPendingLimit; n > 0 {
@@ -498,15 +512,60 @@ func (sp *SharePartition) pending() int64 {
 	return n
 }
 
+// locked counts the in-flight records that hold a slot of
+// share.partition.max.record.locks: every ACQUIRED record, and every
+// TX_PENDING record past the first TxPendingLimit of them (all of them when
+// the knob is 0, the draft's rule).
+//
+// The rule at the limit: staging is never refused for it. A record staged
+// beyond the limit keeps the slot it held while ACQUIRED, so staging never
+// adds to the count and an abort, a commit, a lock expiry or a session
+// close only ever lowers it. That makes the bound hold whatever the
+// transaction's outcome; refusing the staging instead would make the
+// transaction abortable and throw away the outputs it already produced.
+// windowLimit alone cannot keep the bound: an abort shrinks it while the
+// records acquired under the larger window are still held, and the records
+// the abort made AVAILABLE lie inside the smaller one, so Acquire also
+// checks the count (acquireRoom).
+func (sp *SharePartition) locked() int64 {
+	var acquired, pending int64
+	for i := sp.head; i < len(sp.runs); i++ {
+		switch r := &sp.runs[i]; r.state {
+		case Acquired:
+			acquired += r.n()
+		case TxPending:
+			pending += r.n()
+		}
+	}
+	return acquired + max(0, pending-int64(sp.cfg.Knobs.TxPendingLimit))
+}
+
+// acquireRoom returns how many more records a poll may acquire under the
+// TxPendingLimit knob (see locked); without the knob the window's offsets
+// bound acquisition exactly and it returns math.MaxInt64.
+func (sp *SharePartition) acquireRoom() int64 {
+	if sp.cfg.Knobs.TxPendingLimit == 0 || mutant.On("window-unbounded") {
+		return math.MaxInt64
+	}
+	return max(0, int64(sp.cfg.MaxRecordLocks)-sp.locked())
+}
+
 // Acquire acquires up to max AVAILABLE records for owner, lowest offsets
 // first, never beyond fetchEnd (the high watermark, or the LSO for
-// read_committed) nor beyond SPSO + MaxRecordLocks - 1. It appends the
-// acquired ranges to dst. Gap offsets met on the way are archived.
+// read_committed) nor beyond SPSO + MaxRecordLocks - 1 (moved on by the
+// TX_PENDING records the TxPendingLimit knob keeps out of the count, and
+// then also never past MaxRecordLocks records holding a lock slot; see
+// locked). It appends the acquired ranges to dst. Gap offsets met on the
+// way are archived.
 func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetchEnd int64, log Log, dst []Range) []Range {
 	if owner == 0 || max <= 0 {
 		return dst
 	}
 	sp.expireDue(now)
+	room := sp.acquireRoom()
+	if room == 0 {
+		return dst // every lock slot is held: the window is full
+	}
 	limit := sp.windowLimit() // first offset beyond the window
 	if mutant.On("window-unbounded") {
 		limit = math.MaxInt64
@@ -525,6 +584,10 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 	newLimit = min(newLimit, fetchEnd)
 	deadline := now + sp.cfg.LockDuration
 	left := int64(max)
+	if !batches {
+		left = min(left, room) // record_limit acquires exactly
+	}
+	want := left
 	// Released records inside the window come first.
 	for i := sp.head; i < len(sp.runs) && left > 0; i++ {
 		r := &sp.runs[i]
@@ -593,7 +656,7 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		left -= min(n, left)
 		dst = append(dst, Range{First: first, Last: last, DeliveryCount: 1})
 	}
-	if deadline < sp.nextD && left < int64(max) {
+	if deadline < sp.nextD && left < want {
 		sp.nextD = deadline
 	}
 	sp.advance()
@@ -931,7 +994,10 @@ func (sp *SharePartition) identicalRetry(b *Batch, pid ProducerID, epoch int16) 
 
 // UnstageFailed undoes a staging of (pid, epoch) whose durable write failed:
 // the records go back to owner as ACQUIRED, with a fresh lock (safe) or with
-// no lock (draft knob).
+// no lock (draft knob). It must follow the Stage it undoes with no other
+// call in between (the engine calls both under one lock): with the
+// TxPendingLimit knob a staging frees lock slots a poll may then fill, and
+// a later undo would hold more records than the window has slots.
 func (sp *SharePartition) UnstageFailed(now time.Duration, owner Owner, pid ProducerID, epoch int16, batches []Batch) {
 	deadline := now + sp.cfg.LockDuration
 	if sp.cfg.Knobs.FailedStageNoLock {
@@ -1231,17 +1297,22 @@ func (sp *SharePartition) Check() error {
 	// In batch_optimized a fetch may run past the window end (the check
 	// comes before it), so only record_limit bounds the window exactly.
 	// Records kept from a larger window (keptEnd) are in flight lawfully.
+	// Under the TxPendingLimit knob an in-flight record may lie anywhere
+	// the window ever reached (SPSO + locks + limit: an abort shrinks
+	// windowLimit under records acquired before it), and the bound that
+	// holds is the count of records holding a lock slot (locked).
 	if sp.cfg.AcquireMode == RecordLimit {
-		limit := max(sp.windowLimit(), sp.keptEnd)
+		n := int64(sp.cfg.Knobs.TxPendingLimit)
+		limit := max(sp.spso+int64(sp.cfg.MaxRecordLocks)+n, sp.keptEnd)
 		for i := sp.head; i < len(sp.runs); i++ {
 			r := &sp.runs[i]
 			if !r.state.Terminal() && r.state != Available && r.last >= limit {
 				return fmt.Errorf("engine: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, limit-sp.spso)
 			}
 		}
-	}
-	if n := sp.cfg.Knobs.TxPendingLimit; n > 0 && sp.pending() > int64(n)+int64(sp.cfg.MaxRecordLocks)+sp.keptN {
-		return fmt.Errorf("engine: %d TX_PENDING records, limit %d", sp.pending(), n)
+		if held, slots := sp.locked(), max(int64(sp.cfg.MaxRecordLocks), sp.keptN); n > 0 && held > slots {
+			return fmt.Errorf("engine: %d records hold a lock slot (ACQUIRED, or TX_PENDING past the %d the limit frees), share.partition.max.record.locks %d", held, n, slots)
+		}
 	}
 	return nil
 }
