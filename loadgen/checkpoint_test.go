@@ -232,7 +232,7 @@ func runCheckpointCase(t *testing.T, sinkName string, c checkpointCase) *result.
 	defer func() { reportCheckpointRow(t, sinkName, c, mr) }()
 	t.Logf("%s on %s: %d inputs, %d outputs, counts %v, crashes %d, aborts %d, lock expiries %d, drain timed out %v; notes %v",
 		c.name, sinkName, v.Inputs, v.Outputs, v.Counts, mr.WorkerCrashes, mr.Aborts, mr.LockExpiries, mr.DrainTimedOut, v.Notes)
-	repro := fmt.Sprintf("go test ./loadgen -run 'TestCheckpointModel/%s/%s$' (seed %d)", sinkName, c.name, seed)
+	repro := fmt.Sprintf("go test -tags long ./loadgen -run 'TestLongCheckpointModel/%s/%s$' (seed %d)", sinkName, c.name, seed)
 	if v.Inputs == 0 {
 		t.Fatalf("no input was produced; repro: %s", repro)
 	}
