@@ -53,8 +53,8 @@
 //   - ack-contradiction: an acknowledgement outcome the target's own final
 //     state contradicts (an accept or reject it answered as taking effect on
 //     a record that ended otherwise, or a record that ended ACKNOWLEDGED or
-//     ARCHIVED by a reject although every such acknowledgement sent for it
-//     was refused or failed); checked only where the target reports final
+//     ARCHIVED by a reject although the target refused every such
+//     acknowledgement sent for it); checked only where the target reports final
 //     states, and not in implicit mode, whose accepts nothing answers per
 //     record. Never allowed by any mode: the target's word or its state is
 //     false.

@@ -539,7 +539,10 @@ func (j *judge) visit(id uint64, r *rec) {
 // not checked: its accepts ride on the next poll, which answers nothing
 // per record, so the ledger's "committed" there is the load generator's
 // assumption, not the target's word. A target that reports final states
-// reports whether an archive was a reject's (Input.Rejected) with them.
+// reports whether an archive was a reject's (Input.Rejected) with them. A
+// call that failed as a whole (AckFailed: a crash, a lost connection) may
+// have landed, so only per-record refusals (AckRefused) are held against a
+// terminal state.
 func (j *judge) crossCheck(id uint64, r *rec) {
 	if !j.withDeliveries || j.v.mode == string(pipeline.Implicit) || r.state == codeUnknown || r.state == codeInvalid {
 		return
@@ -556,9 +559,9 @@ func (j *judge) crossCheck(id uint64, r *rec) {
 	case rejectTook && !rejectedByState:
 		why = "a reject was answered as taking effect, and no later delivery followed, but the target reports the record archived by no reject"
 	case r.state == codeAcknowledged && !acceptTook && r.flags&flagAckUnknown == 0 && r.flags&flagAcceptRefused != 0:
-		why = "the record ended ACKNOWLEDGED, but every accept sent for it was refused or failed"
+		why = "the record ended ACKNOWLEDGED, but the target refused every accept sent for it"
 	case rejectedByState && !rejectTook && r.flags&flagRejectUnknown == 0 && r.flags&flagRejectRefused != 0:
-		why = "the target reports the record archived by a reject, but every reject sent for it was refused or failed"
+		why = "the target reports the record archived by a reject, but it refused every reject sent for it"
 	default:
 		return
 	}

@@ -32,7 +32,8 @@ const (
 	// final share state contradicts: an accept or reject it answered as
 	// taking effect on a record that ended otherwise (not ACKNOWLEDGED, not
 	// ARCHIVED by a reject), or a record that ended ACKNOWLEDGED (ARCHIVED
-	// by a reject) although every accept (reject) sent for it was refused.
+	// by a reject) although the target refused every accept (reject) sent
+	// for it.
 	// The target's word or its state is false; no mode allows it.
 	KindAckContradiction = "ack-contradiction"
 )

@@ -34,8 +34,8 @@ const (
 	flagRejectCommitted             // a worker's reject took effect
 	flagAckUnknown                  // an accept or reject was sent and its fate never learned
 	flagAcceptSent                  // a worker sent an accept (whatever its fate)
-	flagAcceptRefused               // a worker's accept was refused or failed
-	flagRejectRefused               // a worker's reject was refused or failed
+	flagAcceptRefused               // the target refused a worker's accept (AckRefused)
+	flagRejectRefused               // the target refused a worker's reject (AckRefused)
 	flagRejectUnknown               // a reject was sent and its fate never learned
 )
 

@@ -206,7 +206,7 @@ func (v *Verifier) AddDelivery(d Delivery) {
 			r.acceptAt = max(r.acceptAt, count)
 		case AckUnknown:
 			r.flags |= flagAckUnknown
-		case AckRefused, AckFailed:
+		case AckRefused:
 			r.flags |= flagAcceptRefused
 		}
 	case AckReject:
@@ -216,7 +216,7 @@ func (v *Verifier) AddDelivery(d Delivery) {
 			r.rejectAt = max(r.rejectAt, count)
 		case AckUnknown:
 			r.flags |= flagAckUnknown | flagRejectUnknown
-		case AckRefused, AckFailed:
+		case AckRefused:
 			r.flags |= flagRejectRefused
 		}
 	}
