@@ -5,6 +5,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
@@ -15,8 +16,10 @@ var (
 	// ErrInvalidRecordState: the record is not in a state that allows the
 	// request (not acquired, already terminal, TX_PENDING).
 	ErrInvalidRecordState = errors.New("engine: invalid record state")
-	// ErrNotOwner: the record is acquired by another member.
-	ErrNotOwner = errors.New("engine: record is acquired by another member")
+	// ErrNotOwner: the record is acquired by another member. It matches
+	// ErrInvalidRecordState too, as Kafka answers INVALID_RECORD_STATE for
+	// a record another member holds.
+	ErrNotOwner = fmt.Errorf("%w: the record is acquired by another member", ErrInvalidRecordState)
 	// ErrOffsetOutOfRange: an ack beyond what was ever acquired, or a fetch
 	// outside the log (a fetch error matches ErrLogOffsetOutOfRange too).
 	ErrOffsetOutOfRange = errors.New("engine: offset out of range")

@@ -369,7 +369,7 @@ func (m *ShareMember) PollAppend(dst []Record, max int) ([]Record, error) {
 		// Records whose lock expired or that were acknowledged meanwhile
 		// fail their partition's implicit ack; they are redelivered, as
 		// with Kafka's implicit mode.
-		_ = m.acknowledgeLocked(&op, now, m.mu.lastPoll)
+		_, _ = m.acknowledgeLocked(&op, now, m.mu.lastPoll)
 		m.mu.lastPoll = m.mu.lastPoll[:0]
 	}
 	parts, err := e.partitionsOf(m.mu.topics)
@@ -455,21 +455,41 @@ func (e *AckError) Unwrap() []error {
 
 // Acknowledge applies acknowledgements and commits them (explicit mode's
 // commitSync). Each partition's acknowledgements apply all or nothing;
-// failures are reported per partition in an *AckError.
+// failures are reported per partition in an *AckError. A record the member
+// no longer holds fails its partition with an error matching
+// ErrInvalidRecordState (Kafka's INVALID_RECORD_STATE): its lock expired
+// and it is AVAILABLE, another member acquired it (ErrNotOwner too), or it
+// is terminal inside the window. Offsets below the share-partition start
+// offset are the exception, as in Kafka: they are terminal already and the
+// acknowledgement is a no-op success (AcknowledgeReport names them). A
+// member whose session ended fails the whole call with ErrUnknownMember.
 func (m *ShareMember) Acknowledge(acks []Acknowledgement) error {
+	_, err := m.AcknowledgeReport(acks)
+	return err
+}
+
+// AcknowledgeReport is Acknowledge that also returns the acknowledgements,
+// or their parts, that were no-op successes: below the share-partition
+// start offset, so terminal before this call and not this member's to
+// acknowledge (another member's acknowledgement, the delivery limit or the
+// log start ended them). Acknowledge answers them as successes because
+// Kafka does; a client that must know whether its own acknowledgement took
+// effect (the load generator's ledger) counts them as not taken. noop
+// lists only partitions that did not fail.
+func (m *ShareMember) AcknowledgeReport(acks []Acknowledgement) (noop []Acknowledgement, err error) {
 	if err := m.e.enterWrite(); err != nil {
-		return err
+		return nil, err
 	}
 	defer m.e.exit()
 	now := m.e.clock.Now()
 	if _, _, err := m.e.touchShareMember(m.group, m.id, now); err != nil {
-		return err
+		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var op syncPoint
-	err := m.acknowledgeLocked(&op, now, acks)
-	return m.e.finish(&op, err)
+	noop, err = m.acknowledgeLocked(&op, now, acks)
+	return noop, m.e.finish(&op, err)
 }
 
 // byPartition groups acknowledgements into per-partition batches, keeping
@@ -487,19 +507,32 @@ func byPartition(acks []Acknowledgement) ([]TopicPartition, map[TopicPartition][
 	return order, m
 }
 
-func (m *ShareMember) acknowledgeLocked(op *syncPoint, now time.Duration, acks []Acknowledgement) error {
+func (m *ShareMember) acknowledgeLocked(op *syncPoint, now time.Duration, acks []Acknowledgement) ([]Acknowledgement, error) {
 	e := m.e
 	order, batches := byPartition(acks)
 	var failed map[TopicPartition]error
 	var changed []string
+	var noop []Acknowledgement
 	for _, tp := range order {
+		var nb []sharepart.Batch
 		err := e.withPartitionOp(tp, op, func(p *partition) error {
 			sp := p.shares[m.group]
 			if sp == nil {
 				return fmt.Errorf("%w: group %q never acquired from %s", ErrInvalidRecordState, m.group, tp)
 			}
-			return sp.Acknowledge(now, m.owner, batches[tp])
+			var err error
+			nb, err = sp.AcknowledgeNoOps(now, m.owner, batches[tp])
+			return err
 		})
+		if err == nil {
+			for _, b := range nb {
+				a := Acknowledgement{Topic: tp.Topic, Partition: tp.Partition, First: b.First, Last: b.Last, Type: AckType(b.Type)}
+				for _, t := range b.Types {
+					a.Types = append(a.Types, AckType(t))
+				}
+				noop = append(noop, a)
+			}
+		}
 		if err != nil {
 			if failed == nil {
 				failed = map[TopicPartition]error{}
@@ -511,9 +544,9 @@ func (m *ShareMember) acknowledgeLocked(op *syncPoint, now time.Duration, acks [
 	}
 	e.notifyTopics(changed)
 	if failed != nil {
-		return &AckError{Partitions: failed}
+		return noop, &AckError{Partitions: failed}
 	}
-	return nil
+	return noop, nil
 }
 
 // Leave leaves the group: every record the member holds ACQUIRED becomes

@@ -99,7 +99,9 @@ func (b *Book) Staged(recs []*targets.Record, reject bool, err error) {
 	}
 }
 
-// Acked books an acknowledgement of recs with t that returned err.
+// Acked books an acknowledgement of recs with t that returned err: where
+// err names the records the target refused (*targets.RefusedError), those
+// did not take effect and the others did; no error means all took effect.
 func (b *Book) Acked(recs []*targets.Record, t targets.AckType, err error) {
 	kind := ackAccept
 	switch t {
@@ -108,7 +110,7 @@ func (b *Book) Acked(recs []*targets.Record, t targets.AckType, err error) {
 	case targets.AckRelease:
 		kind = ackRelease
 	}
-	b.l.setAck(b.tags(recs), kind, ackFate(err))
+	b.l.setAckResult(b.tags(recs), kind, err)
 }
 
 // CommitSent books that the worker asks to commit its open transaction.

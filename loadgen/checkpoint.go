@@ -351,10 +351,10 @@ func (cb *CheckpointBook) Done(w targets.Worker, open bool, a pipeline.Action[*t
 			kind = ackReject
 		}
 		tags := cb.b.tags(a.Recs)
-		l.setAck(tags, kind, ackFate(err))
+		took := l.setAckResult(tags, kind, err)
 		cb.snap.acksSent = true
-		if err == nil && kind == ackReject {
-			l.rejectStaged(tags)
+		if kind == ackReject && len(took) > 0 {
+			l.rejectStaged(took)
 		}
 		if err == nil && a.Last {
 			cb.snap.acksDone = true

@@ -5,6 +5,7 @@
 package loadgen
 
 import (
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -58,9 +59,10 @@ const (
 	fateNone      uint8 = iota // no acknowledgement sent
 	fateCommitted              // took effect
 	fateAborted                // its transaction aborted
-	fateFailed                 // refused
+	fateFailed                 // the call failed
 	fateUnknown                // sent, never learned
 	fateTxn                    // staged: the fate of transaction txn
+	fateRefused                // the call went through, but the target said this record's ack did not take effect
 )
 
 // deliveryRec is one delivery a worker observed and what became of the
@@ -369,6 +371,38 @@ func (l *Ledger) setAck(tags []int64, ack, fate uint8) {
 	})
 }
 
+// setAckResult records the acknowledgement sent for the deliveries tagged
+// tags (one per record of the call, in its order) and the fate its answer
+// err gives each: a *targets.RefusedError names the records whose
+// acknowledgement did not take effect, and the others' did; any other
+// error is the whole call's (ackFate). It reports the tags whose
+// acknowledgement took effect (tags itself unless some were refused).
+func (l *Ledger) setAckResult(tags []int64, ack uint8, err error) []int64 {
+	var re *targets.RefusedError
+	if !errors.As(err, &re) {
+		l.setAck(tags, ack, ackFate(err))
+		if err != nil {
+			return nil
+		}
+		return tags
+	}
+	refused := make(map[int]bool, len(re.Refused))
+	for _, i := range re.Refused {
+		refused[i] = true
+	}
+	var took []int64
+	for i, tag := range tags {
+		fate := uint8(fateCommitted)
+		if refused[i] {
+			fate = fateRefused
+		} else {
+			took = append(took, tag)
+		}
+		l.setAck(tags[i:i+1], ack, fate)
+	}
+	return took
+}
+
 // stageAcks records acknowledgements staged in transaction txn: their
 // fate is the transaction's (resolved when the ledger is read).
 func (l *Ledger) stageAcks(tags []int64, ack uint8, txn int32) {
@@ -565,6 +599,8 @@ func (l *Ledger) each(mode pipeline.Mode, prefix string, state *targets.ShareSta
 			v.AckOutcome = verify.AckFailed
 		case fateUnknown:
 			v.AckOutcome = verify.AckUnknown
+		case fateRefused:
+			v.AckOutcome = verify.AckRefused
 		}
 		delivery(v)
 	})

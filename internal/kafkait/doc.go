@@ -41,6 +41,10 @@
 //     list (through their main classes, scripts/kafka/run-class).
 //   - TestServeBesideKafka: the same quick run against the real broker and
 //     against serve (plus transactional there), both verified.
+//   - TestStaleAcksBesideServe: raw ShareAcknowledge requests of records the
+//     member no longer holds (its lock expired, another member acquired or
+//     accepted them, it left the group) against the real broker and against
+//     serve; both answer the codes docs/design.md §3.2 records, alike.
 //
 // Environment: SHAREBENCH_KAFKA (seed brokers, required to run),
 // SHAREBENCH_KAFKA_CLUSTER (a three-node cluster's bootstrap list, for

@@ -53,16 +53,23 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 		resp.ErrorCode = kerr.InvalidRequest.Code
 		return resp, nil
 	}
+	// A member not in the group (left, or never joined) has no share
+	// session (ackCallCode): a request continuing one is answered so, and
+	// only one opening a session (epoch 0) is a question of membership.
+	noMember := kerr.UnknownMemberID.Code
+	if req.ShareSessionEpoch != 0 {
+		noMember = kerr.ShareSessionNotFound.Code
+	}
 	m := s.lookupMember(group, memberID)
 	if m == nil {
-		resp.ErrorCode = kerr.UnknownMemberID.Code
+		resp.ErrorCode = noMember
 		return resp, nil
 	}
 
 	m.mu.Lock()
 	if m.gone || m.em == nil {
 		m.mu.Unlock()
-		resp.ErrorCode = kerr.UnknownMemberID.Code
+		resp.ErrorCode = noMember
 		return resp, nil
 	}
 	m.lastSeen = time.Now()
@@ -133,7 +140,7 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 	failed, err := ackCodes(em, acks)
 	if err != nil {
 		m.mu.Unlock()
-		resp.ErrorCode = errCode(err)
+		resp.ErrorCode = ackCallCode(err)
 		resp.ErrorMessage = msg(err)
 		return resp, nil
 	}

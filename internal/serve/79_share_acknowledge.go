@@ -3,7 +3,12 @@
 // Acknowledgements outside a fetch. The share session epoch must be the
 // next one (0 is invalid here); -1 applies the acknowledgements and then
 // closes the session. IsRenewAck (v2) marks requests that carry RENEW. Each
-// partition applies all or nothing; its error is in its ErrorCode.
+// partition applies all or nothing; its error is in its ErrorCode:
+// INVALID_RECORD_STATE for a record the member no longer holds (lock
+// expired, acquired by another member, terminal), NONE for offsets below
+// the share-partition start offset (a no-op, as Kafka answers). A member
+// that left the group, or whose group session timed out, has no share
+// session: SHARE_SESSION_NOT_FOUND, top level, as Kafka answers.
 
 package serve
 
@@ -33,13 +38,15 @@ func (s *Server) handleShareAcknowledge(c *conn, kreq kmsg.Request) (kmsg.Respon
 	}
 	m := s.lookupMember(group, memberID)
 	if m == nil {
-		resp.ErrorCode = kerr.UnknownMemberID.Code
+		// Not in the group (left, or never joined): no share session,
+		// which is what Kafka checks here (ackCallCode).
+		resp.ErrorCode = kerr.ShareSessionNotFound.Code
 		return resp, nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.gone || m.em == nil {
-		resp.ErrorCode = kerr.UnknownMemberID.Code
+		resp.ErrorCode = kerr.ShareSessionNotFound.Code
 		return resp, nil
 	}
 	m.lastSeen = time.Now()
@@ -81,7 +88,7 @@ func (s *Server) handleShareAcknowledge(c *conn, kreq kmsg.Request) (kmsg.Respon
 	}
 	failed, err := ackCodes(m.em, acks)
 	if err != nil {
-		resp.ErrorCode = errCode(err)
+		resp.ErrorCode = ackCallCode(err)
 		resp.ErrorMessage = msg(err)
 		return resp, nil
 	}

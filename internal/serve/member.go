@@ -249,6 +249,18 @@ func ackCodes(em *engine.ShareMember, acks []engine.Acknowledgement) (map[engine
 	return nil, err
 }
 
+// ackCallCode is the top-level error code of acknowledgements that failed
+// as a whole with err. A member that is no longer in the group has no
+// share session: Kafka releases the session when the member leaves or its
+// group session times out, and answers SHARE_SESSION_NOT_FOUND to its
+// acknowledgements (its records went back to the group).
+func ackCallCode(err error) int16 {
+	if errors.Is(err, engine.ErrUnknownMember) {
+		return kerr.ShareSessionNotFound.Code
+	}
+	return errCode(err)
+}
+
 // checkSessionLocked validates and advances the share session for a
 // request with epoch on c; it returns a top-level error code.
 func (s *Server) checkSessionLocked(m *member, c *conn, epoch int32, fetch bool) int16 {

@@ -461,7 +461,9 @@ func partitionErrors(err error) (map[int32]error, bool) {
 	}
 	var ae *engine.AckError
 	if !errors.As(err, &ae) {
-		return nil, true
+		// Only no-op successes refused (records already below SPSO):
+		// every partition was applied.
+		return map[int32]error{}, !errors.Is(err, targets.ErrAckRefused)
 	}
 	out := map[int32]error{}
 	for tp, perr := range ae.Partitions {

@@ -86,6 +86,31 @@ func Abortable(err error, staleEpoch bool) error {
 	return fmt.Errorf("%w: %w", ErrAbortable, err)
 }
 
+// ErrAckRefused is matched (errors.Is) by an acknowledgement error that
+// names, record by record, the acknowledgements of the call that did not
+// take effect (a *RefusedError): the broker answered them with a
+// per-partition error (Kafka's INVALID_RECORD_STATE for a record the member
+// no longer holds: its lock expired, another member acquired it, its
+// session ended), or the target knows they changed nothing (the engine's
+// no-op success for a record already terminal). The call's other records
+// took effect. A call error without it says nothing per record.
+var ErrAckRefused = errors.New("acknowledgement refused")
+
+// RefusedError is returned by Worker.Ack when some of its records'
+// acknowledgements did not take effect. Refused indexes the call's recs,
+// ascending; Err is the cause the target reported.
+type RefusedError struct {
+	Refused []int
+	Err     error
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%d acknowledgements did not take effect: %v", len(e.Refused), e.Err)
+}
+
+// Unwrap returns ErrAckRefused and the cause.
+func (e *RefusedError) Unwrap() []error { return []error{ErrAckRefused, e.Err} }
+
 // ErrUnsupported is wrapped by errors saying a target cannot run a mode or
 // an operation (for example transactional acks on a broker that does not
 // advertise the API). Check with errors.Is.
@@ -261,7 +286,10 @@ type Worker interface {
 	// it returns.
 	Produce(ctx context.Context, recs []*Record) error
 	// Ack acknowledges recs with type t and commits the acknowledgements
-	// synchronously (explicit and deferred modes).
+	// synchronously (explicit and deferred modes). Where the target learns
+	// per record (per partition) which acknowledgements did not take
+	// effect, it returns a *RefusedError naming them; no error means every
+	// record's acknowledgement was answered without error.
 	Ack(ctx context.Context, recs []*Record, t AckType) error
 	// Renew extends the acquisition locks of recs.
 	Renew(ctx context.Context, recs []*Record) error

@@ -138,6 +138,8 @@ func enumString(b []byte) string {
 		return AckFailed
 	case AckUnknown:
 		return AckUnknown
+	case AckRefused:
+		return AckRefused
 	case MarkerCommit:
 		return MarkerCommit
 	case MarkerAbort:

@@ -50,6 +50,14 @@
 //     delivery limit.
 //   - phantom: a committed output whose input id is not in the input ledger
 //     (counted once per output; never allowed by any mode).
+//   - ack-contradiction: an acknowledgement outcome the target's own final
+//     state contradicts (an accept or reject it answered as taking effect on
+//     a record that ended otherwise, or a record that ended ACKNOWLEDGED or
+//     ARCHIVED by a reject although the target refused every such
+//     acknowledgement sent for it); checked only where the target reports final
+//     states, and not in implicit mode, whose accepts nothing answers per
+//     record. Never allowed by any mode: the target's word or its state is
+//     false.
 //
 // Reported but not anomalies: archived-at-limit (ARCHIVED, not rejected,
 // delivery limit reached: share groups' poison-record rule) and rejected
@@ -64,8 +72,14 @@
 // record a worker's accept or reject took effect on is terminal whatever
 // the start offset says.
 //
-// With deliveries recorded (the v2 ledger), a reject counts only when it
-// took effect, the delivery count for the limit is the highest the broker
+// With deliveries recorded (the v2 ledger), an accept or reject counts only
+// when it took effect: its outcome is AckCommitted (the target answered it
+// without error for that record, or its transaction committed) and no
+// delivery with a higher count followed it, since a record whose
+// acknowledgement took effect is terminal and never delivered again (Kafka
+// answers an acknowledgement of a record already below the start offset
+// with success, as a no-op). AckRefused and AckFailed never took effect.
+// The delivery count for the limit is the highest the broker
 // reported or the deliveries that certainly counted, and an output is known
 // aborted when an abort marker followed it, the client was told so, or the
 // client never asked to commit its transaction. Transactions left open

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 )
 
@@ -352,6 +353,15 @@ func (j *judge) visit(id uint64, r *rec) {
 	if r.flags&flagInput == 0 {
 		return
 	}
+	// An accept or reject answered as taking effect and followed by a
+	// later delivery did not take effect.
+	if r.superseded(r.acceptAt) {
+		r.flags &^= flagAcceptCommitted
+	}
+	if r.superseded(r.rejectAt) {
+		r.flags &^= flagRejectCommitted
+	}
+	j.crossCheck(id, r)
 	if txn, ok := j.v.opts.SinkPending[id]; ok && committed == 0 {
 		if j.find(KindUnresolved) {
 			w := j.inputWitness(KindUnresolved, id, r)
@@ -520,6 +530,46 @@ func (j *judge) visit(id uint64, r *rec) {
 			}
 			j.add(w)
 		}
+	}
+}
+
+// crossCheck compares the acknowledgement outcomes the workers recorded
+// with the final share state, where the target reports one: an
+// ack-contradiction is an answer the state proves false. Implicit mode is
+// not checked: its accepts ride on the next poll, which answers nothing
+// per record, so the ledger's "committed" there is the load generator's
+// assumption, not the target's word. A target that reports final states
+// reports whether an archive was a reject's (Input.Rejected) with them. A
+// call that failed as a whole (AckFailed: a crash, a lost connection) may
+// have landed, so only per-record refusals (AckRefused) are held against a
+// terminal state.
+func (j *judge) crossCheck(id uint64, r *rec) {
+	if !j.withDeliveries || j.v.mode == string(pipeline.Implicit) || r.state == codeUnknown || r.state == codeInvalid {
+		return
+	}
+	acceptTook := r.flags&flagAcceptCommitted != 0
+	rejectTook := r.flags&flagRejectCommitted != 0
+	rejectedByState := r.flags&flagRejected != 0
+	var why string
+	switch {
+	case acceptTook && r.state != codeAcknowledged:
+		why = fmt.Sprintf("an accept was answered as taking effect, and no later delivery followed, but the record ended %s", stateName(r.state))
+	case rejectTook && r.state != codeArchived:
+		why = fmt.Sprintf("a reject was answered as taking effect, and no later delivery followed, but the record ended %s", stateName(r.state))
+	case rejectTook && !rejectedByState:
+		why = "a reject was answered as taking effect, and no later delivery followed, but the target reports the record archived by no reject"
+	case r.state == codeAcknowledged && !acceptTook && r.flags&flagAckUnknown == 0 && r.flags&flagAcceptRefused != 0:
+		why = "the record ended ACKNOWLEDGED, but the target refused every accept sent for it"
+	case rejectedByState && !rejectTook && r.flags&flagRejectUnknown == 0 && r.flags&flagRejectRefused != 0:
+		why = "the target reports the record archived by a reject, but it refused every reject sent for it"
+	default:
+		return
+	}
+	if j.find(KindAckContradiction) {
+		w := j.inputWitness(KindAckContradiction, id, r)
+		w.Outputs = j.refs(j.buf, nil)
+		w.Detail = why
+		j.add(w)
 	}
 }
 

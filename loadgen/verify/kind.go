@@ -28,6 +28,14 @@ const (
 	// archived by a reject or at the limit (or a dead-letter record that
 	// names no input at all).
 	KindDLQDuplicate = "dlq-duplicate"
+	// KindAckContradiction is an acknowledgement outcome the target's own
+	// final share state contradicts: an accept or reject it answered as
+	// taking effect on a record that ended otherwise (not ACKNOWLEDGED, not
+	// ARCHIVED by a reject), or a record that ended ACKNOWLEDGED (ARCHIVED
+	// by a reject) although the target refused every accept (reject) sent
+	// for it.
+	// The target's word or its state is false; no mode allows it.
+	KindAckContradiction = "ack-contradiction"
 )
 
 // Informational kinds: counted and witnessed, never a failure.
@@ -44,7 +52,7 @@ func Anomalies() []string {
 	return []string{
 		KindLost, KindDuplicate, KindAbortedRead, KindTornTransaction,
 		KindUnresolved, KindOverDelivered, KindArchivedUnprocessed, KindPhantom,
-		KindHangingTransaction, KindDLQMissing, KindDLQDuplicate,
+		KindHangingTransaction, KindDLQMissing, KindDLQDuplicate, KindAckContradiction,
 	}
 }
 
@@ -59,7 +67,7 @@ func IsAnomaly(kind string) bool {
 	switch kind {
 	case KindLost, KindDuplicate, KindAbortedRead, KindTornTransaction,
 		KindUnresolved, KindOverDelivered, KindArchivedUnprocessed, KindPhantom,
-		KindHangingTransaction, KindDLQMissing, KindDLQDuplicate:
+		KindHangingTransaction, KindDLQMissing, KindDLQDuplicate, KindAckContradiction:
 		return true
 	}
 	return false

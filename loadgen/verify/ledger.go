@@ -110,9 +110,15 @@ const (
 const (
 	AckCommitted = "committed" // acknowledged, or its transaction committed
 	AckAborted   = "aborted"   // its transaction aborted
-	AckFailed    = "failed"    // the broker refused it
+	AckFailed    = "failed"    // the call failed: nothing it sent took effect
 	AckUnknown   = "unknown"   // sent, outcome never learned
 	AckNotSent   = "none"      // no acknowledgement was sent
+	// AckRefused: the call was answered, but not with success for this
+	// record: the target refused it (Kafka's INVALID_RECORD_STATE for its
+	// partition: the member no longer held it) or reports that it changed
+	// nothing (the engine's no-op success for a record already terminal).
+	// It did not take effect.
+	AckRefused = "refused"
 )
 
 // Delivery is one delivery of an input record that a worker observed.

@@ -208,7 +208,7 @@ func ReadLedgers(dir string, v *Verifier) error {
 		if reason := oneOf("ack", d.Ack, AckNone, AckAccept, AckReject, AckRelease); reason != "" {
 			return reason, nil
 		}
-		if reason := oneOf("ack_outcome", d.AckOutcome, AckNotSent, AckCommitted, AckAborted, AckFailed, AckUnknown); reason != "" {
+		if reason := oneOf("ack_outcome", d.AckOutcome, AckNotSent, AckCommitted, AckAborted, AckFailed, AckUnknown, AckRefused); reason != "" {
 			return reason, nil
 		}
 		v.AddDelivery(d)

@@ -34,6 +34,9 @@ const (
 	flagRejectCommitted             // a worker's reject took effect
 	flagAckUnknown                  // an accept or reject was sent and its fate never learned
 	flagAcceptSent                  // a worker sent an accept (whatever its fate)
+	flagAcceptRefused               // the target refused a worker's accept (AckRefused)
+	flagRejectRefused               // the target refused a worker's reject (AckRefused)
+	flagRejectUnknown               // a reject was sent and its fate never learned
 )
 
 // State codes, packed into rec.state.
@@ -102,7 +105,20 @@ type rec struct {
 	// ended with no acknowledgement may have been undone (a session close
 	// gives it back; a restart forgets an acquisition), so it is not.
 	counted uint8
+	// acceptAt and rejectAt are the highest delivery counts reported with
+	// a delivery whose accept (reject) the target answered as taking
+	// effect; 0 when none, or the target reports no counts. A delivery
+	// with a higher count shows that the record was acquired again, so
+	// that answer was a no-op (see superseded).
+	acceptAt, rejectAt uint16
 }
+
+// superseded reports whether an accept or reject answered as taking effect
+// at delivery count at was followed by a later delivery: had it taken
+// effect the record would have been terminal and never delivered again
+// (Kafka answers an acknowledgement of a record already below the
+// share-partition start offset with success, as a no-op).
+func (r *rec) superseded(at uint16) bool { return at > 0 && r.deliveries > at }
 
 // deliveryCount is the record's delivery count for the delivery limit: the
 // highest count the target reported, or the deliveries that certainly

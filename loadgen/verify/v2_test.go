@@ -91,10 +91,12 @@ func TestV2Judgements(t *testing.T) {
 			ins:  []verify.Input{{ID: 1, FinalState: result.StateUnknown, BelowSPSO: true}},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckReject, verify.AckCommitted)},
 			want: map[string]int64{verify.KindRejected: 1}, verdict: verify.VerdictPass},
+		// The target's word (the reject took effect) and its state
+		// (ACKNOWLEDGED) disagree: lost, and a contradiction of its own.
 		{name: "a committed reject on an acknowledged record is lost", mode: "transactional",
 			ins:  []verify.Input{acked(1)},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckReject, verify.AckCommitted)},
-			want: map[string]int64{verify.KindLost: 1, verify.KindRejected: 1}, verdict: verify.VerdictFail},
+			want: map[string]int64{verify.KindLost: 1, verify.KindRejected: 1, verify.KindAckContradiction: 1}, verdict: verify.VerdictFail},
 		{name: "over-delivered: deliveries that certainly counted", mode: "transactional",
 			ins:  []verify.Input{{ID: 1, FinalState: result.StateArchived, DeliveryCount: 1}},
 			dels: slices.Repeat([]verify.Delivery{delivery(1, 1, verify.AckAccept, verify.AckAborted)}, limit+1),

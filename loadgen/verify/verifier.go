@@ -196,21 +196,28 @@ func (v *Verifier) AddDelivery(d Delivery) {
 		(!ended || r.flags&(flagAcceptCommitted|flagRejectCommitted) == 0) {
 		r.counted++
 	}
+	count := uint16(min(max(d.DeliveryCount, 0), math.MaxUint16))
 	switch d.Ack {
 	case AckAccept:
 		r.flags |= flagAcceptSent
 		switch d.AckOutcome {
 		case AckCommitted:
 			r.flags |= flagAcceptCommitted
+			r.acceptAt = max(r.acceptAt, count)
 		case AckUnknown:
 			r.flags |= flagAckUnknown
+		case AckRefused:
+			r.flags |= flagAcceptRefused
 		}
 	case AckReject:
 		switch d.AckOutcome {
 		case AckCommitted:
 			r.flags |= flagRejectCommitted
+			r.rejectAt = max(r.rejectAt, count)
 		case AckUnknown:
-			r.flags |= flagAckUnknown
+			r.flags |= flagAckUnknown | flagRejectUnknown
+		case AckRefused:
+			r.flags |= flagRejectRefused
 		}
 	}
 }

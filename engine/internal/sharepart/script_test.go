@@ -82,8 +82,8 @@ var sentinels = []struct {
 	name string
 	err  error
 }{
+	{"not owner", sharepart.ErrNotOwner}, // matches ErrInvalidRecordState too: first
 	{"invalid record state", sharepart.ErrInvalidRecordState},
-	{"not owner", sharepart.ErrNotOwner},
 	{"offset out of range", sharepart.ErrOutOfRange},
 	{"invalid ack type", sharepart.ErrInvalidAckType},
 	{"invalid request", sharepart.ErrInvalidRequest},

@@ -119,9 +119,12 @@ func (r Reason) String() string {
 // The engine binds them to its own exported sentinels when it is loaded
 // (engine/errors.go), so errors.Is matches the names its callers import;
 // the values here stand for this package alone (its own tests).
+// ErrNotOwner matches ErrInvalidRecordState too: Kafka answers
+// INVALID_RECORD_STATE for a record another member holds, as for one
+// nobody holds, so one check covers every record the member does not hold.
 var (
 	ErrInvalidRecordState = errors.New("engine: invalid record state")
-	ErrNotOwner           = errors.New("engine: record is acquired by another member")
+	ErrNotOwner           = fmt.Errorf("%w: the record is acquired by another member", ErrInvalidRecordState)
 	ErrOutOfRange         = errors.New("engine: offset out of range")
 	ErrInvalidAckType     = errors.New("engine: invalid acknowledgement type")
 	ErrInvalidRequest     = errors.New("engine: invalid request")
@@ -743,16 +746,28 @@ func disjoint(batches []Batch) error {
 
 // Acknowledge applies the owner's acknowledgements. It is all-or-nothing: if
 // any offset fails validation nothing changes. Offsets below SPSO are no-op
-// successes.
+// successes (Kafka skips them the same way: they are terminal already).
 func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []Batch) error {
+	_, err := sp.AcknowledgeNoOps(now, owner, batches)
+	return err
+}
+
+// AcknowledgeNoOps is Acknowledge that also returns the parts of batches
+// that lay below SPSO when it applied them: the no-op successes, which
+// changed nothing because those records were terminal already (another
+// member's acknowledgement, the delivery limit or the log start ended
+// them). A record the owner holds is never below SPSO, so every no-op is
+// an acknowledgement of a record the owner no longer held. noop is nil
+// when err is not.
+func (sp *SharePartition) AcknowledgeNoOps(now time.Duration, owner Owner, batches []Batch) (noop []Batch, err error) {
 	sp.expireDue(now)
 	if err := disjoint(batches); err != nil {
-		return err
+		return nil, err
 	}
 	for bi := range batches {
 		b := &batches[bi]
 		if err := b.validShape(); err != nil {
-			return err
+			return nil, err
 		}
 		if err := sp.checkOwned(b, owner, func(t AckType) error {
 			if t > Renew {
@@ -760,7 +775,16 @@ func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []
 			}
 			return nil
 		}); err != nil {
-			return err
+			return nil, err
+		}
+	}
+	for _, b := range batches {
+		if b.First < sp.spso {
+			nb := Batch{First: b.First, Last: min(b.Last, sp.spso-1), Type: b.Type}
+			if len(b.Types) > 0 {
+				nb.Types = b.Types[:nb.Last-b.First+1]
+			}
+			noop = append(noop, nb)
 		}
 	}
 	for bi := range batches {
@@ -797,7 +821,7 @@ func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []
 	sp.archiveBelowLogStart()
 	sp.merge()
 	sp.advance()
-	return nil
+	return noop, nil
 }
 
 // checkOwned validates every in-window offset of b: acquired by owner, with

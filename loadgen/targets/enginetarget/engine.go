@@ -440,7 +440,48 @@ func (w *worker) ackRaw(_ context.Context, recs []*targets.Record, t targets.Ack
 	if err != nil {
 		return err
 	}
-	return w.share.Acknowledge(acks(recs, at))
+	noop, err := w.share.AcknowledgeReport(acks(recs, at))
+	return refused(recs, noop, err)
+}
+
+// errNoOp is the cause of a refusal of acknowledgements the engine answered
+// as no-op successes (records below the share-partition start offset,
+// terminal before the call).
+var errNoOp = fmt.Errorf("engine target: %w: below the share-partition start offset, terminal already (a no-op)", eng.ErrInvalidRecordState)
+
+// refused turns what AcknowledgeReport said into the per-record answer
+// targets.Worker.Ack gives: the records of the partitions that failed and
+// those the engine answered with a no-op are refused (a
+// *targets.RefusedError wrapping err); any other error fails the call.
+func refused(recs []*targets.Record, noop []eng.Acknowledgement, err error) error {
+	var ae *eng.AckError
+	if err != nil && !errors.As(err, &ae) {
+		return err
+	}
+	if err == nil && len(noop) == 0 {
+		return nil
+	}
+	var idx []int
+	for i, r := range recs {
+		tp := eng.TopicPartition{Topic: r.Topic, Partition: r.Partition}
+		if ae != nil && ae.Partitions[tp] != nil {
+			idx = append(idx, i)
+			continue
+		}
+		for _, a := range noop {
+			if a.Topic == r.Topic && a.Partition == r.Partition && a.First <= r.Offset && r.Offset <= a.Last {
+				idx = append(idx, i)
+				break
+			}
+		}
+	}
+	cause := err
+	if cause == nil {
+		cause = errNoOp
+	} else if len(noop) > 0 {
+		cause = errors.Join(err, errNoOp)
+	}
+	return &targets.RefusedError{Refused: idx, Err: cause}
 }
 
 func (w *worker) renewRaw(ctx context.Context, recs []*targets.Record) error {

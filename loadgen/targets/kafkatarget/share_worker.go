@@ -187,32 +187,36 @@ func (w *shareWorker) onAcks(_ *kgo.Client, rs kgo.ShareAckResults) {
 	}
 }
 
+// ackTP names a partition of an acknowledgement.
+type ackTP struct {
+	t string
+	p int32
+}
+
 // takeAckErrs returns and forgets the ack errors reported so far for the
-// partitions of krs (errors of other partitions belong to earlier background
-// acks and are dropped).
-func (w *shareWorker) takeAckErrs(krs []*kgo.Record) []error {
+// partitions of krs, with the set of those partitions (errors of other
+// partitions belong to earlier background acks and are dropped).
+func (w *shareWorker) takeAckErrs(krs []*kgo.Record) (map[ackTP]bool, []error) {
 	w.ackMu.Lock()
 	got := w.ackErrs
 	w.ackErrs = nil
 	w.ackMu.Unlock()
 	if len(got) == 0 {
-		return nil
+		return nil, nil
 	}
-	type tp struct {
-		t string
-		p int32
-	}
-	mine := make(map[tp]bool)
+	mine := make(map[ackTP]bool)
 	for _, r := range krs {
-		mine[tp{r.Topic, r.Partition}] = true
+		mine[ackTP{r.Topic, r.Partition}] = true
 	}
 	var errs []error
+	bad := make(map[ackTP]bool)
 	for _, r := range got {
-		if mine[tp{r.Topic, r.Partition}] {
+		if mine[ackTP{r.Topic, r.Partition}] {
+			bad[ackTP{r.Topic, r.Partition}] = true
 			errs = append(errs, fmt.Errorf("%s/%d: %w", r.Topic, r.Partition, r.Err))
 		}
 	}
-	return dedupErrs(errs)
+	return bad, dedupErrs(errs)
 }
 
 var errWorkerClosed = errors.New("kafka: worker is closed or crashed")
@@ -324,7 +328,7 @@ func (w *shareWorker) ack(ctx context.Context, recs []*targets.Record, status kg
 			return fmt.Errorf("kafka: cannot %s record %s/%d@%d: it is not held from this worker's last poll (already acknowledged, released by a later poll, or polled by another worker)", status, r.Topic, r.Partition, r.Offset)
 		}
 	}
-	w.takeAckErrs(nil) // drop errors of earlier background acks
+	_, _ = w.takeAckErrs(nil) // drop errors of earlier background acks
 	w.cons.MarkAcks(status, krs...)
 	if status != kgo.AckRenew {
 		for _, r := range krs {
@@ -334,10 +338,21 @@ func (w *shareWorker) ack(ctx context.Context, recs []*targets.Record, status kg
 	if err := w.cons.FlushAcks(ctx); err != nil {
 		return fmt.Errorf("kafka: waiting for the broker to take %d %s acks: %w", len(krs), status, err)
 	}
-	if errs := w.takeAckErrs(krs); len(errs) > 0 {
-		return fmt.Errorf("kafka: the broker refused %s of %d records: %w", status, len(krs), errors.Join(errs...))
+	bad, errs := w.takeAckErrs(krs)
+	if len(errs) == 0 {
+		return nil
 	}
-	return nil
+	err = fmt.Errorf("kafka: the broker refused %s of %d records: %w", status, len(krs), errors.Join(errs...))
+	// The broker answers per partition (all or nothing each): the records
+	// of a partition it answered with an error did not take effect, the
+	// others did.
+	var idx []int
+	for i, r := range krs {
+		if bad[ackTP{r.Topic, r.Partition}] {
+			idx = append(idx, i)
+		}
+	}
+	return &targets.RefusedError{Refused: idx, Err: err}
 }
 
 // errNoTxn is wrapped by Begin, Commit and Abort outside deferred mode.

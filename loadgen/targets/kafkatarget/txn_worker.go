@@ -438,9 +438,11 @@ func (w *txnWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.A
 	}
 	w.session++
 	var errs []error
+	bad := map[int32]bool{}
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				bad[p.Partition] = true
 				errs = append(errs, fmt.Errorf("%s/%d: %w", w.cfg.InputTopic, p.Partition, err))
 			}
 		}
@@ -451,7 +453,15 @@ func (w *txnWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.A
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("kafka: the broker refused %s of %d records: %w", t, len(recs), errors.Join(errs...))
+		// Each partition applies all or nothing: the records of the
+		// partitions answered with an error did not take effect.
+		var idx []int
+		for i, r := range recs {
+			if bad[r.Partition] {
+				idx = append(idx, i)
+			}
+		}
+		return &targets.RefusedError{Refused: idx, Err: fmt.Errorf("kafka: the broker refused %s of %d records: %w", t, len(recs), errors.Join(errs...))}
 	}
 	return nil
 }

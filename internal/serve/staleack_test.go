@@ -1,0 +1,219 @@
+// This file tests, over the wire with kmsg requests, what the broker
+// answers a member that acknowledges records it no longer holds, in
+// ShareAcknowledge and piggybacked on ShareFetch: INVALID_RECORD_STATE for
+// the partition when its lock expired or another member acquired the
+// records or they are terminal inside the window, NONE below the
+// share-partition start offset (a no-op, as Kafka answers), and
+// SHARE_SESSION_NOT_FOUND at the top level once it left the group. The
+// records keep the state the member's acknowledgement did not change.
+
+package serve_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/engine"
+	"github.com/sharebench/sharebench/internal/serve"
+)
+
+// shareRaw drives one share member with raw requests.
+type shareRaw struct {
+	t       *testing.T
+	cl      *kgo.Client
+	id      string
+	epoch   int32 // member epoch
+	session int32 // next share session epoch
+}
+
+func (m *shareRaw) heartbeat(leave bool) {
+	m.t.Helper()
+	req := kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.GroupID, req.MemberID, req.MemberEpoch = "g", m.id, m.epoch
+	if leave {
+		req.MemberEpoch = -1
+	} else {
+		req.SubscribedTopicNames = []string{"t"}
+	}
+	resp, err := req.RequestWith(ctx(m.t), m.cl)
+	if err != nil || resp.ErrorCode != 0 {
+		m.t.Fatalf("%s heartbeat: %v code %d", m.id, err, errCodeOf(resp))
+	}
+	m.epoch = resp.MemberEpoch
+}
+
+func errCodeOf(resp *kmsg.ShareGroupHeartbeatResponse) int16 {
+	if resp == nil {
+		return -1
+	}
+	return resp.ErrorCode
+}
+
+// fetch sends a ShareFetch carrying acks (type typ over [first, last];
+// none when typ < 0) and returns the top-level code, the partition's
+// acknowledgement code and the offsets acquired.
+func (m *shareRaw) fetch(typ int8, first, last int64, maxRecords int32) (top, ack int16, got []int64) {
+	m.t.Helper()
+	req := kmsg.NewPtrShareFetchRequest()
+	req.GroupID, req.MemberID = kmsg.StringPtr("g"), kmsg.StringPtr(m.id)
+	req.ShareSessionEpoch, req.MaxRecords, req.BatchSize, req.MaxBytes, req.MaxWaitMillis = m.session, maxRecords, maxRecords, 1<<20, 0
+	rt := kmsg.NewShareFetchRequestTopic()
+	rt.TopicID = serve.TopicID("t")
+	rp := kmsg.NewShareFetchRequestTopicPartition()
+	if typ >= 0 {
+		b := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
+		b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = first, last, []int8{typ}
+		rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, b)
+	}
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx(m.t), m.cl)
+	if err != nil {
+		m.t.Fatalf("%s share fetch: %v", m.id, err)
+	}
+	if resp.ErrorCode == 0 {
+		m.session++
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			ack = p.AcknowledgeErrorCode
+			for _, a := range p.AcquiredRecords {
+				for o := a.FirstOffset; o <= a.LastOffset; o++ {
+					got = append(got, o)
+				}
+			}
+		}
+	}
+	return resp.ErrorCode, ack, got
+}
+
+// acknowledge sends a ShareAcknowledge and returns the top-level and the
+// partition's codes.
+func (m *shareRaw) acknowledge(typ int8, first, last int64) (top, part int16) {
+	m.t.Helper()
+	req := kmsg.NewPtrShareAcknowledgeRequest()
+	req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr("g"), kmsg.StringPtr(m.id), m.session
+	rt := kmsg.NewShareAcknowledgeRequestTopic()
+	rt.TopicID = serve.TopicID("t")
+	rp := kmsg.NewShareAcknowledgeRequestTopicPartition()
+	b := kmsg.NewShareAcknowledgeRequestTopicPartitionAcknowledgementBatch()
+	b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = first, last, []int8{typ}
+	rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, b)
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx(m.t), m.cl)
+	if err != nil {
+		m.t.Fatalf("%s share acknowledge: %v", m.id, err)
+	}
+	if resp.ErrorCode == 0 {
+		m.session++
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			part = p.ErrorCode
+		}
+	}
+	return resp.ErrorCode, part
+}
+
+func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
+	t.Parallel()
+	const lock = 30 * time.Second
+	cases := []struct {
+		name string
+		away func(t *testing.T, clk *engine.ManualClock, e *engine.Engine, a, b *shareRaw)
+		// top and part are the codes A's acknowledgement of 0..1 gets.
+		top, part int16
+		// state is offset 1's state afterwards; fetched its state after a
+		// ShareFetch, which acquires what is available once it applied the
+		// acknowledgements.
+		state, fetched engine.RecordState
+	}{
+		{"lock expired", func(t *testing.T, clk *engine.ManualClock, e *engine.Engine, _, _ *shareRaw) {
+			clk.Advance(lock)
+			e.FireTimers()
+		}, 0, kerr.InvalidRecordState.Code, engine.StateAvailable, engine.StateAcquired},
+		{"redelivered to another member", func(t *testing.T, clk *engine.ManualClock, e *engine.Engine, _, b *shareRaw) {
+			clk.Advance(lock)
+			e.FireTimers()
+			b.heartbeat(false)
+			if _, _, got := b.fetch(-1, 0, 0, 10); len(got) != 2 {
+				t.Fatalf("B acquired %v, want 0..1", got)
+			}
+		}, 0, kerr.InvalidRecordState.Code, engine.StateAcquired, engine.StateAcquired},
+		{"redelivered and accepted by another member (below SPSO)", func(t *testing.T, clk *engine.ManualClock, e *engine.Engine, _, b *shareRaw) {
+			clk.Advance(lock)
+			e.FireTimers()
+			b.heartbeat(false)
+			b.fetch(-1, 0, 0, 10)
+			if top, part := b.acknowledge(1, 0, 1); top != 0 || part != 0 {
+				t.Fatalf("B accepts: codes %d/%d", top, part)
+			}
+		}, 0, 0, engine.StateAcknowledged, engine.StateAcknowledged},
+		{"session ended (member left)", func(t *testing.T, _ *engine.ManualClock, _ *engine.Engine, a, _ *shareRaw) {
+			a.heartbeat(true)
+		}, kerr.ShareSessionNotFound.Code, 0, engine.StateAvailable, engine.StateAvailable},
+	}
+	for _, tc := range cases {
+		for _, via := range []string{"ShareAcknowledge", "ShareFetch"} {
+			for _, typ := range []int8{1, 2, 3} { // accept, release, reject
+				t.Run(tc.name+"/"+via+"/"+engine.AckType(typ).String(), func(t *testing.T) {
+					t.Parallel()
+					clk := engine.NewManualClock()
+					e, err := engine.New(engine.WithClock(clk))
+					if err != nil {
+						t.Fatal(err)
+					}
+					s, err := serve.New(e, serve.WithListen("127.0.0.1:0"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					go s.Serve()
+					t.Cleanup(func() { s.Close(); e.Close() })
+					if err := e.CreateTopic("t", 1); err != nil {
+						t.Fatal(err)
+					}
+					if err := e.SetShareGroupConfig("g", engine.GroupConfig{LockDuration: lock, DeliveryLimit: 5, MaxRecordLocks: 100, AutoOffsetReset: engine.ResetEarliest}); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := e.Produce("t", 0, []engine.ProduceRecord{{Value: []byte("0")}, {Value: []byte("1")}}); err != nil {
+						t.Fatal(err)
+					}
+					cl := client(t, s)
+					a := &shareRaw{t: t, cl: cl, id: "member-a"}
+					b := &shareRaw{t: t, cl: cl, id: "member-b"}
+					a.heartbeat(false)
+					if _, _, got := a.fetch(-1, 0, 0, 10); len(got) != 2 {
+						t.Fatalf("A acquired %v, want 0..1", got)
+					}
+					tc.away(t, clk, e, a, b)
+					var top, part int16
+					if via == "ShareAcknowledge" {
+						top, part = a.acknowledge(typ, 0, 1)
+					} else {
+						top, part, _ = a.fetch(typ, 0, 1, 0)
+					}
+					if top != tc.top || part != tc.part {
+						t.Fatalf("A's %s codes: top %d (%v) partition %d (%v), want %d and %d",
+							via, top, kerr.ErrorForCode(top), part, kerr.ErrorForCode(part), tc.top, tc.part)
+					}
+					ri, err := e.ShareRecord("g", engine.TopicPartition{Topic: "t"}, 1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := tc.state
+					if via == "ShareFetch" {
+						want = tc.fetched
+					}
+					if ri.State != want {
+						t.Fatalf("offset 1 after A's acknowledgement: %v, want %v", ri.State, want)
+					}
+				})
+			}
+		}
+	}
+}
