@@ -1,6 +1,6 @@
 // Package cli implements the sharebench command line: one function per
 // subcommand over the library packages, with pflag flags, help with
-// examples, and the exit codes the README documents. cmd/sharebench only
+// examples, and the exit codes docs/running.md documents. cmd/sharebench only
 // calls Main.
 package cli
 
