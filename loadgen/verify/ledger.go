@@ -140,11 +140,19 @@ type OpenTransaction struct {
 	Epoch           int16  `json:"epoch"`
 	FirstOffset     int64  `json:"first_offset"`
 	TransactionalID string `json:"transactional_id,omitempty"`
-	// Source says how it was found: "target" (the engine's introspection,
-	// Kafka's DescribeProducers) or "markers" (records with no marker
-	// after them in the read_uncommitted pass).
+	// Source says how it was found: OpenSourceTarget or OpenSourceMarkers.
 	Source string `json:"source"`
 }
+
+// How an open transaction was found.
+const (
+	// OpenSourceTarget: the target listed it (the engine's introspection,
+	// Kafka's DescribeProducers).
+	OpenSourceTarget = "target"
+	// OpenSourceMarkers: records with no marker after them in the
+	// read_uncommitted pass.
+	OpenSourceMarkers = "markers"
+)
 
 // Meta is ledger.json: the schema, the run's identity and what the run
 // could observe, so that the verifier can say what it could not judge.
