@@ -126,9 +126,8 @@ func TestLedgerMutations(t *testing.T) {
 			edit: func(t *testing.T, l [][]byte) [][]byte { return l[1:] }},
 		{name: "transaction left open", file: verify.MetaFile, kind: verify.KindHangingTransaction,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
-				i := firstWith(t, l, `"markers"`)
-				l[i] = append(l[i], []byte(`,
-  "open_transactions": [{"partition": 1, "producer_id": 1002, "epoch": 3, "first_offset": 40, "source": "target"}]`)...)
+				i := firstWith(t, l, `"open_transactions": []`)
+				l[i] = replaceIn(l[i], `[]`, `[{"partition": 1, "producer_id": 1002, "epoch": 3, "first_offset": 40, "source": "target"}]`)
 				return l
 			}},
 		{name: "drain timed out", file: verify.MetaFile, verdict: verify.VerdictInconclusive,

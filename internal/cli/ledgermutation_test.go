@@ -144,7 +144,8 @@ func ledgerMutations() []ledgerMutation {
 			editMeta(t, filepath.Join(dir, verify.MetaFile), func(m map[string]json.RawMessage) { m[field] = json.RawMessage(value) })
 		}
 	}
-	for _, f := range []string{"schema", "mode", "target", "delivery_limit", "drain_timed_out", "share_state", "delivery_counts", "markers"} {
+	for _, f := range []string{"schema", "mode", "target", "delivery_limit", "drain_timed_out", "incomplete", "share_state", "delivery_counts", "markers",
+		"dlq_topic", "dlq_at_least_once", "open_transactions"} {
 		ms = append(ms, ledgerMutation{name: "ledger.json without " + f, mode: "explicit",
 			mutate: func(t *testing.T, _, dir string) {
 				editMeta(t, filepath.Join(dir, verify.MetaFile), func(m map[string]json.RawMessage) { delete(m, f) })
