@@ -57,13 +57,22 @@ func (TextFormatter) Format(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
 			continue
 		case m.Error != "" && m.Histograms == nil:
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", name)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t\n", name, verdict(m))
 			continue
 		}
 		e2e, commit := m.Histograms[result.HistEndToEnd], m.Histograms[result.HistCommit]
 		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", name, m.Throughput,
 			lat(e2e.P50, e2e.Count), lat(e2e.P99, e2e.Count), lat(e2e.P999, e2e.Count), lat(commit.P99, commit.Count),
 			m.Redeliveries, m.Aborts, m.FencedAborts, m.LockExpiries, verdict(m))
+	}
+	// The mode runs an interrupt kept from starting get a row too: a run
+	// that lists only what it ran reads as complete.
+	for _, ref := range r.NotRun {
+		name := ref.Mode
+		if r.Repeats > 1 {
+			name = fmt.Sprintf("%s #%d", ref.Mode, ref.Repeat+1)
+		}
+		fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\tINCONCLUSIVE: never ran\t\n", name)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -72,6 +81,8 @@ func (TextFormatter) Format(w io.Writer, r *result.Result) error {
 		switch {
 		case m.Unsupported != "":
 			fmt.Fprintf(w, "%s: %s\n", m.Mode, m.Unsupported)
+		case m.Interrupted:
+			fmt.Fprintf(w, "%s: %s: no verdict\n", m.Mode, m.Error)
 		case m.Error != "":
 			fmt.Fprintf(w, "%s: error: %s\n", m.Mode, m.Error)
 		}
@@ -84,6 +95,9 @@ func (TextFormatter) Format(w io.Writer, r *result.Result) error {
 		if m.DrainTimedOut {
 			fmt.Fprintf(w, "%s: warning: the drain timed out after %v with inputs still unresolved\n", m.Mode, time.Duration(m.DrainNs).Round(time.Millisecond))
 		}
+	}
+	for _, ref := range r.NotRun {
+		fmt.Fprintf(w, "%s: never ran: the run was interrupted first\n", ref.Mode)
 	}
 	return nil
 }
@@ -110,11 +124,16 @@ func lat(ns, count int64) string {
 
 // verdict is the exactly-once column: PASS, FAIL with the forbidden
 // anomalies, or INCONCLUSIVE with how many inputs were left unjudged (and
-// "drain" when the drain timed out); allowed anomalies are shown in
-// brackets.
+// "drain" when the drain timed out) or because an interrupt stopped the
+// mode before its verdict; allowed anomalies are shown in brackets.
 func verdict(m result.ModeResult) string {
 	v := m.Verify
-	if v == nil {
+	switch {
+	case v == nil && m.Interrupted:
+		return "INCONCLUSIVE: interrupted"
+	case v == nil && m.Error != "":
+		return "error"
+	case v == nil:
 		return "-"
 	}
 	if v.Inconclusive() {

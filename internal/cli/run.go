@@ -208,7 +208,15 @@ func runCmd(env *Env, args []string) error {
 				done++
 			}
 		}
-		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, result.ResultPath(f.out)))
+		never := ""
+		if n := len(res.NotRun); n > 0 {
+			names := make([]string, 0, n)
+			for _, m := range res.NotRun {
+				names = append(names, result.LedgerName(m.Mode, m.Repeat, res.Repeats))
+			}
+			never = fmt.Sprintf("; %s never ran (listed as not_run)", strings.Join(names, ", "))
+		}
+		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s%s", done, result.ResultPath(f.out), never))
 	}
 	return runVerdict(res, f)
 }
