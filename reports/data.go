@@ -54,6 +54,23 @@ func (md *modeData) unfinishedWhy() string {
 	return strings.Join(why, "; ")
 }
 
+// noMeasurement says why some repeats of the mode were not measured:
+// the errors of those that failed, and those an interrupt stopped or kept
+// from starting.
+func (md *modeData) noMeasurement() string {
+	var why []string
+	if len(md.errors) > 0 {
+		why = append(why, fmt.Sprintf("%d repeats failed (%s)", len(md.errors), strings.Join(md.errors, "; ")))
+	}
+	if n := len(md.interrupted); n > 0 {
+		why = append(why, fmt.Sprintf("%d repeats interrupted before they finished", n))
+	}
+	if n := len(md.notRun); n > 0 {
+		why = append(why, fmt.Sprintf("%d repeats never ran (the run was interrupted first)", n))
+	}
+	return strings.Join(why, "; ")
+}
+
 // repeatsWord is "" when n is every repeat of total, else "n of total
 // repeats ".
 func repeatsWord(n, total int) string {
