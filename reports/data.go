@@ -39,7 +39,8 @@ func (md *modeData) unfinished() bool {
 }
 
 // unfinishedWhy says which repeats have no verdict and why, as in
-// "interrupted before it finished; 1 repeat never ran".
+// "interrupted before it finished" (every repeat) or "1 of 2 repeats never
+// ran (the run was interrupted first)".
 func (md *modeData) unfinishedWhy() string {
 	var why []string
 	if n := len(md.interrupted); n > 0 {
