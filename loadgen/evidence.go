@@ -340,7 +340,7 @@ func openFromTarget(ts []targets.OpenTransaction) []verify.OpenTransaction {
 	out := make([]verify.OpenTransaction, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, verify.OpenTransaction{Partition: t.Partition, ProducerID: t.ProducerID, Epoch: t.ProducerEpoch,
-			FirstOffset: t.FirstOffset, TransactionalID: t.TransactionalID, Source: "target"})
+			FirstOffset: t.FirstOffset, TransactionalID: t.TransactionalID, Source: verify.OpenSourceTarget})
 	}
 	return out
 }

@@ -74,6 +74,8 @@ func (f TextFormatter) Format(w io.Writer, r *result.Result) error {
 		switch {
 		case m.Unsupported != "":
 			fmt.Fprintf(w, "%s: %s\n", m.Mode, m.Unsupported)
+		case m.Interrupted:
+			fmt.Fprintf(w, "%s: %s: no verdict\n", m.Mode, m.Error)
 		case m.Error != "":
 			fmt.Fprintf(w, "%s: error: %s\n", m.Mode, m.Error)
 		}
@@ -90,6 +92,9 @@ func (f TextFormatter) Format(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(w, "%s: warning: the drain was interrupted after %v with inputs still unresolved\n", m.Mode, time.Duration(m.DrainNs).Round(time.Millisecond))
 		}
 	}
+	for _, ref := range r.NotRun {
+		fmt.Fprintf(w, "%s: never ran: the run was interrupted first\n", ref.Mode)
+	}
 	return nil
 }
 
@@ -100,6 +105,17 @@ func rowName(r *result.Result, m result.ModeResult) string {
 		return fmt.Sprintf("%s #%d", m.Mode, m.Repeat+1)
 	}
 	return m.Mode
+}
+
+// neverRan is the verdict of a mode run an interrupt kept from starting.
+const neverRan = "INCONCLUSIVE: never ran"
+
+// notRunName is a table's name of a mode run that never ran.
+func notRunName(r *result.Result, ref result.ModeRef) string {
+	if r.Repeats > 1 {
+		return fmt.Sprintf("%s #%d", ref.Mode, ref.Repeat+1)
+	}
+	return ref.Mode
 }
 
 // wideTable writes every column of the table.
@@ -113,13 +129,18 @@ func wideTable(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
 			continue
 		case m.Error != "" && m.Histograms == nil:
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", name)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t\n", name, verdict(m))
 			continue
 		}
 		e2e, commit := m.Histograms[result.HistEndToEnd], m.Histograms[result.HistCommit]
 		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", name, m.Throughput,
 			lat(e2e.P50, e2e.Count), lat(e2e.P99, e2e.Count), lat(e2e.P999, e2e.Count), lat(commit.P99, commit.Count),
 			m.Redeliveries, m.Aborts, m.FencedAborts, m.LockExpiries, verdict(m))
+	}
+	// The mode runs an interrupt kept from starting get a row too: a run
+	// that lists only what it ran reads as complete.
+	for _, ref := range r.NotRun {
+		fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t\n", notRunName(r, ref), neverRan)
 	}
 	return tw.Flush()
 }
@@ -138,7 +159,9 @@ func compactTable(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tunsupported\t\n", name)
 			continue
 		case m.Error != "" && m.Histograms == nil:
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\terror\t\n", name)
+			// The footnotes below the table say why there is no verdict.
+			word, _, _ := strings.Cut(verdict(m), " ")
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t%s\t\n", name, strings.TrimSuffix(word, ":"))
 			continue
 		}
 		e2e := m.Histograms[result.HistEndToEnd]
@@ -150,6 +173,9 @@ func compactTable(w io.Writer, r *result.Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%d\t%d\t%s\t\n", name, m.Throughput,
 			lat(e2e.P50, e2e.Count), lat(e2e.P99, e2e.Count), lat(e2e.P999, e2e.Count), m.Redeliveries, m.Aborts, word)
+	}
+	for _, ref := range r.NotRun {
+		fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tINCONCLUSIVE\t\n", notRunName(r, ref))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -210,11 +236,16 @@ func lat(ns, count int64) string {
 
 // verdict is the exactly-once column: PASS, FAIL with the forbidden
 // anomalies, or INCONCLUSIVE with how many inputs were left unjudged (and
-// "drain" when the drain timed out); allowed anomalies are shown in
-// brackets.
+// "drain" when the drain timed out) or because an interrupt stopped the
+// mode before its verdict; allowed anomalies are shown in brackets.
 func verdict(m result.ModeResult) string {
 	v := m.Verify
-	if v == nil {
+	switch {
+	case v == nil && m.Interrupted:
+		return "INCONCLUSIVE: interrupted"
+	case v == nil && m.Error != "":
+		return "error"
+	case v == nil:
 		return "-"
 	}
 	if v.Inconclusive() {

@@ -1,7 +1,8 @@
 // This file pins the exact text tables TextFormatter prints, wide and
 // compact, on a result built by hand: a passing mode, one with allowed
 // duplicates, one failing, one unsupported and one that errored, with
-// their footnotes.
+// their footnotes; and an interrupted run, whose stopped and unstarted
+// modes are INCONCLUSIVE.
 
 package loadgen_test
 
@@ -98,4 +99,38 @@ func ExampleTextFormatter_compact() {
 	// transactional: warning: the drain timed out after 30.004s with inputs still unresolved
 	// deferred: kafka: mode deferred needs transactions; run --modes explicit
 	// classic-eos: error: setting up topics: boom
+}
+
+// An interrupted run: the first mode finished, the second was stopped
+// before its verdict, the third never started. Neither of the last two
+// reads as passed.
+func ExampleTextFormatter_interrupted() {
+	res := &result.Result{
+		Schema: result.Schema, Env: result.Env{Target: "engine"}, Workload: "quick", Seed: 7,
+		OpenLoop: true, Rate: 2000, Duration: 2 * time.Second, Warmup: 500 * time.Millisecond, Repeats: 1,
+		Interrupted: true,
+		Modes: []result.ModeResult{
+			{
+				Mode: "explicit", Throughput: 2000,
+				Histograms: map[string]result.Histogram{result.HistEndToEnd: {Count: 4000, P50: 627_000, P99: 900_000, P999: 1_200_000}},
+				Verify:     &result.Verification{Pass: true, Allowed: []string{"duplicate"}, Counts: map[string]int64{}},
+			},
+			{
+				Mode: "transactional", Throughput: 1200, Interrupted: true, Error: "interrupted before the mode finished",
+				Histograms: map[string]result.Histogram{result.HistEndToEnd: {Count: 1000, P50: 5_000_000, P99: 9_000_000, P999: 9_500_000}},
+			},
+		},
+		NotRun: []result.ModeRef{{Mode: "classic-eos"}},
+	}
+	if err := (loadgen.TextFormatter{}).Format(os.Stdout, res); err != nil {
+		panic(err)
+	}
+	// Output:
+	// workload quick · target engine · open loop, 2000 records/s · 2s measured after 500ms warm-up · seed 7
+	//            mode  throughput/s  e2e p50  e2e p99  e2e p99.9  commit p99  redeliveries  aborts  fenced aborts  lock expiries               exactly-once
+	//        explicit          2000    627µs    900µs      1.2ms           -             0       0              0              0                       PASS
+	//   transactional          1200      5ms      9ms      9.5ms           -             0       0              0              0  INCONCLUSIVE: interrupted
+	//     classic-eos             -        -        -          -           -             -       -              -              -    INCONCLUSIVE: never ran
+	// transactional: interrupted before the mode finished: no verdict
+	// classic-eos: never ran: the run was interrupted first
 }

@@ -331,7 +331,7 @@ func (l *Ledger) finishMarkers() []verify.OpenTransaction {
 			}
 		}
 		if first >= 0 {
-			open = append(open, verify.OpenTransaction{Partition: k.partition, ProducerID: k.pid, Epoch: epoch, FirstOffset: first, Source: "markers"})
+			open = append(open, verify.OpenTransaction{Partition: k.partition, ProducerID: k.pid, Epoch: epoch, FirstOffset: first, Source: verify.OpenSourceMarkers})
 		}
 	}
 	l.pending = map[pidKey][]uint32{}

@@ -118,13 +118,16 @@ func TestLedgerMutations(t *testing.T) {
 				l[0] = replaceIn(l[0], `"delivery_count":1`, `"delivery_count":6`)
 				return l
 			}},
-		{name: "output of no input", file: verify.InputsFile, kind: verify.KindPhantom,
+		{name: "output of no input", file: verify.OutputsFile, kind: verify.KindPhantom,
+			edit: func(t *testing.T, l [][]byte) [][]byte {
+				return append(l, replaceIn(replaceIn(l[0], `"id":`, `"id":98765`), `"offset":`, `"offset":9999`))
+			}},
+		{name: "delivery of no input", file: verify.InputsFile, refuse: `: delivery of id 1, which is not in inputs.jsonl`,
 			edit: func(t *testing.T, l [][]byte) [][]byte { return l[1:] }},
 		{name: "transaction left open", file: verify.MetaFile, kind: verify.KindHangingTransaction,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
-				i := firstWith(t, l, `"markers"`)
-				l[i] = append(l[i], []byte(`,
-  "open_transactions": [{"partition": 1, "producer_id": 1002, "epoch": 3, "first_offset": 40, "source": "target"}]`)...)
+				i := firstWith(t, l, `"open_transactions": []`)
+				l[i] = replaceIn(l[i], `[]`, `[{"partition": 1, "producer_id": 1002, "epoch": 3, "first_offset": 40, "source": "target"}]`)
 				return l
 			}},
 		{name: "drain timed out", file: verify.MetaFile, verdict: verify.VerdictInconclusive,

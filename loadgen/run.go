@@ -59,11 +59,13 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			return nil, fmt.Errorf("loadgen: output directory: %w", err)
 		}
 	}
-modes:
 	for rep := 0; rep < cfg.Repeats; rep++ {
 		for _, m := range cfg.Modes {
 			if ctx.Err() != nil {
-				break modes
+				// An interrupt ends the run: what it never started is
+				// listed, so no report can take the run for complete.
+				res.NotRun = append(res.NotRun, result.ModeRef{Mode: string(m), Repeat: rep})
+				continue
 			}
 			mr := runOne(ctx, &cfg, m, rep)
 			if ctx.Err() != nil {

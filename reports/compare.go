@@ -163,8 +163,8 @@ func CompareWith(baseline, candidate []*Run, o CompareOptions) (*Comparison, err
 		mc.BaselineRepeats, mc.CandidateRepeats = len(base), len(cand)
 		for _, rd := range c.candRuns {
 			mc.Forbidden = append(mc.Forbidden, findings(rd, mode)...)
-			if md := rd.find(mode); md != nil && len(md.repeats) > 0 && len(md.errors) > 0 {
-				c.Notes = append(c.Notes, fmt.Sprintf("%s: mode %s: %d repeats failed (%s)", rd.label, mode, len(md.errors), strings.Join(md.errors, "; ")))
+			if md := rd.find(mode); md != nil && len(md.repeats) > 0 && md.unfinished() {
+				c.Notes = append(c.Notes, fmt.Sprintf("%s: mode %s: %s", rd.label, mode, md.noMeasurement()))
 			}
 		}
 		switch {
@@ -243,7 +243,7 @@ func pooled(runs []*runData, mode string) ([]*repeatData, string) {
 		case md.unsupported != "":
 			why = append(why, rd.label+": unsupported: "+md.unsupported)
 		default:
-			why = append(why, rd.label+": failed: "+strings.Join(md.errors, "; "))
+			why = append(why, rd.label+": "+md.noMeasurement())
 		}
 	}
 	if len(runs) == 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -27,6 +28,57 @@ type modeData struct {
 	repeats     []*repeatData // measured repeats: neither unsupported nor failed
 	unsupported string
 	errors      []string // "repeat N: …" for failed repeats
+	interrupted []int    // repeats an interrupt stopped before they finished
+	notRun      []int    // repeats an interrupted run never started
+}
+
+// unfinished reports whether some repeat of the mode has no verdict
+// because it failed, was interrupted or never ran.
+func (md *modeData) unfinished() bool {
+	return md != nil && len(md.errors)+len(md.interrupted)+len(md.notRun) > 0
+}
+
+// unfinishedWhy says which repeats have no verdict and why, as in
+// "interrupted before it finished" (every repeat) or "1 of 2 repeats never
+// ran (the run was interrupted first)".
+func (md *modeData) unfinishedWhy() string {
+	var why []string
+	if n := len(md.interrupted); n > 0 {
+		why = append(why, repeatsWord(n, len(md.repeats)+len(md.errors)+n+len(md.notRun))+"interrupted before it finished")
+	}
+	if n := len(md.notRun); n > 0 {
+		why = append(why, repeatsWord(n, len(md.repeats)+len(md.errors)+len(md.interrupted)+n)+"never ran (the run was interrupted first)")
+	}
+	if n := len(md.errors); n > 0 {
+		why = append(why, repeatsWord(n, len(md.repeats)+n+len(md.interrupted)+len(md.notRun))+"failed before its verdict")
+	}
+	return strings.Join(why, "; ")
+}
+
+// noMeasurement says why some repeats of the mode were not measured:
+// the errors of those that failed, and those an interrupt stopped or kept
+// from starting.
+func (md *modeData) noMeasurement() string {
+	var why []string
+	if len(md.errors) > 0 {
+		why = append(why, fmt.Sprintf("%d repeats failed (%s)", len(md.errors), strings.Join(md.errors, "; ")))
+	}
+	if n := len(md.interrupted); n > 0 {
+		why = append(why, fmt.Sprintf("%d repeats interrupted before they finished", n))
+	}
+	if n := len(md.notRun); n > 0 {
+		why = append(why, fmt.Sprintf("%d repeats never ran (the run was interrupted first)", n))
+	}
+	return strings.Join(why, "; ")
+}
+
+// repeatsWord is "" when n is every repeat of total, else "n of total
+// repeats ".
+func repeatsWord(n, total int) string {
+	if n == total {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d repeats ", n, total)
 }
 
 // repeatData is one measured repeat with its decoded histograms.
@@ -64,6 +116,9 @@ func prepare(run *Run, label string) *runData {
 		case m.Unsupported != "":
 			md.unsupported = m.Unsupported
 			continue
+		case m.Interrupted:
+			md.interrupted = append(md.interrupted, m.Repeat)
+			continue
 		case m.Error != "":
 			md.errors = append(md.errors, fmt.Sprintf("repeat %d: %s", m.Repeat, m.Error))
 			continue
@@ -91,6 +146,15 @@ func prepare(run *Run, label string) *runData {
 			rp.values[metric] = rp.metric(metric)
 		}
 		md.repeats = append(md.repeats, rp)
+	}
+	for _, ref := range run.Result.NotRun {
+		md := byMode[ref.Mode]
+		if md == nil {
+			md = &modeData{mode: ref.Mode}
+			byMode[ref.Mode] = md
+			rd.modes = append(rd.modes, md)
+		}
+		md.notRun = append(md.notRun, ref.Repeat)
 	}
 	slices.Sort(rd.warnings)
 	return rd

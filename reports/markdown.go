@@ -16,6 +16,18 @@ func mdEscape(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
+// mdVerdict is a row's verifier cell, marked by its class.
+func mdVerdict(r summaryRow) string {
+	v := mdEscape(r.Verdict)
+	switch r.VerdictClass {
+	case "pass":
+		v = "✅ " + v
+	case "fail":
+		v = "❌ **" + v + "**"
+	}
+	return v
+}
+
 func renderMarkdown(runs []*runData) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", mdEscape(title(runs)))
@@ -51,7 +63,11 @@ func renderMarkdown(runs []*runData) []byte {
 			for range t.Heads {
 				cells = append(cells, "—")
 			}
-			cells = append(cells, mdEscape(r.Status))
+			v := mdEscape(r.Status)
+			if r.Verdict != "" {
+				v = mdVerdict(r) + " — " + v
+			}
+			cells = append(cells, v)
 		} else {
 			for _, c := range r.Cells {
 				s := c.Text
@@ -60,14 +76,7 @@ func renderMarkdown(runs []*runData) []byte {
 				}
 				cells = append(cells, mdEscape(s))
 			}
-			v := mdEscape(r.Verdict)
-			switch r.VerdictClass {
-			case "pass":
-				v = "✅ " + v
-			case "fail":
-				v = "❌ **" + v + "**"
-			}
-			cells = append(cells, v)
+			cells = append(cells, mdVerdict(r))
 		}
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 	}

@@ -118,8 +118,10 @@ func buildTable(runs []*runData) summaryTable {
 			switch {
 			case md == nil:
 				row.Status = "not run"
-			case len(md.repeats) == 0 && md.unsupported != "":
+			case len(md.repeats) == 0 && md.unsupported != "" && !md.unfinished():
 				row.Status = "unsupported: " + md.unsupported
+			case len(md.repeats) == 0 && len(md.interrupted)+len(md.notRun) > 0:
+				row.Status = md.unfinishedWhy()
 			case len(md.repeats) == 0:
 				row.Status = "failed: " + strings.Join(md.errors, "; ")
 			}
@@ -151,12 +153,16 @@ func buildTable(runs []*runData) summaryTable {
 			if ri == 0 {
 				baseMedians = medians
 			}
-			if row.Status == "" {
+			switch {
+			case row.Status == "":
 				row.Verdict, row.VerdictClass = verdictText(verdictOf(md))
-				if len(md.errors) > 0 {
-					row.Verdict += fmt.Sprintf(" (%d failed repeats)", len(md.errors))
+				if md.unfinished() {
+					row.Verdict, row.VerdictClass = unfinishedVerdict(md)
 				}
-			} else {
+			case md.unfinished():
+				// A mode with no verdict at all is not judged: never PASS.
+				row.Verdict, row.VerdictClass = "INCONCLUSIVE: no verdict", "fail"
+			default:
 				row.VerdictClass = "none"
 			}
 			t.Rows = append(t.Rows, row)
@@ -206,6 +212,23 @@ func (t *summaryTable) dropEmptyColumns() {
 		}
 		r.Cells = cells
 	}
+}
+
+// unfinishedVerdict is the verifier column of a mode some of whose
+// repeats have no verdict (failed, interrupted or never ran): a FAIL stays
+// FAIL, anything else is INCONCLUSIVE, since the repeats without a
+// verdict proved nothing.
+func unfinishedVerdict(md *modeData) (string, string) {
+	v := verdictOf(md)
+	text, class := verdictText(v)
+	why := md.unfinishedWhy()
+	switch {
+	case v.failed > 0:
+		return text + " (" + why + ")", class
+	case v.inconclusive > 0:
+		return text + "; " + why, "fail"
+	}
+	return "INCONCLUSIVE: " + why, "fail"
 }
 
 // verdictText is the verifier column: PASS, or FAIL with the forbidden

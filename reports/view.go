@@ -309,24 +309,36 @@ func witnessRowOf(w result.Witness) witnessRow {
 	return row
 }
 
-// overallVerdict sums up the verifier over every run and mode.
+// overallVerdict sums up the verifier over every run and mode. A forbidden
+// anomaly anywhere is FAIL; otherwise a run that was interrupted, a mode
+// that failed before its verdict or never ran, or a verdict that left
+// inputs unjudged makes it INCONCLUSIVE (naming them), never PASS.
 func overallVerdict(runs []*runData) (text, class string) {
-	var failed, unjudged []string
-	verified := false
+	var failed, unjudged, unfinished []string
+	verified, interrupted := false, false
 	for _, rd := range runs {
+		label := func(s string) string {
+			if len(runs) > 1 {
+				s += " (" + rd.label + ")"
+			}
+			return s
+		}
+		if rd.run != nil && rd.run.Result != nil && rd.run.Result.Interrupted {
+			interrupted = true
+		}
 		for _, md := range rd.modes {
 			v := verdictOf(md)
 			if v.verified > 0 {
 				verified = true
 			}
 			if v.failed == 0 && v.inconclusive > 0 {
-				unjudged = append(unjudged, md.mode)
+				unjudged = append(unjudged, label(md.mode))
+			}
+			if md.unfinished() {
+				unfinished = append(unfinished, label(md.mode)+" "+md.unfinishedWhy())
 			}
 			if v.failed > 0 {
-				s := md.mode
-				if len(runs) > 1 {
-					s += " (" + rd.label + ")"
-				}
+				s := label(md.mode)
 				if len(v.forbidden) > 0 {
 					s += ": " + strings.Join(v.forbidden, ", ")
 				}
@@ -337,6 +349,21 @@ func overallVerdict(runs []*runData) (text, class string) {
 	switch {
 	case len(failed) > 0:
 		return "Exactly-once verifier: FAIL — " + strings.Join(failed, "; "), "fail"
+	case interrupted || len(unfinished) > 0:
+		text = "Exactly-once verifier: INCONCLUSIVE — "
+		if interrupted {
+			text += "the run was interrupted"
+			if len(unfinished) > 0 {
+				text += ": "
+			}
+		} else {
+			text += "the run is unfinished: "
+		}
+		text += strings.Join(unfinished, "; ")
+		if len(unjudged) > 0 {
+			text += "; the verifier could not judge " + strings.Join(unjudged, ", ")
+		}
+		return text, "fail"
 	case len(unjudged) > 0:
 		return "Exactly-once verifier: INCONCLUSIVE — the verifier could not judge " + strings.Join(unjudged, ", ") + " (the drain timed out, or inputs it could not judge)", "fail"
 	case verified:

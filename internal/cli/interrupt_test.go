@@ -1,7 +1,7 @@
 // This file tests SIGINT on a real process: the test binary runs the
 // command line again as a subprocess (TestHelperMain), is interrupted in
 // its second mode, and must keep the first mode's figures, mark the second
-// interrupted, render the report and exit 130.
+// interrupted, render a report that says INCONCLUSIVE and exit 130.
 
 package cli_test
 
@@ -86,6 +86,13 @@ func TestInterruptKeepsMeasuredModes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "report", "report.html")); err != nil {
 		t.Errorf("no report after the interrupt: %v", err)
+	}
+	// The report does not take the run for complete: the first mode
+	// passed, but the run is INCONCLUSIVE and names the stopped mode.
+	if md, err := os.ReadFile(filepath.Join(dir, "report", "summary.md")); err != nil {
+		t.Errorf("no summary.md after the interrupt: %v", err)
+	} else if want := "Exactly-once verifier: INCONCLUSIVE — the run was interrupted: transactional interrupted before it finished"; !strings.Contains(string(md), want) || strings.Contains(string(md), "Exactly-once verifier: PASS") {
+		t.Errorf("summary.md does not say %q:\n%s", want, md)
 	}
 	if last := seen[len(seen)-1]; !strings.Contains(last, "interrupted") {
 		t.Errorf("last line %q does not say the run was interrupted", last)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -220,7 +221,15 @@ func runCmd(env *Env, args []string) error {
 				done++
 			}
 		}
-		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s", done, result.ResultPath(f.out)))
+		never := ""
+		if n := len(res.NotRun); n > 0 {
+			names := make([]string, 0, n)
+			for _, m := range res.NotRun {
+				names = append(names, result.LedgerName(m.Mode, m.Repeat, res.Repeats))
+			}
+			never = fmt.Sprintf("; %s never ran (listed as not_run)", strings.Join(names, ", "))
+		}
+		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s%s", done, result.ResultPath(f.out), never))
 	}
 	return runVerdict(res, f)
 }
@@ -515,15 +524,33 @@ func verifyCmd(env *Env, args []string) error {
 	if len(names) == 0 {
 		return usageErr("no ledgers for mode %q under %s", *only, result.LedgersDir(*in))
 	}
+	// The counts result.json records are cross-checked against the
+	// ledgers; a run directory without one is judged from its ledgers
+	// alone, and says so.
+	run, err := result.Read(result.ResultPath(*in))
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		run = nil
+		fmt.Fprintf(env.Stdout, "verify: %s has no %s: the ledgers' counts are not cross-checked\n", *in, result.FileName)
+	case err != nil:
+		return usageErr("%v; the run directory's %s must be readable to cross-check its ledgers", err, result.FileName)
+	}
 	// Each mode is judged on its own: a broken ledger is reported and the
 	// other modes are still verified. The exit code is the worst outcome:
-	// an anomaly (3), then a ledger that cannot be read (2), then an
-	// inconclusive verdict (5).
+	// an anomaly (3), then a ledger that cannot be read or that result.json
+	// contradicts (2), then an inconclusive verdict (5).
 	var failed, broken, unjudged []string
 	for _, name := range names {
 		mode := modeOf(name)
 		dir := result.LedgerDir(*in, name)
 		v, err := verify.VerifyDir(mode, dir, verify.Options{DeliveryLimit: deliveryLimit(*limit, *in, dir)})
+		if err == nil && run != nil {
+			if rec := run.ModeRun(name); rec == nil {
+				err = fmt.Errorf("verify: %s records no run of %s, so these ledgers are not the run's", result.ResultPath(*in), name)
+			} else {
+				err = verify.CheckRecorded(dir, v, rec)
+			}
+		}
 		if err != nil {
 			fmt.Fprintf(env.Stdout, "verify %s: not judged: %v\n", name, err)
 			broken = append(broken, name)
@@ -537,11 +564,22 @@ func verifyCmd(env *Env, args []string) error {
 			failed = append(failed, name)
 		}
 	}
+	// A mode the run verified with its ledgers dumped must have them.
+	if run != nil && run.Flags["dump-ledgers"] == "true" {
+		for _, m := range run.Modes {
+			name := result.LedgerName(m.Mode, m.Repeat, run.Repeats)
+			if m.Verify == nil || slices.Contains(names, name) || *only != "" && name != *only {
+				continue
+			}
+			fmt.Fprintf(env.Stdout, "verify %s: not judged: %s records its verdict, but %s is missing\n", name, result.ResultPath(*in), result.LedgerDir(*in, name))
+			broken = append(broken, name)
+		}
+	}
 	switch {
 	case len(failed) > 0:
 		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(failed, ", ")))
 	case len(broken) > 0:
-		return usageErr("ledgers of %s cannot be read (see above); re-run with --dump-ledgers", strings.Join(broken, ", "))
+		return usageErr("ledgers of %s cannot be judged (see above); re-run with --dump-ledgers", strings.Join(broken, ", "))
 	case len(unjudged) > 0:
 		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
 	}

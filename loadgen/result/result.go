@@ -56,9 +56,17 @@ type Result struct {
 	Warmup   time.Duration `json:"warmup_ns"`
 	Repeats  int           `json:"repeats"`
 	// Interrupted is set when a SIGINT or SIGTERM stopped the run: Modes
-	// holds the completed modes and the interrupted one (marked).
+	// holds the completed modes and the interrupted one (marked), NotRun
+	// the mode runs it never started, in the order it would have run them.
 	Interrupted bool         `json:"interrupted,omitempty"`
 	Modes       []ModeResult `json:"modes"`
+	NotRun      []ModeRef    `json:"not_run,omitempty"`
+}
+
+// ModeRef names one run of a mode: the mode and the repeat (from 0).
+type ModeRef struct {
+	Mode   string `json:"mode"`
+	Repeat int    `json:"repeat"`
 }
 
 // Env says where a run happened.

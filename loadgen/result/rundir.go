@@ -65,8 +65,31 @@ func ReadRun(path string) (runDir string, r *Result, err error) {
 	return runDir, r, err
 }
 
-// LedgerModes lists the modes (directory names, "explicit-r2" for a
-// repeat) with ledgers in runDir, sorted.
+// LedgerName is the name of a mode run's ledger directory: the mode, and
+// with more than one repeat the repeat ("explicit-r2").
+func LedgerName(mode string, repeat, repeats int) string {
+	if repeats > 1 {
+		return fmt.Sprintf("%s-r%d", mode, repeat)
+	}
+	return mode
+}
+
+// ModeRun returns the mode run whose ledger directory is named name
+// (LedgerName), or nil when r records none.
+func (r *Result) ModeRun(name string) *ModeResult {
+	for i := range r.Modes {
+		m := &r.Modes[i]
+		if m.Unsupported == "" && LedgerName(m.Mode, m.Repeat, r.Repeats) == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// LedgerModes lists the entries of runDir's ledgers directory, sorted:
+// one directory per mode ("explicit-r2" for a repeat). An entry that is
+// not a directory is listed too, so that a reader reports it as a broken
+// ledger instead of skipping it.
 func LedgerModes(runDir string) ([]string, error) {
 	entries, err := os.ReadDir(LedgersDir(runDir))
 	if err != nil {
@@ -74,9 +97,7 @@ func LedgerModes(runDir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.IsDir() {
-			names = append(names, e.Name())
-		}
+		names = append(names, e.Name())
 	}
 	sort.Strings(names)
 	return names, nil

@@ -31,14 +31,15 @@ const UnjudgedDLQProvenance = "a dead-letter record without readable provenance 
 type DLQRecord struct {
 	// SourceTopic, Partition and Offset are the source record's, from the
 	// record's headers; Partition and Offset are -1 when the headers do
-	// not carry them (see UnjudgedDLQProvenance).
-	SourceTopic string `json:"source_topic,omitempty"`
+	// not carry them (see UnjudgedDLQProvenance), SourceTopic "".
+	// Every field is written, empty or not, and required when read.
+	SourceTopic string `json:"source_topic"`
 	Partition   int32  `json:"partition"`
 	Offset      int64  `json:"offset"`
 	// DeliveryCount and Message are the delivery count and the reason the
 	// headers give (0 and "" when absent).
-	DeliveryCount int    `json:"delivery_count,omitempty"`
-	Message       string `json:"message,omitempty"`
+	DeliveryCount int    `json:"delivery_count"`
+	Message       string `json:"message"`
 	// DLQPartition and DLQOffset locate the dead-letter record itself.
 	DLQPartition int32 `json:"dlq_partition"`
 	DLQOffset    int64 `json:"dlq_offset"`
@@ -46,7 +47,7 @@ type DLQRecord struct {
 
 var (
 	dlqKeys = []string{"source_topic", "partition", "offset", "delivery_count", "message", "dlq_partition", "dlq_offset"}
-	dlqNeed = []string{"partition", "offset", "dlq_partition", "dlq_offset"}
+	dlqNeed = dlqKeys
 )
 
 // dlqKey is a source record's position.
@@ -196,11 +197,14 @@ func readDLQ(dir string, v *Verifier) error {
 	)
 	return readLines(filepath.Join(dir, DLQFile), func(line []byte) (string, error) {
 		cur = line
-		if reason, err := decodeChecked(line, dlqKeys, dlqNeed, fast, slow); reason != "" {
+		if _, reason, err := decodeChecked(line, dlqKeys, dlqNeed, fast, slow); reason != "" {
 			return reason, err
 		}
-		if d.DLQPartition < 0 || d.DLQOffset < 0 {
+		switch {
+		case d.DLQPartition < 0 || d.DLQOffset < 0:
 			return fmt.Sprintf("dlq_partition %d / dlq_offset %d is negative", d.DLQPartition, d.DLQOffset), nil
+		case d.DeliveryCount < 0:
+			return fmt.Sprintf("delivery_count %d is negative", d.DeliveryCount), nil
 		}
 		v.AddDLQ(d)
 		return "", nil

@@ -120,8 +120,8 @@ func TestDLQLedger(t *testing.T) {
 		}
 		return dir
 	}
-	meta := verify.Meta{Mode: "explicit", DeliveryLimit: limit, ShareState: true, DeliveryCounts: true, DLQTopic: "dlq.x"}
-	good := `{"partition":0,"offset":10,"message":"Offset rejected by client.","dlq_partition":0,"dlq_offset":0}` + "\n"
+	meta := verify.Meta{Mode: "explicit", Target: "engine", DeliveryLimit: limit, ShareState: true, DeliveryCounts: true, DLQTopic: "dlq.x"}
+	good := `{"source_topic":"in","partition":0,"offset":10,"delivery_count":1,"message":"Offset rejected by client.","dlq_partition":0,"dlq_offset":0}` + "\n"
 	for _, tc := range []struct {
 		name, dlq string
 		meta      verify.Meta
@@ -133,8 +133,9 @@ func TestDLQLedger(t *testing.T) {
 		{"none", "", meta, map[string]int64{"rejected": 1, "dlq-missing": 1}, ""},
 		{"no DLQ in ledger.json: dlq.jsonl ignored", "", func() verify.Meta { m := meta; m.DLQTopic = ""; return m }(), map[string]int64{"rejected": 1}, ""},
 		{"missing file", "-", meta, nil, "dlq.jsonl: missing"},
-		{"unknown field", `{"partition":0,"offset":1,"dlq_partition":0,"dlq_offset":0,"extra":1}` + "\n", meta, nil, "dlq.jsonl:1: unknown field"},
-		{"missing field", `{"partition":0,"offset":1,"dlq_offset":0}` + "\n", meta, nil, `dlq.jsonl:1: missing field "dlq_partition"`},
+		{"unknown field", strings.Replace(good, `"dlq_offset":0`, `"dlq_offset":0,"extra":1`, 1), meta, nil, "dlq.jsonl:1: unknown field"},
+		{"missing field", strings.Replace(good, `"dlq_partition":0,`, "", 1), meta, nil, `dlq.jsonl:1: missing field "dlq_partition"`},
+		{"missing message", strings.Replace(good, `"message":"Offset rejected by client.",`, "", 1), meta, nil, `dlq.jsonl:1: missing field "message"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

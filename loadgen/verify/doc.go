@@ -16,7 +16,10 @@
 // VerifyDir does the same for the ledgers that --dump-ledgers writes
 // (ledger.json, and inputs.jsonl, deliveries.jsonl and outputs.jsonl in one
 // directory, one JSON object per line; ids start at 1), refusing a ledger
-// it cannot trust with a *LedgerError naming the file and line;
+// it cannot trust with a *LedgerError naming the file and line (every
+// field the writer always writes is required, blank lines and unknown
+// values are refused, deliveries must be of inputs); CheckRecorded refuses
+// ledgers whose counts contradict what result.json recorded of the mode;
 // ReadLedgers streams them into an existing Verifier, Encoder, WriteMeta
 // and WriteInputs/WriteOutputs/WriteLedgers write them, and Format prints a
 // verdict for people. docs/verifier.md describes the schema field by field.

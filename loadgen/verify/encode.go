@@ -177,9 +177,16 @@ func AppendDelivery(b []byte, d Delivery) []byte {
 	return append(b, '}')
 }
 
-// WriteMeta writes dir/ledger.json, setting its schema.
+// WriteMeta writes dir/ledger.json, setting its schema. Lists are written
+// as [] when empty: the reader requires them.
 func WriteMeta(dir string, m Meta) error {
 	m.Schema = LedgerSchema
+	if m.Incomplete == nil {
+		m.Incomplete = []string{}
+	}
+	if m.OpenTransactions == nil {
+		m.OpenTransactions = []OpenTransaction{}
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("verify: encoding %s: %w", MetaFile, err)

@@ -351,6 +351,11 @@ func (j *judge) visit(id uint64, r *rec) {
 		}
 	}
 	if r.flags&flagInput == 0 {
+		if r.observed > 0 {
+			w := j.inputWitness(KindUnjudged, id, r)
+			w.Detail = fmt.Sprintf("%d deliveries of an id that is not in the input ledger", r.observed)
+			j.leaveWith(UnjudgedNotAnInput, id, w)
+		}
 		return
 	}
 	// An accept or reject answered as taking effect and followed by a

@@ -101,4 +101,7 @@ const (
 	UnjudgedDuplicateID = "the same input id twice in the ledger"
 	UnjudgedOverflow    = "outputs beyond the verifier's capacity"
 	UnjudgedNotFinished = "not terminal when the drain timed out"
+	// UnjudgedNotAnInput: a worker saw deliveries of an id the input
+	// ledger does not hold, so the input ledger is incomplete.
+	UnjudgedNotAnInput = "delivered, but not in the input ledger"
 )

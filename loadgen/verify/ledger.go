@@ -146,14 +146,26 @@ type OpenTransaction struct {
 	Epoch           int16  `json:"epoch"`
 	FirstOffset     int64  `json:"first_offset"`
 	TransactionalID string `json:"transactional_id,omitempty"`
-	// Source says how it was found: "target" (the engine's introspection,
-	// Kafka's DescribeProducers) or "markers" (records with no marker
-	// after them in the read_uncommitted pass).
+	// Source says how it was found: OpenSourceTarget or OpenSourceMarkers.
 	Source string `json:"source"`
 }
 
+// How an open transaction was found.
+const (
+	// OpenSourceTarget: the target listed it (the engine's introspection,
+	// Kafka's DescribeProducers).
+	OpenSourceTarget = "target"
+	// OpenSourceMarkers: records with no marker after them in the
+	// read_uncommitted pass.
+	OpenSourceMarkers = "markers"
+)
+
 // Meta is ledger.json: the schema, the run's identity and what the run
 // could observe, so that the verifier can say what it could not judge.
+// Every field whose absence would switch a judgement off is always
+// written (an empty list as []) and required when read; only Brokers,
+// OutputTopic, DrainNote and Notes, which no judgement reads, may be
+// left out.
 type Meta struct {
 	Schema        string `json:"schema"`
 	Mode          string `json:"mode"`
@@ -167,7 +179,7 @@ type Meta struct {
 	DrainNote     string `json:"drain_note,omitempty"`
 	// Incomplete lists the reads of the outputs or dead letters that
 	// stopped short of their end offsets (Options.Incomplete).
-	Incomplete []string `json:"incomplete,omitempty"`
+	Incomplete []string `json:"incomplete"`
 	// What the target reported.
 	ShareState     bool `json:"share_state"`     // per-record final states
 	DeliveryCounts bool `json:"delivery_counts"` // delivery counts with each delivery
@@ -176,10 +188,10 @@ type Meta struct {
 	// read_committed after the drain into dlq.jsonl ("": no DLQ);
 	// DLQAtLeastOnce says the target promises each dead letter at least
 	// once rather than exactly once.
-	DLQTopic       string `json:"dlq_topic,omitempty"`
-	DLQAtLeastOnce bool   `json:"dlq_at_least_once,omitempty"`
+	DLQTopic       string `json:"dlq_topic"`
+	DLQAtLeastOnce bool   `json:"dlq_at_least_once"`
 	// OpenTransactions lists the transactions open after the drain.
-	OpenTransactions []OpenTransaction `json:"open_transactions,omitempty"`
+	OpenTransactions []OpenTransaction `json:"open_transactions"`
 	// Notes from the run about its evidence.
 	Notes []string `json:"notes,omitempty"`
 }

@@ -123,8 +123,15 @@ func TestLedgerErrors(t *testing.T) {
 		{
 			name:    "truncated output line",
 			inputs:  good + "\n",
-			outputs: goodOut + "\n\n" + `{"id":1,"partition":0,"off` + "\n",
-			want:    "verify: DIR/outputs.jsonl:3: invalid JSON (unexpected end of JSON input); run again with the ledgers dumped",
+			outputs: goodOut + "\n" + `{"id":1,"partition":0,"off` + "\n",
+			want:    "verify: DIR/outputs.jsonl:2: invalid JSON (unexpected end of JSON input); run again with the ledgers dumped",
+			corrupt: true,
+		},
+		{
+			name:    "blank line",
+			inputs:  good + "\n",
+			outputs: goodOut + "\n\n" + goodOut + "\n",
+			want:    "verify: DIR/outputs.jsonl:2: blank line (a ledger holds one record per line); run again with the ledgers dumped",
 			corrupt: true,
 		},
 		{

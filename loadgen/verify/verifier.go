@@ -172,6 +172,14 @@ func (v *Verifier) addInput(in Input) bool {
 	return true
 }
 
+// hasInput reports whether AddInput has added id.
+func (v *Verifier) hasInput(id uint64) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	r := v.mu.s.lookup(id)
+	return r != nil && r.flags&flagInput != 0
+}
+
 // AddDelivery adds one delivery a worker observed, with the fate of the
 // acknowledgement it sent. Deliveries may come before or after their input.
 func (v *Verifier) AddDelivery(d Delivery) {
