@@ -42,9 +42,9 @@ func TestGenerateUnfinishedRun(t *testing.T) {
 				"transactional never ran (the run was interrupted first); deferred never ran (the run was interrupted first)",
 			rows: []string{
 				"| implicit | 1 |", // measured and verified: its row keeps its figures
-				"| explicit | 0 | — | — | — | — | — | — | — | — | — | — | ❌ **INCONCLUSIVE: no verdict** — interrupted before it finished |",
-				"| transactional | 0 | — | — | — | — | — | — | — | — | — | — | ❌ **INCONCLUSIVE: no verdict** — never ran (the run was interrupted first) |",
-				"| deferred | 0 | — | — | — | — | — | — | — | — | — | — | ❌ **INCONCLUSIVE: no verdict** — never ran (the run was interrupted first) |",
+				"| explicit | 0 | — | — | — | — | — | — | — | — | — | — | — | — | ❌ **INCONCLUSIVE: no verdict** — interrupted before it finished |",
+				"| transactional | 0 | — | — | — | — | — | — | — | — | — | — | — | — | ❌ **INCONCLUSIVE: no verdict** — never ran (the run was interrupted first) |",
+				"| deferred | 0 | — | — | — | — | — | — | — | — | — | — | — | — | ❌ **INCONCLUSIVE: no verdict** — never ran (the run was interrupted first) |",
 			},
 			absent: []string{"Exactly-once verifier: PASS", "failed: "}},
 		{name: "a mode failed before its verdict", fixture: base,
