@@ -38,38 +38,11 @@ func TestInterruptKeepsMeasuredModes(t *testing.T) {
 		t.Skip("runs a subprocess for several seconds")
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net, not an assertion
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperMain$")
-	cmd.Env = append(os.Environ(), "SHAREBENCH_HELPER_ARGS="+strings.Join([]string{
-		"run", "--workload", tinyWorkload, "--duration", "3s", "--seed", "7", "--out", dir}, "\t"))
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = new(strings.Builder)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var seen []string
-	sc := bufio.NewScanner(stderr)
-	signalled := false
-	for sc.Scan() {
-		line := sc.Text()
-		seen = append(seen, line)
+	seen := interruptRun(t, []string{"run", "--workload", tinyWorkload, "--duration", "3s", "--seed", "7", "--out", dir}, syscall.SIGINT,
 		// The second mode's first progress line: the first mode is done.
-		if !signalled && strings.HasPrefix(line, "transactional ") && !strings.Contains(line, "verifying") {
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			signalled = true
-		}
-	}
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !signalled || !errors.As(err, &ee) || ee.ExitCode() != reports.ExitInterrupted {
-		t.Fatalf("signalled %v, exit %v; want exit %d\nstderr:\n%s", signalled, err, reports.ExitInterrupted, strings.Join(seen, "\n"))
-	}
+		func(line string) bool {
+			return strings.HasPrefix(line, "transactional ") && !strings.Contains(line, "verifying")
+		})
 	res, err := result.Read(filepath.Join(dir, result.FileName))
 	if err != nil {
 		t.Fatalf("result.json after the interrupt: %v\nstderr:\n%s", err, strings.Join(seen, "\n"))
@@ -105,11 +78,31 @@ func TestInterruptKeepsMeasuredModes(t *testing.T) {
 func TestInterruptInTheDrain(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
+	interruptRun(t, []string{"run", "--workload", "testdata/slow-drain.yaml", "--seed", "7", "--out", dir, "--no-report"}, syscall.SIGTERM,
+		func(line string) bool { return strings.HasPrefix(line, "explicit ") && strings.Contains(line, " drain ") })
+	res, err := result.Read(filepath.Join(dir, result.FileName))
+	if err != nil {
+		t.Fatalf("result.json after the interrupt: %v", err)
+	}
+	m := res.Modes[0]
+	if !m.Interrupted || !m.DrainInterrupted || m.DrainTimedOut || !strings.Contains(m.DrainNote, "interrupted") {
+		t.Errorf("drain fields: interrupted %v drain_interrupted %v drain_timed_out %v note %q; want an interrupted drain, not a timed-out one",
+			m.Interrupted, m.DrainInterrupted, m.DrainTimedOut, m.DrainNote)
+	}
+	if m.Verify != nil && m.Verify.Pass {
+		t.Errorf("an interrupted drain was judged PASS: %+v", m.Verify)
+	}
+}
+
+// interruptRun runs the command line args as a subprocess with real signal
+// handling, sends sig at the first stderr line when returns true, and
+// requires exit 130; it returns the stderr lines.
+func interruptRun(t *testing.T, args []string, sig os.Signal, when func(line string) bool) []string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net, not an assertion
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperMain$")
-	cmd.Env = append(os.Environ(), "SHAREBENCH_HELPER_ARGS="+strings.Join([]string{
-		"run", "--workload", "testdata/slow-drain.yaml", "--seed", "7", "--out", dir, "--no-report"}, "\t"))
+	cmd.Env = append(os.Environ(), "SHAREBENCH_HELPER_ARGS="+strings.Join(args, "\t"))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +117,8 @@ func TestInterruptInTheDrain(t *testing.T) {
 	for sc.Scan() {
 		line := sc.Text()
 		seen = append(seen, line)
-		if !signalled && strings.HasPrefix(line, "explicit ") && strings.Contains(line, " drain ") {
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		if !signalled && when(line) {
+			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
 			signalled = true
@@ -136,16 +129,5 @@ func TestInterruptInTheDrain(t *testing.T) {
 	if !signalled || !errors.As(err, &ee) || ee.ExitCode() != reports.ExitInterrupted {
 		t.Fatalf("signalled %v, exit %v; want exit %d\nstderr:\n%s", signalled, err, reports.ExitInterrupted, strings.Join(seen, "\n"))
 	}
-	res, err := result.Read(filepath.Join(dir, result.FileName))
-	if err != nil {
-		t.Fatalf("result.json after the interrupt: %v", err)
-	}
-	m := res.Modes[0]
-	if !m.Interrupted || !m.DrainInterrupted || m.DrainTimedOut || !strings.Contains(m.DrainNote, "interrupted") {
-		t.Errorf("drain fields: interrupted %v drain_interrupted %v drain_timed_out %v note %q; want an interrupted drain, not a timed-out one",
-			m.Interrupted, m.DrainInterrupted, m.DrainTimedOut, m.DrainNote)
-	}
-	if m.Verify != nil && m.Verify.Pass {
-		t.Errorf("an interrupted drain was judged PASS: %+v", m.Verify)
-	}
+	return seen
 }
