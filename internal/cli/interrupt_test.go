@@ -79,7 +79,9 @@ func TestInterruptInTheDrain(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	interruptRun(t, []string{"run", "--workload", "testdata/slow-drain.yaml", "--seed", "7", "--out", dir, "--no-report"}, syscall.SIGTERM,
-		func(line string) bool { return strings.HasPrefix(line, "explicit ") && strings.Contains(line, " drain ") })
+		func(line string) bool {
+			return strings.HasPrefix(line, "explicit ") && strings.Contains(line, " drain ")
+		})
 	res, err := result.Read(filepath.Join(dir, result.FileName))
 	if err != nil {
 		t.Fatalf("result.json after the interrupt: %v", err)
