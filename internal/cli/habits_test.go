@@ -141,7 +141,7 @@ func TestOMBFileRunsUnmodified(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a mode for a second")
 	}
-	file := "../../workloads/testdata/omb/1-topic-16-partitions-1kb.yaml"
+	file := "../../workloads/testdata/omb/workloads/1-topic-16-partitions-1kb.yaml"
 	o := sharebench(t, "run", "--workload", file, "--modes", "explicit", "--duration", "1s", "--warmup", "0s", "--rate", "2000",
 		"--out", t.TempDir(), "--no-report")
 	if o.code != reports.ExitOK {
