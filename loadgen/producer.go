@@ -91,6 +91,10 @@ func (s *Schedule) Next() (time.Time, bool) {
 func (mr *modeRun) runProducers(ctx context.Context) error {
 	spec := mr.spec
 	n := spec.ProducersPerTopic
+	bodies, err := newInputBodies(spec, mr.rng("payloads"))
+	if err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := 0; i < n; i++ {
@@ -106,7 +110,8 @@ func (mr *modeRun) runProducers(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			defer p.Close()
-			errs[i] = mr.produceLoop(ctx, p, sched, i)
+			k := &keyer{b: bodies, rng: mr.rng("keys/" + strconv.Itoa(i))}
+			errs[i] = mr.produceLoop(ctx, p, sched, i, bodies, k)
 		}()
 	}
 	wg.Wait()
@@ -121,7 +126,7 @@ func (mr *modeRun) backlogBound() int64 {
 	return max(b, 1000)
 }
 
-func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *Schedule, idx int) error {
+func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *Schedule, idx int, bodies *inputBodies, keys *keyer) error {
 	size := mr.spec.MessageSizeBytes
 	lag, svc := NewHist(), NewHist()
 	defer func() {
@@ -136,6 +141,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 	// so the generator allocates nothing per record.
 	var (
 		payload []byte
+		built   uint64 // inputs this producer built, for the payload pool
 		backing []targets.Record
 		recs    []*targets.Record
 		lags    []time.Duration
@@ -180,14 +186,29 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			payload = make([]byte, size*maxProduceBatch)
 			backing = make([]targets.Record, maxProduceBatch)
 			recs = make([]*targets.Record, maxProduceBatch)
+			// A fixed body is written once per buffer: each record
+			// rewrites only its header.
+			for i := range maxProduceBatch {
+				bodies.fill(payload[i*size:(i+1)*size], 0)
+			}
 		}
 		recs = recs[:n]
 		for i, t := range intended {
 			v := payload[i*size : (i+1)*size : (i+1)*size]
+			if len(bodies.pool) > 0 {
+				bodies.fill(v, built)
+			}
+			built++
 			id := mr.nextID.Add(1)
 			putInput(v, inputHeader{ID: id, IntendedNs: mr.sinceStart(t)})
-			backing[i] = targets.Record{Topic: mr.tcfg.InputTopic, Partition: nextPart, Value: v}
-			nextPart = (nextPart + 1) % nparts
+			part := nextPart
+			key := keys.key()
+			if key != nil {
+				part = keyPartition(key, nparts)
+			} else {
+				nextPart = (nextPart + 1) % nparts
+			}
+			backing[i] = targets.Record{Topic: mr.tcfg.InputTopic, Partition: part, Key: key, Value: v}
 			recs[i] = &backing[i]
 		}
 		sent := time.Now()

@@ -8,9 +8,9 @@ package workloads
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
-	"path/filepath"
 	"strings"
 	"unicode"
 

@@ -1,0 +1,121 @@
+// This file tests the input bodies and keys of OMB workloads: Kafka's
+// murmur2 partitioning, OMB's randomized payload layout, its key pools.
+
+package loadgen
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sharebench/sharebench/workloads"
+)
+
+// TestMurmur2 checks the hash against the values Kafka's own UtilsTest
+// pins for Utils.murmur2.
+func TestMurmur2(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want int32
+	}{
+		{"21", -973932308}, {"foobar", -790332482}, {"a-little-bit-long-string", -985981536},
+		{"a-little-bit-longer-string", -1486304829}, {"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971}, {"abc", 479470107},
+	} {
+		if got := int32(murmur2([]byte(tc.in))); got != tc.want {
+			t.Errorf("murmur2(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+	// Kafka: toPositive(-790332482) = 1357151166, and 1357151166 % 10 = 6.
+	if p := keyPartition([]byte("foobar"), 10); p != 6 {
+		t.Errorf("keyPartition(foobar, 10) = %d, want 6", p)
+	}
+}
+
+func TestInputBodies(t *testing.T) {
+	t.Parallel()
+	const seed = 7
+	t.Logf("seed %d", seed)
+	payload := filepath.Join(t.TempDir(), "p.data")
+	file := bytes.Repeat([]byte("omb!"), 25)
+	if err := os.WriteFile(payload, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		spec  workloads.Spec
+		check func(t *testing.T, b *inputBodies)
+	}{
+		{"zeros", workloads.Spec{MessageSizeBytes: 64}, func(t *testing.T, b *inputBodies) {
+			v := make([]byte, 64)
+			v[40] = 1
+			b.fill(v, 3)
+			if !bytes.Equal(v, make([]byte, 64)) {
+				t.Errorf("body %x, want zeros", v)
+			}
+		}},
+		{"payload-file", workloads.Spec{MessageSizeBytes: 100, PayloadFile: payload}, func(t *testing.T, b *inputBodies) {
+			v := make([]byte, 100)
+			b.fill(v, 0)
+			if !bytes.Equal(v, file) {
+				t.Errorf("body %q, want the file", v)
+			}
+		}},
+		{"randomized", workloads.Spec{MessageSizeBytes: 100, RandomizedPayloads: true, RandomBytesRatio: 0.5, RandomizedPayloadPoolSize: 3}, func(t *testing.T, b *inputBodies) {
+			if len(b.pool) != 3 {
+				t.Fatalf("pool of %d, want 3", len(b.pool))
+			}
+			for i, p := range b.pool {
+				// OMB: 50 random bytes, then 50 zeros.
+				if !bytes.Equal(p[50:], make([]byte, 50)) || bytes.Count(p[:50], []byte{0}) > 10 {
+					t.Errorf("payload %d %x: want random then zeros", i, p)
+				}
+			}
+			v0, v3 := make([]byte, 100), make([]byte, 100)
+			b.fill(v0, 0)
+			b.fill(v3, 3)
+			if !bytes.Equal(v0, v3) || bytes.Equal(b.pool[0], b.pool[1]) {
+				t.Errorf("the pool is not cycled through: value 3 is not payload 0, or payloads repeat")
+			}
+		}},
+		{"round-robin-keys", workloads.Spec{MessageSizeBytes: 64, KeyDistributor: workloads.KeyRoundRobin}, func(t *testing.T, b *inputBodies) {
+			k := &keyer{b: b}
+			first := k.key()
+			if len(first) != 10 || !bytes.Equal(first, b.keys[1]) {
+				t.Errorf("first key %q, want the pool's second, 10 characters (7 bytes in base64)", first)
+			}
+			for range keyPoolSize - 1 {
+				k.key()
+			}
+			if got := k.key(); !bytes.Equal(got, first) {
+				t.Errorf("after a full cycle key %q, want %q again", got, first)
+			}
+		}},
+		{"random-keys", workloads.Spec{MessageSizeBytes: 64, KeyDistributor: workloads.KeyRandomNano}, func(t *testing.T, b *inputBodies) {
+			k := &keyer{b: b, rng: rand.New(rand.NewPCG(seed, 1))}
+			seen := map[string]bool{}
+			for range 100 {
+				seen[string(k.key())] = true
+			}
+			if len(seen) < 90 {
+				t.Errorf("%d distinct keys of 100 random picks from %d", len(seen), keyPoolSize)
+			}
+		}},
+		{"no-key", workloads.Spec{MessageSizeBytes: 64, KeyDistributor: workloads.KeyNone}, func(t *testing.T, b *inputBodies) {
+			if k := (&keyer{b: b}).key(); k != nil {
+				t.Errorf("NO_KEY gave key %q", k)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := newInputBodies(&tc.spec, rand.New(rand.NewPCG(seed, 0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, b)
+		})
+	}
+}
