@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sharebench/sharebench/workloads"
@@ -117,5 +118,42 @@ func TestInputBodies(t *testing.T) {
 			}
 			tc.check(t, b)
 		})
+	}
+}
+
+// TestRunBuildsAndDrainsABacklog runs an OMB consumer backlog: the workers
+// poll nothing before the producers have built it (the first output comes
+// after the backlog's last input), and the window opens only once it is
+// drained, so the run passes with no backlog note.
+func TestRunBuildsAndDrainsABacklog(t *testing.T) {
+	t.Parallel()
+	const backlog = 4000
+	spec := quickSpec(t, "explicit")
+	spec.ConsumerBacklogSizeGB = float64(backlog*spec.MessageSizeBytes) / (1 << 30)
+	if err := spec.Validate(); err != nil || spec.BacklogRecords() != backlog {
+		t.Fatalf("backlog spec: %v, %d records", err, spec.BacklogRecords())
+	}
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: newMemTarget(), Seed: testSeed})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	m := res.Modes[0]
+	if m.Error != "" || m.Verify == nil || !m.Verify.Pass {
+		t.Fatalf("mode: error %q verdict %+v", m.Error, m.Verify)
+	}
+	var inputs int64
+	for _, s := range m.Series {
+		inputs += s.Inputs
+		if s.Outputs > 0 {
+			if inputs < backlog {
+				t.Errorf("second %d: outputs with only %d inputs produced, before the backlog of %d was built", s.T, inputs, backlog)
+			}
+			break
+		}
+	}
+	for _, n := range m.Notes {
+		if strings.Contains(n, "consumer backlog") {
+			t.Errorf("note %q", n)
+		}
 	}
 }

@@ -104,7 +104,7 @@ func (mr *modeRun) runProducers(ctx context.Context) error {
 		}
 		// The schedule runs until the window closes (loadOver); its own
 		// end only bounds a window that waits its longest to open.
-		end := mr.start.Add(spec.Warmup() + formationLimit + spec.TestDuration() + time.Second)
+		end := mr.start.Add(spec.Warmup() + formationLimit + mr.backlogLimit() + spec.TestDuration() + time.Second)
 		sched := NewSchedule(mr.start, end, float64(spec.ProducerRate), n, i, spec.RateDistribution, mr.rng("producer/"+strconv.Itoa(i)))
 		wg.Add(1)
 		go func() {

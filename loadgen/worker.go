@@ -150,6 +150,7 @@ func outcome(ctx context.Context, err error) pipeline.Result[*targets.Record] {
 
 func (wl *workerLoop) loop(ctx context.Context) {
 	mr := wl.mr
+	mr.waitBacklog(ctx)
 	for {
 		in := wl.inputs(time.Now())
 		if in.Stop && !wl.m.Stopping() && mr.ctl[wl.id].incarnation.Load() != wl.inc {
