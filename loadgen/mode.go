@@ -64,10 +64,7 @@ type modeRun struct {
 
 func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 	spec := cfg.Workload
-	name := string(m)
-	if cfg.Repeats > 1 {
-		name = fmt.Sprintf("%s-r%d", m, rep)
-	}
+	name := result.ModeRunName(string(m), rep, cfg.Repeats)
 	prefix := fmt.Sprintf("%s-%s", cfg.RunID, name)
 	mr := &modeRun{
 		cfg: cfg, spec: spec, mode: m, rep: rep, name: name,

@@ -77,7 +77,7 @@ func runCmd(env *Env, args []string) error {
 	fs.IntVar(&f.minInsyncReplicas, "min-insync-replicas", 0, "min.insync.replicas of the run's topics; 0: the cluster's default (default: the workload's minInsyncReplicas)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every random choice (default: time-based, printed)")
 	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
-	fs.StringVar(&f.format, "format", "text", "output format: text, json or bench (Go benchmark lines for benchstat)")
+	fs.StringVar(&f.format, "format", "text", "output format: text, json, bench (Go benchmark lines for benchstat) or omb (text, and each mode as an OpenMessaging Benchmark result, MODE.omb.json beside result.json, for OMB's chart script)")
 	fs.BoolVar(&f.dumpLedgers, "dump-ledgers", false, "write ledgers/<mode>/inputs.jsonl and outputs.jsonl for 'sharebench verify'")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fs.IntVar(&f.repeat, "repeat", 1, "run each mode N times, interleaved, keeping every repeat")
@@ -116,9 +116,15 @@ func runCmd(env *Env, args []string) error {
 	if f.repeat < 1 {
 		return usageErr("--repeat %d: must be at least 1", f.repeat)
 	}
-	formatter, err := loadgen.NewFormatter(f.format)
+	// omb prints the text table and also writes each mode as an OMB
+	// TestResult beside result.json.
+	stdoutFormat := f.format
+	if f.format == formatOMB {
+		stdoutFormat = "text"
+	}
+	formatter, err := loadgen.NewFormatter(stdoutFormat)
 	if err != nil {
-		return usageErr("--format: unknown format %q (valid: text, json, bench)", f.format)
+		return usageErr("--format: unknown format %q (valid: text, json, bench, omb)", f.format)
 	}
 	if !fs.Changed("seed") {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
@@ -194,6 +200,13 @@ func runCmd(env *Env, args []string) error {
 	if err := formatter.Format(env.Stdout, res); err != nil {
 		return err
 	}
+	if f.format == formatOMB {
+		files, err := reports.WriteOMB(f.out, res)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "sharebench run: %d OMB results (bin/create_charts.py reads them): %s\n", len(files), strings.Join(files, " "))
+	}
 	if !f.noReport {
 		if err := renderReport(f.out, result.ReportDir(f.out)); err != nil {
 			fmt.Fprintf(env.Stderr, "sharebench run: report: %v\n", err)
@@ -211,6 +224,9 @@ func runCmd(env *Env, args []string) error {
 	}
 	return runVerdict(res, f)
 }
+
+// formatOMB is the --format that also writes OMB results.
+const formatOMB = "omb"
 
 // tempDataDir gives the engine a temporary data directory when the
 // workload has engine-side faults (engine restarts, coordinator crashes,

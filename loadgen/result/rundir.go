@@ -4,6 +4,7 @@
 //
 //	RUN_DIR/result.json               the Result (ResultPath)
 //	RUN_DIR/<mode>.<histogram>.hlog   a mode's per-second histograms (HlogPath)
+//	RUN_DIR/<mode>.omb.json           a mode as an OMB TestResult, with --format omb (OMBPath)
 //	RUN_DIR/ledgers/<mode>/           a mode's ledgers, with --dump-ledgers (LedgerDir)
 //	RUN_DIR/report/                   the rendered report (ReportDir)
 
@@ -22,6 +23,7 @@ const (
 	ledgersDirName = "ledgers"
 	reportDirName  = "report"
 	hlogExt        = ".hlog"
+	ombExt         = ".omb.json"
 )
 
 // ResultPath is the path of the run's result file.
@@ -31,6 +33,20 @@ func ResultPath(runDir string) string { return filepath.Join(runDir, FileName) }
 // (one of the Hist* names).
 func HlogPath(runDir, mode, hist string) string {
 	return filepath.Join(runDir, mode+"."+hist+hlogExt)
+}
+
+// OMBPath is the path of mode's result in the OpenMessaging Benchmark's
+// TestResult form.
+func OMBPath(runDir, mode string) string { return filepath.Join(runDir, mode+ombExt) }
+
+// ModeRunName names one run of mode in the run directory's files: the
+// mode, and its repeat (counted from 0, as ModeResult.Repeat) when the
+// run repeats each mode.
+func ModeRunName(mode string, repeat, repeats int) string {
+	if repeats > 1 {
+		return fmt.Sprintf("%s-r%d", mode, repeat)
+	}
+	return mode
 }
 
 // LedgersDir holds one directory of ledgers per mode (LedgerDir).
