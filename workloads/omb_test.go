@@ -7,6 +7,7 @@ package workloads_test
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,5 +159,95 @@ transaction:
 		if !strings.Contains(lines[i], w) {
 			t.Errorf("error %d %q, want %q", i, lines[i], w)
 		}
+	}
+}
+
+// TestOMBDriverFiles reads OMB's own Kafka driver files (testdata/omb/
+// driver-kafka, untouched): each setting is honoured, noted as how OMB
+// reaches its cluster, or refused naming the setting.
+func TestOMBDriverFiles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file    string
+		want    workloads.Driver
+		notes   int
+		refused string
+	}{
+		{file: "kafka-throughput.yaml", want: workloads.Driver{Name: "Kafka", ReplicationFactor: 3, MinInsyncReplicas: 2, Linger: time.Millisecond, LingerSet: true, BatchMaxBytes: 1 << 20, FetchMaxPartitionBytes: 10 << 20}, notes: 3},
+		{file: "kafka-latency.yaml", want: workloads.Driver{Name: "Kafka", ReplicationFactor: 3, MinInsyncReplicas: 2, Linger: time.Millisecond, LingerSet: true, BatchMaxBytes: 128 << 10, FetchMaxPartitionBytes: 10 << 20}, notes: 1},
+		{file: "kafka-exactly-once.yaml", want: workloads.Driver{Name: "Kafka-exactly-once", ReplicationFactor: 3, MinInsyncReplicas: 2, Linger: time.Millisecond, LingerSet: true, BatchMaxBytes: 1 << 20, MaxInFlight: 1, FetchMaxPartitionBytes: 10 << 20}, notes: 1},
+		{file: "kafka-compression-lz4.yaml", want: workloads.Driver{Name: "Kafka", ReplicationFactor: 3, MinInsyncReplicas: 2, Linger: time.Millisecond, LingerSet: true, BatchMaxBytes: 1 << 20, Compression: "lz4", FetchMaxPartitionBytes: 10 << 20}, notes: 1},
+		{file: "kafka-big-batches-zstd.yaml", want: workloads.Driver{Name: "Kafka", ReplicationFactor: 3, MinInsyncReplicas: 2, Linger: 200 * time.Millisecond, LingerSet: true, BatchMaxBytes: 1 << 20, Compression: "zstd", FetchMaxPartitionBytes: 10 << 20}, notes: 1},
+		{file: "kafka-no-linger.yaml", want: workloads.Driver{Name: "Kafka", ReplicationFactor: 3, MinInsyncReplicas: 2, LingerSet: true, BatchMaxBytes: 1 << 20, FetchMaxPartitionBytes: 10 << 20}, notes: 1},
+		{file: "kafka-sync.yaml", refused: "topicConfig.flush.messages,topicConfig.flush.ms"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			d, notes, err := workloads.LoadDriver(filepath.Join("testdata", "omb", "driver-kafka", tc.file))
+			if tc.refused != "" {
+				var es workloads.Errors
+				var fields []string
+				if errors.As(err, &es) {
+					for _, e := range es {
+						fields = append(fields, e.Field)
+					}
+				}
+				if strings.Join(fields, ",") != tc.refused {
+					t.Fatalf("LoadDriver = %v, want refusals of %s", err, tc.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("LoadDriver: %v", err)
+			}
+			if *d != tc.want {
+				t.Errorf("driver\n %+v\nwant\n %+v", *d, tc.want)
+			}
+			if len(notes) != tc.notes || !strings.Contains(notes[0], "bootstrap.servers") {
+				t.Errorf("notes %q, want %d starting with bootstrap.servers", notes, tc.notes)
+			}
+			s := workloads.New("x")
+			d.ApplyTo(s)
+			if s.ReplicationFactor != 3 || s.MinInsyncReplicas != 2 || s.Validate() != nil {
+				t.Errorf("applied: replicationFactor %d minInsyncReplicas %d: %v", s.ReplicationFactor, s.MinInsyncReplicas, s.Validate())
+			}
+		})
+	}
+}
+
+func TestOMBDriverRefusals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, text, field string
+	}{
+		{"acks", "producerConfig: |\n  acks=1\n", "producerConfig.acks"},
+		{"idempotence", "producerConfig: |\n  enable.idempotence=false\n", "producerConfig.enable.idempotence"},
+		{"codec", "producerConfig: |\n  compression.type=brotli\n", "producerConfig.compression.type"},
+		{"unknown-producer", "producerConfig: |\n  buffer.memory=1\n", "producerConfig.buffer.memory"},
+		{"latest", "consumerConfig: |\n  auto.offset.reset=latest\n", "consumerConfig.auto.offset.reset"},
+		{"auto-commit", "consumerConfig: |\n  enable.auto.commit=true\n", "consumerConfig.enable.auto.commit"},
+		{"security", "commonConfig: |\n  security.protocol=SSL\n", "commonConfig.security.protocol"},
+		{"not-a-pair", "producerConfig: |\n  linger\n", "producerConfig"},
+		{"driver", "driverClass: io.openmessaging.benchmark.driver.pulsar.PulsarBenchmarkDriver\n", "driverClass"},
+		{"isr-above-rf", "replicationFactor: 1\ntopicConfig: |\n  min.insync.replicas=2\n", "topicConfig.min.insync.replicas"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, tc.name+".yaml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := workloads.LoadDriver(path)
+			var e *workloads.Error
+			if !errors.As(err, &e) || e.Field != tc.field || e.File != path {
+				t.Fatalf("LoadDriver = %v, want one refusal of %s in %s", err, tc.field, path)
+			}
+		})
+	}
+	_, _, err := workloads.LoadDriver(filepath.Join(dir, "missing.yaml"))
+	var e *workloads.Error
+	if !errors.As(err, &e) || !strings.Contains(err.Error(), "cannot read the OMB driver file") {
+		t.Errorf("missing file: %v", err)
 	}
 }

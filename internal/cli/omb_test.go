@@ -136,3 +136,60 @@ func TestOMBBacklogOnEmbeddedRefused(t *testing.T) {
 		t.Errorf("load ran before the refusal: %v", o)
 	}
 }
+
+const ombDriverDir = "../../workloads/testdata/omb/driver-kafka/"
+
+// TestOMBDriverFile runs with OMB's own Kafka driver files: a file with a
+// setting sharebench cannot honour is refused, one line per setting; the
+// others run, their replication settings in the result's workload, their
+// client settings on the kafka target's clients (embedded kfake here) and
+// noted as having no effect on the engine target.
+func TestOMBDriverFile(t *testing.T) {
+	t.Parallel()
+	o := sharebench(t, "run", "--workload", "quick", "--omb-driver", ombDriverDir+"kafka-sync.yaml", "--out", filepath.Join(t.TempDir(), "r"))
+	if ls := lines(o.stderr); o.code != reports.ExitUsage || len(ls) != 2 || !strings.Contains(ls[0], `"topicConfig.flush.messages"`) || !strings.Contains(ls[1], `"topicConfig.flush.ms"`) {
+		t.Errorf("kafka-sync.yaml: want exit 2 and one line per refused setting: %v", o)
+	}
+	if testing.Short() {
+		t.Skip("runs a mode for a second per target")
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		rf    int
+		notes []string
+	}{
+		{"engine", []string{"--omb-driver", ombDriverDir + "kafka-throughput.yaml"}, 3, []string{"bootstrap.servers", "the engine target has none"}},
+		{"kafka-embedded", []string{"--omb-driver", ombDriverDir + "kafka-compression-lz4.yaml", "--target", "kafka", "--replication-factor", "1", "--min-insync-replicas", "1"}, 1, []string{"bootstrap.servers"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			args := append([]string{"run", "--workload", ombDir + "1-topic-1-partition-1kb.yaml", "--modes", "explicit", "--duration", "1s", "--warmup", "0s",
+				"--rate", "500", "--out", out, "--no-report", "--quiet", "--seed", "9"}, tc.args...)
+			o := sharebench(t, args...)
+			if o.code != reports.ExitOK {
+				t.Fatalf("%v", o)
+			}
+			for _, n := range tc.notes {
+				if strings.Count(o.stderr, n) != 1 {
+					t.Errorf("note %q not printed once: %v", n, o)
+				}
+			}
+			res, err := result.Read(result.ResultPath(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var spec struct {
+				RF  int `json:"replicationFactor"`
+				ISR int `json:"minInsyncReplicas"`
+			}
+			if err := json.Unmarshal(res.Spec, &spec); err != nil || spec.RF != tc.rf || spec.ISR != min(tc.rf, 2) {
+				t.Errorf("workload run with replicationFactor %d minInsyncReplicas %d (%v), want %d and %d", spec.RF, spec.ISR, err, tc.rf, min(tc.rf, 2))
+			}
+			if m := res.Modes[0]; m.Verify == nil || !m.Verify.Pass {
+				t.Errorf("verdict %+v error %q", m.Verify, m.Error)
+			}
+		})
+	}
+}

@@ -41,6 +41,9 @@ type runFlags struct {
 	seed              int64
 	out               string
 	format            string
+	// ombDriver is an OMB driver file (--omb-driver); driver what it sets.
+	ombDriver string
+	driver    *workloads.Driver
 	dumpLedgers       bool
 	quiet             bool
 	repeat            int
@@ -77,6 +80,7 @@ func runCmd(env *Env, args []string) error {
 	fs.IntVar(&f.minInsyncReplicas, "min-insync-replicas", 0, "min.insync.replicas of the run's topics; 0: the cluster's default (default: the workload's minInsyncReplicas)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every random choice (default: time-based, printed)")
 	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
+	fs.StringVar(&f.ombDriver, "omb-driver", "", "an OpenMessaging Benchmark Kafka driver file (driver-kafka/*.yaml): replicationFactor and min.insync.replicas set the workload's; linger.ms, batch.size, compression.type, max.in.flight.requests.per.connection and max.partition.fetch.bytes tune the kafka target's clients; a setting sharebench cannot honour is refused (docs/omb.md)")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json, bench (Go benchmark lines for benchstat) or omb (text, and each mode as an OpenMessaging Benchmark result, MODE.omb.json beside result.json, for OMB's chart script)")
 	fs.BoolVar(&f.dumpLedgers, "dump-ledgers", false, "write ledgers/<mode>/inputs.jsonl and outputs.jsonl for 'sharebench verify'")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
@@ -97,11 +101,18 @@ func runCmd(env *Env, args []string) error {
 		return withCode(reports.ExitUsage, err)
 	}
 	for _, n := range notes {
-		kind := "note"
-		if strings.HasPrefix(n, "ignored") {
-			kind = "warning"
+		fmt.Fprintf(env.Stderr, "sharebench run: note: %s: %s\n", f.workload, n)
+	}
+	if f.ombDriver != "" {
+		d, notes, err := workloads.LoadDriver(f.ombDriver)
+		if err != nil {
+			return withCode(reports.ExitUsage, err)
 		}
-		fmt.Fprintf(env.Stderr, "sharebench run: %s: %s: %s\n", kind, f.workload, n)
+		for _, n := range notes {
+			fmt.Fprintf(env.Stderr, "sharebench run: note: %s: %s\n", f.ombDriver, n)
+		}
+		d.ApplyTo(spec)
+		f.driver = d
 	}
 	if err := applyOverrides(fs, &f, spec); err != nil {
 		return err

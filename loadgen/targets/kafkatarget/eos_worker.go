@@ -85,6 +85,9 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg targets.Config, id int) (
 	if cfg.TransactionTimeout > 0 {
 		opts = append(opts, kgo.TransactionTimeout(cfg.TransactionTimeout))
 	}
+	if t.fetch > 0 {
+		opts = append(opts, kgo.FetchMaxPartitionBytes(t.fetch))
+	}
 	sess, err := kgo.NewGroupTransactSession(opts...)
 	if err != nil {
 		return nil, wrapNewClient("classic-eos", err)

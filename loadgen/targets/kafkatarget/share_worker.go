@@ -133,6 +133,9 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m pipel
 		// before the caller ever saw it.
 		kgo.ShareMaxRecords(int32(min(maxPoll(cfg), 1<<30))),
 	)
+	if t.fetch > 0 {
+		copts = append(copts, kgo.FetchMaxPartitionBytes(t.fetch))
+	}
 	// record_limit (KIP-1206) unless the workload asks for Kafka's
 	// default, batch_optimized, which may acquire whole batches past the
 	// poll's max.
