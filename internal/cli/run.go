@@ -42,20 +42,20 @@ type runFlags struct {
 	out               string
 	format            string
 	// ombDriver is an OMB driver file (--omb-driver); driver what it sets.
-	ombDriver string
-	driver    *workloads.Driver
-	dumpLedgers       bool
-	quiet             bool
-	repeat            int
-	noReport          bool
-	shards            int
-	knobs             string
-	dataDir           string
-	sink              string
-	tempDataDir       string // made by the run for a workload's engine-side faults, removed after it
-	flush             string
-	kafka             kafkaFlags
-	share             shareFlags
+	ombDriver   string
+	driver      *workloads.Driver
+	dumpLedgers bool
+	quiet       bool
+	repeat      int
+	noReport    bool
+	shards      int
+	knobs       string
+	dataDir     string
+	sink        string
+	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
+	flush       string
+	kafka       kafkaFlags
+	share       shareFlags
 }
 
 const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine
