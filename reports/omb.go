@@ -163,21 +163,25 @@ func ombMode(runDir, name, target string, spec ombSpec, m result.ModeResult) (*O
 		Topics: spec.Topics, Partitions: spec.PartitionsPerTopic, ProducersPerTopic: spec.ProducersPerTopic, ConsumersPerTopic: spec.Consumers,
 	}
 	n := int((m.MeasuredNs + ombPeriodNs - 1) / ombPeriodNs)
-	period := func(startNs int64) int {
-		return min(max(int((startNs-m.WindowStartNs)/ombPeriodNs), 0), n-1)
+	// A bucket (a second of the series, an interval of a log) belongs to
+	// the period that holds its middle, so the window's partial first and
+	// last seconds fall in the first and last periods.
+	period := func(midNs int64) int {
+		return min(max(int((midNs-m.WindowStartNs)/ombPeriodNs), 0), n-1)
 	}
 
-	// Rates and backlog from the per-second series, over the window.
+	// Rates and backlog from the per-second series, over the window: a
+	// period's rate is its seconds' counts over their length.
 	inputs, outputs, spanNs := make([]int64, n), make([]int64, n), make([]int64, n)
 	o.Backlog = make([]int64, n)
 	for _, s := range m.Series {
 		if s.EndNs <= m.WindowStartNs || s.StartNs >= m.WindowEndNs {
 			continue
 		}
-		k := period(s.StartNs)
+		k := period((s.StartNs + s.EndNs) / 2)
 		inputs[k] += s.Inputs
 		outputs[k] += s.Outputs
-		spanNs[k] += min(s.EndNs, m.WindowEndNs) - max(s.StartNs, m.WindowStartNs)
+		spanNs[k] += s.EndNs - s.StartNs
 		o.Backlog[k] = s.Backlog
 	}
 	for k := range n {
@@ -309,10 +313,10 @@ func ombQuantiles(h *hdrhistogram.Histogram) []ombQuantile {
 func newOMBHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, 3_600_000_000_000, 3) }
 
 // readPeriods reads an interval log and merges its intervals into n
-// periods (period maps an interval's start, in ns since the mode started,
+// periods (period maps an interval's middle, in ns since the mode started,
 // to its period). A missing log is a histogram without samples: loadgen
 // writes none for it.
-func readPeriods(path string, n int, period func(startNs int64) int) ([]*hdrhistogram.Histogram, error) {
+func readPeriods(path string, n int, period func(midNs int64) int) ([]*hdrhistogram.Histogram, error) {
 	out := make([]*hdrhistogram.Histogram, n)
 	for i := range out {
 		out[i] = newOMBHist()
@@ -339,11 +343,15 @@ func readPeriods(path string, n int, period func(startNs int64) int) ([]*hdrhist
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s:%d: interval start %q: %w", ErrOMB, path, line, fields[0], err)
 		}
+		length, err := strconv.ParseFloat(fields[1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s:%d: interval length %q: %w", ErrOMB, path, line, fields[1], err)
+		}
 		h, err := result.Histogram{EncodedV2: fields[3]}.Decode()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s:%d: %w", ErrOMB, path, line, err)
 		}
-		out[period(int64(start*1e9))].Merge(h)
+		out[period(int64((start+length/2)*1e9))].Merge(h)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrOMB, path, err)
