@@ -274,8 +274,13 @@ func runTime(spec *workloads.Spec, modes []pipeline.Mode, repeats int) string {
 	}
 	per := spec.Warmup() + spec.TestDuration()
 	total := time.Duration(n*repeats) * per
-	return fmt.Sprintf("%s × %s × (%v warm-up + %v measured): about %v in all, plus each mode's set-up, drain (up to %v) and verification",
+	s := fmt.Sprintf("%s × %s × (%v warm-up + %v measured): about %v in all, plus each mode's set-up, drain (up to %v) and verification",
 		plural(n, "mode"), plural(repeats, "repeat"), spec.Warmup(), spec.TestDuration(), total.Round(time.Second), spec.DrainTimeout)
+	if b := spec.BacklogRecords(); b > 0 && spec.ProducerRate > 0 {
+		build := time.Duration(float64(b) / float64(spec.ProducerRate) * float64(time.Second))
+		s += fmt.Sprintf(", and its consumer backlog of %d records (about %v to build at %d/s, then its drain, before the window opens)", b, build.Round(time.Second), spec.ProducerRate)
+	}
+	return s
 }
 
 func plural(n int, what string) string {
