@@ -5,12 +5,15 @@ package loadgen
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -155,5 +158,104 @@ func TestRunBuildsAndDrainsABacklog(t *testing.T) {
 		if strings.Contains(n, "consumer backlog") {
 			t.Errorf("note %q", n)
 		}
+	}
+}
+
+// recordingTarget keeps a copy of the first input records its producers
+// send (loadgen reuses its buffers, so a copy is what was sent).
+type recordingTarget struct {
+	*memTarget
+	mu   sync.Mutex
+	sent []targets.Record
+}
+
+type recordingProducer struct {
+	targets.Producer
+	t *recordingTarget
+}
+
+func (r *recordingTarget) NewProducer(ctx context.Context, cfg targets.Config, id int) (targets.Producer, error) {
+	p, err := r.memTarget.NewProducer(ctx, cfg, id)
+	return &recordingProducer{p, r}, err
+}
+
+func (p *recordingProducer) Produce(ctx context.Context, recs []*targets.Record) error {
+	p.t.mu.Lock()
+	for _, r := range recs {
+		if len(p.t.sent) < 2000 {
+			p.t.sent = append(p.t.sent, targets.Record{Partition: r.Partition, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)})
+		}
+	}
+	p.t.mu.Unlock()
+	return p.Producer.Produce(ctx, recs)
+}
+
+// TestRunSendsOMBBodiesAndKeys runs the OMB payload and key settings
+// through the producers: every record sent carries the payload file after
+// its header, or a pooled payload of OMB's layout; keyed records sit on
+// their key's murmur2 partition; and the runs still verify.
+func TestRunSendsOMBBodiesAndKeys(t *testing.T) {
+	t.Parallel()
+	payload := filepath.Join(t.TempDir(), "p.data")
+	file := bytes.Repeat([]byte("0123456789abcdef"), 16) // 256 bytes, no zero byte
+	if err := os.WriteFile(payload, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		set   func(s *workloads.Spec)
+		check func(t *testing.T, r targets.Record, parts int32)
+	}{
+		{"payload-file-round-robin-keys", func(s *workloads.Spec) {
+			s.PayloadFile, s.KeyDistributor = payload, workloads.KeyRoundRobin
+		}, func(t *testing.T, r targets.Record, parts int32) {
+			if !bytes.Equal(r.Value[HeaderBytes:], file[HeaderBytes:]) {
+				t.Fatalf("value tail %q, want the payload file's", r.Value[HeaderBytes:])
+			}
+			if len(r.Key) == 0 || r.Partition != keyPartition(r.Key, parts) {
+				t.Fatalf("key %q on partition %d, want its murmur2 partition %d", r.Key, r.Partition, keyPartition(r.Key, parts))
+			}
+		}},
+		{"randomized-no-key", func(s *workloads.Spec) {
+			s.RandomizedPayloads, s.RandomBytesRatio, s.RandomizedPayloadPoolSize = true, 0.5, 7
+		}, func(t *testing.T, r targets.Record, _ int32) {
+			if !bytes.Equal(r.Value[128:], make([]byte, 128)) || bytes.Count(r.Value[HeaderBytes:128], []byte{0}) > 20 {
+				t.Fatalf("value %x: want random bytes up to 128, then zeros", r.Value)
+			}
+			if r.Key != nil {
+				t.Fatalf("key %q without a key distributor", r.Key)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			spec := quickSpec(t, "explicit")
+			spec.WarmupLength = 0
+			tc.set(spec)
+			if err := spec.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			tgt := &recordingTarget{memTarget: newMemTarget()}
+			res, err := Run(runCtx(t), Config{Workload: spec, Target: tgt, Seed: testSeed})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if m := res.Modes[0]; m.Error != "" || m.Verify == nil || !m.Verify.Pass {
+				t.Fatalf("mode: error %q verdict %+v", m.Error, m.Verify)
+			}
+			tgt.mu.Lock()
+			defer tgt.mu.Unlock()
+			if len(tgt.sent) == 0 {
+				t.Fatal("nothing sent")
+			}
+			distinct := map[string]bool{}
+			for _, r := range tgt.sent {
+				tc.check(t, r, int32(spec.PartitionsPerTopic))
+				distinct[string(r.Value[HeaderBytes:])] = true
+			}
+			if tc.name == "randomized-no-key" && len(distinct) != 7 {
+				t.Errorf("%d distinct payloads sent, want the pool's 7", len(distinct))
+			}
+		})
 	}
 }
