@@ -12,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -257,5 +259,71 @@ func TestRunSendsOMBBodiesAndKeys(t *testing.T) {
 				t.Errorf("%d distinct payloads sent, want the pool's 7", len(distinct))
 			}
 		})
+	}
+}
+
+// topicsTarget is the engine target, counting the input records its
+// producers send to each topic.
+type topicsTarget struct {
+	*enginetarget.Target
+	mu   sync.Mutex
+	sent map[string]int
+}
+
+type topicsProducer struct {
+	targets.Producer
+	t *topicsTarget
+}
+
+func (tt *topicsTarget) NewProducer(ctx context.Context, cfg targets.Config, id int) (targets.Producer, error) {
+	p, err := tt.Target.NewProducer(ctx, cfg, id)
+	return &topicsProducer{p, tt}, err
+}
+
+func (p *topicsProducer) Produce(ctx context.Context, recs []*targets.Record) error {
+	p.t.mu.Lock()
+	for _, r := range recs {
+		p.t.sent[r.Topic]++
+	}
+	p.t.mu.Unlock()
+	return p.Producer.Produce(ctx, recs)
+}
+
+// TestRunSeveralTopics runs every mode of an OMB workload with three input
+// topics on the engine: each topic gets its producers' records, the
+// workers' group reads all three, and every mode verifies.
+func TestRunSeveralTopics(t *testing.T) {
+	t.Parallel()
+	eng, err := enginetarget.New(enginetarget.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	tgt := &topicsTarget{Target: eng, sent: map[string]int{}}
+	spec := quickSpec(t)
+	spec.Topics, spec.PartitionsPerTopic, spec.ProducersPerTopic, spec.Consumers = 3, 2, 1, 3
+	spec.TestLength = 500 * time.Millisecond
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(runCtx(t), Config{Workload: spec, Target: tgt, Seed: testSeed})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, m := range res.Modes {
+		if m.Error != "" || m.Verify == nil || !m.Verify.Pass || m.TotalOutputs != m.TotalInputs {
+			t.Errorf("%s: error %q, %d outputs of %d inputs, verdict %+v", m.Mode, m.Error, m.TotalOutputs, m.TotalInputs, m.Verify)
+		}
+	}
+	tgt.mu.Lock()
+	defer tgt.mu.Unlock()
+	// Five modes, each with its own three input topics.
+	if len(tgt.sent) != 3*len(res.Modes) {
+		t.Errorf("inputs sent to %d topics, want %d: %v", len(tgt.sent), 3*len(res.Modes), tgt.sent)
+	}
+	for topic, n := range tgt.sent {
+		if n == 0 {
+			t.Errorf("no input sent to %s", topic)
+		}
 	}
 }

@@ -54,6 +54,9 @@ type modeRun struct {
 	rep  int
 	tcfg targets.Config
 	name string // mode, with the repeat when repeating
+	// topicIndex numbers the input topics when there are several
+	// (inputPartition); nil for one.
+	topicIndex map[string]int32
 
 	window  // the timeline and the measurement window
 	counts  // what the workers, producers and faults count
@@ -87,6 +90,18 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 			DLQCopyRecord:         spec.DLQCopyRecord,
 		},
 	}
+	if spec.Topics > 1 {
+		// Topic 0 keeps the one-topic name, which broker-control
+		// commands derive the run's prefix from.
+		mr.tcfg.InputTopics = []string{mr.tcfg.InputTopic}
+		for i := 1; i < spec.Topics; i++ {
+			mr.tcfg.InputTopics = append(mr.tcfg.InputTopics, fmt.Sprintf("%s-in-%d", prefix, i))
+		}
+		mr.topicIndex = make(map[string]int32, spec.Topics)
+		for i, t := range mr.tcfg.InputTopics {
+			mr.topicIndex[t] = int32(i)
+		}
+	}
 	mr.stopWorkers = make(chan struct{})
 	if mr.tcfg.OutputPartitions == 0 {
 		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
@@ -105,6 +120,16 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 		return nil, err
 	}
 	return mr, nil
+}
+
+// inputPartition numbers partition p of input topic topic across the
+// input topics (targets.Config.GlobalPartition), as the ledger and the
+// verifier count input partitions.
+func (mr *modeRun) inputPartition(topic string, p int32) int32 {
+	if mr.topicIndex == nil {
+		return p
+	}
+	return mr.topicIndex[topic]*mr.tcfg.InputPartitions + p
 }
 
 // rng returns the random stream named label ("fault",
@@ -132,8 +157,8 @@ const formationLimit = 10 * time.Second
 // leaves the workers beyond the partition count without a partition.
 func (mr *modeRun) expectedReceivers() int32 {
 	n := int32(mr.spec.Consumers)
-	if mr.mode == pipeline.ClassicEOS && mr.tcfg.InputPartitions < n {
-		n = mr.tcfg.InputPartitions
+	if parts := mr.tcfg.InputPartitions * int32(len(mr.tcfg.Inputs())); mr.mode == pipeline.ClassicEOS && parts < n {
+		n = parts
 	}
 	return max(n, 1)
 }

@@ -90,7 +90,9 @@ func (s *Schedule) Next() (time.Time, bool) {
 // first error.
 func (mr *modeRun) runProducers(ctx context.Context) error {
 	spec := mr.spec
-	n := spec.ProducersPerTopic
+	// producersPerTopic producers on each input topic; the rate is over
+	// them all.
+	n := spec.ProducersPerTopic * max(spec.Topics, 1)
 	bodies, err := newInputBodies(spec, mr.rng("payloads"))
 	if err != nil {
 		return err
@@ -134,6 +136,8 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 		mr.mergeHist(result.HistProduce, svc)
 	}()
 	nparts := int32(mr.spec.PartitionsPerTopic)
+	inputs := mr.tcfg.Inputs()
+	topic := inputs[(idx/mr.spec.ProducersPerTopic)%len(inputs)]
 	nextPart := int32(idx) % nparts
 	intended := make([]time.Time, 0, maxProduceBatch)
 	// Buffers reused from batch to batch: Produce is synchronous and a
@@ -208,7 +212,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			} else {
 				nextPart = (nextPart + 1) % nparts
 			}
-			backing[i] = targets.Record{Topic: mr.tcfg.InputTopic, Partition: part, Key: key, Value: v}
+			backing[i] = targets.Record{Topic: topic, Partition: part, Key: key, Value: v}
 			recs[i] = &backing[i]
 		}
 		sent := time.Now()
@@ -226,7 +230,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 		for i, r := range recs {
 			h, _ := readInput(r.Value)
 			ids = append(ids, h.ID)
-			batch = append(batch, inputRec{partition: r.Partition, offset: r.Offset, intended: h.IntendedNs})
+			batch = append(batch, inputRec{partition: mr.inputPartition(r.Topic, r.Partition), offset: r.Offset, intended: h.IntendedNs})
 			if mr.inWindow(intended[i]) {
 				lags = append(lags, sent.Sub(intended[i]))
 				lag.Record(sent.Sub(intended[i]))

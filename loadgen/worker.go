@@ -461,7 +461,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 		}
 		v := buf[start:len(buf):len(buf)]
 		putOutput(v, outputHeader{InputID: h.ID, IntendedNs: h.IntendedNs, TxnSeq: seq, Epoch: epoch, Worker: uint16(wl.id)})
-		wl.outRecs[i] = targets.Record{Topic: mr.tcfg.OutputTopic, Partition: r.Partition % nout, Value: v}
+		wl.outRecs[i] = targets.Record{Topic: mr.tcfg.OutputTopic, Partition: mr.inputPartition(r.Topic, r.Partition) % nout, Value: v}
 		outs[i] = &wl.outRecs[i]
 	}
 	if err := wl.w.Produce(ctx, outs); err != nil {

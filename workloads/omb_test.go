@@ -48,9 +48,9 @@ func TestOMBFilesUnmodified(t *testing.T) {
 		{file: "backlog-1-topic-16-partitions-1kb.yaml", want: want{name: "1-producer-1-consumers-on-1-topic", topics: 1, partitions: 16, producers: 1, cons: 1, rate: 100000, size: 1024, test: 5 * time.Minute, payload: "payload-1Kb.data", backlog: 100 << 20}},
 		{file: "max-rate-1-topic-1-partition-1p-1c-64kb.yaml", want: want{name: "max-rate-1-topic-1-partition-1p-1c-64kb", topics: 1, partitions: 1, producers: 1, cons: 1, rate: 10_000_000, size: 65536, test: 5 * time.Minute, randomized: true, ratio: 0.5, pool: 100}},
 		{file: "max-rate-1-topic-10-partitions-10p-10c-1kb.yaml", want: want{name: "max-rate-1-topic-10-partitions-10p-10c-1kb", topics: 1, partitions: 10, producers: 10, cons: 10, rate: 10_000_000, size: 1024, test: 5 * time.Minute, randomized: true, ratio: 0.5, pool: 1000}},
-		{file: "1m-10-topics-3-partitions-100b.yaml", refused: "topics"},
-		{file: "100-topic-1kb-4p-4c-500k.yaml", refused: "topics"},
-		{file: "100-topics-1-partitions-1kb.yaml", refused: "topics,subscriptionsPerTopic"},
+		{file: "1m-10-topics-3-partitions-100b.yaml", want: want{name: "1m-10-topics-3-partitions-100b", topics: 10, partitions: 3, producers: 1, cons: 1, rate: 1_000_000, size: 100, test: 15 * time.Minute, randomized: true, ratio: 0.5, pool: 1000}},
+		{file: "100-topic-1kb-4p-4c-500k.yaml", want: want{name: "500k-rate-4-producers-and-4-consumers-on-100-topic", topics: 100, partitions: 1, producers: 4, cons: 4, rate: 500000, size: 1024, test: 5 * time.Minute, randomized: true, ratio: 0.5, pool: 1000}},
+		{file: "100-topics-1-partitions-1kb.yaml", refused: "subscriptionsPerTopic"},
 		{file: "1-topic-10000-partitions-1kb-4p-4c-200k.yaml", refused: "partitionsPerTopic"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

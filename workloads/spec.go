@@ -45,9 +45,11 @@ type Spec struct {
 	// Description says what the workload is for.
 	Description string `yaml:"description" json:"description"`
 
-	// Topics is the number of input topics; only 1 is supported for now.
+	// Topics is the number of input topics, each of PartitionsPerTopic
+	// partitions written by ProducersPerTopic producers; the workers'
+	// group reads them all and writes one output topic.
 	Topics int `yaml:"topics" json:"topics"`
-	// PartitionsPerTopic is the number of input partitions.
+	// PartitionsPerTopic is the number of partitions of each input topic.
 	PartitionsPerTopic int `yaml:"partitionsPerTopic" json:"partitionsPerTopic"`
 	// OutputPartitionsPerTopic is the number of output partitions; 0 means
 	// the same as PartitionsPerTopic (Parse and Defaults fill it in).

@@ -103,11 +103,21 @@ func (s *Spec) validateIdentity() *Error {
 }
 
 func (s *Spec) validateTopics() *Error {
-	if s.Topics != 1 {
-		return fieldErr("topics", "%d topics cannot run yet: the load generator, its ledger and both targets drive one input topic and one output topic per mode run, so the other topics would be silently left out; set topics: 1 (one topic of topics × partitionsPerTopic partitions is the nearest sharebench runs, but not the same workload)", s.Topics)
+	if e := intRange("topics", s.Topics, 1, maxTopics, "every topic is created for each mode run"); e != nil {
+		return e
 	}
 	if e := intRange("partitionsPerTopic", s.PartitionsPerTopic, 1, maxPartitions, ""); e != nil {
 		return e
+	}
+	if n := s.Topics * s.PartitionsPerTopic; n > maxInputPartitions {
+		return fieldErr("topics", "%d topics of %d partitions are %d input partitions, above the maximum %d (one share partition each, per mode run); use fewer topics or partitions",
+			s.Topics, s.PartitionsPerTopic, n, maxInputPartitions)
+	}
+	if s.Topics > 1 && s.AckOnly {
+		return fieldErr("topics", "%d topics with ackOnly: the checkpoint model keys the records it holds by partition and offset of one input topic; use topics: 1", s.Topics)
+	}
+	if s.Topics > 1 && s.DLQTopic != "" {
+		return fieldErr("topics", "%d topics with a dead-letter queue: the verifier matches dead letters to inputs by partition and offset of one input topic; use topics: 1", s.Topics)
 	}
 	// 0 means the same as the input until Defaults or Parse fills it in.
 	if s.OutputPartitionsPerTopic != 0 {

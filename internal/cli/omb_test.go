@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,8 +28,8 @@ var (
 	ombChartQuantiles = []string{"aggregatedPublishLatencyQuantiles", "aggregatedPublishDelayLatencyQuantiles", "aggregatedEndToEndLatencyQuantiles"}
 )
 
-// TestOMBFilesRun runs four of OMB's files for a second each against the
-// embedded engine (the other OMB files under testdata have their
+// TestOMBFilesRun runs five of OMB's files for a second each against the
+// embedded engine (one of them, with ten input topics, in every mode) (the other OMB files under testdata have their
 // translation checked in package workloads): the translation notes are
 // printed once each, the total run time before the first mode, and each
 // mode's OMB result has every field the chart script reads, with the
@@ -47,6 +48,8 @@ func TestOMBFilesRun(t *testing.T) {
 		{"1-topic-1-partition-1kb.yaml", []string{"--rate", "2000"}, "1-topic-1-partition-1kb", []string{"consumerPerSubscription"}},
 		{"1-topic-100-partitions-1kb-4p-4c-200k.yaml", []string{"--rate", "2000"}, "200k-rate-4-producers-and-4-consumers-on-1-topic-100-partition", []string{"useRandomizedPayloads"}},
 		{"max-rate-1-topic-10-partitions-10p-10c-1kb.yaml", []string{"--rate", "2000"}, "max-rate-1-topic-10-partitions-10p-10c-1kb", []string{"useRandomizedPayloads"}},
+		// Ten input topics of three partitions, every mode.
+		{"1m-10-topics-3-partitions-100b.yaml", []string{"--rate", "2000", "--modes", "all"}, "1m-10-topics-3-partitions-100b", []string{"useRandomizedPayloads"}},
 		// producerRate 0: a closed loop, as the file has it.
 		{"1-topic-3-partition-100b-3producers.yaml", nil, "1-topic-3-partition-100b-3-producers", []string{"name \""}},
 	} {
@@ -55,6 +58,11 @@ func TestOMBFilesRun(t *testing.T) {
 			out := t.TempDir()
 			args := append([]string{"run", "--workload", ombDir + tc.file, "--modes", "explicit", "--duration", "1s", "--warmup", "0s",
 				"--out", out, "--no-report", "--format", "omb", "--seed", "5"}, tc.flags...)
+			if slices.Contains(tc.flags, "--modes") {
+				// The test's --modes gives way to the case's.
+				i := slices.Index(args, "--modes")
+				args = slices.Delete(args, i, i+2)
+			}
 			o := sharebench(t, args...)
 			if o.code != reports.ExitOK {
 				t.Fatalf("OMB file: %v", o)
@@ -73,7 +81,12 @@ func TestOMBFilesRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkOMBResult(t, result.OMBPath(out, "explicit"), tc.name, res.Modes[0])
+			for _, m := range res.Modes {
+				if m.Verify == nil || !m.Verify.Pass {
+					t.Errorf("%s: verdict %+v error %q", m.Mode, m.Verify, m.Error)
+				}
+				checkOMBResult(t, result.OMBPath(out, m.Mode), tc.name, m)
+			}
 		})
 	}
 }
@@ -88,8 +101,8 @@ func checkOMBResult(t *testing.T, path, workload string, m result.ModeResult) {
 	if err := json.Unmarshal(data, &o); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if o["workload"] != workload || o["driver"] != "sharebench-engine-explicit" {
-		t.Errorf("workload %v driver %v, want %s and sharebench-engine-explicit", o["workload"], o["driver"], workload)
+	if driver := "sharebench-engine-" + m.Mode; o["workload"] != workload || o["driver"] != driver {
+		t.Errorf("workload %v driver %v, want %s and %s", o["workload"], o["driver"], workload, driver)
 	}
 	for _, f := range ombChartSeries {
 		s, ok := o[f].([]any)

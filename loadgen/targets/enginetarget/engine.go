@@ -137,8 +137,10 @@ func (t *Target) Supports(_ context.Context, m pipeline.Mode) error {
 
 // Setup creates the topics and the share group's configuration.
 func (t *Target) Setup(_ context.Context, cfg targets.Config) error {
-	if err := t.e.CreateTopic(cfg.InputTopic, cfg.InputPartitions); err != nil {
-		return fmt.Errorf("engine target: %w", err)
+	for _, in := range cfg.Inputs() {
+		if err := t.e.CreateTopic(in, cfg.InputPartitions); err != nil {
+			return fmt.Errorf("engine target: %w", err)
+		}
 	}
 	if err := t.e.CreateTopic(cfg.OutputTopic, cfg.OutputPartitions); err != nil {
 		return fmt.Errorf("engine target: %w", err)
@@ -204,8 +206,7 @@ func (t *Target) Pending(ctx context.Context, cfg targets.Config) (int64, error)
 
 func (t *Target) pending(cfg targets.Config) (int64, error) {
 	var n int64
-	for p := int32(0); p < cfg.InputPartitions; p++ {
-		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
+	for _, tp := range inputPartitions(cfg) {
 		_, hw, _, err := t.e.Offsets(tp)
 		if err != nil {
 			return 0, err
@@ -227,7 +228,10 @@ func (t *Target) pending(cfg targets.Config) (int64, error) {
 // Teardown deletes the mode's topics from an in-memory engine, freeing their
 // records; with a data directory it keeps them (deletion is not journaled).
 func (t *Target) Teardown(_ context.Context, cfg targets.Config) error {
-	err := errors.Join(t.e.DeleteTopic(cfg.InputTopic), t.e.DeleteTopic(cfg.OutputTopic))
+	err := t.e.DeleteTopic(cfg.OutputTopic)
+	for _, in := range cfg.Inputs() {
+		err = errors.Join(err, t.e.DeleteTopic(in))
+	}
 	if cfg.DLQTopic != "" {
 		err = errors.Join(err, t.e.DeleteTopic(cfg.DLQTopic))
 	}
@@ -329,6 +333,7 @@ type worker struct {
 	txn     *eng.Producer // transactional modes
 	plain   *eng.Producer // non-transactional outputs
 	next    int32
+	waits   int // empty polls, to wait on each input topic in turn
 }
 
 // NewWorker joins the group in the mode's acknowledgement mode and creates
@@ -344,13 +349,13 @@ func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m pipeline.Mod
 	}
 	switch m {
 	case pipeline.Implicit:
-		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckImplicit)
+		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckImplicit)
 	case pipeline.Explicit, pipeline.Deferred:
-		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckExplicit)
+		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckExplicit)
 	case pipeline.Transactional:
-		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckTransactional)
+		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckTransactional)
 	case pipeline.ClassicEOS:
-		w.classic, err = t.e.JoinClassicGroup(cfg.Group, []string{cfg.InputTopic}, eng.ResetEarliest)
+		w.classic, err = t.e.JoinClassicGroup(cfg.Group, cfg.Inputs(), eng.ResetEarliest)
 	default:
 		return nil, fmt.Errorf("engine target: %w: mode %q", targets.ErrUnsupported, m)
 	}
@@ -397,7 +402,15 @@ func (w *worker) pollRaw(ctx context.Context, max int) ([]*targets.Record, error
 		if w.t.opts.Clock != nil {
 			return nil, nil
 		}
-		if err := w.t.e.WaitTopic(ctx, w.cfg.InputTopic, pollWait); err != nil {
+		// The engine signals one topic at a time: with several input
+		// topics the worker waits on each in turn, briefly, so a record on
+		// any of them is seen within about a millisecond per topic.
+		in, wait := w.cfg.InputTopic, pollWait
+		if inputs := w.cfg.Inputs(); len(inputs) > 1 {
+			w.waits++
+			in, wait = inputs[w.waits%len(inputs)], time.Millisecond
+		}
+		if err := w.t.e.WaitTopic(ctx, in, wait); err != nil {
 			return nil, nil // ctx done: an empty poll, as a consumer's would be
 		}
 	}
@@ -706,8 +719,9 @@ func (t *Target) Inspect(ctx context.Context, cfg targets.Config) (*targets.Shar
 
 func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
 	st := &targets.ShareState{SPSO: map[int32]int64{}}
-	for p := int32(0); p < cfg.InputPartitions; p++ {
-		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
+	for _, tp := range inputPartitions(cfg) {
+		// The ledger numbers partitions across the input topics.
+		p := cfg.GlobalPartition(tp.Topic, tp.Partition)
 		_, hw, _, err := t.e.Offsets(tp)
 		if err != nil {
 			return nil, err
@@ -743,6 +757,17 @@ func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
 		}
 	}
 	return st, nil
+}
+
+// inputPartitions lists every partition of every input topic.
+func inputPartitions(cfg targets.Config) []eng.TopicPartition {
+	var out []eng.TopicPartition
+	for _, in := range cfg.Inputs() {
+		for p := int32(0); p < cfg.InputPartitions; p++ {
+			out = append(out, eng.TopicPartition{Topic: in, Partition: p})
+		}
+	}
+	return out
 }
 
 // ResumeTransaction finishes the transaction producer pid at epoch of
