@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -333,7 +334,34 @@ type worker struct {
 	txn     *eng.Producer // transactional modes
 	plain   *eng.Producer // non-transactional outputs
 	next    int32
-	waits   int // empty polls, to wait on each input topic in turn
+}
+
+// waitInputs waits until any input topic changes, at most pollWait. The
+// engine signals each topic on its own channel, so with several topics
+// the wait selects on all of them: a record on any wakes the worker at
+// once.
+func (w *worker) waitInputs(ctx context.Context) error {
+	inputs := w.cfg.Inputs()
+	if len(inputs) == 1 {
+		return w.t.e.WaitTopic(ctx, inputs[0], pollWait)
+	}
+	cases := make([]reflect.SelectCase, 0, len(inputs)+2)
+	for _, in := range inputs {
+		ch, err := w.t.e.Notify(in)
+		if err != nil {
+			return err
+		}
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+	}
+	timer := time.NewTimer(pollWait)
+	defer timer.Stop()
+	cases = append(cases,
+		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timer.C)},
+		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
+	if i, _, _ := reflect.Select(cases); i == len(cases)-1 {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // NewWorker joins the group in the mode's acknowledgement mode and creates
@@ -402,15 +430,7 @@ func (w *worker) pollRaw(ctx context.Context, max int) ([]*targets.Record, error
 		if w.t.opts.Clock != nil {
 			return nil, nil
 		}
-		// The engine signals one topic at a time: with several input
-		// topics the worker waits on each in turn, briefly, so a record on
-		// any of them is seen within about a millisecond per topic.
-		in, wait := w.cfg.InputTopic, pollWait
-		if inputs := w.cfg.Inputs(); len(inputs) > 1 {
-			w.waits++
-			in, wait = inputs[w.waits%len(inputs)], time.Millisecond
-		}
-		if err := w.t.e.WaitTopic(ctx, in, wait); err != nil {
+		if err := w.waitInputs(ctx); err != nil {
 			return nil, nil // ctx done: an empty poll, as a consumer's would be
 		}
 	}
