@@ -36,6 +36,10 @@ func TestAckRanges(t *testing.T) {
 		// A range never spans partitions, even when the offsets run on.
 		{"offsets run across partitions", []engine.Record{rec(1, 1), rec(0, 0)},
 			[]engine.Acknowledgement{ack(0, 0, 0), ack(1, 1, 1)}},
+		// Nor topics: a group subscribed to two topics polls records of
+		// both with the same partitions and offsets.
+		{"topics", []engine.Record{{Topic: "in-1", Partition: 0, Offset: 1}, rec(0, 0), {Topic: "in-1", Partition: 0, Offset: 0}, rec(0, 1)},
+			[]engine.Acknowledgement{ack(0, 0, 1), {Topic: "in-1", Partition: 0, First: 0, Last: 1, Type: engine.AckAccept}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

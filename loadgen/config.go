@@ -88,6 +88,10 @@ var ErrNoFaultControl = errors.New("loadgen: no control of the target")
 // ErrBadConfig is wrapped by configuration errors (exit code 2).
 var ErrBadConfig = errors.New("loadgen: bad configuration")
 
+// maxEmbeddedBacklogGB bounds an OMB consumer backlog on an embedded
+// target, which keeps every record in memory.
+const maxEmbeddedBacklogGB = 1
+
 func (c *Config) validate() error {
 	if c.Workload == nil {
 		return fmt.Errorf("%w: no workload", ErrBadConfig)
@@ -97,6 +101,9 @@ func (c *Config) validate() error {
 	}
 	if c.Workload.MessageSizeBytes < HeaderBytes {
 		return fmt.Errorf("%w: messageSize %d is below the %d-byte header", ErrBadConfig, c.Workload.MessageSizeBytes, HeaderBytes)
+	}
+	if b := c.Workload.ConsumerBacklogSizeGB; b > maxEmbeddedBacklogGB && c.Target.Info().Embedded {
+		return fmt.Errorf("%w: consumerBacklogSizeGB %v: an embedded target holds the backlog in this process's memory, at most %d GiB; run it against a Kafka cluster (--target kafka), or lower consumerBacklogSizeGB", ErrBadConfig, b, maxEmbeddedBacklogGB)
 	}
 	if c.Repeats <= 0 {
 		c.Repeats = 1

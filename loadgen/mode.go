@@ -54,6 +54,9 @@ type modeRun struct {
 	rep  int
 	tcfg targets.Config
 	name string // mode, with the repeat when repeating
+	// topicIndex numbers the input topics when there are several
+	// (inputPartition); nil for one.
+	topicIndex map[string]int32
 
 	window  // the timeline and the measurement window
 	counts  // what the workers, producers and faults count
@@ -64,7 +67,7 @@ type modeRun struct {
 
 func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 	spec := cfg.Workload
-	name := result.LedgerName(string(m), rep, cfg.Repeats)
+	name := result.ModeRunName(string(m), rep, cfg.Repeats)
 	prefix := fmt.Sprintf("%s-%s", cfg.RunID, name)
 	mr := &modeRun{
 		cfg: cfg, spec: spec, mode: m, rep: rep, name: name,
@@ -87,6 +90,18 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 			DLQCopyRecord:         spec.DLQCopyRecord,
 		},
 	}
+	if spec.Topics > 1 {
+		// Topic 0 keeps the one-topic name, which broker-control
+		// commands derive the run's prefix from.
+		mr.tcfg.InputTopics = []string{mr.tcfg.InputTopic}
+		for i := 1; i < spec.Topics; i++ {
+			mr.tcfg.InputTopics = append(mr.tcfg.InputTopics, fmt.Sprintf("%s-in-%d", prefix, i))
+		}
+		mr.topicIndex = make(map[string]int32, spec.Topics)
+		for i, t := range mr.tcfg.InputTopics {
+			mr.topicIndex[t] = int32(i)
+		}
+	}
 	mr.stopWorkers = make(chan struct{})
 	if mr.tcfg.OutputPartitions == 0 {
 		mr.tcfg.OutputPartitions = mr.tcfg.InputPartitions
@@ -105,6 +120,16 @@ func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
 		return nil, err
 	}
 	return mr, nil
+}
+
+// inputPartition numbers partition p of input topic topic across the
+// input topics (targets.Config.GlobalPartition), as the ledger and the
+// verifier count input partitions.
+func (mr *modeRun) inputPartition(topic string, p int32) int32 {
+	if mr.topicIndex == nil {
+		return p
+	}
+	return mr.topicIndex[topic]*mr.tcfg.InputPartitions + p
 }
 
 // rng returns the random stream named label ("fault",
@@ -132,10 +157,54 @@ const formationLimit = 10 * time.Second
 // leaves the workers beyond the partition count without a partition.
 func (mr *modeRun) expectedReceivers() int32 {
 	n := int32(mr.spec.Consumers)
-	if mr.mode == pipeline.ClassicEOS && mr.tcfg.InputPartitions < n {
-		n = mr.tcfg.InputPartitions
+	if parts := mr.tcfg.InputPartitions * int32(len(mr.tcfg.Inputs())); mr.mode == pipeline.ClassicEOS && parts < n {
+		n = parts
 	}
 	return max(n, 1)
+}
+
+// backlogBuilt reports whether the producers have built the workload's
+// consumer backlog (OMB's consumerBacklogSizeGB); true without one.
+func (mr *modeRun) backlogBuilt() bool {
+	return mr.produced.Load() >= mr.spec.BacklogRecords()
+}
+
+// backlogDrained reports whether the consumers have drained the backlog
+// to the workload's drain ratio: at most (1 - ratio) of it is left
+// unsettled. As OMB, a few records in flight count as drained (at most
+// 1000, a tenth of a small backlog), since an open loop always has some.
+func (mr *modeRun) backlogDrained() bool {
+	b := mr.spec.BacklogRecords()
+	if b == 0 {
+		return true
+	}
+	produced := mr.produced.Load()
+	if produced < b {
+		return false
+	}
+	left := max(int64((1-mr.spec.DrainRatio())*float64(b)), min(1000, b/10))
+	return produced-mr.ledger.settled() <= left
+}
+
+// backlogLimit bounds the build and drain of the consumer backlog: twice
+// the time the producers take to build it at their rate, plus the drain
+// timeout. Past formationLimit and it after the warm-up the window opens
+// anyway, with a note. 0 without a backlog.
+func (mr *modeRun) backlogLimit() time.Duration {
+	b := mr.spec.BacklogRecords()
+	if b == 0 || mr.spec.ProducerRate <= 0 {
+		return 0
+	}
+	return 2*time.Duration(float64(b)/float64(mr.spec.ProducerRate)*float64(time.Second)) + mr.spec.DrainTimeout
+}
+
+// waitBacklog holds a worker before its first poll until the backlog is
+// built, as OMB pauses its consumers; it returns at once without a
+// backlog, and when the run stops or ctx ends.
+func (mr *modeRun) waitBacklog(ctx context.Context) {
+	for !mr.backlogBuilt() && ctx.Err() == nil && !mr.stopping() {
+		sleepCtx(ctx, time.Millisecond)
+	}
 }
 
 // catchUp decides when the consumers of an open loop have caught up with
@@ -179,9 +248,10 @@ func (c *catchUp) caughtUp(now time.Time, produced, settled int64) bool {
 }
 
 // openWindowLoop opens the measurement window once the warm-up has passed,
-// every worker has received records, and (open loop) the consumers have
-// caught up with the backlog (catchUp), or formationLimit after the
-// warm-up; then it returns. The window lasts the workload's test
+// every worker has received records, an OMB consumer backlog has been
+// built and drained (backlogDrained), and (open loop) the consumers have
+// caught up with the producers (catchUp), or formationLimit (and
+// backlogLimit) after the warm-up; then it returns. The window lasts the workload's test
 // duration, and the producers stop when it closes.
 func (mr *modeRun) openWindowLoop(ctx context.Context) {
 	warm := mr.start.Add(mr.spec.Warmup())
@@ -190,20 +260,26 @@ func (mr *modeRun) openWindowLoop(ctx context.Context) {
 	if mr.spec.ProducerRate > 0 {
 		cu.tolerance = mr.spec.Warmup()
 	}
+	limit := formationLimit + mr.backlogLimit()
 	for {
 		now := time.Now()
 		if !now.Before(warm) {
 			joined := mr.receivedN.Load() >= mr.expectedReceivers()
-			if joined && cu.caughtUp(now, mr.produced.Load(), mr.ledger.settled()) {
+			drained := mr.backlogDrained()
+			if joined && drained && cu.caughtUp(now, mr.produced.Load(), mr.ledger.settled()) {
 				break
 			}
-			if now.Sub(warm) >= formationLimit {
-				if !joined {
+			if now.Sub(warm) >= limit {
+				switch {
+				case !drained:
+					note = fmt.Sprintf("the consumer backlog of %d records was not built and drained to %v within %v after the warm-up (%d inputs produced, %d settled); the measurement window opened with it",
+						mr.spec.BacklogRecords(), mr.spec.DrainRatio(), limit, mr.produced.Load(), mr.ledger.settled())
+				case !joined:
 					note = fmt.Sprintf("only %d of %d workers had received records %v after the warm-up; the measurement window opened without the others",
-						mr.receivedN.Load(), mr.expectedReceivers(), formationLimit)
-				} else {
+						mr.receivedN.Load(), mr.expectedReceivers(), limit)
+				default:
 					note = fmt.Sprintf("the consumers had not caught up with the producers %v after the warm-up (%d inputs produced, %d settled): the target cannot keep up at this rate, and the window's outputs/s include a backlog",
-						formationLimit, mr.produced.Load(), mr.ledger.settled())
+						limit, mr.produced.Load(), mr.ledger.settled())
 				}
 				break
 			}
@@ -246,7 +322,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 		return out, fmt.Errorf("setting up topics: %w", err)
 	}
 	spec := mr.spec
-	seconds := int((spec.Warmup()+formationLimit+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
+	seconds := int((spec.Warmup()+formationLimit+mr.backlogLimit()+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
 	mr.window.begin(time.Now(), spec.Consumers, seconds)
 	mr.figures.begin(mr.start, seconds)
 	mr.ledger = newLedger()

@@ -90,7 +90,13 @@ func (s *Schedule) Next() (time.Time, bool) {
 // first error.
 func (mr *modeRun) runProducers(ctx context.Context) error {
 	spec := mr.spec
-	n := spec.ProducersPerTopic
+	// producersPerTopic producers on each input topic; the rate is over
+	// them all.
+	n := spec.ProducersPerTopic * max(spec.Topics, 1)
+	bodies, err := newInputBodies(spec, mr.rng("payloads"))
+	if err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := 0; i < n; i++ {
@@ -100,13 +106,14 @@ func (mr *modeRun) runProducers(ctx context.Context) error {
 		}
 		// The schedule runs until the window closes (loadOver); its own
 		// end only bounds a window that waits its longest to open.
-		end := mr.start.Add(spec.Warmup() + formationLimit + spec.TestDuration() + time.Second)
+		end := mr.start.Add(spec.Warmup() + formationLimit + mr.backlogLimit() + spec.TestDuration() + time.Second)
 		sched := NewSchedule(mr.start, end, float64(spec.ProducerRate), n, i, spec.RateDistribution, mr.rng("producer/"+strconv.Itoa(i)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer p.Close()
-			errs[i] = mr.produceLoop(ctx, p, sched, i)
+			k := &keyer{b: bodies, rng: mr.rng("keys/" + strconv.Itoa(i))}
+			errs[i] = mr.produceLoop(ctx, p, sched, i, bodies, k)
 		}()
 	}
 	wg.Wait()
@@ -121,7 +128,7 @@ func (mr *modeRun) backlogBound() int64 {
 	return max(b, 1000)
 }
 
-func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *Schedule, idx int) error {
+func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *Schedule, idx int, bodies *inputBodies, keys *keyer) error {
 	size := mr.spec.MessageSizeBytes
 	lag, svc := NewHist(), NewHist()
 	defer func() {
@@ -129,6 +136,8 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 		mr.mergeHist(result.HistProduce, svc)
 	}()
 	nparts := int32(mr.spec.PartitionsPerTopic)
+	inputs := mr.tcfg.Inputs()
+	topic := inputs[(idx/mr.spec.ProducersPerTopic)%len(inputs)]
 	nextPart := int32(idx) % nparts
 	intended := make([]time.Time, 0, maxProduceBatch)
 	// Buffers reused from batch to batch: Produce is synchronous and a
@@ -136,6 +145,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 	// so the generator allocates nothing per record.
 	var (
 		payload []byte
+		built   uint64 // inputs this producer built, for the payload pool
 		backing []targets.Record
 		recs    []*targets.Record
 		lags    []time.Duration
@@ -184,14 +194,29 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			payload = make([]byte, size*maxProduceBatch)
 			backing = make([]targets.Record, maxProduceBatch)
 			recs = make([]*targets.Record, maxProduceBatch)
+			// A fixed body is written once per buffer: each record
+			// rewrites only its header.
+			for i := range maxProduceBatch {
+				bodies.fill(payload[i*size:(i+1)*size], 0)
+			}
 		}
 		recs = recs[:n]
 		for i, t := range intended {
 			v := payload[i*size : (i+1)*size : (i+1)*size]
+			if len(bodies.pool) > 0 {
+				bodies.fill(v, built)
+			}
+			built++
 			id := mr.nextID.Add(1)
 			putInput(v, inputHeader{ID: id, IntendedNs: mr.sinceStart(t)})
-			backing[i] = targets.Record{Topic: mr.tcfg.InputTopic, Partition: nextPart, Value: v}
-			nextPart = (nextPart + 1) % nparts
+			part := nextPart
+			key := keys.key()
+			if key != nil {
+				part = keyPartition(key, nparts)
+			} else {
+				nextPart = (nextPart + 1) % nparts
+			}
+			backing[i] = targets.Record{Topic: topic, Partition: part, Key: key, Value: v}
 			recs[i] = &backing[i]
 		}
 		sent := time.Now()
@@ -212,7 +237,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 		for i, r := range recs {
 			h, _ := readInput(r.Value)
 			ids = append(ids, h.ID)
-			batch = append(batch, inputRec{partition: r.Partition, offset: r.Offset, intended: h.IntendedNs})
+			batch = append(batch, inputRec{partition: mr.inputPartition(r.Topic, r.Partition), offset: r.Offset, intended: h.IntendedNs})
 			if mr.inWindow(intended[i]) {
 				lags = append(lags, sent.Sub(intended[i]))
 				lag.Record(sent.Sub(intended[i]))

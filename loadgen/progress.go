@@ -18,8 +18,8 @@ const (
 
 // progressLoop prints one line a second until done closes: the mode, the
 // phase (warm-up; forming: waiting for every worker to receive records;
-// backlog: waiting for an open loop's consumers to catch up with the
-// backlog; load; drain), the time since the mode started over the time planned
+// backlog: building an OMB consumer backlog, or waiting for an open loop's
+// consumers to catch up with the backlog; load; drain), the time since the mode started over the time planned
 // (warm-up and window), the input rate of the last second (in the drain:
 // the inputs still without an output), the output rate, the window's
 // end-to-end p99 of the last whole bucket, and redeliveries and aborts when
@@ -51,6 +51,8 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 			switch {
 			case now.Before(mr.start.Add(mr.spec.Warmup())):
 				phase = "warm-up"
+			case !mr.winOpen.Load() && !mr.backlogBuilt():
+				phase = "backlog" // building an OMB consumer backlog
 			case !mr.winOpen.Load() && mr.receivedN.Load() < mr.expectedReceivers():
 				phase = "forming"
 			case !mr.winOpen.Load():

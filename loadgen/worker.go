@@ -159,6 +159,7 @@ func outcome(ctx context.Context, err error) pipeline.Result[*targets.Record] {
 
 func (wl *workerLoop) loop(ctx context.Context) {
 	mr := wl.mr
+	mr.waitBacklog(ctx)
 	for {
 		in := wl.inputs(time.Now())
 		if in.Stop && !wl.m.Stopping() && mr.ctl[wl.id].incarnation.Load() != wl.inc {
@@ -469,7 +470,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 		}
 		v := buf[start:len(buf):len(buf)]
 		putOutput(v, outputHeader{InputID: h.ID, IntendedNs: h.IntendedNs, TxnSeq: seq, Epoch: epoch, Worker: uint16(wl.id)})
-		wl.outRecs[i] = targets.Record{Topic: mr.tcfg.OutputTopic, Partition: r.Partition % nout, Value: v}
+		wl.outRecs[i] = targets.Record{Topic: mr.tcfg.OutputTopic, Partition: mr.inputPartition(r.Topic, r.Partition) % nout, Value: v}
 		outs[i] = &wl.outRecs[i]
 	}
 	if err := wl.w.Produce(ctx, outs); err != nil {

@@ -10,7 +10,8 @@
 // The field names follow the OpenMessaging Benchmark where one exists
 // (partitionsPerTopic, messageSize, producerRate, testDurationMinutes, ...),
 // and an OMB workload file runs unmodified: LoadWithNotes says how its other
-// fields were translated or ignored (omb.go). SCHEMA.md in this directory
+// fields were translated, and a field sharebench cannot honour is refused
+// with the reason (omb.go; docs/omb.md has the table). SCHEMA.md in this directory
 // documents every field, its default and its range. Built-in workloads live as YAML files under builtin/ and register
 // themselves at init; Register adds more, and a duplicate name panics.
 //

@@ -1,13 +1,14 @@
 // This file holds what makes an OpenMessaging Benchmark workload file run
 // unmodified: ${VAR:-default} substitutions, free-text names, and OMB's
-// fields, translated where sharebench has an equivalent and listed once as
-// ignored where it has none.
+// fields, each translated or refused with the reason (docs/omb.md has the
+// table).
 
 package workloads
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -16,16 +17,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// ombIgnored are OMB fields with no sharebench equivalent, with why.
-var ombIgnored = map[string]string{
-	"subscriptionsPerTopic":     "one share group per mode",
-	"payloadFile":               "payloads are generated, messageSize bytes each",
-	"useRandomizedPayloads":     "payloads are generated",
-	"randomBytesRatio":          "payloads are generated",
-	"randomizedPayloadPoolSize": "payloads are generated",
-	"keyDistributor":            "input records carry no keys",
-	"consumerBacklogSizeGB":     "no backlog phase",
-	"backlogDrainRatio":         "no backlog phase",
+// ombOnly are the fields only an OpenMessaging Benchmark file gives: one of
+// them makes a file an OMB file, which takes OMB's default warm-up.
+var ombOnly = []string{
+	"consumerPerSubscription", "subscriptionsPerTopic", "payloadFile", "useRandomizedPayloads",
+	"randomBytesRatio", "randomizedPayloadPoolSize", "keyDistributor", "consumerBacklogSizeGB", "backlogDrainRatio",
 }
 
 // ombWarmupMinutes is OMB's default warm-up (Workload.warmupDurationMinutes),
@@ -66,34 +62,27 @@ func expandVars(file string, data []byte, lookup func(string) (string, bool)) ([
 
 func osLookup(name string) (string, bool) { return os.LookupEnv(name) }
 
-// omb decodes a top-level OMB field into s, if key is one, and reports
-// whether it was.
+// omb decodes a top-level OMB field into s, if key is one that has no
+// field of Spec of its own, and reports whether it was.
 func (d *decoder) omb(k, val *yaml.Node, s *Spec) bool {
-	key := k.Value
-	if why, ok := ombIgnored[key]; ok {
-		if _, dup := d.lines[key]; !dup {
-			d.lines[key] = k.Line
-			d.ignored = append(d.ignored, fmt.Sprintf("%s (%s)", key, why))
-		}
-		d.isOMB = true
+	if k.Value != "consumerPerSubscription" {
+		return false
+	}
+	d.lines[k.Value] = k.Line
+	var n int
+	if err := d.decode(val, reflect.ValueOf(&n).Elem(), k.Value); err != nil {
+		d.add(err)
 		return true
 	}
-	if key == "consumerPerSubscription" {
-		d.lines[key] = k.Line
-		d.isOMB = true
-		var n int
-		if err := d.decode(val, reflect.ValueOf(&n).Elem(), key); err != nil {
-			d.add(err)
-			return true
-		}
-		d.ombConsumers = &n
-		return true
-	}
-	return false
+	d.ombConsumers = &n
+	return true
 }
 
 // applyOMB translates the OMB fields decoded into s after the file's own.
 func (d *decoder) applyOMB(s *Spec) {
+	for _, f := range ombOnly {
+		d.isOMB = d.isOMB || d.has(f)
+	}
 	if d.ombConsumers != nil && !d.has("consumers") {
 		s.Consumers = *d.ombConsumers
 		d.lines["consumers"] = d.lines["consumerPerSubscription"]
@@ -103,9 +92,55 @@ func (d *decoder) applyOMB(s *Spec) {
 		s.WarmupMinutes, s.WarmupLength = ombWarmupMinutes, 0
 		d.notes = append(d.notes, fmt.Sprintf("no warm-up given: OMB's default of %d minute applies (set warmupDurationMinutes to change it)", ombWarmupMinutes))
 	}
-	if len(d.ignored) > 0 {
-		d.notes = append(d.notes, "ignored OpenMessaging Benchmark fields with no sharebench equivalent: "+strings.Join(d.ignored, ", "))
+	if s.PayloadFile != "" && !d.failed("payloadFile") {
+		d.payloadFile(s)
 	}
+	if s.RandomizedPayloads {
+		d.notes = append(d.notes, fmt.Sprintf("useRandomizedPayloads: %d payloads of %d bytes, %v of them random (from the run's seed), then zeros; the first %d bytes of each record carry sharebench's header",
+			s.RandomizedPayloadPoolSize, s.MessageSizeBytes, s.RandomBytesRatio, minMessageSize))
+	}
+	if s.ConsumerBacklogSizeGB > 0 {
+		d.notes = append(d.notes, fmt.Sprintf("consumerBacklogSizeGB %v: each mode's workers start once %d records (%v GiB of %d bytes) are produced, and the window opens once %v of that backlog is drained",
+			s.ConsumerBacklogSizeGB, s.BacklogRecords(), s.ConsumerBacklogSizeGB, s.MessageSizeBytes, s.DrainRatio()))
+	}
+}
+
+// payloadFile resolves s.PayloadFile and sets the message size to the
+// file's. A relative path is looked up as OMB does, from the working
+// directory, then where OMB's repository layout puts it beside the
+// workload (workloads/NAME.yaml with payload/FILE: the parent of the
+// file's directory), then in the file's own directory.
+func (d *decoder) payloadFile(s *Spec) {
+	line := d.lines["payloadFile"]
+	path := s.PayloadFile
+	if !filepath.IsAbs(path) {
+		dir := filepath.Dir(d.file)
+		for _, c := range []string{path, filepath.Join(dir, "..", path), filepath.Join(dir, path)} {
+			if _, err := os.Stat(c); err == nil {
+				path = c
+				break
+			}
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		d.add(&Error{File: d.file, Line: line, Field: "payloadFile", Msg: fmt.Sprintf(
+			"%q cannot be read (looked in the working directory and beside the workload file): %v; give a path to the payload, relative to the working directory", s.PayloadFile, unwrapPath(err))})
+		return
+	}
+	size := fi.Size()
+	if fi.IsDir() || size < minMessageSize || size > maxMessageSize {
+		d.add(&Error{File: d.file, Line: line, Field: "payloadFile", Msg: fmt.Sprintf(
+			"%q is %d bytes; a payload is a file of %d to %d bytes", s.PayloadFile, size, minMessageSize, maxMessageSize)})
+		return
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if int(size) != s.MessageSizeBytes {
+		d.notes = append(d.notes, fmt.Sprintf("payloadFile %s is %d bytes: records are %d bytes, not messageSize %d (OMB sends the file too)", s.PayloadFile, size, size, s.MessageSizeBytes))
+	}
+	s.PayloadFile, s.MessageSizeBytes = path, int(size)
 }
 
 // freeTextName turns a free-text name (OMB's names read like

@@ -77,8 +77,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 }
 
 // LoadWithNotes is Load, also returning notes for the user: how the
-// fields of an OpenMessaging Benchmark file were translated, and which
-// were ignored.
+// fields of an OpenMessaging Benchmark file were translated.
 func LoadWithNotes(nameOrPath string) (*Spec, []string, error) {
 	if s, ok := Lookup(nameOrPath); ok {
 		return s, nil, nil
@@ -235,7 +234,6 @@ type decoder struct {
 	// OpenMessaging Benchmark fields (omb.go).
 	isOMB        bool
 	ombConsumers *int
-	ignored      []string
 	notes        []string
 }
 

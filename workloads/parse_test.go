@@ -108,8 +108,8 @@ func TestParseGood(t *testing.T) {
 			}
 		}},
 		{"omb-field.yaml", func(t *testing.T, s *workloads.Spec) {
-			// An OMB field sharebench has no use for is ignored (and
-			// listed, see TestOMBNotes); OMB's default warm-up applies.
+			// An OMB-only field makes the file an OMB file: OMB's
+			// default warm-up applies.
 			if s.PartitionsPerTopic != 4 || s.Warmup() != time.Minute {
 				t.Errorf("partitions %d, warm-up %v; want 4 and OMB's 1m", s.PartitionsPerTopic, s.Warmup())
 			}

@@ -45,9 +45,11 @@ type Spec struct {
 	// Description says what the workload is for.
 	Description string `yaml:"description" json:"description"`
 
-	// Topics is the number of input topics; only 1 is supported for now.
+	// Topics is the number of input topics, each of PartitionsPerTopic
+	// partitions written by ProducersPerTopic producers; the workers'
+	// group reads them all and writes one output topic.
 	Topics int `yaml:"topics" json:"topics"`
-	// PartitionsPerTopic is the number of input partitions.
+	// PartitionsPerTopic is the number of partitions of each input topic.
 	PartitionsPerTopic int `yaml:"partitionsPerTopic" json:"partitionsPerTopic"`
 	// OutputPartitionsPerTopic is the number of output partitions; 0 means
 	// the same as PartitionsPerTopic (Parse and Defaults fill it in).
@@ -63,6 +65,37 @@ type Spec struct {
 	// RateDistribution spaces the intended send times: RateConstant or
 	// RatePoisson.
 	RateDistribution string `yaml:"rateDistribution" json:"rateDistribution"`
+
+	// KeyDistributor is OMB's keyDistributor: KeyNone ("" is the same)
+	// sends records without a key, spread over the partitions round robin;
+	// KeyRoundRobin and KeyRandomNano give each record one of a pool of
+	// keys (in turn, or at random from the run's seed), and the record goes
+	// to the partition Kafka's default partitioner picks for its key.
+	KeyDistributor string `yaml:"keyDistributor,omitempty" json:"keyDistributor,omitempty"`
+	// PayloadFile is OMB's payloadFile: every input record's value is the
+	// file's content, its first HeaderBytes overwritten by the record's
+	// header; the file's size is the message size. Parse resolves a
+	// relative path (see SCHEMA.md) and stores the path it found.
+	PayloadFile string `yaml:"payloadFile,omitempty" json:"payloadFile,omitempty"`
+	// RandomizedPayloads is OMB's useRandomizedPayloads: the values come
+	// from a pool of RandomizedPayloadPoolSize payloads, each
+	// RandomBytesRatio random bytes (from the run's seed) then zeros, so a
+	// compressing producer sees the ratio OMB gives it.
+	RandomizedPayloads        bool    `yaml:"useRandomizedPayloads,omitempty" json:"useRandomizedPayloads,omitempty"`
+	RandomBytesRatio          float64 `yaml:"randomBytesRatio,omitempty" json:"randomBytesRatio,omitempty"`
+	RandomizedPayloadPoolSize int     `yaml:"randomizedPayloadPoolSize,omitempty" json:"randomizedPayloadPoolSize,omitempty"`
+	// SubscriptionsPerTopic is OMB's subscriptionsPerTopic; only 1 (0 is
+	// the same) can be judged: each mode runs one group.
+	SubscriptionsPerTopic int `yaml:"subscriptionsPerTopic,omitempty" json:"subscriptionsPerTopic,omitempty"`
+	// ConsumerBacklogSizeGB is OMB's consumerBacklogSizeGB (GiB, fractions
+	// allowed): the workers start only once the producers have built a
+	// backlog of this size, and the measurement window opens once they
+	// have drained it to BacklogDrainRatio. 0: no backlog.
+	ConsumerBacklogSizeGB float64 `yaml:"consumerBacklogSizeGB,omitempty" json:"consumerBacklogSizeGB,omitempty"`
+	// BacklogDrainRatio is OMB's backlogDrainRatio: the share of the
+	// backlog that must be drained before the window opens (OMB's default
+	// 1 when 0).
+	BacklogDrainRatio float64 `yaml:"backlogDrainRatio,omitempty" json:"backlogDrainRatio,omitempty"`
 
 	// TestMinutes is the measured test length in minutes, the OMB way of
 	// writing it; Parse and Defaults fold it into TestLength. Set it or
@@ -141,6 +174,31 @@ type Spec struct {
 	ModeNames []string `yaml:"modes" json:"modes"`
 	// Faults are injected on each mode's timeline.
 	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+}
+
+// Key distributors (OMB's keyDistributor), as OMB spells them.
+const (
+	KeyNone       = "NO_KEY"
+	KeyRoundRobin = "KEY_ROUND_ROBIN"
+	KeyRandomNano = "RANDOM_NANO"
+)
+
+// BacklogRecords is the number of input records that make up the
+// workload's consumer backlog (ConsumerBacklogSizeGB over MessageSizeBytes),
+// 0 when it has none.
+func (s *Spec) BacklogRecords() int64 {
+	if s.ConsumerBacklogSizeGB <= 0 || s.MessageSizeBytes <= 0 {
+		return 0
+	}
+	return int64(math.Ceil(s.ConsumerBacklogSizeGB * (1 << 30) / float64(s.MessageSizeBytes)))
+}
+
+// DrainRatio is BacklogDrainRatio with OMB's default of 1 for 0.
+func (s *Spec) DrainRatio() float64 {
+	if s.BacklogDrainRatio == 0 {
+		return 1
+	}
+	return s.BacklogDrainRatio
 }
 
 // Acquire modes (share.acquire.mode), as Kafka spells them.

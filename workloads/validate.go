@@ -16,28 +16,35 @@ import (
 
 // Ranges that are not Kafka's; Kafka's are written where they are checked.
 const (
-	maxPartitions     = 1024
-	minMessageSize    = 32 // the payload header: record id and intended send time
-	maxMessageSize    = 1 << 20
-	maxProducers      = 256
-	maxProducerRate   = 10_000_000
-	maxTestLength     = 24 * time.Hour
-	maxWarmupLength   = time.Hour
-	maxDrainTimeout   = time.Hour
-	maxConsumers      = 1024
-	maxPollRecordsCap = 10_000
-	maxTxnRecords     = 100_000
-	maxCheckpoint     = time.Hour
-	maxNameLen        = 64
-	maxDescriptionLen = 4096
-	minLockDuration   = time.Second // share.record.lock.duration.ms bounds
-	maxLockDuration   = time.Hour
-	minDeliveryLimit  = 2 // share.delivery.count.limit bounds
-	maxDeliveryLimit  = 10
-	minRecordLocks    = 100 // share.partition.max.record.locks bounds
-	maxRecordLocksCap = 10_000
-	minTxnTimeout     = time.Second      // transaction.timeout.ms floor of the client
-	maxTxnTimeout     = 15 * time.Minute // transaction.max.timeout.ms default
+	maxPartitions = 1024
+	maxTopics     = 1024
+	// maxInputPartitions bounds topics × partitionsPerTopic.
+	maxInputPartitions = 4096
+	// maxPayloadPoolBytes bounds the pool of randomized payloads
+	// (randomizedPayloadPoolSize × messageSize), held in memory.
+	maxPayloadPoolBytes = 256 << 20
+	maxBacklogGB        = 1024
+	minMessageSize      = 32 // the payload header: record id and intended send time
+	maxMessageSize      = 1 << 20
+	maxProducers        = 256
+	maxProducerRate     = 10_000_000
+	maxTestLength       = 24 * time.Hour
+	maxWarmupLength     = time.Hour
+	maxDrainTimeout     = time.Hour
+	maxConsumers        = 1024
+	maxPollRecordsCap   = 10_000
+	maxTxnRecords       = 100_000
+	maxCheckpoint       = time.Hour
+	maxNameLen          = 64
+	maxDescriptionLen   = 4096
+	minLockDuration     = time.Second // share.record.lock.duration.ms bounds
+	maxLockDuration     = time.Hour
+	minDeliveryLimit    = 2 // share.delivery.count.limit bounds
+	maxDeliveryLimit    = 10
+	minRecordLocks      = 100 // share.partition.max.record.locks bounds
+	maxRecordLocksCap   = 10_000
+	minTxnTimeout       = time.Second      // transaction.timeout.ms floor of the client
+	maxTxnTimeout       = 15 * time.Minute // transaction.max.timeout.ms default
 	// maxReplicationFactor bounds replicationFactor and minInsyncReplicas
 	// (Kafka takes up to 32767; no cluster a benchmark runs against has
 	// more than a few dozen brokers).
@@ -72,6 +79,7 @@ func (s *Spec) validateAll() []*Error {
 		s.validateIdentity, s.validateTopics, s.validateProducers, s.validateTiming,
 		s.validateConsumers, s.validateKafka, s.validateTransaction, s.validateRatios,
 		s.validateAckOnly, s.validateModes, s.validateFaults, s.validateAcquireMode, s.validateDLQ,
+		s.validateOMB,
 	} {
 		if err := check(); err != nil {
 			out = append(out, err)
@@ -95,11 +103,21 @@ func (s *Spec) validateIdentity() *Error {
 }
 
 func (s *Spec) validateTopics() *Error {
-	if s.Topics != 1 {
-		return fieldErr("topics", "%d topics are not supported yet: sharebench drives one input topic (and one output topic); set topics: 1 and raise partitionsPerTopic instead", s.Topics)
+	if e := intRange("topics", s.Topics, 1, maxTopics, "every topic is created for each mode run"); e != nil {
+		return e
 	}
 	if e := intRange("partitionsPerTopic", s.PartitionsPerTopic, 1, maxPartitions, ""); e != nil {
 		return e
+	}
+	if n := s.Topics * s.PartitionsPerTopic; n > maxInputPartitions {
+		return fieldErr("topics", "%d topics of %d partitions are %d input partitions, above the maximum %d (one share partition each, per mode run); use fewer topics or partitions",
+			s.Topics, s.PartitionsPerTopic, n, maxInputPartitions)
+	}
+	if s.Topics > 1 && s.AckOnly {
+		return fieldErr("topics", "%d topics with ackOnly: the checkpoint model keys the records it holds by partition and offset of one input topic; use topics: 1", s.Topics)
+	}
+	if s.Topics > 1 && s.DLQTopic != "" {
+		return fieldErr("topics", "%d topics with a dead-letter queue: the verifier matches dead letters to inputs by partition and offset of one input topic; use topics: 1", s.Topics)
 	}
 	// 0 means the same as the input until Defaults or Parse fills it in.
 	if s.OutputPartitionsPerTopic != 0 {
@@ -442,6 +460,53 @@ func firstErr(errs ...*Error) *Error {
 		if e != nil {
 			return e
 		}
+	}
+	return nil
+}
+
+// validateOMB checks the OpenMessaging Benchmark fields that have no
+// other sharebench form: keys, payloads, subscriptions, the backlog.
+func (s *Spec) validateOMB() *Error {
+	switch s.KeyDistributor {
+	case "", KeyNone, KeyRoundRobin, KeyRandomNano:
+	default:
+		return fieldErr("keyDistributor", "%q is not one of OMB's key distributors; use %s, %s or %s", s.KeyDistributor, KeyNone, KeyRoundRobin, KeyRandomNano)
+	}
+	if s.SubscriptionsPerTopic > 1 {
+		return fieldErr("subscriptionsPerTopic", "%d subscriptions cannot be judged: each would be another share group reading every record and writing its own outputs, and the verifier judges one group per mode run, so the other groups' outputs would count as duplicates; set subscriptionsPerTopic: 1 (compare groups by running more modes)", s.SubscriptionsPerTopic)
+	}
+	if s.SubscriptionsPerTopic < 0 {
+		return fieldErr("subscriptionsPerTopic", "%d is below 1; use 1", s.SubscriptionsPerTopic)
+	}
+	if s.RandomizedPayloads {
+		if s.PayloadFile != "" {
+			return fieldErr("payloadFile", "is given with useRandomizedPayloads: true; give one of them")
+		}
+		if !(s.RandomBytesRatio >= 0 && s.RandomBytesRatio <= 1) {
+			return fieldErr("randomBytesRatio", "%v is outside 0 to 1; use the share of random bytes in each payload, like 0.5", s.RandomBytesRatio)
+		}
+		if s.RandomizedPayloadPoolSize < 1 {
+			return fieldErr("randomizedPayloadPoolSize", "%d is below 1; use the number of payloads to cycle through, like 1000", s.RandomizedPayloadPoolSize)
+		}
+		if b := int64(s.RandomizedPayloadPoolSize) * int64(s.MessageSizeBytes); b > maxPayloadPoolBytes {
+			return fieldErr("randomizedPayloadPoolSize", "%d payloads of %d bytes are %d MiB, above the %d MiB held in memory; use a smaller pool", s.RandomizedPayloadPoolSize, s.MessageSizeBytes, b>>20, maxPayloadPoolBytes>>20)
+		}
+	} else if s.RandomBytesRatio != 0 || s.RandomizedPayloadPoolSize != 0 {
+		field := "randomBytesRatio"
+		if s.RandomBytesRatio == 0 {
+			field = "randomizedPayloadPoolSize"
+		}
+		return fieldErr(field, "has no effect without useRandomizedPayloads: true; set it, or remove %s", field)
+	}
+	switch {
+	case !(s.ConsumerBacklogSizeGB >= 0 && s.ConsumerBacklogSizeGB <= maxBacklogGB):
+		return fieldErr("consumerBacklogSizeGB", "%v is outside 0 to %d GiB; use the backlog to build before the consumers start, like 1 (fractions allowed)", s.ConsumerBacklogSizeGB, maxBacklogGB)
+	case s.ConsumerBacklogSizeGB > 0 && s.ProducerRate == 0:
+		return fieldErr("consumerBacklogSizeGB", "needs producerRate above 0: a closed loop's producers wait for the consumers, so no backlog builds (OMB refuses it too); set a producerRate")
+	case !(s.BacklogDrainRatio >= 0 && s.BacklogDrainRatio <= 1):
+		return fieldErr("backlogDrainRatio", "%v is outside 0 to 1; use the share of the backlog to drain before the measurement, like 0.99", s.BacklogDrainRatio)
+	case s.BacklogDrainRatio != 0 && s.ConsumerBacklogSizeGB == 0:
+		return fieldErr("backlogDrainRatio", "has no effect without consumerBacklogSizeGB; set one, or remove backlogDrainRatio")
 	}
 	return nil
 }

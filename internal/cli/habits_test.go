@@ -133,33 +133,6 @@ func TestFaultTheTargetCannotRun(t *testing.T) {
 	}
 }
 
-// TestOMBFileRunsUnmodified runs a real OpenMessaging Benchmark workload
-// file (cut short by flags, the file untouched): the ignored fields are
-// listed once, and the total run time is printed before the first mode.
-func TestOMBFileRunsUnmodified(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs a mode for a second")
-	}
-	file := "../../workloads/testdata/omb/1-topic-16-partitions-1kb.yaml"
-	o := sharebench(t, "run", "--workload", file, "--modes", "explicit", "--duration", "1s", "--warmup", "0s", "--rate", "2000",
-		"--out", t.TempDir(), "--no-report")
-	if o.code != reports.ExitOK {
-		t.Fatalf("OMB file: %v", o)
-	}
-	if n := strings.Count(o.stderr, "ignored OpenMessaging Benchmark fields"); n != 1 || !strings.Contains(o.stderr, "payloadFile (") {
-		t.Errorf("ignored fields listed %d times: %v", n, o)
-	}
-	runTime := strings.Index(o.stderr, "in all")
-	firstMode := strings.Index(o.stderr, "\nexplicit ")
-	if runTime < 0 || firstMode >= 0 && runTime > firstMode {
-		t.Errorf("the total run time is not printed before the first mode: %v", o)
-	}
-	if !strings.Contains(o.stdout, "1-producer-1-consumers-on-1-topic") && !strings.Contains(o.stderr, "1-producer-1-consumers-on-1-topic") {
-		t.Errorf("the free-text name is not used: %v", o)
-	}
-}
-
 // TestEveryWorkloadErrorInOneRun: each problem of a file on its own line,
 // naming the file and line, in one run.
 func TestEveryWorkloadErrorInOneRun(t *testing.T) {

@@ -42,20 +42,23 @@ type runFlags struct {
 	seed              int64
 	out               string
 	format            string
-	dumpLedgers       bool
-	force             bool
-	wide              bool
-	quiet             bool
-	repeat            int
-	noReport          bool
-	shards            int
-	knobs             string
-	dataDir           string
-	sink              string
-	tempDataDir       string // made by the run for a workload's engine-side faults, removed after it
-	flush             string
-	kafka             kafkaFlags
-	share             shareFlags
+	// ombDriver is an OMB driver file (--omb-driver); driver what it sets.
+	ombDriver   string
+	driver      *workloads.Driver
+	dumpLedgers bool
+	force       bool
+	wide        bool
+	quiet       bool
+	repeat      int
+	noReport    bool
+	shards      int
+	knobs       string
+	dataDir     string
+	sink        string
+	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
+	flush       string
+	kafka       kafkaFlags
+	share       shareFlags
 }
 
 const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine
@@ -81,7 +84,8 @@ func runCmd(env *Env, args []string) error {
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every random choice (default: time-based, printed)")
 	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
 	fs.BoolVar(&f.force, "force", false, "with --out: replace the run already in that directory (its result.json, .hlog files, ledgers and report; nothing else)")
-	fs.StringVar(&f.format, "format", "text", "output format: text, json or bench (Go benchmark lines for benchstat)")
+	fs.StringVar(&f.ombDriver, "omb-driver", "", "an OpenMessaging Benchmark Kafka driver file (driver-kafka/*.yaml): replicationFactor and min.insync.replicas set the workload's; linger.ms, batch.size, compression.type, max.in.flight.requests.per.connection and max.partition.fetch.bytes tune the kafka target's clients; a setting sharebench cannot honour is refused (docs/omb.md)")
+	fs.StringVar(&f.format, "format", "text", "output format: text, json, bench (Go benchmark lines for benchstat) or omb (text, and each mode as an OpenMessaging Benchmark result, MODE.omb.json beside result.json, for OMB's chart script)")
 	fs.BoolVar(&f.wide, "wide", false, "text format: the wide table (every column) even on a terminal narrower than it; a pipe or file always gets it")
 	fs.BoolVar(&f.dumpLedgers, "dump-ledgers", false, "write ledgers/<mode>/inputs.jsonl and outputs.jsonl for 'sharebench verify'")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
@@ -102,11 +106,18 @@ func runCmd(env *Env, args []string) error {
 		return withCode(reports.ExitUsage, err)
 	}
 	for _, n := range notes {
-		kind := "note"
-		if strings.HasPrefix(n, "ignored") {
-			kind = "warning"
+		fmt.Fprintf(env.Stderr, "sharebench run: note: %s: %s\n", f.workload, n)
+	}
+	if f.ombDriver != "" {
+		d, notes, err := workloads.LoadDriver(f.ombDriver)
+		if err != nil {
+			return withCode(reports.ExitUsage, err)
 		}
-		fmt.Fprintf(env.Stderr, "sharebench run: %s: %s: %s\n", kind, f.workload, n)
+		for _, n := range notes {
+			fmt.Fprintf(env.Stderr, "sharebench run: note: %s: %s\n", f.ombDriver, n)
+		}
+		d.ApplyTo(spec)
+		f.driver = d
 	}
 	if err := applyOverrides(fs, &f, spec); err != nil {
 		return err
@@ -127,9 +138,15 @@ func runCmd(env *Env, args []string) error {
 	if f.repeat < 1 {
 		return usageErr("--repeat %d: must be at least 1", f.repeat)
 	}
-	formatter, err := loadgen.NewFormatter(f.format)
+	// omb prints the text table and also writes each mode as an OMB
+	// TestResult beside result.json.
+	stdoutFormat := f.format
+	if f.format == formatOMB {
+		stdoutFormat = "text"
+	}
+	formatter, err := loadgen.NewFormatter(stdoutFormat)
 	if err != nil {
-		return usageErr("--format: unknown format %q (valid: text, json, bench)", f.format)
+		return usageErr("--format: unknown format %q (valid: text, json, bench, omb)", f.format)
 	}
 	if _, text := formatter.(loadgen.TextFormatter); text && !f.wide && isTerminal(env.Stdout) {
 		formatter = loadgen.TextFormatter{Width: terminalWidth(env.Stdout, env.Getenv)}
@@ -208,6 +225,13 @@ func runCmd(env *Env, args []string) error {
 	if err := formatter.Format(env.Stdout, res); err != nil {
 		return err
 	}
+	if f.format == formatOMB {
+		files, err := reports.WriteOMB(f.out, res)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "sharebench run: %d OMB results (bin/create_charts.py reads them): %s\n", len(files), strings.Join(files, " "))
+	}
 	if !f.noReport {
 		if err := renderReport(f.out, result.ReportDir(f.out)); err != nil {
 			fmt.Fprintf(env.Stderr, "sharebench run: report: %v\n", err)
@@ -225,7 +249,7 @@ func runCmd(env *Env, args []string) error {
 		if n := len(res.NotRun); n > 0 {
 			names := make([]string, 0, n)
 			for _, m := range res.NotRun {
-				names = append(names, result.LedgerName(m.Mode, m.Repeat, res.Repeats))
+				names = append(names, result.ModeRunName(m.Mode, m.Repeat, res.Repeats))
 			}
 			never = fmt.Sprintf("; %s never ran (listed as not_run)", strings.Join(names, ", "))
 		}
@@ -263,6 +287,9 @@ func prepareOut(f *runFlags) error {
 	return nil
 }
 
+// formatOMB is the --format that also writes OMB results.
+const formatOMB = "omb"
+
 // tempDataDir gives the engine a temporary data directory when the
 // workload has engine-side faults (engine restarts, coordinator crashes,
 // failovers) and no --data-dir was given, and says so; runCmd removes it
@@ -298,8 +325,13 @@ func runTime(spec *workloads.Spec, modes []pipeline.Mode, repeats int) string {
 	}
 	per := spec.Warmup() + spec.TestDuration()
 	total := time.Duration(n*repeats) * per
-	return fmt.Sprintf("%s × %s × (%v warm-up + %v measured): about %v in all, plus each mode's set-up, drain (up to %v) and verification",
+	s := fmt.Sprintf("%s × %s × (%v warm-up + %v measured): about %v in all, plus each mode's set-up, drain (up to %v) and verification",
 		plural(n, "mode"), plural(repeats, "repeat"), spec.Warmup(), spec.TestDuration(), total.Round(time.Second), spec.DrainTimeout)
+	if b := spec.BacklogRecords(); b > 0 && spec.ProducerRate > 0 {
+		build := time.Duration(float64(b) / float64(spec.ProducerRate) * float64(time.Second))
+		s += fmt.Sprintf(", and its consumer backlog of %d records (about %v to build at %d/s, then its drain, before the window opens)", b, build.Round(time.Second), spec.ProducerRate)
+	}
+	return s
 }
 
 func plural(n int, what string) string {
@@ -567,7 +599,7 @@ func verifyCmd(env *Env, args []string) error {
 	// A mode the run verified with its ledgers dumped must have them.
 	if run != nil && run.Flags["dump-ledgers"] == "true" {
 		for _, m := range run.Modes {
-			name := result.LedgerName(m.Mode, m.Repeat, run.Repeats)
+			name := result.ModeRunName(m.Mode, m.Repeat, run.Repeats)
 			if m.Verify == nil || slices.Contains(names, name) || *only != "" && name != *only {
 				continue
 			}

@@ -69,6 +69,9 @@ var targetWrap func(targets.Target) targets.Target
 func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
 	switch f.target {
 	case "engine":
+		if f.driver != nil && f.driver.ClientSettings() {
+			fmt.Fprintf(env.Stderr, "sharebench run: note: %s: its producer and consumer settings tune Kafka clients; the engine target has none, so they apply only with --target kafka\n", f.ombDriver)
+		}
 		if f.kafka.brokers != "" {
 			return nil, nil, usageErr("--brokers applies to --target kafka; drop it or add --target kafka")
 		}
@@ -113,6 +116,10 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 			TLS: f.kafka.tls, TLSCAFile: f.kafka.tlsCA, TLSCertFile: f.kafka.tlsCert, TLSKeyFile: f.kafka.tlsKey,
 			TLSInsecureSkipVerify: f.kafka.tlsInsecure, Keep: f.kafka.keep,
 		}
+		if d := f.driver; d != nil {
+			opts.Input = kafkatarget.ProducerTuning{Linger: d.Linger, BatchMaxBytes: d.BatchMaxBytes, Compression: d.Compression, MaxInFlight: d.MaxInFlight}
+			opts.FetchMaxPartitionBytes = d.FetchMaxPartitionBytes
+		}
 		if f.kafka.brokers != "" {
 			for _, b := range strings.Split(f.kafka.brokers, ",") {
 				if b = strings.TrimSpace(b); b != "" {
@@ -135,7 +142,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 			opts = kafkatarget.Options{Brokers: opts.Brokers,
 				SASLMechanism: cc.opts.SASLMechanism, SASLUser: cc.opts.SASLUser, SASLPassword: cc.opts.SASLPassword,
 				TLS: cc.opts.TLS, TLSCAFile: cc.opts.TLSCAFile, TLSCertFile: cc.opts.TLSCertFile, TLSKeyFile: cc.opts.TLSKeyFile,
-				TLSInsecureSkipVerify: insecure, Keep: f.kafka.keep}
+				TLSInsecureSkipVerify: insecure, Keep: f.kafka.keep, Input: opts.Input, FetchMaxPartitionBytes: opts.FetchMaxPartitionBytes}
 		} else if opts.SASLMechanism != "" {
 			pw := env.Getenv("SHAREBENCH_SASL_PASSWORD")
 			if f.kafka.saslPasswordFile != "" {

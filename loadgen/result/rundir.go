@@ -4,6 +4,7 @@
 //
 //	RUN_DIR/result.json               the Result (ResultPath)
 //	RUN_DIR/<mode>.<histogram>.hlog   a mode's per-second histograms (HlogPath)
+//	RUN_DIR/<mode>.omb.json           a mode as an OMB TestResult, with --format omb (OMBPath)
 //	RUN_DIR/ledgers/<mode>/           a mode's ledgers, with --dump-ledgers (LedgerDir)
 //	RUN_DIR/report/                   the rendered report (ReportDir)
 
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -23,6 +25,7 @@ const (
 	ledgersDirName = "ledgers"
 	reportDirName  = "report"
 	hlogExt        = ".hlog"
+	ombExt         = ".omb.json"
 )
 
 // ResultPath is the path of the run's result file.
@@ -32,6 +35,20 @@ func ResultPath(runDir string) string { return filepath.Join(runDir, FileName) }
 // (one of the Hist* names).
 func HlogPath(runDir, mode, hist string) string {
 	return filepath.Join(runDir, mode+"."+hist+hlogExt)
+}
+
+// OMBPath is the path of mode's result in the OpenMessaging Benchmark's
+// TestResult form.
+func OMBPath(runDir, mode string) string { return filepath.Join(runDir, mode+ombExt) }
+
+// ModeRunName names one run of mode in the run directory's files: the
+// mode, and its repeat (counted from 0, as ModeResult.Repeat) when the
+// run repeats each mode.
+func ModeRunName(mode string, repeat, repeats int) string {
+	if repeats > 1 {
+		return fmt.Sprintf("%s-r%d", mode, repeat)
+	}
+	return mode
 }
 
 // LedgersDir holds one directory of ledgers per mode (LedgerDir).
@@ -65,21 +82,12 @@ func ReadRun(path string) (runDir string, r *Result, err error) {
 	return runDir, r, err
 }
 
-// LedgerName is the name of a mode run's ledger directory: the mode, and
-// with more than one repeat the repeat ("explicit-r2").
-func LedgerName(mode string, repeat, repeats int) string {
-	if repeats > 1 {
-		return fmt.Sprintf("%s-r%d", mode, repeat)
-	}
-	return mode
-}
-
 // ModeRun returns the mode run whose ledger directory is named name
-// (LedgerName), or nil when r records none.
+// (ModeRunName), or nil when r records none.
 func (r *Result) ModeRun(name string) *ModeResult {
 	for i := range r.Modes {
 		m := &r.Modes[i]
-		if m.Unsupported == "" && LedgerName(m.Mode, m.Repeat, r.Repeats) == name {
+		if m.Unsupported == "" && ModeRunName(m.Mode, m.Repeat, r.Repeats) == name {
 			return m
 		}
 	}
@@ -104,7 +112,7 @@ func LedgerModes(runDir string) ([]string, error) {
 }
 
 // RunArtifacts lists what a run wrote into dir (the result file, .hlog
-// files, the ledgers and the report directories), by name, sorted; none
+// files, OMB result files, the ledgers and the report directories), by name, sorted; none
 // when dir does not exist or holds no run. A run into a directory that
 // holds one would replace some of these and leave the rest, so a
 // directory with any of them is not a fresh output directory.
@@ -119,7 +127,7 @@ func RunArtifacts(dir string) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if n == FileName || n == ledgersDirName || n == reportDirName || filepath.Ext(n) == hlogExt {
+		if n == FileName || n == ledgersDirName || n == reportDirName || filepath.Ext(n) == hlogExt || strings.HasSuffix(n, ombExt) {
 			names = append(names, n)
 		}
 	}

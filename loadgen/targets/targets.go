@@ -179,6 +179,14 @@ type Config struct {
 	OutputTopic      string
 	InputPartitions  int32
 	OutputPartitions int32
+	// InputTopics, when set, are all the input topics, each of
+	// InputPartitions partitions, InputTopic the first of them (an OMB
+	// workload's topics: N); nil means InputTopic alone (Inputs). The
+	// workers' share group (or consumer group) subscribes to every one;
+	// their outputs all go to OutputTopic. Where a target numbers input
+	// partitions across topics (ShareState, GlobalPartition), partition p
+	// of input topic i is i × InputPartitions + p.
+	InputTopics []string
 	// Group is the share group id (or the classic group id for
 	// classic-eos).
 	Group string
@@ -203,6 +211,26 @@ type Config struct {
 	// queue. DLQCopyRecord is errors.deadletterqueue.copy.record.enable.
 	DLQTopic      string
 	DLQCopyRecord bool
+}
+
+// Inputs returns every input topic: InputTopics, or InputTopic alone.
+func (c Config) Inputs() []string {
+	if len(c.InputTopics) > 0 {
+		return c.InputTopics
+	}
+	return []string{c.InputTopic}
+}
+
+// GlobalPartition numbers partition p of input topic topic across all the
+// input topics (topic index × InputPartitions + p); -1 for a topic that is
+// not an input.
+func (c Config) GlobalPartition(topic string, p int32) int32 {
+	for i, t := range c.Inputs() {
+		if t == topic {
+			return int32(i)*c.InputPartitions + p
+		}
+	}
+	return -1
 }
 
 // Info describes where a run happens, for the result's environment block.
@@ -375,6 +403,8 @@ type ShareState struct {
 	// terminal (ACKNOWLEDGED or ARCHIVED).
 	Records []RecordState
 	// SPSO is the share-partition start offset per input partition.
+	// Partitions here are numbered across the input topics
+	// (Config.GlobalPartition).
 	SPSO map[int32]int64
 }
 

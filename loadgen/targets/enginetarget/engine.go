@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -137,8 +138,10 @@ func (t *Target) Supports(_ context.Context, m pipeline.Mode) error {
 
 // Setup creates the topics and the share group's configuration.
 func (t *Target) Setup(_ context.Context, cfg targets.Config) error {
-	if err := t.e.CreateTopic(cfg.InputTopic, cfg.InputPartitions); err != nil {
-		return fmt.Errorf("engine target: %w", err)
+	for _, in := range cfg.Inputs() {
+		if err := t.e.CreateTopic(in, cfg.InputPartitions); err != nil {
+			return fmt.Errorf("engine target: %w", err)
+		}
 	}
 	if err := t.e.CreateTopic(cfg.OutputTopic, cfg.OutputPartitions); err != nil {
 		return fmt.Errorf("engine target: %w", err)
@@ -204,8 +207,7 @@ func (t *Target) Pending(ctx context.Context, cfg targets.Config) (int64, error)
 
 func (t *Target) pending(cfg targets.Config) (int64, error) {
 	var n int64
-	for p := int32(0); p < cfg.InputPartitions; p++ {
-		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
+	for _, tp := range inputPartitions(cfg) {
 		_, hw, _, err := t.e.Offsets(tp)
 		if err != nil {
 			return 0, err
@@ -227,7 +229,10 @@ func (t *Target) pending(cfg targets.Config) (int64, error) {
 // Teardown deletes the mode's topics from an in-memory engine, freeing their
 // records; with a data directory it keeps them (deletion is not journaled).
 func (t *Target) Teardown(_ context.Context, cfg targets.Config) error {
-	err := errors.Join(t.e.DeleteTopic(cfg.InputTopic), t.e.DeleteTopic(cfg.OutputTopic))
+	err := t.e.DeleteTopic(cfg.OutputTopic)
+	for _, in := range cfg.Inputs() {
+		err = errors.Join(err, t.e.DeleteTopic(in))
+	}
 	if cfg.DLQTopic != "" {
 		err = errors.Join(err, t.e.DeleteTopic(cfg.DLQTopic))
 	}
@@ -331,6 +336,34 @@ type worker struct {
 	next    int32
 }
 
+// waitInputs waits until any input topic changes, at most pollWait. The
+// engine signals each topic on its own channel, so with several topics
+// the wait selects on all of them: a record on any wakes the worker at
+// once.
+func (w *worker) waitInputs(ctx context.Context) error {
+	inputs := w.cfg.Inputs()
+	if len(inputs) == 1 {
+		return w.t.e.WaitTopic(ctx, inputs[0], pollWait)
+	}
+	cases := make([]reflect.SelectCase, 0, len(inputs)+2)
+	for _, in := range inputs {
+		ch, err := w.t.e.Notify(in)
+		if err != nil {
+			return err
+		}
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+	}
+	timer := time.NewTimer(pollWait)
+	defer timer.Stop()
+	cases = append(cases,
+		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timer.C)},
+		reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
+	if i, _, _ := reflect.Select(cases); i == len(cases)-1 {
+		return ctx.Err()
+	}
+	return nil
+}
+
 // NewWorker joins the group in the mode's acknowledgement mode and creates
 // the worker's producer; a transactional producer's id is
 // TransactionalIDPrefix+id, so a replacement fences its crashed predecessor.
@@ -344,13 +377,13 @@ func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m pipeline.Mod
 	}
 	switch m {
 	case pipeline.Implicit:
-		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckImplicit)
+		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckImplicit)
 	case pipeline.Explicit, pipeline.Deferred:
-		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckExplicit)
+		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckExplicit)
 	case pipeline.Transactional:
-		w.share, err = t.e.JoinShareGroup(cfg.Group, []string{cfg.InputTopic}, eng.AckTransactional)
+		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckTransactional)
 	case pipeline.ClassicEOS:
-		w.classic, err = t.e.JoinClassicGroup(cfg.Group, []string{cfg.InputTopic}, eng.ResetEarliest)
+		w.classic, err = t.e.JoinClassicGroup(cfg.Group, cfg.Inputs(), eng.ResetEarliest)
 	default:
 		return nil, fmt.Errorf("engine target: %w: mode %q", targets.ErrUnsupported, m)
 	}
@@ -397,7 +430,7 @@ func (w *worker) pollRaw(ctx context.Context, max int) ([]*targets.Record, error
 		if w.t.opts.Clock != nil {
 			return nil, nil
 		}
-		if err := w.t.e.WaitTopic(ctx, w.cfg.InputTopic, pollWait); err != nil {
+		if err := w.waitInputs(ctx); err != nil {
 			return nil, nil // ctx done: an empty poll, as a consumer's would be
 		}
 	}
@@ -747,8 +780,9 @@ func (t *Target) Inspect(ctx context.Context, cfg targets.Config) (*targets.Shar
 
 func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
 	st := &targets.ShareState{SPSO: map[int32]int64{}}
-	for p := int32(0); p < cfg.InputPartitions; p++ {
-		tp := eng.TopicPartition{Topic: cfg.InputTopic, Partition: p}
+	for _, tp := range inputPartitions(cfg) {
+		// The ledger numbers partitions across the input topics.
+		p := cfg.GlobalPartition(tp.Topic, tp.Partition)
 		_, hw, _, err := t.e.Offsets(tp)
 		if err != nil {
 			return nil, err
@@ -784,6 +818,17 @@ func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
 		}
 	}
 	return st, nil
+}
+
+// inputPartitions lists every partition of every input topic.
+func inputPartitions(cfg targets.Config) []eng.TopicPartition {
+	var out []eng.TopicPartition
+	for _, in := range cfg.Inputs() {
+		for p := int32(0); p < cfg.InputPartitions; p++ {
+			out = append(out, eng.TopicPartition{Topic: in, Partition: p})
+		}
+	}
+	return out
 }
 
 // ResumeTransaction finishes the transaction producer pid at epoch of

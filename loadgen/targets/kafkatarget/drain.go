@@ -8,6 +8,7 @@ package kafkatarget
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
@@ -29,35 +30,39 @@ func (t *Target) PendingBound(ctx context.Context, cfg targets.Config) (int64, e
 	if err != nil {
 		return 0, err
 	}
-	ends, err := t.adm.ListEndOffsets(ctx, cfg.InputTopic)
+	inputs := cfg.Inputs()
+	ends, err := t.adm.ListEndOffsets(ctx, inputs...)
 	if err == nil {
 		err = ends.Error()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("kafka: listing the end offsets of %s: %w", cfg.InputTopic, err)
+		return 0, fmt.Errorf("kafka: listing the end offsets of %s: %w", strings.Join(inputs, ", "), err)
 	}
 	var starts kadm.ListedOffsets
 	var n int64
-	for p := range partitions(cfg.InputPartitions) {
-		end, ok := ends.Lookup(cfg.InputTopic, p)
-		if !ok {
-			return 0, fmt.Errorf("kafka: no end offset for %s/%d", cfg.InputTopic, p)
-		}
-		from, ok := st.SPSO[p]
-		if !ok {
-			if starts == nil {
-				if starts, err = t.adm.ListStartOffsets(ctx, cfg.InputTopic); err == nil {
-					err = starts.Error()
-				}
-				if err != nil {
-					return 0, fmt.Errorf("kafka: listing the start offsets of %s: %w", cfg.InputTopic, err)
-				}
+	for _, in := range inputs {
+		for p := range partitions(cfg.InputPartitions) {
+			end, ok := ends.Lookup(in, p)
+			if !ok {
+				return 0, fmt.Errorf("kafka: no end offset for %s/%d", in, p)
 			}
-			s, _ := starts.Lookup(cfg.InputTopic, p)
-			from = s.Offset
-		}
-		if end.Offset > from {
-			n += end.Offset - from
+			// Inspect numbers partitions across the input topics.
+			from, ok := st.SPSO[cfg.GlobalPartition(in, p)]
+			if !ok {
+				if starts == nil {
+					if starts, err = t.adm.ListStartOffsets(ctx, inputs...); err == nil {
+						err = starts.Error()
+					}
+					if err != nil {
+						return 0, fmt.Errorf("kafka: listing the start offsets of %s: %w", strings.Join(inputs, ", "), err)
+					}
+				}
+				s, _ := starts.Lookup(in, p)
+				from = s.Offset
+			}
+			if end.Offset > from {
+				n += end.Offset - from
+			}
 		}
 	}
 	return n, nil

@@ -68,7 +68,7 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg targets.Config, id int) (
 	w := &eosWorker{t: t, cfg: cfg, d: t.conn.newDialer(), txnID: transactionalID(cfg, id), epoch: -1, unstaged: make(map[tpo]struct{})}
 	opts := append(t.conn.clientOpts(w.d, "classic-eos-worker-"+strconv.Itoa(id)),
 		kgo.ConsumerGroup(cfg.Group),
-		kgo.ConsumeTopics(cfg.InputTopic),
+		kgo.ConsumeTopics(cfg.Inputs()...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.SessionTimeout(eosSessionTimeout),
@@ -84,6 +84,9 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg targets.Config, id int) (
 	)
 	if cfg.TransactionTimeout > 0 {
 		opts = append(opts, kgo.TransactionTimeout(cfg.TransactionTimeout))
+	}
+	if t.fetch > 0 {
+		opts = append(opts, kgo.FetchMaxPartitionBytes(t.fetch))
 	}
 	sess, err := kgo.NewGroupTransactSession(opts...)
 	if err != nil {

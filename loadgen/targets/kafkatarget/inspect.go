@@ -32,12 +32,14 @@ func (t *Target) Inspect(ctx context.Context, cfg targets.Config) (*targets.Shar
 	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
 	rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
 	rg.GroupID = cfg.Group
-	rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
-	rt.Topic = cfg.InputTopic
-	for p := range partitions(cfg.InputPartitions) {
-		rt.Partitions = append(rt.Partitions, p)
+	for _, in := range cfg.Inputs() {
+		rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
+		rt.Topic = in
+		for p := range partitions(cfg.InputPartitions) {
+			rt.Partitions = append(rt.Partitions, p)
+		}
+		rg.Topics = append(rg.Topics, rt)
 	}
-	rg.Topics = append(rg.Topics, rt)
 	req.Groups = append(req.Groups, rg)
 
 	kresp, err := describeShareGroupOffsets(ctx, t, req)
@@ -61,7 +63,7 @@ func (t *Target) Inspect(ctx context.Context, cfg targets.Config) (*targets.Shar
 			return nil, fmt.Errorf("kafka: describing the offsets of share group %s: %w", cfg.Group, err)
 		}
 		for _, tp := range g.Topics {
-			if tp.Topic != cfg.InputTopic {
+			if cfg.GlobalPartition(tp.Topic, 0) < 0 {
 				continue
 			}
 			for _, p := range tp.Partitions {
@@ -69,7 +71,7 @@ func (t *Target) Inspect(ctx context.Context, cfg targets.Config) (*targets.Shar
 					return nil, fmt.Errorf("kafka: describing the offsets of share group %s, partition %s/%d: %w", cfg.Group, tp.Topic, p.Partition, err)
 				}
 				if p.StartOffset >= 0 {
-					st.SPSO[p.Partition] = p.StartOffset
+					st.SPSO[cfg.GlobalPartition(tp.Topic, p.Partition)] = p.StartOffset
 				}
 			}
 		}
@@ -128,8 +130,8 @@ func (t *Target) classicState(ctx context.Context, cfg targets.Config) (*targets
 	}
 	for _, parts := range resp {
 		for p, o := range parts {
-			if o.Err == nil && o.Topic == cfg.InputTopic && o.At >= 0 {
-				st.SPSO[p] = o.At
+			if g := cfg.GlobalPartition(o.Topic, p); o.Err == nil && g >= 0 && o.At >= 0 {
+				st.SPSO[g] = o.At
 			}
 		}
 	}

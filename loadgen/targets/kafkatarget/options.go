@@ -73,6 +73,50 @@ type Options struct {
 	// Keep leaves each mode's topics and group on the cluster after the
 	// mode is verified; by default Teardown deletes them.
 	Keep bool
+
+	// Input tunes the producers of the input records (what an OMB
+	// driver file's producerConfig sets); its zero value keeps
+	// sharebench's own.
+	Input ProducerTuning
+	// FetchMaxPartitionBytes is the workers' max.partition.fetch.bytes
+	// (an OMB driver file's consumerConfig); 0 keeps franz-go's.
+	FetchMaxPartitionBytes int32
+}
+
+// ProducerTuning is the batching of the input producers. The zero value
+// is sharebench's default: no linger (each record's latency is its own,
+// never a wait for its batch to fill), franz-go's batch size and in-flight
+// limit, no compression.
+type ProducerTuning struct {
+	Linger        time.Duration // linger.ms
+	BatchMaxBytes int32         // batch.size; 0: franz-go's default
+	Compression   string        // compression.type: "", none, gzip, snappy, lz4, zstd
+	MaxInFlight   int           // max.in.flight.requests.per.connection, 1-5; 0: franz-go's default
+}
+
+// opts returns the kgo options of t.
+func (t ProducerTuning) opts() ([]kgo.Opt, error) {
+	opts := []kgo.Opt{kgo.ProducerLinger(t.Linger)}
+	if t.BatchMaxBytes > 0 {
+		opts = append(opts, kgo.ProducerBatchMaxBytes(t.BatchMaxBytes))
+	}
+	if t.MaxInFlight > 0 {
+		opts = append(opts, kgo.MaxProduceRequestsInflightPerBroker(t.MaxInFlight))
+	}
+	switch t.Compression {
+	case "", "none":
+	case "gzip":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.GzipCompression()))
+	case "snappy":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.SnappyCompression()))
+	case "lz4":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.Lz4Compression()))
+	case "zstd":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.ZstdCompression()))
+	default:
+		return nil, fmt.Errorf("kafka: unknown compression %q (valid: none, gzip, snappy, lz4, zstd)", t.Compression)
+	}
+	return opts, nil
 }
 
 // String describes the options without secrets.
@@ -127,6 +171,12 @@ func (o *Options) validate() error {
 	}
 	if len(o.Brokers) == 0 && (o.SASLMechanism != "" || o.tlsWanted()) {
 		return ErrSecurityWithoutBrokers
+	}
+	if _, err := o.Input.opts(); err != nil {
+		return err
+	}
+	if o.Input.Linger < 0 || o.Input.BatchMaxBytes < 0 || o.Input.MaxInFlight < 0 || o.Input.MaxInFlight > 5 || o.FetchMaxPartitionBytes < 0 {
+		return errors.New("kafka: producer tuning out of range (linger and batch size at least 0, 0 to 5 requests in flight, fetch bytes at least 0)")
 	}
 	if o.ClientID == "" {
 		o.ClientID = defaultClientID

@@ -25,11 +25,10 @@ type producer struct {
 // NewProducer returns an idempotent producer of cfg.InputTopic records (a
 // record with a topic of its own goes there).
 func (t *Target) NewProducer(ctx context.Context, cfg targets.Config, id int) (targets.Producer, error) {
-	cl, err := kgo.NewClient(append(t.conn.clientOpts(t.conn.newDialer(), "producer-"+strconv.Itoa(id)),
-		kgo.DefaultProduceTopic(cfg.InputTopic),
-		// Latency is measured per record: never wait for a batch to fill.
-		kgo.ProducerLinger(0),
-	)...)
+	// The tuning's default linger is 0: latency is measured per record,
+	// so no record waits for its batch to fill unless asked to.
+	opts := append(t.conn.clientOpts(t.conn.newDialer(), "producer-"+strconv.Itoa(id)), kgo.DefaultProduceTopic(cfg.InputTopic))
+	cl, err := kgo.NewClient(append(opts, t.input...)...)
 	if err != nil {
 		return nil, wrapNewClient("producer", err)
 	}

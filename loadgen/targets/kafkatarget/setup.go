@@ -38,7 +38,10 @@ func (t *Target) Setup(ctx context.Context, cfg targets.Config) error {
 		ctx, cancel = context.WithTimeout(ctx, setupTimeout)
 		defer cancel()
 	}
-	want := map[string]int32{cfg.InputTopic: partitions(cfg.InputPartitions)}
+	want := map[string]int32{}
+	for _, in := range cfg.Inputs() {
+		want[in] = partitions(cfg.InputPartitions)
+	}
 	if cfg.OutputTopic != "" {
 		want[cfg.OutputTopic] = partitions(cfg.OutputPartitions)
 	}

@@ -52,6 +52,9 @@ func (t *Target) NewWorker(ctx context.Context, cfg targets.Config, m pipeline.M
 		if err := t.Supports(ctx, m); err != nil {
 			return nil, err
 		}
+		if n := len(cfg.Inputs()); n > 1 {
+			return nil, fmt.Errorf("kafka: %w: the transactional mode's own share fetch reads one input topic, not %d; run it with topics: 1, or on the engine target", targets.ErrUnsupported, n)
+		}
 		resp := t.versions
 		if resp == nil {
 			var err error
@@ -123,7 +126,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m pipel
 	name := string(m) + "-worker-" + strconv.Itoa(id)
 	copts := append(t.conn.clientOpts(w.d, name),
 		kgo.ShareGroup(cfg.Group),
-		kgo.ConsumeTopics(cfg.InputTopic),
+		kgo.ConsumeTopics(cfg.Inputs()...),
 		kgo.ShareAckCallback(w.onAcks),
 		kgo.FetchMaxWait(shareFetchMaxWait),
 		kgo.ConnIdleTimeout(max(minConnIdle, 2*cfg.LockDuration)),
@@ -133,6 +136,9 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m pipel
 		// before the caller ever saw it.
 		kgo.ShareMaxRecords(int32(min(maxPoll(cfg), 1<<30))),
 	)
+	if t.fetch > 0 {
+		copts = append(copts, kgo.FetchMaxPartitionBytes(t.fetch))
+	}
 	// record_limit (KIP-1206) unless the workload asks for Kafka's
 	// default, batch_optimized, which may acquire whole batches past the
 	// poll's max.

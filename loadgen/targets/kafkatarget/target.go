@@ -31,6 +31,8 @@ type Target struct {
 	conn    conn
 	logger  func(string)
 	keep    bool           // Options.Keep
+	input   []kgo.Opt      // Options.Input, as kgo options
+	fetch   int32          // Options.FetchMaxPartitionBytes
 	cluster *kfake.Cluster // nil unless embedded
 	admin   *kgo.Client
 	adm     *kadm.Client
@@ -73,7 +75,11 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{keep: opts.Keep}
+	input, err := opts.Input.opts()
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{keep: opts.Keep, input: input, fetch: opts.FetchMaxPartitionBytes}
 	t.mu.open = make(map[closer]struct{})
 	if w := opts.Logger; w != nil {
 		t.logger = func(s string) { fmt.Fprintln(w, "kafka: "+s) }

@@ -40,7 +40,7 @@ func (t *Target) Teardown(ctx context.Context, cfg targets.Config) error {
 	defer cancel()
 	serveTarget := t.cluster == nil && t.isServe(ctx)
 	var errs []error
-	topics := []string{cfg.InputTopic}
+	topics := append([]string(nil), cfg.Inputs()...)
 	if cfg.OutputTopic != "" {
 		topics = append(topics, cfg.OutputTopic)
 	}

@@ -262,7 +262,7 @@ func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*targets.Record, e
 		rt.TopicID = w.topicID
 		for p, offs := range parts {
 			rp := kmsg.NewShareFetchRequestTopicPartition()
-			rp.Partition, rp.PartitionMaxBytes = p, 50<<20
+			rp.Partition, rp.PartitionMaxBytes = p, w.partitionMaxBytes()
 			types := map[int64]int8{}
 			for _, o := range offs {
 				types[o] = int8(targets.AckRelease)
@@ -807,3 +807,12 @@ var _ targets.Worker = (*txnWorker)(nil)
 
 // ProducerID reports the transactional producer's id.
 func (w *txnWorker) ProducerID() int64 { return w.pid }
+
+// partitionMaxBytes is a share fetch's PartitionMaxBytes: the target's
+// max.partition.fetch.bytes when it has one, else 50 MiB.
+func (w *txnWorker) partitionMaxBytes() int32 {
+	if w.t.fetch > 0 {
+		return w.t.fetch
+	}
+	return 50 << 20
+}
