@@ -152,6 +152,10 @@ func (mr *modeRun) rng(label string) *rand.Rand {
 // past it the window opens anyway, with a note.
 const formationLimit = 10 * time.Second
 
+// windowLead is how far ahead of the moment it is decided the measurement
+// window starts (see openWindowLoop).
+const windowLead = 50 * time.Millisecond
+
 // expectedReceivers is how many workers must receive records before the
 // window opens: every worker, except that a consumer group (classic-eos)
 // leaves the workers beyond the partition count without a partition.
@@ -290,7 +294,12 @@ func (mr *modeRun) openWindowLoop(ctx context.Context) {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	ws := mr.sinceStart(time.Now())
+	// The window starts windowLead after it is decided: a producer tells
+	// an input inside the window by reading the window once the input is
+	// sent, so the window must be published before the first input
+	// intended inside it can be sent, even when this goroutine is
+	// descheduled between reading the clock and publishing.
+	ws := mr.sinceStart(time.Now()) + int64(windowLead)
 	we := ws + int64(mr.spec.TestDuration())
 	for _, iv := range []*intervals{mr.ivE2E, mr.ivLag, mr.ivProduce, mr.ivCommit, mr.ivP2C} {
 		iv.setWindow(ws, we)
