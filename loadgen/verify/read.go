@@ -275,6 +275,9 @@ func DirOptions(dir string, opts Options) (Options, error) {
 	}
 	opts.DrainTimedOut = opts.DrainTimedOut || meta.DrainTimedOut
 	opts.Incomplete = append(opts.Incomplete, meta.Incomplete...)
+	if opts.TargetDown == "" {
+		opts.TargetDown = meta.TargetDown
+	}
 	if opts.DrainNote == "" {
 		opts.DrainNote = meta.DrainNote
 	}
