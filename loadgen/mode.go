@@ -287,9 +287,17 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	defer cancel()
 	defer mr.closeCheckpoint()
 	if dr, ok := mr.cfg.Target.(DownReporter); ok {
-		watchDone := make(chan struct{})
-		defer close(watchDone)
-		go mr.watchDown(dr, cancel, watchDone)
+		// The watcher has exited when run returns: the next mode's Setup
+		// may replace what it watches.
+		watchStop, watchExited := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(watchExited)
+			mr.watchDown(dr, cancel, watchStop)
+		}()
+		defer func() {
+			close(watchStop)
+			<-watchExited
+		}()
 	}
 
 	// Tail reader first, so no output is missed.
@@ -370,7 +378,9 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	close(progressDone)
 	_ = rd.Close()
 	if p := mr.down.Load(); p != nil {
-		out.DrainTimedOut = true
+		// The drain was cut short rather than timed out: the evidence
+		// is incomplete (finish) and the verdict target-down.
+		out.DrainTimedOut = false
 		out.DrainNote = fmt.Sprintf("%d of %d inputs settled when the target went down (%v) and the mode stopped", mr.settledInputs(), mr.produced.Load(), *p)
 	} else if !drained {
 		out.DrainNote = fmt.Sprintf("%d of %d inputs settled (a committed output or a reject that took effect) after %v",
