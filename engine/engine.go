@@ -264,6 +264,10 @@ func (e *Engine) Now() time.Duration { return e.clock.Now() }
 // Shards returns the number of lock shards.
 func (e *Engine) Shards() int { return len(e.data) }
 
+// AbortSweepInterval returns how often transactions past their timeout are
+// aborted (WithAbortSweepInterval).
+func (e *Engine) AbortSweepInterval() time.Duration { return e.cfg.abortSweepInterval }
+
 // hash places a name (and partition) on a lock shard: FNV-1a, so the
 // placement, and every order that follows shards (the abort sweep visits
 // them in turn), is the same in every process and a simulator seed

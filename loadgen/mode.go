@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
@@ -38,6 +39,26 @@ type PendingBounder interface {
 	PendingBound(ctx context.Context, cfg targets.Config) (int64, error)
 }
 
+// DownReporter is implemented by targets that can tell that the system
+// under test crashed and will not come back (an engine whose restart from
+// its data directory failed): Down returns why, nil while it runs. The run
+// then stops the mode at once and ends it FAIL (target-down) with the
+// error as the witness, instead of waiting on calls that can only fail.
+type DownReporter interface {
+	Down() error
+}
+
+// downPoll is how often a run asks a DownReporter target whether it is down.
+const downPoll = 20 * time.Millisecond
+
+// SweepReporter is implemented by targets that know how often their
+// transaction coordinator aborts the transactions past their timeout
+// (Kafka's transaction.abort.timed.out.transaction.cleanup.interval.ms,
+// 10s by default; the engine's WithAbortSweepInterval).
+type SweepReporter interface {
+	AbortSweepInterval() time.Duration
+}
+
 // StatsReporter is implemented by targets that can count lock expiries.
 type StatsReporter interface {
 	LockExpiries() int64
@@ -63,6 +84,10 @@ type modeRun struct {
 	books   // what the verifier reads: the ledger, the checkpoint model
 	figures // histograms, interval logs, series, fault events
 	crew    // the workers, and how faults reach them
+
+	// down is the error of a target that went down during the run (see
+	// DownReporter); set once, by watchDown, read after runCtx ends.
+	down atomic.Pointer[error]
 }
 
 func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
@@ -343,6 +368,19 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer mr.closeCheckpoint()
+	if dr, ok := mr.cfg.Target.(DownReporter); ok {
+		// The watcher has exited when run returns: the next mode's Setup
+		// may replace what it watches.
+		watchStop, watchExited := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(watchExited)
+			mr.watchDown(dr, cancel, watchStop)
+		}()
+		defer func() {
+			close(watchStop)
+			<-watchExited
+		}()
+	}
 
 	// Tail reader first, so no output is missed.
 	rd, err := mr.cfg.Target.NewReader(runCtx, mr.tcfg, mr.tcfg.OutputTopic, true)
@@ -424,6 +462,11 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	close(progressDone)
 	_ = rd.Close()
 	switch {
+	case mr.down.Load() != nil:
+		// The drain was cut short rather than timed out: the evidence
+		// is incomplete (finish) and the verdict target-down.
+		out.DrainTimedOut, out.DrainInterrupted = false, false
+		out.DrainNote = fmt.Sprintf("%d of %d inputs settled when the target went down (%v) and the mode stopped", mr.settledInputs(), mr.produced.Load(), *mr.down.Load())
 	case out.DrainInterrupted:
 		out.DrainNote = fmt.Sprintf("interrupted %v into the drain: %d of %d inputs settled (a committed output or a reject that took effect)",
 			drainTook.Round(time.Millisecond), mr.settledInputs(), mr.produced.Load())
@@ -439,7 +482,32 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	if err := mr.finish(ctx, &out); err != nil {
 		return out, err
 	}
+	if mr.down.Load() != nil {
+		// The load stopped because the target went down: the verdict
+		// says so, and the errors of the calls it cut short add nothing.
+		return out, nil
+	}
 	return out, errors.Join(prodErr, readErr)
+}
+
+// watchDown asks dr every downPoll whether the target went down and, once
+// it has, records why and stops the mode's load (stop cancels its
+// context); it returns then, or when done is closed.
+func (mr *modeRun) watchDown(dr DownReporter, stop context.CancelFunc, done <-chan struct{}) {
+	tick := time.NewTicker(downPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		if err := dr.Down(); err != nil {
+			mr.down.Store(&err)
+			stop()
+			return
+		}
+	}
 }
 
 // drainQuiet is how long the drain waits, once the target reports nothing
@@ -504,7 +572,13 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	spec := mr.spec
 	g := mr.gatherer()
 	var ev evidence
-	if err := g.readSink(ctx, &ev); err != nil {
+	var down error
+	if p := mr.down.Load(); p != nil {
+		down = *p
+		// Nothing can be read back from a target that is down: the verdict
+		// rests on the ledgers as the run left them.
+		ev.incomplete = append(ev.incomplete, "the target went down during the run, so neither the outputs, the open transactions, the share state nor the dead letters were read back")
+	} else if err := g.readSink(ctx, &ev); err != nil {
 		return err
 	}
 	out.TotalInputs = mr.produced.Load()
@@ -569,8 +643,10 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	}
 	// Each read goes to the end offsets; one that stops short leaves the
 	// evidence incomplete, and the verdict cannot be PASS.
-	if err := g.gather(ctx, &ev); err != nil {
-		return err
+	if down == nil {
+		if err := g.gather(ctx, &ev); err != nil {
+			return err
+		}
 	}
 	out.DLQRecords = int64(len(ev.dlq))
 	info := mr.cfg.Target.Info()
@@ -578,12 +654,15 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	// interrupted one is judged as unfinished too, never PASS.
 	unfinished := out.DrainTimedOut || out.DrainInterrupted
 	opts := g.options(&ev, verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: unfinished, DrainNote: out.DrainNote})
+	if down != nil {
+		opts.TargetDown = down.Error()
+	}
 	meta := verify.Meta{
 		Mode: string(mr.mode), Target: info.Target, Brokers: info.Brokers, OutputTopic: mr.tcfg.OutputTopic,
 		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: unfinished, DrainNote: out.DrainNote,
 		ShareState: ev.state != nil && len(ev.state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: ev.markers,
 		OpenTransactions: ev.open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: opts.DLQAtLeastOnce,
-		Incomplete: ev.incomplete, Notes: ev.notes,
+		Incomplete: ev.incomplete, TargetDown: opts.TargetDown, Notes: ev.notes,
 	}
 	v := verify.New(string(mr.mode), opts)
 	var dump *ledgerDump
@@ -624,9 +703,14 @@ func (mr *modeRun) gatherer() *gatherer {
 // topic after the drain: markers may still be on their way (they are
 // asynchronous), and a transaction a crashed worker left behind is
 // aborted only by the coordinator's timeout sweep (Kafka's runs every
-// 10s, as the engine's does). What is still open after it hangs.
+// 10s by default, as the engine's does; a SweepReporter target says how
+// often its runs). What is still open after it hangs.
 func (mr *modeRun) settleGrace() time.Duration {
-	const sweep, margin, most = 10 * time.Second, time.Second, 30 * time.Second
+	const margin, most = time.Second, 30 * time.Second
+	sweep := 10 * time.Second
+	if sr, ok := mr.cfg.Target.(SweepReporter); ok && sr.AbortSweepInterval() > 0 {
+		sweep = sr.AbortSweepInterval()
+	}
 	return min(mr.spec.TransactionTimeout+sweep+margin, most)
 }
 

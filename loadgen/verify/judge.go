@@ -99,6 +99,18 @@ func (j *judge) run() {
 	}
 	j.finishTorn()
 	j.hanging()
+	j.targetDown()
+}
+
+// targetDown reports a target that crashed during the run and did not come
+// back, with its error as the witness.
+func (j *judge) targetDown() {
+	if j.v.opts.TargetDown == "" {
+		return
+	}
+	if j.find(KindTargetDown) {
+		j.add(result.Witness{Kind: KindTargetDown, Detail: "the target crashed during the run and did not come back, so the run could not finish: " + j.v.opts.TargetDown})
+	}
 }
 
 // hanging reports each transaction left open on an output partition,

@@ -36,6 +36,11 @@ const (
 	// for it.
 	// The target's word or its state is false; no mode allows it.
 	KindAckContradiction = "ack-contradiction"
+	// KindTargetDown is a target that crashed during the run and did not
+	// come back (the engine whose restart from its data directory failed):
+	// the run could not finish, so what the ledgers hold was never settled
+	// or read back. Its witness is the target's error. No mode allows it.
+	KindTargetDown = "target-down"
 )
 
 // Informational kinds: counted and witnessed, never a failure.
@@ -47,7 +52,9 @@ const (
 	KindRejected = "rejected"
 )
 
-// Anomalies returns the anomaly kinds in report order.
+// Anomalies returns the anomaly kinds the records show (per input, output,
+// transaction or dead letter), in report order. KindTargetDown, said of a
+// whole run rather than of its records, is not among them.
 func Anomalies() []string {
 	return []string{
 		KindLost, KindDuplicate, KindAbortedRead, KindTornTransaction,
@@ -67,7 +74,7 @@ func IsAnomaly(kind string) bool {
 	switch kind {
 	case KindLost, KindDuplicate, KindAbortedRead, KindTornTransaction,
 		KindUnresolved, KindOverDelivered, KindArchivedUnprocessed, KindPhantom,
-		KindHangingTransaction, KindDLQMissing, KindDLQDuplicate, KindAckContradiction:
+		KindHangingTransaction, KindDLQMissing, KindDLQDuplicate, KindAckContradiction, KindTargetDown:
 		return true
 	}
 	return false
@@ -75,7 +82,7 @@ func IsAnomaly(kind string) bool {
 
 // kindOrder is the report order of every kind, anomalies first.
 func kindOrder() []string {
-	return append(append(Anomalies(), Informational()...), KindUnjudged)
+	return append(append(append(Anomalies(), KindTargetDown), Informational()...), KindUnjudged)
 }
 
 // KindUnjudged labels the witnesses of inputs the verifier could not

@@ -180,6 +180,9 @@ type Meta struct {
 	// Incomplete lists the reads of the outputs or dead letters that
 	// stopped short of their end offsets (Options.Incomplete).
 	Incomplete []string `json:"incomplete"`
+	// TargetDown is the error of a target that crashed during the run and
+	// did not come back (Options.TargetDown).
+	TargetDown string `json:"target_down,omitempty"`
 	// What the target reported.
 	ShareState     bool `json:"share_state"`     // per-record final states
 	DeliveryCounts bool `json:"delivery_counts"` // delivery counts with each delivery

@@ -414,6 +414,9 @@ func dirOptions(dir string, opts Options) (Options, Meta, error) {
 	}
 	opts.DrainTimedOut = opts.DrainTimedOut || meta.DrainTimedOut
 	opts.Incomplete = append(opts.Incomplete, meta.Incomplete...)
+	if opts.TargetDown == "" {
+		opts.TargetDown = meta.TargetDown
+	}
 	if opts.DrainNote == "" {
 		opts.DrainNote = meta.DrainNote
 	}

@@ -48,6 +48,10 @@ type Options struct {
 	// seen all of it (each says which and how far it got): the verdict is
 	// then never PASS. Default none.
 	Incomplete []string
+	// TargetDown is the error of a target that crashed during the run and
+	// did not come back: the verdict is FAIL (target-down), whatever the
+	// ledgers show. Default "": it ran to the end.
+	TargetDown string
 	// Unobserved lists evidence the run could not record (for example
 	// "deliveries" for a v1 ledger); each becomes a note. Default none.
 	Unobserved []string

@@ -54,8 +54,9 @@ type Options struct {
 // Target drives an in-process engine.
 type Target struct {
 	opts   Options
-	e      *eng.Engine
+	e      *eng.Engine // replaced only by Setup, between modes (crash.go)
 	faults *FaultRunner
+	crash  crashState
 
 	mu struct {
 		sync.Mutex
@@ -66,6 +67,24 @@ type Target struct {
 
 // New starts an engine and returns a target over it.
 func New(opts Options) (*Target, error) {
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = 10 * time.Second
+	}
+	t := &Target{opts: opts, faults: newFaultRunner(opts.DataDir != "", opts.Clock != nil)}
+	t.faults.t = t
+	e, err := t.startEngine(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	t.e = e
+	t.mu.groups = map[string]eng.GroupConfig{}
+	return t, nil
+}
+
+// startEngine starts an engine with the target's options, durable in dir
+// when dir is set.
+func (t *Target) startEngine(dir string) (*eng.Engine, error) {
+	opts, fr := t.opts, t.faults
 	eo := []eng.Option{eng.WithHistory(true)}
 	if opts.Shards > 0 {
 		eo = append(eo, eng.WithShards(opts.Shards))
@@ -74,16 +93,12 @@ func New(opts Options) (*Target, error) {
 		eo = append(eo, eng.WithRetentionBytes(opts.RetentionBytes))
 	}
 	eo = append(eo, eng.WithKnobs(opts.Knobs))
-	if opts.SessionTimeout <= 0 {
-		opts.SessionTimeout = 10 * time.Second
-	}
 	eo = append(eo, eng.WithSessionTimeout(opts.SessionTimeout))
 	if opts.Clock != nil {
 		eo = append(eo, eng.WithClock(opts.Clock))
 	}
-	fr := newFaultRunner(opts.DataDir != "", opts.Clock != nil)
-	if opts.DataDir != "" {
-		eo = append(eo, eng.WithDataDir(opts.DataDir), eng.WithFlushPolicy(opts.Flush))
+	if dir != "" {
+		eo = append(eo, eng.WithDataDir(dir), eng.WithFlushPolicy(opts.Flush))
 	}
 	// The engine has one hook. The target's calls the fault runner's
 	// first and then, when the runner's armed crash did not strike there,
@@ -92,7 +107,7 @@ func New(opts Options) (*Target, error) {
 	// call (a staging write it fails, for one). Without a data directory
 	// the runner arms nothing, so only the caller's hook is installed.
 	switch {
-	case opts.DataDir != "" && opts.Hook != nil:
+	case dir != "" && opts.Hook != nil:
 		caller := opts.Hook
 		eo = append(eo, eng.WithHook(func(pt eng.HookPoint, info eng.HookInfo) error {
 			if err := fr.hook(pt, info); err != nil {
@@ -100,7 +115,7 @@ func New(opts Options) (*Target, error) {
 			}
 			return caller(pt, info)
 		}))
-	case opts.DataDir != "":
+	case dir != "":
 		eo = append(eo, eng.WithHook(fr.hook))
 	case opts.Hook != nil:
 		eo = append(eo, eng.WithHook(opts.Hook))
@@ -110,11 +125,13 @@ func New(opts Options) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine target: %w", err)
 	}
-	t := &Target{opts: opts, e: e, faults: fr}
-	fr.t = t
-	t.mu.groups = map[string]eng.GroupConfig{}
-	return t, nil
+	return e, nil
 }
+
+// AbortSweepInterval returns how often the engine aborts the transactions
+// past their timeout: how long one a crashed worker left open may last
+// beyond its timeout.
+func (t *Target) AbortSweepInterval() time.Duration { return t.e.AbortSweepInterval() }
 
 // Engine returns the engine under the target (for faults and tests).
 func (t *Target) Engine() *eng.Engine { return t.e }
@@ -123,8 +140,9 @@ func (t *Target) Engine() *eng.Engine { return t.e }
 func (t *Target) Info() targets.Info {
 	notes := []string{fmt.Sprintf("reference engine, %d lock shards", t.e.Shards())}
 	if t.opts.DataDir != "" {
-		notes = append(notes, fmt.Sprintf("data directory %s, flush %v; %v", t.opts.DataDir, t.opts.Flush, t.e.Recovery()))
+		notes = append(notes, fmt.Sprintf("data directory %s, flush %v; %v", t.dataDir(), t.opts.Flush, t.e.Recovery()))
 	}
+	notes = append(notes, t.crash.notes()...)
 	return targets.Info{Target: "engine", Embedded: true, ReportsAborted: true, DLQAtLeastOnce: t.opts.Knobs.DLQAfterMarker, Notes: notes}
 }
 
@@ -138,6 +156,9 @@ func (t *Target) Supports(_ context.Context, m pipeline.Mode) error {
 
 // Setup creates the topics and the share group's configuration.
 func (t *Target) Setup(_ context.Context, cfg targets.Config) error {
+	if err := t.replaceDown(); err != nil {
+		return err
+	}
 	for _, in := range cfg.Inputs() {
 		if err := t.e.CreateTopic(in, cfg.InputPartitions); err != nil {
 			return fmt.Errorf("engine target: %w", err)

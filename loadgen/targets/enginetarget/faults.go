@@ -203,7 +203,7 @@ func (f *FaultRunner) Apply(kind workloads.FaultKind, params map[string]string) 
 	case workloads.FaultNetworkPartition:
 		return f.partition(params)
 	case workloads.FaultEngineRestart:
-		rep, err := f.t.e.Restart()
+		rep, err := f.t.restart()
 		if err != nil {
 			return "", fmt.Errorf("engine target: restart: %w", err)
 		}
@@ -339,7 +339,7 @@ func (f *FaultRunner) describe(st Strike) (string, error) {
 	if !st.Engine {
 		return fmt.Sprintf("transaction coordinator crashed %s and reloaded its log", st.Where), nil
 	}
-	rep, err := f.t.e.Restart()
+	rep, err := f.t.restart()
 	if err != nil {
 		return "", fmt.Errorf("engine target: restart after the crash %s: %w", st.Where, err)
 	}
@@ -522,7 +522,11 @@ func (f *FaultRunner) hook(pt eng.HookPoint, info eng.HookInfo) error {
 	if late && a.engine && !f.manual {
 		// Apply is gone: restart once the crashing call has returned
 		// (Restart waits for it). On a manual clock the caller restarts.
-		go func() { _, _ = f.t.e.Restart() }()
+		f.t.crash.restarting.Add(1) // from now: the crash is being restarted
+		go func() {
+			defer f.t.crash.restarting.Add(-1)
+			_, _ = f.t.restart()
+		}()
 	}
 	return fmt.Errorf("engine target: fault: %w", a.err)
 }
@@ -542,7 +546,7 @@ func (t *Target) awaitRestart(ctx context.Context) {
 	if t.opts.Clock != nil {
 		return
 	}
-	for i := 0; i < 5000 && t.e.Crashed() && ctx.Err() == nil; i++ {
+	for i := 0; i < 5000 && t.e.Crashed() && ctx.Err() == nil && t.Down() == nil; i++ {
 		time.Sleep(time.Millisecond)
 	}
 }
@@ -553,6 +557,10 @@ func retryRestart[T any](ctx context.Context, t *Target, f func() (T, error)) (T
 		v, err := f()
 		if !errors.Is(err, eng.ErrCrashed) || attempt >= 10 || t.opts.Clock != nil {
 			return v, err
+		}
+		if down := t.Down(); down != nil {
+			// Nothing will restart it: waiting is futile.
+			return v, fmt.Errorf("%w (%w)", down, err)
 		}
 		t.awaitRestart(ctx)
 	}
