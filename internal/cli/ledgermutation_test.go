@@ -215,8 +215,26 @@ func ledgerMutations() []ledgerMutation {
 			want: `DIR/ledger.json: mode "deferred", but the directory holds the ledgers of explicit`},
 		ledgerMutation{name: "delivery limit 0", mode: "explicit", mutate: setMeta("delivery_limit", "0"),
 			want: `DIR/ledger.json: delivery_limit 0 is not a delivery limit`},
-		ledgerMutation{name: "delivery of an id that is not an input", mode: "explicit", mutate: set(verify.DeliveriesFile, "id", "987654321"),
-			want: `deliveries.jsonl:1: delivery of id 987654321, which is not in inputs.jsonl`},
+		// An id a producer assigned but the input ledger lacks: the ledger
+		// lost records. (An id no producer assigned is a record the
+		// target delivered that was never an input: judged, phantom.)
+		ledgerMutation{name: "delivery of an assigned id that is not an input", mode: "explicit",
+			mutate: func(t *testing.T, _, dir string) {
+				path := filepath.Join(dir, verify.InputsFile)
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.SplitAfter(string(b), "\n")
+				if len(lines) < 3 || !strings.HasPrefix(lines[0], `{"id":1,`) {
+					t.Fatalf("inputs.jsonl does not start with input 1: %.80q", b)
+				}
+				if err := os.WriteFile(path, []byte(strings.Join(lines[1:], "")), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				editLine(t, filepath.Join(dir, verify.DeliveriesFile), 1, func(m map[string]json.RawMessage) { m["id"] = json.RawMessage("1") })
+			},
+			want: `deliveries.jsonl:1: delivery of id 1, which is not in inputs.jsonl`},
 		ledgerMutation{name: "three empty ledger files", mode: "explicit",
 			mutate: func(t *testing.T, _, dir string) {
 				for _, f := range []string{verify.InputsFile, verify.OutputsFile, verify.DeliveriesFile, verify.DLQFile} {

@@ -363,6 +363,16 @@ func (j *judge) visit(id uint64, r *rec) {
 		}
 	}
 	if r.flags&flagInput == 0 {
+		if r.observed > 0 && id > j.v.mu.maxInput {
+			// No producer assigned the id: the target delivered a
+			// record that was never an input.
+			if j.find(KindPhantom) {
+				w := j.inputWitness(KindPhantom, id, r)
+				w.Detail = fmt.Sprintf("%d deliveries of id %d, which no producer assigned (the highest input id is %d): the target delivered a record that was never produced to the input", r.observed, id, j.v.mu.maxInput)
+				j.add(w)
+			}
+			return
+		}
 		if r.observed > 0 {
 			w := j.inputWitness(KindUnjudged, id, r)
 			w.Detail = fmt.Sprintf("%d deliveries of an id that is not in the input ledger", r.observed)

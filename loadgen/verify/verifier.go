@@ -82,6 +82,9 @@ type Verifier struct {
 		txnNames []string // index -> transactional id; [0] is ""
 
 		inputs, outputs int64
+		// maxInput is the highest input id added: the producers number
+		// their inputs from 1, so an id above it was never assigned.
+		maxInput uint64
 
 		dupInputs  int64 // AddInput calls for an id already added
 		dupFirst   uint64
@@ -157,6 +160,7 @@ func (v *Verifier) addInput(in Input) bool {
 		return false
 	}
 	r.flags |= flagInput
+	v.mu.maxInput = max(v.mu.maxInput, in.ID)
 	if in.Rejected {
 		r.flags |= flagRejected
 	}
@@ -177,6 +181,14 @@ func (v *Verifier) addInput(in Input) bool {
 }
 
 // hasInput reports whether AddInput has added id.
+// assignedID reports whether id is at or below the highest input id: an
+// id the producers assigned.
+func (v *Verifier) assignedID(id uint64) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return id <= v.mu.maxInput
+}
+
 func (v *Verifier) hasInput(id uint64) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
