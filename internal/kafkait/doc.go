@@ -43,8 +43,10 @@
 //     against serve (plus transactional there), both verified.
 //   - TestStaleAcksBesideServe: raw ShareAcknowledge requests of records the
 //     member no longer holds (its lock expired, another member acquired or
-//     accepted them, it left the group) against the real broker and against
-//     serve; both answer the codes docs/design.md §3.2 records, alike.
+//     accepted them, it closed its share session) or holds on a share
+//     session outside the group (it left the group with the session open)
+//     against the real broker and against serve; both answer the codes
+//     docs/design.md §3.2 records, alike, and apply the reject alike.
 //
 // Environment: SHAREBENCH_KAFKA (seed brokers, required to run),
 // SHAREBENCH_KAFKA_CLUSTER (a three-node cluster's bootstrap list, for

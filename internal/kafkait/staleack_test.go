@@ -2,8 +2,10 @@
 // member no longer holds: the same raw requests (kmsg) against Kafka and
 // against sharebench serve, case by case — the lock expired and the record
 // is AVAILABLE again, another member acquired it, another member accepted
-// it (below the share-partition start offset), the member left the group —
-// and both must answer the codes docs/design.md §3.2 records, alike.
+// it (below the share-partition start offset), the member left the group
+// with its share session open, the member closed its share session — and
+// both must answer the codes docs/design.md §3.2 records, alike, and apply
+// the acknowledgement (or not) alike.
 
 package kafkait
 
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -162,6 +165,7 @@ func (m *rawMember) acknowledge(typ int8, last int64) (top, part int16) {
 	if resp.ErrorCode == 0 {
 		m.session++
 	}
+	part = noPartition
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			part = p.ErrorCode
@@ -170,17 +174,71 @@ func (m *rawMember) acknowledge(typ int8, last int64) (top, part int16) {
 	return resp.ErrorCode, part
 }
 
+// noPartition is acknowledge's partition code for a response without
+// the partition (a request refused at the top level).
+const noPartition = -1
+
+// closeSession closes the member's share session with an empty
+// ShareAcknowledge at epoch -1.
+func (m *rawMember) closeSession() {
+	m.t.Helper()
+	req := kmsg.NewPtrShareAcknowledgeRequest()
+	req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr(m.group), kmsg.StringPtr(m.id), -1
+	resp, err := req.RequestWith(reqCtx(m.t), m.cl)
+	if err != nil {
+		m.t.Fatalf("%s closing its share session: %v", m.id, err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		m.t.Fatalf("%s closing its share session: %v", m.id, err)
+	}
+}
+
 // staleCase is one way a member loses its records before acknowledging
 // them, with the codes Kafka answers.
 type staleCase struct {
 	name      string
 	away      func(a, b *rawMember)
 	top, part int16
+	// lock is the group's record lock (staleLock when zero): the cases
+	// that need A's lock to outlive the test set a long one.
+	lock time.Duration
+	// after, when set, checks after A's reject what it did, as a client
+	// sees it: env produces more records and reads the share-group start
+	// offset.
+	after func(a, b *rawMember, env *staleEnv)
+}
+
+// staleEnv produces to the case's input topic and reads its share-group
+// start offset (DescribeShareGroupOffsets).
+type staleEnv struct {
+	t   *testing.T
+	cl  *kgo.Client
+	adm *kadm.Client
+	cfg targets.Config
+}
+
+func (e *staleEnv) produce(v string) {
+	e.t.Helper()
+	if err := e.cl.ProduceSync(reqCtx(e.t), &kgo.Record{Topic: e.cfg.InputTopic, Value: []byte(v)}).FirstErr(); err != nil {
+		e.t.Fatalf("produce: %v", err)
+	}
+}
+
+func (e *staleEnv) startOffset() int64 {
+	e.t.Helper()
+	r, err := e.adm.DescribeShareGroupOffsets(reqCtx(e.t), e.cfg.Group)
+	if err != nil {
+		e.t.Fatalf("describing the offsets of %s: %v", e.cfg.Group, err)
+	}
+	o, ok := r[e.cfg.Group].Offsets[e.cfg.InputTopic][0]
+	if !ok || o.Err != nil {
+		e.t.Fatalf("start offset of %s/0 in %s: %v (present %v)", e.cfg.InputTopic, e.cfg.Group, o.Err, ok)
+	}
+	return o.StartOffset
 }
 
 func staleCases() []staleCase {
-	const accept, release, reject = 1, 2, 3
-	_ = reject
+	const accept, release = 1, 2
 	return []staleCase{
 		// B acquiring them proves A's lock expired; B's release makes them
 		// AVAILABLE again.
@@ -189,19 +247,46 @@ func staleCases() []staleCase {
 			if top, part := b.acknowledge(release, 1); top != 0 || part != 0 {
 				a.t.Fatalf("B releases: codes %d/%d", top, part)
 			}
-		}, 0, kerr.InvalidRecordState.Code},
+		}, 0, kerr.InvalidRecordState.Code, 0, nil},
 		{"redelivered to another member", func(a, b *rawMember) {
 			b.acquire(2, a)
-		}, 0, kerr.InvalidRecordState.Code},
+		}, 0, kerr.InvalidRecordState.Code, 0, nil},
 		{"accepted by another member (below the start offset)", func(a, b *rawMember) {
 			b.acquire(2, a)
 			if top, part := b.acknowledge(accept, 1); top != 0 || part != 0 {
 				a.t.Fatalf("B accepts: codes %d/%d", top, part)
 			}
-		}, 0, 0},
-		{"session ended (member left)", func(a, _ *rawMember) {
+		}, 0, 0, 0, nil},
+		// Kafka keeps the share session (and A's locks) of a member that
+		// left the group: the reject applies. Offset 2, produced after,
+		// is B's first acquisition, and B's accept of it persists the
+		// start offset past 0..1 (Kafka writes the start offset it had
+		// before the accept, hence "at least 2", not 3): records 0..1
+		// are terminal, not waiting to be redelivered.
+		{"left the group, share session open", func(a, _ *rawMember) {
 			a.heartbeat(true)
-		}, kerr.ShareSessionNotFound.Code, 0},
+		}, 0, 0, 30 * time.Second, func(a, b *rawMember, env *staleEnv) {
+			env.produce("2")
+			if got := b.acquire(1); got[0] != 2 {
+				a.t.Fatalf("B acquired %v after A's reject, want offset 2 only", got)
+			}
+			if top, part := b.acknowledge(accept, 2); top != 0 || part != 0 {
+				a.t.Fatalf("B accepts 0..2: codes %d/%d", top, part)
+			}
+			if so := env.startOffset(); so < 2 {
+				a.t.Fatalf("share-group start offset %d after A's reject and B's accept, want at least 2 (0..1 archived)", so)
+			}
+		}},
+		// A closed share session released A's records at once; the
+		// reject on it is refused at the top level and applies to
+		// nothing: B acquires 0..1 again.
+		{"share session closed", func(a, _ *rawMember) {
+			a.closeSession()
+		}, kerr.ShareSessionNotFound.Code, noPartition, 30 * time.Second, func(a, b *rawMember, _ *staleEnv) {
+			if got := b.acquire(2, a); got[0] != 0 || got[1] != 1 {
+				a.t.Fatalf("B acquired %v after A's refused reject, want 0..1", got)
+			}
+		}},
 	}
 }
 
@@ -220,12 +305,17 @@ func staleAckCodes(t *testing.T, addr, prefix string) map[string][2]int16 {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Close)
+	adm := kadm.NewClient(cl)
 	out := map[string][2]int16{}
 	for i, tc := range staleCases() {
+		lock := staleLock
+		if tc.lock > 0 {
+			lock = tc.lock
+		}
 		cfg := targets.Config{
 			InputTopic: fmt.Sprintf("%s-stale-%d-in", prefix, i), OutputTopic: fmt.Sprintf("%s-stale-%d-out", prefix, i),
 			InputPartitions: 1, OutputPartitions: 1, Group: fmt.Sprintf("%s-stale-%d", prefix, i),
-			LockDuration: staleLock, DeliveryLimit: 5, MaxRecordLocks: 100, MaxPollRecords: 10, TransactionTimeout: time.Minute,
+			LockDuration: lock, DeliveryLimit: 5, MaxRecordLocks: 100, MaxPollRecords: 10, TransactionTimeout: time.Minute,
 		}
 		if err := tg.Setup(ctx, cfg); err != nil {
 			t.Fatalf("%s: setup: %v", tc.name, err)
@@ -250,12 +340,16 @@ func staleAckCodes(t *testing.T, addr, prefix string) map[string][2]int16 {
 		tc.away(a, b)
 		top, part := a.acknowledge(3, 1) // reject
 		out[tc.name] = [2]int16{top, part}
+		if tc.after != nil {
+			tc.after(a, b, &staleEnv{t: t, cl: cl, adm: adm, cfg: cfg})
+		}
 	}
 	return out
 }
 
 // TestStaleAcksBesideServe: Kafka and serve answer a member's reject of
-// records it no longer holds alike, with the codes of docs/design.md §3.2.
+// records it no longer holds, or holds on a session outside the group,
+// alike, with the codes of docs/design.md §3.2, and apply it alike.
 func TestStaleAcksBesideServe(t *testing.T) {
 	b := brokers(t)
 	s, _ := startServe(t)

@@ -1,10 +1,12 @@
 // ShareGroupHeartbeat: v1.
 //
 // Epoch 0 joins (the client chooses its member id; an empty one gets a
-// server id), -1 leaves (the engine member leaves: what it held goes back
-// to the group without counting a delivery), any other epoch must be the
-// member's current one, or the one the last response gave the client (else
-// FENCED_MEMBER_EPOCH). Every member is assigned
+// server id). -1 leaves the group: with no share session open the engine
+// member leaves and what it held goes back to the group without counting
+// a delivery; with one open, the session and its records outlive the
+// leave until the session closes, as in Kafka (member.go). Any other
+// epoch must be the member's current one, or the one the last response
+// gave the client (else FENCED_MEMBER_EPOCH). Every member is assigned
 // every partition of its subscribed topics that exist; when that set
 // changes the engine member is replaced and the epoch moves on.
 
@@ -48,7 +50,11 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 			return fail(kerr.UnknownMemberID.Code, nil)
 		}
 		m.mu.Lock()
-		s.leaveLocked(m)
+		if m.left || m.gone {
+			m.mu.Unlock()
+			return fail(kerr.UnknownMemberID.Code, nil)
+		}
+		s.leaveGroupLocked(m)
 		m.mu.Unlock()
 		resp.MemberID, resp.MemberEpoch = &id, -1
 		return resp, nil
@@ -99,7 +105,7 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.gone {
+	if m.gone || m.left {
 		return fail(kerr.UnknownMemberID.Code, nil)
 	}
 	if req.MemberEpoch != m.epochLocked() && req.MemberEpoch != m.reported {

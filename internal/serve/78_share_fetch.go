@@ -53,9 +53,11 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 		resp.ErrorCode = kerr.InvalidRequest.Code
 		return resp, nil
 	}
-	// A member not in the group (left, or never joined) has no share
-	// session (ackCallCode): a request continuing one is answered so, and
-	// only one opening a session (epoch 0) is a question of membership.
+	// A member the server does not know (never joined, or removed with
+	// its session) has no share session: a request continuing one is
+	// answered so, and only one opening a session (epoch 0) is a question
+	// of membership. A member that left the group keeps the session it
+	// has open (member.go) but cannot open another.
 	noMember := kerr.UnknownMemberID.Code
 	if req.ShareSessionEpoch != 0 {
 		noMember = kerr.ShareSessionNotFound.Code
@@ -67,7 +69,7 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 	}
 
 	m.mu.Lock()
-	if m.gone || m.em == nil {
+	if m.gone || m.em == nil || (m.left && req.ShareSessionEpoch == 0) {
 		m.mu.Unlock()
 		resp.ErrorCode = noMember
 		return resp, nil

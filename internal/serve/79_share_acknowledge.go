@@ -6,9 +6,13 @@
 // partition applies all or nothing; its error is in its ErrorCode:
 // INVALID_RECORD_STATE for a record the member no longer holds (lock
 // expired, acquired by another member, terminal), NONE for offsets below
-// the share-partition start offset (a no-op, as Kafka answers). A member
-// that left the group, or whose group session timed out, has no share
-// session: SHARE_SESSION_NOT_FOUND, top level, as Kafka answers.
+// the share-partition start offset (a no-op, as Kafka answers). The share
+// session, not group membership, decides: a member that left the group
+// with its session open still holds its records, and its acknowledgements
+// apply (member.go); once the session closed (epoch -1, its connection
+// closed, or the member timed out) its records went back to the group and
+// every request on it is answered SHARE_SESSION_NOT_FOUND, top level, with
+// nothing applied, as Kafka answers.
 
 package serve
 
@@ -38,8 +42,8 @@ func (s *Server) handleShareAcknowledge(c *conn, kreq kmsg.Request) (kmsg.Respon
 	}
 	m := s.lookupMember(group, memberID)
 	if m == nil {
-		// Not in the group (left, or never joined): no share session,
-		// which is what Kafka checks here (ackCallCode).
+		// Unknown, or removed with its session: no share session,
+		// which is what Kafka checks here.
 		resp.ErrorCode = kerr.ShareSessionNotFound.Code
 		return resp, nil
 	}

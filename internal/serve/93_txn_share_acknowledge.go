@@ -104,7 +104,7 @@ func (s *Server) handleTxnShareAcknowledge(_ *conn, kreq kmsg.Request) (kmsg.Res
 	m.mu.Lock()
 	var meta engine.GroupMetadata
 	switch {
-	case m.gone || m.em == nil:
+	case m.gone || m.left || m.em == nil:
 		code = kerr.UnknownMemberID.Code
 	case req.MemberEpoch != m.epochLocked():
 		code = kerr.FencedMemberEpoch.Code

@@ -6,6 +6,16 @@
 // share session closes, or the subscribed topics change) therefore always
 // moves the wire epoch forward, and requests that carry an older epoch are
 // fenced.
+//
+// Group membership and the share session are apart, as in Kafka, where
+// the group coordinator owns one and the partition leader the other: a
+// member that leaves the group with a heartbeat (epoch -1) while its share
+// session is open is out of the group (no assignment, not described, its
+// heartbeats unknown) but keeps its session and the records it holds,
+// whose locks run on. Its acknowledgements on that session apply, and
+// its fetches acquire, until the session closes (epoch -1, its
+// connection closes, or it goes silent for memberTimeout); only then do
+// its records go back to the group.
 
 package serve
 
@@ -40,7 +50,10 @@ type member struct {
 	// client learns the new one from that heartbeat's response).
 	reported int32
 	lastSeen time.Time
-	gone     bool
+	// left: the member left the group but its share session is still
+	// open (the file comment); gone: both ended, the member is removed.
+	left bool
+	gone bool
 }
 
 // shareSession is a member's share session: its next epoch, the
@@ -78,10 +91,21 @@ func (s *Server) lookupMember(group, id string) *member {
 
 func (s *Server) groupMembers(group string) []*member {
 	s.state.mu.Lock()
-	defer s.state.mu.Unlock()
-	out := make([]*member, 0, len(s.state.mu.share[group]))
+	all := make([]*member, 0, len(s.state.mu.share[group]))
 	for _, id := range sortedKeys(s.state.mu.share[group]) {
-		out = append(out, s.state.mu.share[group][id])
+		all = append(all, s.state.mu.share[group][id])
+	}
+	s.state.mu.Unlock()
+	// A member's lock comes before the state's (state.go), so left is
+	// read after the state lock is released.
+	out := all[:0]
+	for _, m := range all {
+		m.mu.Lock()
+		left := m.left
+		m.mu.Unlock()
+		if !left {
+			out = append(out, m)
+		}
 	}
 	return out
 }
@@ -139,12 +163,17 @@ func (s *Server) rejoinLocked(m *member, topics []string, sig int64) error {
 }
 
 // closeSessionLocked ends the member's share session: what it held goes
-// back to the group (the engine member is replaced).
+// back to the group (the engine member is replaced, or, for a member that
+// already left the group, leaves for good).
 func (s *Server) closeSessionLocked(m *member) {
 	if m.session == nil {
 		return
 	}
 	m.session = nil
+	if m.left {
+		s.leaveLocked(m)
+		return
+	}
 	if m.em != nil && !m.gone {
 		topics, sig := s.existing(m.subscribed)
 		_ = s.rejoinLocked(m, topics, sig)
@@ -158,6 +187,17 @@ func (m *member) closeSessionOf(c *conn) {
 	if m.session != nil && m.session.conn == c {
 		c.srv.closeSessionLocked(m)
 	}
+}
+
+// leaveGroupLocked is a heartbeat's leave: with a share session open the
+// member only leaves the group (the file comment), else it is removed for
+// good. m.mu is held.
+func (s *Server) leaveGroupLocked(m *member) {
+	if m.session != nil && m.em != nil {
+		m.left = true
+		return
+	}
+	s.leaveLocked(m)
 }
 
 // leaveLocked removes the member for good.
@@ -250,10 +290,9 @@ func ackCodes(em *engine.ShareMember, acks []engine.Acknowledgement) (map[engine
 }
 
 // ackCallCode is the top-level error code of acknowledgements that failed
-// as a whole with err. A member that is no longer in the group has no
-// share session: Kafka releases the session when the member leaves or its
-// group session times out, and answers SHARE_SESSION_NOT_FOUND to its
-// acknowledgements (its records went back to the group).
+// as a whole with err. An engine member that is gone (its engine session
+// timed out, releasing its records) has no share session any more:
+// SHARE_SESSION_NOT_FOUND, as Kafka answers a request on a closed session.
 func ackCallCode(err error) int16 {
 	if errors.Is(err, engine.ErrUnknownMember) {
 		return kerr.ShareSessionNotFound.Code

@@ -4,7 +4,9 @@
 // the partition when its lock expired or another member acquired the
 // records or they are terminal inside the window, NONE below the
 // share-partition start offset (a no-op, as Kafka answers), and
-// SHARE_SESSION_NOT_FOUND at the top level once it left the group. The
+// SHARE_SESSION_NOT_FOUND at the top level once its share session closed.
+// A member that left the group with its session open still holds its
+// records, and its acknowledgement applies, as Kafka 4.4 answers. The
 // records keep the state the member's acknowledgement did not change.
 
 package serve_test
@@ -120,6 +122,34 @@ func (m *shareRaw) acknowledge(typ int8, first, last int64) (top, part int16) {
 	return resp.ErrorCode, part
 }
 
+// closeSession closes the member's share session with an empty
+// ShareAcknowledge at epoch -1.
+func (m *shareRaw) closeSession() {
+	m.t.Helper()
+	req := kmsg.NewPtrShareAcknowledgeRequest()
+	req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr("g"), kmsg.StringPtr(m.id), -1
+	resp, err := req.RequestWith(ctx(m.t), m.cl)
+	if err != nil || resp.ErrorCode != 0 {
+		m.t.Fatalf("%s closing its share session: %v code %d", m.id, err, resp.ErrorCode)
+	}
+}
+
+// ackedState is the state an applied acknowledgement of type typ leaves a
+// record in; fetched is its state after a ShareFetch, whose poll acquires
+// a released record again.
+func ackedState(typ int8, fetched bool) engine.RecordState {
+	switch engine.AckType(typ) {
+	case engine.AckAccept:
+		return engine.StateAcknowledged
+	case engine.AckReject:
+		return engine.StateArchived
+	}
+	if fetched {
+		return engine.StateAcquired
+	}
+	return engine.StateAvailable
+}
+
 func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
 	t.Parallel()
 	const lock = 30 * time.Second
@@ -132,11 +162,14 @@ func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
 		// ShareFetch, which acquires what is available once it applied the
 		// acknowledgements.
 		state, fetched engine.RecordState
+		// applied: the acknowledgement took effect (state and fetched
+		// are then ackedState's).
+		applied bool
 	}{
 		{"lock expired", func(t *testing.T, clk *engine.ManualClock, e *engine.Engine, _, _ *shareRaw) {
 			clk.Advance(lock)
 			e.FireTimers()
-		}, 0, kerr.InvalidRecordState.Code, engine.StateAvailable, engine.StateAcquired},
+		}, 0, kerr.InvalidRecordState.Code, engine.StateAvailable, engine.StateAcquired, false},
 		{"redelivered to another member", func(t *testing.T, clk *engine.ManualClock, e *engine.Engine, _, b *shareRaw) {
 			clk.Advance(lock)
 			e.FireTimers()
@@ -144,7 +177,7 @@ func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
 			if _, _, got := b.fetch(-1, 0, 0, 10); len(got) != 2 {
 				t.Fatalf("B acquired %v, want 0..1", got)
 			}
-		}, 0, kerr.InvalidRecordState.Code, engine.StateAcquired, engine.StateAcquired},
+		}, 0, kerr.InvalidRecordState.Code, engine.StateAcquired, engine.StateAcquired, false},
 		{"redelivered and accepted by another member (below SPSO)", func(t *testing.T, clk *engine.ManualClock, e *engine.Engine, _, b *shareRaw) {
 			clk.Advance(lock)
 			e.FireTimers()
@@ -153,10 +186,26 @@ func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
 			if top, part := b.acknowledge(1, 0, 1); top != 0 || part != 0 {
 				t.Fatalf("B accepts: codes %d/%d", top, part)
 			}
-		}, 0, 0, engine.StateAcknowledged, engine.StateAcknowledged},
-		{"session ended (member left)", func(t *testing.T, _ *engine.ManualClock, _ *engine.Engine, a, _ *shareRaw) {
+		}, 0, 0, engine.StateAcknowledged, engine.StateAcknowledged, false},
+		{"left the group, share session open", func(t *testing.T, _ *engine.ManualClock, _ *engine.Engine, a, _ *shareRaw) {
 			a.heartbeat(true)
-		}, kerr.ShareSessionNotFound.Code, 0, engine.StateAvailable, engine.StateAvailable},
+		}, 0, 0, 0, 0, true},
+		{"left the group, then its lock expired", func(t *testing.T, clk *engine.ManualClock, e *engine.Engine, a, _ *shareRaw) {
+			a.heartbeat(true)
+			// Leaving the group releases nothing: the session holds on.
+			if ri, err := e.ShareRecord("g", engine.TopicPartition{Topic: "t"}, 1); err != nil || ri.State != engine.StateAcquired {
+				t.Fatalf("offset 1 after A left the group: %v (%v), want %v", ri.State, err, engine.StateAcquired)
+			}
+			clk.Advance(lock)
+			e.FireTimers()
+		}, 0, kerr.InvalidRecordState.Code, engine.StateAvailable, engine.StateAcquired, false},
+		{"share session closed", func(t *testing.T, _ *engine.ManualClock, _ *engine.Engine, a, _ *shareRaw) {
+			a.closeSession()
+		}, kerr.ShareSessionNotFound.Code, 0, engine.StateAvailable, engine.StateAvailable, false},
+		{"left the group, then share session closed", func(t *testing.T, _ *engine.ManualClock, _ *engine.Engine, a, _ *shareRaw) {
+			a.heartbeat(true)
+			a.closeSession()
+		}, kerr.ShareSessionNotFound.Code, 0, engine.StateAvailable, engine.StateAvailable, false},
 	}
 	for _, tc := range cases {
 		for _, via := range []string{"ShareAcknowledge", "ShareFetch"} {
@@ -164,7 +213,8 @@ func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
 				t.Run(tc.name+"/"+via+"/"+engine.AckType(typ).String(), func(t *testing.T) {
 					t.Parallel()
 					clk := engine.NewManualClock()
-					e, err := engine.New(engine.WithClock(clk))
+					// History: offset 1's terminal state below SPSO.
+					e, err := engine.New(engine.WithClock(clk), engine.WithHistory(true))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -208,6 +258,9 @@ func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
 					want := tc.state
 					if via == "ShareFetch" {
 						want = tc.fetched
+					}
+					if tc.applied {
+						want = ackedState(typ, via == "ShareFetch")
 					}
 					if ri.State != want {
 						t.Fatalf("offset 1 after A's acknowledgement: %v, want %v", ri.State, want)
