@@ -128,7 +128,7 @@ func oneOf[S ~string](field string, v S, vals ...S) string {
 // over-delivered is judged by) is refused instead of judged with a default.
 var (
 	metaKeys = []string{"schema", "mode", "target", "brokers", "output_topic", "delivery_limit", "drain_timed_out", "drain_note", "incomplete",
-		"share_state", "delivery_counts", "markers", "dlq_topic", "dlq_at_least_once", "open_transactions", "notes"}
+		"share_state", "delivery_counts", "markers", "dlq_topic", "dlq_at_least_once", "open_transactions", "notes", "target_down"}
 	metaNeed = []string{"schema", "mode", "target", "delivery_limit", "drain_timed_out", "incomplete", "share_state", "delivery_counts", "markers",
 		"dlq_topic", "dlq_at_least_once", "open_transactions"}
 	openKeys = []string{"partition", "producer_id", "epoch", "first_offset", "transactional_id", "source"}
