@@ -168,8 +168,13 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.
 		o.Detail = fmt.Sprintf("worker %d's next checkpoint takes %v between barrier and snapshot", w, f.Duration("delay"))
 	case workloads.FaultStallWorker:
 		w := mr.pickWorker(f, rng)
+		afterProduce := f.Params["phase"] == string(pipeline.AfterProduce)
+		mr.ctl[w].stallAfterProduce.Store(afterProduce)
 		mr.ctl[w].stallUntil.Store(now.Add(f.Duration("for")).UnixNano())
 		o.Detail = fmt.Sprintf("worker %d stalls for %v holding its transaction", w, f.Duration("for"))
+		if afterProduce {
+			o.Detail += ", its outputs written and nothing staged"
+		}
 	case workloads.FaultSlowProcessing:
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].slowDelay.Store(int64(f.Duration("delay")))
@@ -191,13 +196,24 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.
 		}
 		w := mr.pickWorker(f, rng)
 		// A second incarnation with the same id fences the first, which
-		// keeps running as a zombie until its next call is refused.
+		// keeps running as a zombie until its next call is refused. The
+		// zombie keeps its own stall, and with pause makes no call for
+		// that long; the successor starts unstalled.
+		ctl := mr.ctl[w]
+		ctl.zombieStall.Store(ctl.stallUntil.Load())
+		ctl.zombieStallProduce.Store(ctl.stallAfterProduce.Load())
+		ctl.zombieWake.Store(now.Add(f.Duration("pause")).UnixNano())
+		ctl.zombieInc.Store(ctl.incarnation.Load())
+		ctl.stallUntil.Store(0)
 		nw, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, w)
 		if err != nil {
 			return faultOutcome{Detail: fmt.Sprintf("worker %d: could not start the successor: %v", w, err), Failed: true}, true
 		}
 		mr.startWorker(ctx, w, nw)
 		o.Detail = fmt.Sprintf("worker %d replaced while the old one runs on as a zombie", w)
+		if p := f.Duration("pause"); p > 0 {
+			o.Detail = fmt.Sprintf("worker %d replaced while the old one, paused for %v, wakes as a zombie", w, p)
+		}
 	default:
 		return mr.applyTargetFault(ctx, f, rng), true
 	}

@@ -5,10 +5,12 @@
 // load generator drives the engine target through a short workload with
 // worker crashes, lock expiry, a stalled transaction, a zombie producer,
 // aborts and rejects to a dead-letter queue, the coordinator cut off from a
-// participant, and the verifier alone, reading the run's dumped ledgers
-// back, must FAIL it at each of mutantSeeds. The unmutated run must PASS at
-// each. Mutants no client can observe are listed with the reason. CI runs
-// it with
+// participant, and where that catches nothing a second, scripted probe
+// (stalls past a lock and past a transaction timeout, a paused zombie) runs
+// too; the verifier alone, reading the run's dumped ledgers back, must
+// FAIL one of them at each of mutantSeeds. The unmutated runs of both must
+// PASS at each. Mutants no client can observe are listed with the reason.
+// CI runs it with
 //
 //	go test -tags mutants -count=1 -v -timeout 20m -run TestVerifierCatchesMutants ./loadgen/
 //
@@ -52,16 +54,6 @@ var unobservable = map[string]string{
 	"window-unbounded":            "acquiring past share.partition.max.record.locks hands out more records at once; each record is still delivered, acknowledged and output once, and no client sees the window",
 	"non-owner-accepted":          "in the exactly-once modes the late owner's staging lands on a record another worker holds, whose own staging then fails and aborts, so nothing is lost or duplicated; in the at-least-once modes it yields only the duplicate they allow. What differs is when an ack lands relative to another worker's delivery, which the ledgers do not order",
 	"stale-member-epoch-accepted": "the member whose epoch is stale still owns the records it stages (an epoch bump does not move records), so accepting its staging loses or duplicates nothing; a client sees only a staging that should have been refused",
-}
-
-// byChance lists the mutants a client can observe only in a run whose
-// timing happens to give them a window, which the probe cannot give at
-// every seed, and why; the table shows the seeds that caught them, and the
-// simulator's mutant test covers them.
-var byChance = map[string]string{
-	"sweep-skips-timed-out":    "a client sees it only when a transaction is left open by a worker that never ends it (the slowed worker still inside one when the run stops: it then hangs after the drain, hanging-transaction); the stalled worker comes back and commits late but whole, and a crashed worker's successor aborts the open transaction as it takes its transactional id, so whether one is left depends on where the slow worker is when the run stops",
-	"expiry-releases-pending":  "a client sees it only when a lock expires on a share partition that holds TX_PENDING records of a transaction that goes on to commit, and the records it releases are delivered and committed again before they reach the delivery limit (duplicate); the probe's slowed workers and cut-off partition make that likely at a seed, not certain (with half the transactions aborting, the released records may all be an aborted transaction's or end archived at the limit)",
-	"fenced-producer-accepted": "a client sees it only when the zombie's fenced producer commits a transaction whose records its successor has meanwhile taken and ended (torn-transaction, aborted-read: the zombie is told it committed); the zombie keeps a live membership, so most of its accepted writes behave like one more worker's and stay atomic",
 }
 
 // unexercised lists the mutants whose rule the probe's runs never reach,
@@ -119,6 +111,43 @@ faults:
   - {at: 500ms, kind: membership-churn, params: {for: 300ms}}
 `
 
+// scriptedWorkload is the second probe, run at each seed where the first
+// caught nothing: no random fault, no abort or reject, one scripted story
+// per worker, each of which a mutant of a timing rule turns into an anomaly
+// at every seed. Worker 0 stalls after staging for the rest of the run:
+// its transaction times out at 2s, and the coordinator's sweep must abort
+// it (sweep-skips-timed-out leaves it open: hanging-transaction). Worker 1
+// stalls after staging for 1.5s, past its records' 1s locks but inside its
+// 2s transaction timeout, and then commits: its TX_PENDING records have no
+// lock to expire (expiry-releases-pending releases them, another worker
+// commits them too: duplicate). Worker 2 is replaced while it stalls after
+// staging (its transaction is aborted by its successor's fencing) and
+// stays paused 1s; its successor stalls after writing its outputs, before
+// staging, when the zombie wakes and commits: the fenced commit must be
+// refused (fenced-producer-accepted commits the successor's half-done
+// transaction: its outputs visible and its records redelivered).
+const scriptedWorkload = `
+name: mutant-probe-scripted
+partitionsPerTopic: 2
+consumers: 4
+producerRate: 1000
+testDuration: 2500ms
+warmupDuration: 0s
+drainTimeout: 6s
+lockDuration: 1s
+deliveryLimit: 5
+transactionTimeout: 2s
+abortRatio: 0
+rejectRatio: 0
+modes: [deferred, transactional, classic-eos]
+faults:
+  - {at: 200ms, kind: stall-worker, params: {worker: 0, for: 1h}}
+  - {at: 200ms, kind: stall-worker, params: {worker: 1, for: 1500ms}}
+  - {at: 200ms, kind: stall-worker, params: {worker: 2, for: 400ms}}
+  - {at: 400ms, kind: zombie-producer, params: {worker: 2, pause: 1s}}
+  - {at: 800ms, kind: stall-worker, params: {worker: 2, phase: after-produce, for: 1s}}
+`
+
 // mutantSeeds are the seeds every mutant runs with: it must be caught at
 // each of them (faults land on a real clock, so a mutant caught at one
 // seed only would be caught by luck). The unmutated run must pass with each.
@@ -170,16 +199,16 @@ func engineMutants(t *testing.T) []string {
 	return ids
 }
 
-// mutantRun runs the probe workload with mutant id on ("" for none) at
-// every seed, each seed and mode in its own run against its own engine, all
+// mutantRun runs a probe workload with mutant id on ("" for none) at
+// each of seeds, each seed and mode in its own run against its own engine, all
 // concurrently (a run mostly waits on its timeline, so they share the
 // cores), and returns each seed's verdicts by mode as the verifier gives
 // them from the dumped ledgers alone. A mode that failed to run has no
 // verdict and fails the test.
-func mutantRun(t *testing.T, id string) map[int64]map[string]*result.Verification {
+func mutantRun(t *testing.T, id, workload string, seeds []int64) map[int64]map[string]*result.Verification {
 	t.Helper()
 	t.Setenv(mutantEnv, id)
-	spec, err := workloads.Parse("mutant-probe.yaml", []byte(mutantWorkload))
+	spec, err := workloads.Parse("mutant-probe.yaml", []byte(workload))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +217,7 @@ func mutantRun(t *testing.T, id string) map[int64]map[string]*result.Verificatio
 		wg       sync.WaitGroup
 		verdicts = map[int64]map[string]*result.Verification{}
 	)
-	for _, seed := range mutantSeeds {
+	for _, seed := range seeds {
 		verdicts[seed] = map[string]*result.Verification{}
 		for _, m := range spec.Modes() {
 			wg.Add(1)
@@ -326,11 +355,13 @@ func writeTable(t *testing.T, table string) {
 func TestVerifierCatchesMutants(t *testing.T) {
 	t0 := time.Now()
 	t.Logf("seeds %v", mutantSeeds)
-	for seed, verdicts := range mutantRun(t, "") {
-		for mode, v := range verdicts {
-			if v.Verdict != verify.VerdictPass {
-				t.Fatalf("unmutated run, seed %d: %s is %s (forbidden %v, counts %v, notes %q); repro: go test -tags mutants -run TestVerifierCatchesMutants ./loadgen/",
-					seed, mode, v.Verdict, v.Forbidden, v.Counts, v.Notes)
+	for _, probe := range []struct{ name, workload string }{{"probe", mutantWorkload}, {"scripted probe", scriptedWorkload}} {
+		for seed, verdicts := range mutantRun(t, "", probe.workload, mutantSeeds) {
+			for mode, v := range verdicts {
+				if v.Verdict != verify.VerdictPass {
+					t.Fatalf("unmutated run of the %s, seed %d: %s is %s (forbidden %v, counts %v, notes %q); repro: go test -tags mutants -run TestVerifierCatchesMutants ./loadgen/",
+						probe.name, seed, mode, v.Verdict, v.Forbidden, v.Counts, v.Notes)
+				}
 			}
 		}
 	}
@@ -348,12 +379,8 @@ func TestVerifierCatchesMutants(t *testing.T) {
 			t.Errorf("unexercised mutant %q is not in the engine", id)
 		}
 	}
-	for id := range byChance {
-		if !slices.Contains(ids, id) {
-			t.Errorf("mutant %q, caught by chance, is not in the engine", id)
-		}
-	}
 	var rows []mutantRow
+	var survivors []string
 	caught, observable := 0, 0
 	produced := map[string]bool{}                // anomaly kinds some mutant's run produced
 	only := os.Getenv("SHAREBENCH_MUTANTS_ONLY") // a comma-separated list, for a repro
@@ -362,25 +389,42 @@ func TestVerifierCatchesMutants(t *testing.T) {
 			continue
 		}
 		t1 := time.Now()
-		bySeed := mutantRun(t, id)
+		bySeed := mutantRun(t, id, mutantWorkload, mutantSeeds)
+		// The scripted probe runs where the first caught nothing.
+		var again []int64
+		for _, seed := range mutantSeeds {
+			if _, c := foundAt(bySeed[seed]); !c {
+				again = append(again, seed)
+			}
+		}
+		var scripted map[int64]map[string]*result.Verification
+		if len(again) > 0 {
+			scripted = mutantRun(t, id, scriptedWorkload, again)
+		}
 		row := mutantRow{id: id}
 		for _, seed := range mutantSeeds {
-			for _, mode := range slices.Sorted(maps.Keys(bySeed[seed])) {
-				v := bySeed[seed][mode]
-				for _, k := range v.Forbidden {
-					produced[k] = true
-					if ws := v.Witnesses[k]; len(ws) > 0 && v.Verdict == verify.VerdictFail {
-						t.Logf("%s, seed %d, %s, first %s witness: id %d p%d@%d %s", id, seed, mode, k, ws[0].InputID, ws[0].Partition, ws[0].Offset, ws[0].Detail)
+			for _, verdicts := range []map[string]*result.Verification{bySeed[seed], scripted[seed]} {
+				for _, mode := range slices.Sorted(maps.Keys(verdicts)) {
+					v := verdicts[mode]
+					for _, k := range v.Forbidden {
+						produced[k] = true
+						if ws := v.Witnesses[k]; len(ws) > 0 && v.Verdict == verify.VerdictFail {
+							t.Logf("%s, seed %d, %s, first %s witness: id %d p%d@%d %s", id, seed, mode, k, ws[0].InputID, ws[0].Partition, ws[0].Offset, ws[0].Detail)
+						}
 					}
 				}
 			}
 			f, c := foundAt(bySeed[seed])
+			if !c && scripted[seed] != nil {
+				if f2, c2 := foundAt(scripted[seed]); c2 {
+					f, c = "scripted probe: "+f2, true
+				}
+			}
 			row.found = append(row.found, f)
 			row.caught = append(row.caught, c)
 		}
 		why, hidden := unobservable[id]
 		skip, unreached := unexercised[id]
-		luck, chance := byChance[id]
 		var missed []int64
 		for i, c := range row.caught {
 			if !c {
@@ -392,21 +436,23 @@ func TestVerifierCatchesMutants(t *testing.T) {
 			row.note = "not observable: " + why
 		case unreached:
 			row.note = "not exercised: " + skip
-		case chance:
-			row.note = fmt.Sprintf("observable only by chance of timing (caught at %d of %d seeds here): %s", len(mutantSeeds)-len(missed), len(mutantSeeds), luck)
 		default:
 			observable++
 			if len(missed) == 0 {
 				caught++
 			} else {
+				survivors = append(survivors, fmt.Sprintf("%s (seeds %v)", id, missed))
 				t.Errorf("mutant %s survived at seed(s) %v: the verifier passed every mode there (%q); repro: SHAREBENCH_MUTANTS_ONLY=%s go test -tags mutants -run TestVerifierCatchesMutants ./loadgen/", id, missed, row.found, id)
 			}
 		}
 		rows = append(rows, row)
 		t.Logf("%s: caught at %d of %d seeds in %v", id, len(mutantSeeds)-len(missed), len(mutantSeeds), time.Since(t1).Round(100*time.Millisecond))
 	}
-	table := mutantTable(rows) + fmt.Sprintf("\nCaught by the verifier alone in real runs, at each of the %d seeds %v: %d of %d mutants the probe can observe at every seed (%d in the engine; %d not observable by any client, %d observable only by chance of timing, %d not exercised by the probe).\n",
-		len(mutantSeeds), mutantSeeds, caught, observable, len(ids), len(unobservable), len(byChance), len(unexercised))
+	table := mutantTable(rows) + fmt.Sprintf("\nCaught by the verifier alone in real runs, at each of the %d seeds %v: %d of %d mutants the probes can observe (%d in the engine; %d not observable by any client, %d not exercised by the probes).\n",
+		len(mutantSeeds), mutantSeeds, caught, observable, len(ids), len(unobservable), len(unexercised))
+	if len(survivors) > 0 {
+		table += fmt.Sprintf("\nSurvived: %s.\n", strings.Join(survivors, ", "))
+	}
 	t.Logf("the mutant table (%v):\n\n%s", time.Since(t0).Round(time.Second), table)
 	if only == "" {
 		// Every anomaly kind is something a real run can produce.

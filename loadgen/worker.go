@@ -56,12 +56,23 @@ type counts struct {
 
 // workerCtl is how faults reach one worker id (across incarnations).
 type workerCtl struct {
-	incarnation atomic.Int64
-	crashPhase  atomic.Pointer[pipeline.Phase]
-	stallUntil  atomic.Int64 // unix ns
-	slowUntil   atomic.Int64 // unix ns
-	slowDelay   atomic.Int64 // ns added to each poll's processing
-	cutUntil    atomic.Int64 // unix ns: cut off from the target (network partition) until then
+	incarnation       atomic.Int64
+	crashPhase        atomic.Pointer[pipeline.Phase]
+	stallUntil        atomic.Int64 // unix ns
+	stallAfterProduce atomic.Bool  // the stall waits after producing, not after staging
+	slowUntil         atomic.Int64 // unix ns
+	slowDelay         atomic.Int64 // ns added to each poll's processing
+	cutUntil          atomic.Int64 // unix ns: cut off from the target (network partition) until then
+
+	// A zombie-producer fault's replaced incarnation (zombieInc) keeps
+	// the stall it was in (zombieStall, unix ns; zombieStallProduce its
+	// phase), which later stall faults, meant for its successor, do not
+	// change, and makes no call before zombieWake (unix ns: a paused
+	// process).
+	zombieInc          atomic.Int64
+	zombieStall        atomic.Int64
+	zombieStallProduce atomic.Bool
+	zombieWake         atomic.Int64
 }
 
 // startWorker starts a new incarnation of worker id.
@@ -139,8 +150,15 @@ func (wl *workerLoop) inputs(now time.Time) pipeline.Inputs {
 	if n := ctl.cutUntil.Load(); n != 0 {
 		in.CutUntil = time.Unix(0, n)
 	}
-	if n := ctl.stallUntil.Load(); n != 0 {
-		in.StallUntil = time.Unix(0, n)
+	stall, afterProduce := ctl.stallUntil.Load(), ctl.stallAfterProduce.Load()
+	if ctl.zombieInc.Load() == wl.inc {
+		stall, afterProduce = ctl.zombieStall.Load(), ctl.zombieStallProduce.Load()
+	}
+	if stall != 0 {
+		in.StallUntil = time.Unix(0, stall)
+		if afterProduce {
+			in.StallAt = pipeline.AfterProduce
+		}
 	}
 	if wl.cpw != nil {
 		in.SnapshotDelay = time.Duration(wl.cpw.cs.slow[wl.id].Load())
@@ -165,6 +183,13 @@ func (wl *workerLoop) loop(ctx context.Context) {
 		if in.Stop && !wl.m.Stopping() && mr.ctl[wl.id].incarnation.Load() != wl.inc {
 			wl.w.Crash() // a zombie that was never fenced: just drop it
 			return
+		}
+		if ctl := mr.ctl[wl.id]; ctl.zombieInc.Load() == wl.inc {
+			if wake := time.Unix(0, ctl.zombieWake.Load()); in.Now.Before(wake) {
+				// A paused zombie makes no call until it wakes.
+				mr.sleepUnlessStopped(ctx, wake.Sub(in.Now))
+				continue
+			}
 		}
 		a := wl.m.Next(in)
 		res, exit := wl.perform(ctx, a)
@@ -199,7 +224,7 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		if a.Retry {
 			mr.counts.ackErrors.Add(1)
 		}
-		sleepCtx(ctx, time.Until(a.Until))
+		mr.sleepUnlessStopped(ctx, time.Until(a.Until))
 	case pipeline.OpPoll:
 		// Implicit mode: the poll accepts the previous poll's records,
 		// whose memory the target may reuse once it polls again.
@@ -315,8 +340,37 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		return res, true
 	case pipeline.OpExit:
 		return res, true
+	case pipeline.OpAbandon:
+		// Killed while it hangs: nothing is closed or aborted, so its
+		// open transaction is the coordinator's to time out.
+		wl.w.Crash()
+		if wl.m.Open() {
+			wl.book.Unresolved()
+		}
+		return res, true
 	}
 	return res, false
+}
+
+// sleepUnlessStopped waits d, or less when ctx ends or the workers are
+// asked to stop (a stalled or paused worker then sees the stop). Once they
+// were asked, it waits the whole d: a wait the stop does not end (a
+// cut-off, a retry pause) then does not turn into a busy loop.
+func (mr *modeRun) sleepUnlessStopped(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	if mr.stopping() {
+		sleepCtx(ctx, d)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-mr.stopWorkers:
+	}
 }
 
 // bookPoll books worker id's polled records: redeliveries, the processed

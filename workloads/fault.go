@@ -28,8 +28,11 @@ const (
 	// for a while. Params: ratio, for (both required).
 	FaultAbortRatio FaultKind = "abort-ratio"
 	// FaultStallWorker stalls a worker inside an open transaction, so a
-	// stall longer than transactionTimeout times it out.
-	// Params: for (required), worker.
+	// stall longer than transactionTimeout times it out: after staging
+	// its acks or offsets (phase after-stage, the default), or after
+	// writing its outputs and before staging (phase after-produce). A
+	// worker still stalled when the run stops is abandoned, as a hung
+	// process is killed. Params: for (required), phase, worker.
 	FaultStallWorker FaultKind = "stall-worker"
 	// FaultSlowProcessing adds delay to each batch a worker polls, so a
 	// delay longer than lockDuration lets the batch's locks expire.
@@ -42,8 +45,11 @@ const (
 	// FaultShareFailover moves a share partition's leadership.
 	// Params: partition.
 	FaultShareFailover FaultKind = "share-failover"
-	// FaultZombieProducer keeps a fenced producer of a worker sending.
-	// Params: worker.
+	// FaultZombieProducer keeps a fenced producer of a worker sending: a
+	// successor takes the worker's transactional id, and the old
+	// incarnation runs on, keeping a stall it was in; with pause it makes
+	// no call for that long first (a process paused by a GC or SIGSTOP
+	// that wakes to find itself replaced). Params: pause, worker.
 	FaultZombieProducer FaultKind = "zombie-producer"
 	// FaultEngineRestart restarts the engine from its data directory.
 	// No params.
@@ -320,6 +326,7 @@ var faultKinds = map[FaultKind]faultKind{
 	}},
 	FaultStallWorker: {params: []faultParam{
 		{name: "for", required: true, check: checkFaultDur},
+		{name: "phase", check: checkEnum("stall phase", string(pipeline.AfterStage), string(pipeline.AfterProduce))},
 		workerParam,
 	}},
 	FaultSlowProcessing: {params: []faultParam{
@@ -335,7 +342,10 @@ var faultKinds = map[FaultKind]faultKind{
 	FaultShareFailover: {params: []faultParam{
 		{name: "partition", def: Random, check: checkPartition},
 	}, runnerOnly: map[string]string{"group": "groups", "topic": "topics"}},
-	FaultZombieProducer: {params: []faultParam{workerParam}},
+	FaultZombieProducer: {params: []faultParam{
+		{name: "pause", check: checkPause},
+		workerParam,
+	}},
 	FaultEngineRestart:  {},
 	FaultNetworkPartition: {params: []faultParam{
 		{name: "for", required: true, check: checkFaultDur},
@@ -399,6 +409,10 @@ func checkCrashNow(params map[string]string) (string, string) {
 			FaultEngineRestart, FaultEngineRestart, CrashScopeCoordinator)
 	}
 	return "", ""
+}
+
+func checkPause(_ *Spec, v string) string {
+	return checkDurationUpTo1h(v, "the zombie runs on at once")
 }
 
 func checkDelay(_ *Spec, v string) string { return checkDurationUpTo1h(v, "start again at once") }

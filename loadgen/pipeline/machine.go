@@ -62,6 +62,11 @@ const (
 	// OpExit: the loop is over (after OpReplace, OpClose, or a cancelled
 	// call).
 	OpExit
+	// OpAbandon: the worker is stalled past the stop, a process that hangs
+	// until it is killed: the caller drops its client without a word and
+	// leaves its open transaction to the coordinator's timeout, which is
+	// what ends a hung producer's transaction on a real cluster.
+	OpAbandon
 
 	// The checkpoint model's actions (Config.Checkpoint). OpBarrier: the
 	// open checkpoint's barrier has come (no call; Since is its first
@@ -88,7 +93,7 @@ const (
 
 var opNames = [...]string{"?", "poll", "process", "begin", "produce", "stage-accept", "stage-reject",
 	"accept", "reject", "release", "release-held", "renew", "commit", "abort", "wait", "replace", "close", "exit",
-	"barrier", "precommit", "snapshot", "notify", "commit-sink", "abort-sink", "end-checkpoint"}
+	"abandon", "barrier", "precommit", "snapshot", "notify", "commit-sink", "abort-sink", "end-checkpoint"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -177,8 +182,12 @@ type Inputs struct {
 	// partition) until then; its calls wait.
 	CutUntil time.Time
 	// StallUntil: the worker stalls (holding its transaction open) until
-	// then, after staging.
+	// then, at StallAt: AfterStage (the zero value: its acks or offsets
+	// staged, the transaction whole) or AfterProduce (its outputs written
+	// and nothing staged yet, so a commit that lands meanwhile is torn). A
+	// worker still stalled at a stop is abandoned (OpAbandon).
 	StallUntil time.Time
+	StallAt    Phase
 	// AbortRatio is the share of transactions to abort on purpose.
 	AbortRatio float64
 	// RejectRatio is the share of a poll's records rejected on purpose
@@ -219,6 +228,7 @@ const (
 	stStageAccept
 	stStageReject
 	stStall
+	stStallProduced
 	stCommitCheck
 	stRenew
 	stCommit
@@ -241,7 +251,10 @@ type Machine[R any] struct {
 	rng   Rand
 	st    state
 	phase Phase
-	last  Op
+	// resume is where a stall after producing goes on (staging, or the
+	// commit check).
+	resume state
+	last   Op
 
 	stopping bool
 	force    bool // the pending commit check commits whatever the size and age
@@ -375,12 +388,24 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 	case stStageReject:
 		return Action[R]{Op: OpStageReject, Recs: m.rej}, true
 	case stStall:
-		if in.Now.Before(in.StallUntil) {
+		if in.Now.Before(in.StallUntil) && in.StallAt != AfterProduce {
 			// A stalled worker holds its transaction open (past its
 			// timeout: the coordinator's sweep aborts it).
+			if in.Stop {
+				return Action[R]{Op: OpAbandon}, true
+			}
 			return Action[R]{Op: OpWait, Until: in.StallUntil}, true
 		}
 		m.staged()
+		return Action[R]{}, false
+	case stStallProduced:
+		if in.Now.Before(in.StallUntil) && in.StallAt == AfterProduce {
+			if in.Stop {
+				return Action[R]{Op: OpAbandon}, true
+			}
+			return Action[R]{Op: OpWait, Until: in.StallUntil}, true
+		}
+		m.st = m.resume
 		return Action[R]{}, false
 	case stCommitCheck:
 		m.commitCheck(in)
@@ -508,10 +533,12 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 			// transaction ends with every poll.
 			m.txnCount += len(m.held)
 			m.force = true
-			m.st = stCommitCheck
+			m.resume, m.st = stCommitCheck, stStallProduced
 		default:
-			m.st = stStageAccept
+			m.resume, m.st = stStageAccept, stStallProduced
 		}
+		// A stall at AfterProduce waits in stStallProduced, inside the
+		// transaction.
 		return m.cross(AfterProduce)
 	case OpStageAccept, OpStageReject:
 		if res.Err != nil {
@@ -526,8 +553,9 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 		return m.cross(AfterStage)
 	case OpWait:
 		switch m.st {
-		case stStall:
-			m.staged()
+		case stStall, stStallProduced:
+			// Next goes on once the stall is over: a wait cut short (by
+			// a stop) leaves the worker stalled.
 		case stRetry:
 			m.top()
 		case stRetryBegin:

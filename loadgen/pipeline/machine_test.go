@@ -26,7 +26,8 @@ var t0 = time.Unix(1000, 0)
 // run drives a machine with script: one reply per action, in order.
 // Replies: "ok"; "err" (a plain error); "fenced"; "cancel"; for a poll
 // "recs 1 2 3" (or "recs" for none). Inputs lines change what the next
-// steps are told: "@stop", "@cut 50ms", "@stall 50ms", "@abort 1", "@at
+// steps are told: "@stop", "@cut 50ms", "@stall 50ms" (after staging),
+// "@stall-produce 50ms" (after producing), "@abort 1", "@at
 // 2s" (the clock, from the start). It returns the trace: each action as
 // op[records], each crossed phase as "|phase".
 func run(t *testing.T, cfg Config, rnd []float64, script string) string {
@@ -54,7 +55,9 @@ func run(t *testing.T, cfg Config, rnd []float64, script string) string {
 			case "cut":
 				in.CutUntil = in.Now.Add(arg())
 			case "stall":
-				in.StallUntil = in.Now.Add(arg())
+				in.StallUntil, in.StallAt = in.Now.Add(arg()), ""
+			case "stall-produce":
+				in.StallUntil, in.StallAt = in.Now.Add(arg()), AfterProduce
 			case "abort":
 				r, _ := strconv.ParseFloat(f[1], 64)
 				in.AbortRatio = r
@@ -271,6 +274,48 @@ func TestMachineModes(t *testing.T) {
 				ok
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage wait(3s) commit"},
+		{"transactional: a stall after producing waits before staging, and one after staging is not taken then",
+			Config{Mode: Transactional, MaxRecords: 1}, nil, `
+				@stall-produce 3s
+				recs 1
+				ok
+				ok
+				ok
+				ok
+				ok
+				ok`,
+			"poll |after-poll process[1] begin produce[1] |after-produce wait(3s) stage-accept[1] |after-stage commit"},
+		{"deferred: a stall after producing waits before the commit",
+			Config{Mode: Deferred, MaxRecords: 1, LockDuration: 1 * time.Hour}, nil, `
+				@stall-produce 2s
+				recs 1
+				ok
+				ok
+				ok
+				ok
+				ok`,
+			"poll |after-poll process[1] begin produce[1] |after-produce wait(2s) commit |after-commit-before-ack"},
+		{"transactional: a worker still stalled at the stop is abandoned, its transaction open",
+			Config{Mode: Transactional, MaxRecords: 1}, nil, `
+				@stall 1h
+				recs 1
+				ok
+				ok
+				ok
+				ok
+				@stop
+				ok`,
+			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage abandon"},
+		{"classic-eos: a worker stalled after producing at the stop is abandoned",
+			Config{Mode: ClassicEOS, MaxRecords: 1}, nil, `
+				@stall-produce 1h
+				recs 1
+				ok
+				ok
+				ok
+				@stop
+				ok`,
+			"poll |after-poll process[1] begin produce[1] |after-produce abandon"},
 		{"transactional: a failed staging aborts with its cause; a fenced one replaces the worker",
 			Config{Mode: Transactional, MaxRecords: 1}, nil, `
 				recs 1
