@@ -346,7 +346,7 @@ var faultKinds = map[FaultKind]faultKind{
 		{name: "pause", check: checkPause},
 		workerParam,
 	}},
-	FaultEngineRestart:  {},
+	FaultEngineRestart: {},
 	FaultNetworkPartition: {params: []faultParam{
 		{name: "for", required: true, check: checkFaultDur},
 		{name: "between", def: BetweenWorkerEngine, check: checkEnum("network partition",
