@@ -29,6 +29,10 @@ func init() { register(int16(kmsg.Fetch), 4, 16, (*Server).handleFetch) }
 // for; PartitionMaxBytes bounds what is sent.
 const maxFetchRecords = 4096
 
+// noRecords is the empty record set of a partition with nothing to send
+// (shared, never written to; putBuf leaves it alone).
+var noRecords = []byte{}
+
 func (s *Server) handleFetch(c *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*kmsg.FetchRequest)
 	var deadline time.Time
@@ -157,6 +161,13 @@ func (s *Server) fetchOnce(c *conn, req *kmsg.FetchRequest) (*kmsg.FetchResponse
 			if limit > 0 {
 				rp.RecordBatches = s.readPartition(c, &w, tp, p.FetchOffset, limit, iso)
 				total += len(rp.RecordBatches)
+			}
+			if rp.RecordBatches == nil {
+				// Nothing to send is an empty record set, never null:
+				// Kafka answers MemoryRecords.EMPTY, and clients such as
+				// librdkafka refuse a null one (MessageSetSize -1) and
+				// then never see the end of the partition.
+				rp.RecordBatches = noRecords
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}

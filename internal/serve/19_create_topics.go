@@ -26,6 +26,10 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 			n = s.cfg.partitions
 		}
 		rt.NumPartitions, rt.ReplicationFactor = n, 1
+		// Kafka answers the created topic's configs (v5+); the engine has
+		// none of its own, so the list is empty, never null: Kafka's own
+		// kafka-topics --create fails on a null one.
+		rt.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
 		var err error
 		switch {
 		case !validTopicName(t.Topic):

@@ -201,6 +201,9 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 	}
 	byTopic := map[[16]byte]int{}
 	for _, k := range order {
+		if parts[k].Records == nil {
+			parts[k].Records = noRecords // empty, never null (as in Fetch)
+		}
 		i, ok := byTopic[k.topic]
 		if !ok {
 			rt := kmsg.NewShareFetchResponseTopic()
