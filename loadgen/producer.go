@@ -279,7 +279,11 @@ func dueInWindow(sched *Schedule, w *window) int64 {
 }
 
 // sleepCtx sleeps d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) {
+func sleepCtx(ctx context.Context, d time.Duration) { sleepOrStop(ctx, d, nil) }
+
+// sleepOrStop sleeps d, or until ctx is done or stop is closed (a nil stop
+// never is).
+func sleepOrStop(ctx context.Context, d time.Duration, stop <-chan struct{}) {
 	if d <= 0 {
 		return
 	}
@@ -288,5 +292,6 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	select {
 	case <-t.C:
 	case <-ctx.Done():
+	case <-stop:
 	}
 }

@@ -357,20 +357,11 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 // were asked, it waits the whole d: a wait the stop does not end (a
 // cut-off, a retry pause) then does not turn into a busy loop.
 func (mr *modeRun) sleepUnlessStopped(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
 	if mr.stopping() {
 		sleepCtx(ctx, d)
 		return
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	case <-mr.stopWorkers:
-	}
+	sleepOrStop(ctx, d, mr.stopWorkers)
 }
 
 // bookPoll books worker id's polled records: redeliveries, the processed

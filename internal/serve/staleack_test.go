@@ -82,6 +82,11 @@ func (m *shareRaw) fetch(typ int8, first, last int64, maxRecords int32) (top, ac
 	}
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
+			if p.Records == nil {
+				// Kafka answers an empty record set, never null, for a
+				// partition with nothing acquired (librdkafka refuses null).
+				m.t.Errorf("%s share fetch: partition %d answered with null records, want an empty set", m.id, p.Partition)
+			}
 			ack = p.AcknowledgeErrorCode
 			for _, a := range p.AcquiredRecords {
 				for o := a.FirstOffset; o <= a.LastOffset; o++ {
