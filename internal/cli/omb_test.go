@@ -28,9 +28,14 @@ var (
 	ombChartQuantiles = []string{"aggregatedPublishLatencyQuantiles", "aggregatedPublishDelayLatencyQuantiles", "aggregatedEndToEndLatencyQuantiles"}
 )
 
-// TestOMBFilesRun runs five of OMB's files for a second each against the
-// embedded engine (one of them, with ten input topics, in every mode) (the other OMB files under testdata have their
-// translation checked in package workloads): the translation notes are
+// TestOMBFilesRun runs every OMB workload file under testdata that
+// sharebench accepts and can run in seconds, for a second each against the
+// embedded engine (one of them, with ten input topics, in every mode). The
+// two backlog files ask for a backlog of 0.5 and 100 GiB, which takes
+// minutes to build at any rate the default suite can afford: their
+// translation is checked in package workloads and the larger one's
+// refusal on the embedded engine below; the two refused files are checked
+// there too. The translation notes are
 // printed once each, the total run time before the first mode, and each
 // mode's OMB result has every field the chart script reads, with the
 // aggregate end-to-end p99 of result.json.
@@ -52,6 +57,12 @@ func TestOMBFilesRun(t *testing.T) {
 		{"1m-10-topics-3-partitions-100b.yaml", []string{"--rate", "2000", "--modes", "all"}, "1m-10-topics-3-partitions-100b", []string{"useRandomizedPayloads"}},
 		// producerRate 0: a closed loop, as the file has it.
 		{"1-topic-3-partition-100b-3producers.yaml", nil, "1-topic-3-partition-100b-3-producers", []string{"name \""}},
+		{"1-topic-1-partition-100b.yaml", []string{"--rate", "2000"}, "1-topic-1-partition-100b", nil},
+		{"1-topic-16-partitions-1kb.yaml", []string{"--rate", "2000"}, "1-producer-1-consumers-on-1-topic", nil},
+		// 64 KiB records: a lower rate keeps the second's data small.
+		{"max-rate-1-topic-1-partition-1p-1c-64kb.yaml", []string{"--rate", "200"}, "max-rate-1-topic-1-partition-1p-1c-64kb", []string{"useRandomizedPayloads"}},
+		// A hundred input topics.
+		{"100-topic-1kb-4p-4c-500k.yaml", []string{"--rate", "2000"}, "500k-rate-4-producers-and-4-consumers-on-100-topic", []string{"useRandomizedPayloads"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()
