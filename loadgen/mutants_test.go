@@ -112,9 +112,11 @@ faults:
 `
 
 // scriptedWorkload is the second probe, run at each seed where the first
-// caught nothing: no random fault, no abort or reject, one scripted story
-// per worker, each of which a mutant of a timing rule turns into an anomaly
-// at every seed. Worker 0 stalls after staging for the rest of the run:
+// caught nothing: no random fault and no abort, one scripted story per
+// worker, each of which a mutant of a timing rule turns into an anomaly at
+// every seed; its rejects to a dead-letter queue and a 1s cut-off of the
+// coordinator from partition 1 back up the first probe's catches of the
+// reject, DLQ and marker-retry mutants. Worker 0 stalls after staging for the rest of the run:
 // its transaction times out at 2s, and the coordinator's sweep must abort
 // it (sweep-skips-timed-out leaves it open: hanging-transaction). Worker 1
 // stalls after staging for 1.5s, past its records' 1s locks but inside its
@@ -138,7 +140,8 @@ lockDuration: 1s
 deliveryLimit: 5
 transactionTimeout: 2s
 abortRatio: 0
-rejectRatio: 0
+rejectRatio: 0.05
+errors.deadletterqueue.topic.name: dlq.scripted
 modes: [deferred, transactional, classic-eos]
 faults:
   - {at: 200ms, kind: stall-worker, params: {worker: 0, for: 1h}}
@@ -146,6 +149,7 @@ faults:
   - {at: 200ms, kind: stall-worker, params: {worker: 2, for: 400ms}}
   - {at: 400ms, kind: zombie-producer, params: {worker: 2, pause: 1s}}
   - {at: 800ms, kind: stall-worker, params: {worker: 2, phase: after-produce, for: 1s}}
+  - {at: 1200ms, kind: network-partition, params: {between: coordinator-participant, partition: 1, for: 1s}}
 `
 
 // mutantSeeds are the seeds every mutant runs with: it must be caught at
