@@ -168,11 +168,10 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.
 		o.Detail = fmt.Sprintf("worker %d's next checkpoint takes %v between barrier and snapshot", w, f.Duration("delay"))
 	case workloads.FaultStallWorker:
 		w := mr.pickWorker(f, rng)
-		afterProduce := f.Params["phase"] == string(pipeline.AfterProduce)
-		mr.ctl[w].stallAfterProduce.Store(afterProduce)
-		mr.ctl[w].stallUntil.Store(now.Add(f.Duration("for")).UnixNano())
+		at := pipeline.Phase(f.Params["phase"]) // "" (after staging) or after-produce
+		mr.ctl[w].stall.Store(&stallSpec{until: now.Add(f.Duration("for")), at: at})
 		o.Detail = fmt.Sprintf("worker %d stalls for %v holding its transaction", w, f.Duration("for"))
-		if afterProduce {
+		if at == pipeline.AfterProduce {
 			o.Detail += ", its outputs written and nothing staged"
 		}
 	case workloads.FaultSlowProcessing:
@@ -200,11 +199,10 @@ func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.
 		// zombie keeps its own stall, and with pause makes no call for
 		// that long; the successor starts unstalled.
 		ctl := mr.ctl[w]
-		ctl.zombieStall.Store(ctl.stallUntil.Load())
-		ctl.zombieStallProduce.Store(ctl.stallAfterProduce.Load())
+		ctl.zombieStall.Store(ctl.stall.Load())
 		ctl.zombieWake.Store(now.Add(f.Duration("pause")).UnixNano())
 		ctl.zombieInc.Store(ctl.incarnation.Load())
-		ctl.stallUntil.Store(0)
+		ctl.stall.Store(nil)
 		nw, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, w)
 		if err != nil {
 			return faultOutcome{Detail: fmt.Sprintf("worker %d: could not start the successor: %v", w, err), Failed: true}, true

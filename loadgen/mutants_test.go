@@ -395,9 +395,11 @@ func TestVerifierCatchesMutants(t *testing.T) {
 		t1 := time.Now()
 		bySeed := mutantRun(t, id, mutantWorkload, mutantSeeds)
 		// The scripted probe runs where the first caught nothing.
+		found, caughtAt := map[int64]string{}, map[int64]bool{}
 		var again []int64
 		for _, seed := range mutantSeeds {
-			if _, c := foundAt(bySeed[seed]); !c {
+			found[seed], caughtAt[seed] = foundAt(bySeed[seed])
+			if !caughtAt[seed] {
 				again = append(again, seed)
 			}
 		}
@@ -418,7 +420,7 @@ func TestVerifierCatchesMutants(t *testing.T) {
 					}
 				}
 			}
-			f, c := foundAt(bySeed[seed])
+			f, c := found[seed], caughtAt[seed]
 			if !c && scripted[seed] != nil {
 				if f2, c2 := foundAt(scripted[seed]); c2 {
 					f, c = "scripted probe: "+f2, true

@@ -1,8 +1,10 @@
-// This file tests the stall and zombie faults' scripted forms: a worker
-// stalled past the stop is abandoned (its timed-out transaction left to the
-// coordinator's sweep, which must have aborted it), a stall after producing
-// waits inside the transaction before staging, and a paused zombie wakes
-// to a refused commit; the run ends and passes.
+// This file tests the stall and zombie faults' scripted forms in one real
+// run: a worker stalled for an hour does not hold the run's end (it is
+// abandoned at the stop, its timed-out transaction aborted by the
+// coordinator's sweep, so the drain finishes), a stall after producing and
+// a paused zombie take effect as their fault details say, and the run
+// passes. That each form turns its engine mutant into an anomaly is the
+// scripted mutant probe's to show (mutants_test.go).
 
 package loadgen
 

@@ -56,23 +56,28 @@ type counts struct {
 
 // workerCtl is how faults reach one worker id (across incarnations).
 type workerCtl struct {
-	incarnation       atomic.Int64
-	crashPhase        atomic.Pointer[pipeline.Phase]
-	stallUntil        atomic.Int64 // unix ns
-	stallAfterProduce atomic.Bool  // the stall waits after producing, not after staging
-	slowUntil         atomic.Int64 // unix ns
-	slowDelay         atomic.Int64 // ns added to each poll's processing
-	cutUntil          atomic.Int64 // unix ns: cut off from the target (network partition) until then
+	incarnation atomic.Int64
+	crashPhase  atomic.Pointer[pipeline.Phase]
+	stall       atomic.Pointer[stallSpec]
+	slowUntil   atomic.Int64 // unix ns
+	slowDelay   atomic.Int64 // ns added to each poll's processing
+	cutUntil    atomic.Int64 // unix ns: cut off from the target (network partition) until then
 
 	// A zombie-producer fault's replaced incarnation (zombieInc) keeps
-	// the stall it was in (zombieStall, unix ns; zombieStallProduce its
-	// phase), which later stall faults, meant for its successor, do not
-	// change, and makes no call before zombieWake (unix ns: a paused
-	// process).
-	zombieInc          atomic.Int64
-	zombieStall        atomic.Int64
-	zombieStallProduce atomic.Bool
-	zombieWake         atomic.Int64
+	// the stall it was in (zombieStall), which later stall faults, meant
+	// for its successor, do not change, and makes no call before
+	// zombieWake (unix ns: a paused process).
+	zombieInc   atomic.Int64
+	zombieStall atomic.Pointer[stallSpec]
+	zombieWake  atomic.Int64
+}
+
+// stallSpec is a stall-worker fault in force: until when, and at which
+// phase (pipeline.Inputs.StallAt). One pointer, so a reader never pairs
+// one fault's end with another's phase.
+type stallSpec struct {
+	until time.Time
+	at    pipeline.Phase
 }
 
 // startWorker starts a new incarnation of worker id.
@@ -150,15 +155,12 @@ func (wl *workerLoop) inputs(now time.Time) pipeline.Inputs {
 	if n := ctl.cutUntil.Load(); n != 0 {
 		in.CutUntil = time.Unix(0, n)
 	}
-	stall, afterProduce := ctl.stallUntil.Load(), ctl.stallAfterProduce.Load()
+	stall := ctl.stall.Load()
 	if ctl.zombieInc.Load() == wl.inc {
-		stall, afterProduce = ctl.zombieStall.Load(), ctl.zombieStallProduce.Load()
+		stall = ctl.zombieStall.Load()
 	}
-	if stall != 0 {
-		in.StallUntil = time.Unix(0, stall)
-		if afterProduce {
-			in.StallAt = pipeline.AfterProduce
-		}
+	if stall != nil {
+		in.StallUntil, in.StallAt = stall.until, stall.at
 	}
 	if wl.cpw != nil {
 		in.SnapshotDelay = time.Duration(wl.cpw.cs.slow[wl.id].Load())

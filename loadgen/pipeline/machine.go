@@ -387,25 +387,25 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 		return Action[R]{Op: OpStageAccept, Recs: m.acc}, true
 	case stStageReject:
 		return Action[R]{Op: OpStageReject, Recs: m.rej}, true
-	case stStall:
-		if in.Now.Before(in.StallUntil) && in.StallAt != AfterProduce {
-			// A stalled worker holds its transaction open (past its
-			// timeout: the coordinator's sweep aborts it).
+	case stStall, stStallProduced:
+		// A stalled worker holds its transaction open (past its timeout:
+		// the coordinator's sweep aborts it), here after staging or, in
+		// stStallProduced, after producing.
+		at := AfterStage
+		if m.st == stStallProduced {
+			at = AfterProduce
+		}
+		if in.Now.Before(in.StallUntil) && (in.StallAt == AfterProduce) == (at == AfterProduce) {
 			if in.Stop {
 				return Action[R]{Op: OpAbandon}, true
 			}
 			return Action[R]{Op: OpWait, Until: in.StallUntil}, true
 		}
-		m.staged()
-		return Action[R]{}, false
-	case stStallProduced:
-		if in.Now.Before(in.StallUntil) && in.StallAt == AfterProduce {
-			if in.Stop {
-				return Action[R]{Op: OpAbandon}, true
-			}
-			return Action[R]{Op: OpWait, Until: in.StallUntil}, true
+		if m.st == stStall {
+			m.staged()
+		} else {
+			m.st = m.resume
 		}
-		m.st = m.resume
 		return Action[R]{}, false
 	case stCommitCheck:
 		m.commitCheck(in)
