@@ -341,6 +341,10 @@ func raceWorker(ctx context.Context, e *engine.Engine, m *engine.ShareMember, p 
 
 func checkRaceEnd(t *testing.T, e *engine.Engine, cfg raceConfig, c *raceCounts) {
 	t.Helper()
+	// Markers are sent asynchronously: a transaction the workers saw end
+	// (the last re-init's fencing abort, say) may not have completed yet,
+	// and Stats counts completions. Deliver what is pending first.
+	e.DeliverMarkers()
 	if err := e.CheckInvariants(); err != nil {
 		t.Fatal(err)
 	}
