@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -46,7 +46,7 @@ type pipelineTally struct {
 func (p *pipelineTally) run(b *testing.B, spec *workloads.Spec, newTarget func() targets.Target) {
 	tgt := newTarget()
 	before := cpuTime()
-	res, err := Run(b.Context(), Config{Workload: spec, Target: tgt, Modes: []pipeline.Mode{pipeline.Transactional}, Seed: 1})
+	res, err := Run(b.Context(), Config{Workload: spec, Target: tgt, Modes: []vocab.Mode{vocab.Transactional}, Seed: 1})
 	p.cpu += cpuTime() - before
 	tgt.Close()
 	if err != nil {

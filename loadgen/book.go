@@ -9,6 +9,7 @@ package loadgen
 import (
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // NewLedger returns an empty ledger, for a driver of the workers other
@@ -72,8 +73,8 @@ func (b *Book) Began(w targets.Worker) {
 
 // OutputTxn is what an output's header names of the transaction that
 // writes it (open: one is), or of the incarnation (deferred mode).
-func (b *Book) OutputTxn(open bool, m pipeline.Mode, epoch int16) (seq int64, ep int16) {
-	if open || m == pipeline.Deferred {
+func (b *Book) OutputTxn(open bool, m vocab.Mode, epoch int16) (seq int64, ep int16) {
+	if open || m == vocab.Deferred {
 		return b.inc<<32 | b.txnSeq, b.epoch
 	}
 	return 0, epoch
@@ -102,12 +103,12 @@ func (b *Book) Staged(recs []*targets.Record, reject bool, err error) {
 // Acked books an acknowledgement of recs with t that returned err: where
 // err names the records the target refused (*targets.RefusedError), those
 // did not take effect and the others did; no error means all took effect.
-func (b *Book) Acked(recs []*targets.Record, t targets.AckType, err error) {
+func (b *Book) Acked(recs []*targets.Record, t vocab.AckType, err error) {
 	kind := ackAccept
 	switch t {
-	case targets.AckReject:
+	case vocab.AckReject:
 		kind = ackReject
-	case targets.AckRelease:
+	case vocab.AckRelease:
 		kind = ackRelease
 	}
 	b.l.setAckResult(b.tags(recs), kind, err)
@@ -161,11 +162,11 @@ func (b *Book) Done(w targets.Worker, open bool, a pipeline.Action[*targets.Reco
 	case pipeline.OpStageAccept, pipeline.OpStageReject:
 		b.Staged(a.Recs, a.Op == pipeline.OpStageReject, err)
 	case pipeline.OpAccept:
-		b.Acked(a.Recs, targets.AckAccept, err)
+		b.Acked(a.Recs, vocab.AckAccept, err)
 	case pipeline.OpReject:
-		b.Acked(a.Recs, targets.AckReject, err)
+		b.Acked(a.Recs, vocab.AckReject, err)
 	case pipeline.OpRelease, pipeline.OpReleaseHeld:
-		b.Acked(a.Recs, targets.AckRelease, err)
+		b.Acked(a.Recs, vocab.AckRelease, err)
 	case pipeline.OpCommit:
 		// (CommitSent before the call.)
 		if err == nil {

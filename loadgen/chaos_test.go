@@ -16,9 +16,9 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -68,7 +68,7 @@ func TestChaosExpectations(t *testing.T) {
 		t.Skip("runs the chaos workload for 5s per mode; skipped with -short")
 	}
 	t.Parallel()
-	for _, m := range pipeline.AllModes() {
+	for _, m := range vocab.AllModes() {
 		t.Run(string(m), func(t *testing.T) {
 			t.Parallel()
 			// Crashed classic consumers keep their partitions until their
@@ -90,7 +90,7 @@ func TestChaosExpectations(t *testing.T) {
 			defer cancel()
 			const seed = 20261
 			res, err := loadgen.Run(ctx, loadgen.Config{
-				Workload: spec, WorkloadRef: "chaos", Target: tgt, Modes: []pipeline.Mode{m},
+				Workload: spec, WorkloadRef: "chaos", Target: tgt, Modes: []vocab.Mode{m},
 				Seed: seed, RunID: fmt.Sprintf("chaos-%s", m), FaultRunner: runner,
 			})
 			if err != nil {

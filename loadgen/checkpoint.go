@@ -25,17 +25,18 @@ import (
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
 // The checkpoint model's crash phases (defined with the others in
 // pipeline).
 const (
-	PhaseBeforeBarrier  = pipeline.BeforeBarrier
-	PhaseAfterPreCommit = pipeline.AfterPreCommit
-	PhaseAfterSnapshot  = pipeline.AfterSnapshot
-	PhaseAfterNotify    = pipeline.AfterNotify
-	PhaseBetweenCommits = pipeline.BetweenCommits
+	PhaseBeforeBarrier  = vocab.BeforeBarrier
+	PhaseAfterPreCommit = vocab.AfterPreCommit
+	PhaseAfterSnapshot  = vocab.AfterSnapshot
+	PhaseAfterNotify    = vocab.AfterNotify
+	PhaseBetweenCommits = vocab.BetweenCommits
 )
 
 // snapshot is a completed checkpoint as the framework's checkpoint storage
@@ -74,9 +75,9 @@ type sinkTxnInfo struct {
 type checkpointState struct {
 	sink      sink.Sink
 	ownsIt    bool
-	prefix    string        // every sink transaction id of this mode run starts with it
-	mode      pipeline.Mode // Transactional: share-ack transactions; Explicit: explicit acks
-	sinkFirst bool          // the sink commits before the acks
+	prefix    string     // every sink transaction id of this mode run starts with it
+	mode      vocab.Mode // Transactional: share-ack transactions; Explicit: explicit acks
+	sinkFirst bool       // the sink commits before the acks
 
 	mu        sync.Mutex
 	snapshots map[int]*snapshot
@@ -98,7 +99,7 @@ func (mr *modeRun) initCheckpoint() error {
 		return nil
 	}
 	switch mr.mode {
-	case pipeline.Transactional, pipeline.Explicit:
+	case vocab.Transactional, vocab.Explicit:
 	default:
 		return fmt.Errorf("%w: ackOnly (the checkpoint model) runs the transactional and explicit modes, not %s; on the kafka target use explicit (the sink commits, then the explicit acks)", ErrBadConfig, mr.mode)
 	}
@@ -112,7 +113,7 @@ func (mr *modeRun) initCheckpoint() error {
 
 // newCheckpointState makes the books of one mode's checkpoints in sk (nil:
 // an in-memory sink of their own), for workers worker ids.
-func newCheckpointState(sk sink.Sink, name string, workers int, mode pipeline.Mode, sinkFirst bool) (*checkpointState, error) {
+func newCheckpointState(sk sink.Sink, name string, workers int, mode vocab.Mode, sinkFirst bool) (*checkpointState, error) {
 	cs := &checkpointState{sink: sk, snapshots: map[int]*snapshot{}, txns: map[string]*sinkTxnInfo{},
 		mode: mode, sinkFirst: sinkFirst}
 	if cs.sink == nil {
@@ -272,7 +273,7 @@ func (cb *CheckpointBook) Perform(ctx context.Context, w targets.Worker, a pipel
 		}
 		// The snapshot takes as long as the slow-checkpoint fault says.
 		if d := cs.slow[cb.b.worker].Swap(0); d > 0 {
-			cb.ev.fault(string(workloads.FaultSlowCheckpoint), fmt.Sprintf("worker %d checkpoint %d takes %v to snapshot", cb.b.worker, a.Checkpoint, time.Duration(d)))
+			cb.ev.fault(string(vocab.FaultSlowCheckpoint), fmt.Sprintf("worker %d checkpoint %d takes %v to snapshot", cb.b.worker, a.Checkpoint, time.Duration(d)))
 			sleepCtx(ctx, time.Duration(d))
 		}
 	case pipeline.OpBarrier, pipeline.OpNotify:
@@ -370,7 +371,7 @@ func (cb *CheckpointBook) preCommit(ctx context.Context, w targets.Worker, a pip
 	cs, b := cb.cs, cb.b
 	snap := &snapshot{cp: a.Checkpoint, start: a.Since, ackTxn: -1, sinkTxn: -1}
 	cb.snap = snap
-	if cs.mode == pipeline.Transactional {
+	if cs.mode == vocab.Transactional {
 		snap.ackTxn = b.txnIdx
 		snap.tid, snap.epoch = w.TxnInfo()
 		if p, ok := w.(targets.ProducerIDer); ok {
@@ -536,9 +537,9 @@ func (wl *workerLoop) performCheckpoint(ctx context.Context, a pipeline.Action[*
 	case pipeline.OpAbort:
 		err = wl.w.Abort(ctx)
 	case pipeline.OpAccept:
-		err = wl.w.Ack(ctx, a.Recs, targets.AckAccept)
+		err = wl.w.Ack(ctx, a.Recs, vocab.AckAccept)
 	case pipeline.OpReject:
-		err = wl.w.Ack(ctx, a.Recs, targets.AckReject)
+		err = wl.w.Ack(ctx, a.Recs, vocab.AckReject)
 	default:
 		return res, false
 	}
@@ -744,9 +745,9 @@ type Checkpoints struct{ cs *checkpointState }
 // name (its sink transaction ids start with it), run by workers worker ids
 // in mode (Transactional: share-ack transactions; Explicit: explicit
 // acks), committing the sink first when sinkFirst.
-func NewCheckpoints(name string, workers int, mode pipeline.Mode, sinkFirst bool) (*Checkpoints, error) {
+func NewCheckpoints(name string, workers int, mode vocab.Mode, sinkFirst bool) (*Checkpoints, error) {
 	switch mode {
-	case pipeline.Transactional, pipeline.Explicit:
+	case vocab.Transactional, vocab.Explicit:
 	default:
 		return nil, fmt.Errorf("%w: the checkpoint model runs the transactional and explicit modes, not %s", ErrBadConfig, mode)
 	}

@@ -20,12 +20,12 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -86,12 +86,12 @@ func checkpointSpec(t *testing.T, edit func(s *workloads.Spec)) *workloads.Spec 
 	return s
 }
 
-func crashAt(phase pipeline.Phase, at time.Duration) workloads.Fault {
-	return workloads.Fault{At: at, Kind: workloads.FaultWorkerCrash, Params: map[string]string{"phase": string(phase), "worker": "0"}}
+func crashAt(phase vocab.Phase, at time.Duration) workloads.Fault {
+	return workloads.Fault{At: at, Kind: vocab.FaultWorkerCrash, Params: map[string]string{"phase": string(phase), "worker": "0"}}
 }
 
 func slowCheckpoint(delay time.Duration, at time.Duration) workloads.Fault {
-	return workloads.Fault{At: at, Kind: workloads.FaultSlowCheckpoint, Params: map[string]string{"delay": delay.String(), "worker": "0"}}
+	return workloads.Fault{At: at, Kind: vocab.FaultSlowCheckpoint, Params: map[string]string{"delay": delay.String(), "worker": "0"}}
 }
 
 // expect says what a scenario must show.
@@ -105,7 +105,7 @@ const (
 
 type checkpointCase struct {
 	name string
-	mode pipeline.Mode
+	mode vocab.Mode
 	edit func(s *workloads.Spec)
 	want expect
 	// event, when set, must appear in a fault event's detail (a recovery
@@ -118,15 +118,15 @@ func checkpointCases() []checkpointCase {
 	// Each framework crash phase, both commit orders: the transactional
 	// model recovers to exactly-once (the share-ack transaction is resumed,
 	// so neither order leaves one side behind).
-	events := map[pipeline.Phase]string{
-		pipeline.AfterPreCommit: "rolled back",
-		pipeline.AfterSnapshot:  "found prepared",
-		pipeline.AfterNotify:    "found prepared",
+	events := map[vocab.Phase]string{
+		vocab.AfterPreCommit: "rolled back",
+		vocab.AfterSnapshot:  "found prepared",
+		vocab.AfterNotify:    "found prepared",
 	}
 	for _, order := range []string{workloads.CommitAcksFirst, workloads.CommitSinkFirst} {
-		for _, phase := range pipeline.CheckpointPhases() {
+		for _, phase := range vocab.CheckpointPhases() {
 			cases = append(cases, checkpointCase{
-				name: "crash-" + string(phase) + "-" + order, mode: pipeline.Transactional, want: noAnomaly, event: events[phase],
+				name: "crash-" + string(phase) + "-" + order, mode: vocab.Transactional, want: noAnomaly, event: events[phase],
 				edit: func(s *workloads.Spec) {
 					s.Checkpoint.Order = order
 					s.Faults = []workloads.Fault{crashAt(phase, time.Second), crashAt(phase, 2*time.Second)}
@@ -143,10 +143,10 @@ func checkpointCases() []checkpointCase {
 		want  expect
 	}{{workloads.CommitSinkFirst, duplicates}, {workloads.CommitAcksFirst, noAnomaly}} {
 		cases = append(cases, checkpointCase{
-			name: "explicit-crash-after-snapshot-" + tc.order, mode: pipeline.Explicit, want: tc.want, event: "found prepared",
+			name: "explicit-crash-after-snapshot-" + tc.order, mode: vocab.Explicit, want: tc.want, event: "found prepared",
 			edit: func(s *workloads.Spec) {
 				s.Checkpoint.Order = tc.order
-				s.Faults = []workloads.Fault{crashAt(pipeline.AfterSnapshot, time.Second), crashAt(pipeline.AfterSnapshot, 2*time.Second)}
+				s.Faults = []workloads.Fault{crashAt(vocab.AfterSnapshot, time.Second), crashAt(vocab.AfterSnapshot, 2*time.Second)}
 			},
 		})
 	}
@@ -164,11 +164,11 @@ func checkpointCases() []checkpointCase {
 		}
 	}
 	cases = append(cases,
-		checkpointCase{name: "txn-timeout-acks-first", mode: pipeline.Transactional, edit: slow(workloads.CommitAcksFirst), want: noAnomaly},
-		checkpointCase{name: "txn-timeout-sink-first", mode: pipeline.Transactional, edit: slow(workloads.CommitSinkFirst), want: duplicates},
+		checkpointCase{name: "txn-timeout-acks-first", mode: vocab.Transactional, edit: slow(workloads.CommitAcksFirst), want: noAnomaly},
+		checkpointCase{name: "txn-timeout-sink-first", mode: vocab.Transactional, edit: slow(workloads.CommitSinkFirst), want: duplicates},
 		// Past the checkpoint timeout the checkpoint fails and both sides
 		// abort.
-		checkpointCase{name: "checkpoint-timeout", mode: pipeline.Transactional, want: noAnomaly, event: "timed out", edit: func(s *workloads.Spec) {
+		checkpointCase{name: "checkpoint-timeout", mode: vocab.Transactional, want: noAnomaly, event: "timed out", edit: func(s *workloads.Spec) {
 			s.Checkpoint.Timeout = 500 * time.Millisecond
 			s.Faults = []workloads.Fault{slowCheckpoint(time.Second, time.Second)}
 		}},
@@ -187,15 +187,15 @@ func checkpointCases() []checkpointCase {
 	cases = append(cases,
 		// Explicit acks (what Kafka gives a framework today): without RENEW
 		// the held records go to another worker and are written twice.
-		checkpointCase{name: "dwell-explicit-no-renew", mode: pipeline.Explicit, edit: dwell(false, workloads.StageAtBarrier), want: duplicates},
-		checkpointCase{name: "dwell-explicit-renew", mode: pipeline.Explicit, edit: dwell(true, workloads.StageAtBarrier), want: noAnomaly},
+		checkpointCase{name: "dwell-explicit-no-renew", mode: vocab.Explicit, edit: dwell(false, workloads.StageAtBarrier), want: duplicates},
+		checkpointCase{name: "dwell-explicit-renew", mode: vocab.Explicit, edit: dwell(true, workloads.StageAtBarrier), want: noAnomaly},
 		// Transactional, staging at the barrier, no RENEW: the staging of
 		// expired records fails, the checkpoint aborts, and the records
 		// cycle until the delivery limit archives them.
-		checkpointCase{name: "dwell-transactional-no-renew", mode: pipeline.Transactional, edit: dwell(false, workloads.StageAtBarrier), want: archivedAtLimit},
-		checkpointCase{name: "dwell-transactional-renew", mode: pipeline.Transactional, edit: dwell(true, workloads.StageAtBarrier), want: noAnomaly},
+		checkpointCase{name: "dwell-transactional-no-renew", mode: vocab.Transactional, edit: dwell(false, workloads.StageAtBarrier), want: archivedAtLimit},
+		checkpointCase{name: "dwell-transactional-renew", mode: vocab.Transactional, edit: dwell(true, workloads.StageAtBarrier), want: noAnomaly},
 		// Staging at acquisition cancels the locks: no RENEW needed.
-		checkpointCase{name: "dwell-transactional-stage-early", mode: pipeline.Transactional, edit: dwell(false, workloads.StageAtAcquisition), want: noAnomaly},
+		checkpointCase{name: "dwell-transactional-stage-early", mode: vocab.Transactional, edit: dwell(false, workloads.StageAtAcquisition), want: noAnomaly},
 	)
 	return cases
 }
@@ -218,7 +218,7 @@ func runCheckpointCase(t *testing.T, sinkName string, c checkpointCase) *result.
 	const seed = 15
 	runID := fmt.Sprintf("cp%d-%s-%s", time.Now().UnixNano()%1_000_000_000, sinkName, c.name)
 	res, err := loadgen.Run(ctx, loadgen.Config{
-		Workload: spec, WorkloadRef: "checkpoint-test", Target: tgt, Modes: []pipeline.Mode{c.mode},
+		Workload: spec, WorkloadRef: "checkpoint-test", Target: tgt, Modes: []vocab.Mode{c.mode},
 		Seed: seed, RunID: runID, Sink: s,
 	})
 	if err != nil {
@@ -316,7 +316,7 @@ func TestCheckpointRejectsModes(t *testing.T) {
 	}
 	defer tgt.Close()
 	spec := checkpointSpec(t, func(s *workloads.Spec) { s.ModeNames = []string{"implicit"} })
-	_, err = loadgen.Run(context.Background(), loadgen.Config{Workload: spec, Target: tgt, Modes: []pipeline.Mode{pipeline.Implicit}, Seed: 1})
+	_, err = loadgen.Run(context.Background(), loadgen.Config{Workload: spec, Target: tgt, Modes: []vocab.Mode{vocab.Implicit}, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "transactional and explicit") {
 		t.Fatalf("implicit with ackOnly: %v, want an error naming the modes it runs", err)
 	}
@@ -343,7 +343,7 @@ func TestCheckpointKafkaExplicit(t *testing.T) {
 		s.ModeNames = []string{"explicit"}
 		s.TestLength = 2 * time.Second
 	})
-	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, Target: tgt, Modes: []pipeline.Mode{pipeline.Explicit}, Seed: 3, RunID: "cpkafka"})
+	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, Target: tgt, Modes: []vocab.Mode{vocab.Explicit}, Seed: 3, RunID: "cpkafka"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -28,7 +28,7 @@ type Config struct {
 	// Target is the system under test; Run does not close it.
 	Target targets.Target
 	// Modes to run, in order; empty: the workload's modes.
-	Modes []pipeline.Mode
+	Modes []vocab.Mode
 	// Seed drives every random choice of the run.
 	Seed int64
 	// Repeats runs each mode this many times, interleaved
@@ -67,9 +67,9 @@ type Config struct {
 // targets.ErrUnsupported when it cannot apply a kind.
 type FaultRunner interface {
 	// Supports reports whether kind can be applied.
-	Supports(kind workloads.FaultKind) error
+	Supports(kind vocab.FaultKind) error
 	// Apply applies one fault now and returns a short description.
-	Apply(kind workloads.FaultKind, params map[string]string) (string, error)
+	Apply(kind vocab.FaultKind, params map[string]string) (string, error)
 }
 
 // ScopedFaultRunner is a FaultRunner that also takes the mode's identifiers
@@ -78,7 +78,7 @@ type FaultRunner interface {
 // ApplyIn over Apply when the runner has it.
 type ScopedFaultRunner interface {
 	FaultRunner
-	ApplyIn(ctx context.Context, scope targets.FaultScope, kind workloads.FaultKind, params map[string]string) (targets.FaultOutcome, error)
+	ApplyIn(ctx context.Context, scope targets.FaultScope, kind vocab.FaultKind, params map[string]string) (targets.FaultOutcome, error)
 }
 
 // ErrNoFaultControl is wrapped by the refusal of a fault that needs
@@ -113,7 +113,7 @@ func (c *Config) validate() error {
 	}
 	if c.Workload.AckOnly {
 		for _, m := range c.Modes {
-			if m != pipeline.Transactional && m != pipeline.Explicit {
+			if m != vocab.Transactional && m != vocab.Explicit {
 				return fmt.Errorf("%w: ackOnly (the checkpoint model) runs the transactional and explicit modes, not %s; on the kafka target use explicit (the sink commits, then the explicit acks)", ErrBadConfig, m)
 			}
 		}

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -33,7 +33,7 @@ const (
 // then "." and the run's topic prefix, so the name keeps the prefix a
 // broker may require of it ("dlq." by default in Kafka). A classic
 // consumer group (classic-eos) has no dead-letter queue.
-func dlqTopic(spec *workloads.Spec, m pipeline.Mode, prefix string) string {
+func dlqTopic(spec *workloads.Spec, m vocab.Mode, prefix string) string {
 	if spec.DLQTopic == "" || !m.UsesShareGroup() {
 		return ""
 	}

@@ -18,10 +18,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // patience says how long gathering waits for a target that is still
@@ -53,7 +53,7 @@ type patience struct {
 type gatherer struct {
 	t    targets.Target
 	cfg  targets.Config
-	mode pipeline.Mode
+	mode vocab.Mode
 	l    *Ledger
 	cp   *checkpointState // the checkpoint model's books (nil: none)
 	wait patience
@@ -381,7 +381,7 @@ const unobservedMarkers = "transaction markers (the target's readers do not retu
 // ledger and returns the verifier's verdict for mode. cp holds the
 // checkpoint model's books when mode ran it (nil: it did not): its sink's
 // committed entries are the mode's outputs.
-func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config, mode pipeline.Mode, cp *Checkpoints, opts verify.Options) (*result.Verification, error) {
+func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config, mode vocab.Mode, cp *Checkpoints, opts verify.Options) (*result.Verification, error) {
 	g := &gatherer{t: t, cfg: cfg, mode: mode, l: l}
 	if cp != nil {
 		g.cp = cp.cs

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -146,50 +146,50 @@ func (mr *modeRun) pickWorker(f workloads.Fault, rng *rand.Rand) int {
 func (mr *modeRun) applyFault(ctx context.Context, f workloads.Fault, rng *rand.Rand) (o faultOutcome, logged bool) {
 	now := time.Now()
 	switch f.Kind {
-	case workloads.FaultWorkerCrash:
-		p := pipeline.Phase(f.Params["phase"])
-		if !p.In(mr.mode) || p.Checkpoint() != (mr.cp != nil) && p != pipeline.AfterPoll {
+	case vocab.FaultWorkerCrash:
+		p := vocab.Phase(f.Params["phase"])
+		if !p.In(mr.mode) || p.Checkpoint() != (mr.cp != nil) && p != vocab.AfterPoll {
 			return o, false // the mode has no such phase: nothing to crash
 		}
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].crashPhase.Store(&p)
 		return o, false // logged when the crash strikes, at the phase
-	case workloads.FaultAbortRatio:
+	case vocab.FaultAbortRatio:
 		if !mr.mode.Transactional() {
 			return o, false
 		}
 		mr.boostAborts(f.Float("ratio"), now.Add(f.Duration("for")))
 		o.Detail = fmt.Sprintf("abort ratio %.2f for %v", f.Float("ratio"), f.Duration("for"))
-	case workloads.FaultSlowCheckpoint:
+	case vocab.FaultSlowCheckpoint:
 		w := mr.applySlowCheckpoint(f, rng)
 		if w < 0 {
 			return o, false // not the checkpoint model: nothing to slow
 		}
 		o.Detail = fmt.Sprintf("worker %d's next checkpoint takes %v between barrier and snapshot", w, f.Duration("delay"))
-	case workloads.FaultStallWorker:
+	case vocab.FaultStallWorker:
 		w := mr.pickWorker(f, rng)
-		at := pipeline.Phase(f.Params["phase"]) // "" (after staging) or after-produce
+		at := vocab.Phase(f.Params["phase"]) // "" (after staging) or after-produce
 		mr.ctl[w].stall.Store(&stallSpec{until: now.Add(f.Duration("for")), at: at})
 		o.Detail = fmt.Sprintf("worker %d stalls for %v holding its transaction", w, f.Duration("for"))
-		if at == pipeline.AfterProduce {
+		if at == vocab.AfterProduce {
 			o.Detail += ", its outputs written and nothing staged"
 		}
-	case workloads.FaultSlowProcessing:
+	case vocab.FaultSlowProcessing:
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].slowDelay.Store(int64(f.Duration("delay")))
 		mr.ctl[w].slowUntil.Store(now.Add(f.Duration("for")).UnixNano())
 		o.Detail = fmt.Sprintf("worker %d adds %v per poll for %v", w, f.Duration("delay"), f.Duration("for"))
-	case workloads.FaultNetworkPartition:
+	case vocab.FaultNetworkPartition:
 		if !f.ClientSide() {
 			return mr.applyTargetFault(ctx, f, rng), true
 		}
 		w := mr.pickWorker(f, rng)
 		mr.ctl[w].cutUntil.Store(now.Add(f.Duration("for")).UnixNano())
 		o.Detail = fmt.Sprintf("worker %d cut off from the target for %v", w, f.Duration("for"))
-	case workloads.FaultMembershipChurn:
+	case vocab.FaultMembershipChurn:
 		mr.churn(ctx, f.Duration("for"))
 		return o, false
-	case workloads.FaultZombieProducer:
+	case vocab.FaultZombieProducer:
 		if !mr.mode.Transactional() {
 			return o, false
 		}
@@ -246,11 +246,11 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 	id := len(mr.ctl) + int(mr.counts.churns.Add(1)) // ids past the workers': no transactional id is shared
 	w, err := mr.cfg.Target.NewWorker(ctx, mr.tcfg, mr.mode, id)
 	if err != nil {
-		mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("could not add a member: %v", err))
+		mr.addFault(string(vocab.FaultMembershipChurn), fmt.Sprintf("could not add a member: %v", err))
 		return
 	}
 	mr.counts.rebalances.Add(1)
-	mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("member %d joined for %v", id, d))
+	mr.addFault(string(vocab.FaultMembershipChurn), fmt.Sprintf("member %d joined for %v", id, d))
 	go func() {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -263,6 +263,6 @@ func (mr *modeRun) churn(ctx context.Context, d time.Duration) {
 		if w.Close(cctx) == nil {
 			mr.counts.rebalances.Add(1)
 		}
-		mr.addFault(string(workloads.FaultMembershipChurn), fmt.Sprintf("member %d left", id))
+		mr.addFault(string(vocab.FaultMembershipChurn), fmt.Sprintf("member %d left", id))
 	}()
 }

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // cancelOnWrite cancels a context at the first progress line: the first
@@ -40,7 +40,7 @@ func TestRunRecordsWhatAnInterruptLeftUnrun(t *testing.T) {
 	spec := quickSpec(t, "explicit", "transactional", "classic-eos")
 	out := t.TempDir()
 	res, err := Run(ctx, Config{Workload: spec, Target: tgt, Seed: testSeed, Repeats: 2,
-		Modes:    []pipeline.Mode{pipeline.Explicit, pipeline.Transactional, pipeline.ClassicEOS},
+		Modes:    []vocab.Mode{vocab.Explicit, vocab.Transactional, vocab.ClassicEOS},
 		Progress: &cancelOnWrite{cancel: cancel}, OutDir: out})
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("Run: %v, want ErrInterrupted", err)

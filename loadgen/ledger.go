@@ -10,10 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 type inputRec struct {
@@ -512,7 +511,7 @@ func (l *Ledger) visibleBetween(from, to int64) int64 {
 // each streams the ledger, joined with the target's final share state, as
 // the verifier's inputs, outputs and deliveries, so a run of millions of
 // records never holds them all twice.
-func (l *Ledger) each(mode pipeline.Mode, prefix string, state *targets.ShareState, input func(verify.Input), output func(verify.Output), delivery func(verify.Delivery)) {
+func (l *Ledger) each(mode vocab.Mode, prefix string, state *targets.ShareState, input func(verify.Input), output func(verify.Output), delivery func(verify.Delivery)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	states := indexStates(state)
@@ -521,7 +520,7 @@ func (l *Ledger) each(mode pipeline.Mode, prefix string, state *targets.ShareSta
 			return // produce failed: never written
 		}
 		id := uint64(i + 1)
-		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, FinalState: result.StateUnknown}
+		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, FinalState: vocab.StateUnknown}
 		if state != nil {
 			if st := states.get(in.partition, in.offset); st != nil {
 				v.FinalState, v.DeliveryCount = st.State, st.DeliveryCount

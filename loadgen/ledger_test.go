@@ -8,10 +8,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func outputRecord(p int32, off int64, h outputHeader, aborted bool) *targets.Record {
@@ -88,23 +87,23 @@ func TestLedgerCounters(t *testing.T) {
 
 func TestLedgerEachFinalStates(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: pipeline.Explicit,
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: vocab.Explicit,
 		tcfg: targets.Config{TransactionalIDPrefix: "run-worker-"}}
 	st := &targets.ShareState{
 		Records: []targets.RecordState{
-			{Partition: 0, Offset: 0, State: result.StateAcknowledged, DeliveryCount: 1},
-			{Partition: 0, Offset: 1, State: result.StateArchived, DeliveryCount: 2, Rejected: true},
-			{Partition: 9, Offset: 9, State: result.StateAvailable}, // not an input: ignored
+			{Partition: 0, Offset: 0, State: vocab.StateAcknowledged, DeliveryCount: 1},
+			{Partition: 0, Offset: 1, State: vocab.StateArchived, DeliveryCount: 2, Rejected: true},
+			{Partition: 9, Offset: 9, State: vocab.StateAvailable}, // not an input: ignored
 		},
 		SPSO: map[int32]int64{0: 2, 1: 5, 2: 3},
 	}
 	got := collect(testLedger(), mr, st).ins
 	want := []verify.Input{
-		{ID: 1, Partition: 0, Offset: 0, IntendedNs: 100, FinalState: result.StateAcknowledged, DeliveryCount: 1},
-		{ID: 2, Partition: 0, Offset: 1, IntendedNs: 200, FinalState: result.StateArchived, DeliveryCount: 2, Rejected: true},
+		{ID: 1, Partition: 0, Offset: 0, IntendedNs: 100, FinalState: vocab.StateAcknowledged, DeliveryCount: 1},
+		{ID: 2, Partition: 0, Offset: 1, IntendedNs: 200, FinalState: vocab.StateArchived, DeliveryCount: 2, Rejected: true},
 		// id 3 was never written.
-		{ID: 4, Partition: 1, Offset: 0, IntendedNs: 400, FinalState: result.StateUnknown, BelowSPSO: true}, // below SPSO 5
-		{ID: 5, Partition: 2, Offset: 3, IntendedNs: 500, FinalState: result.StateUnknown},                  // at SPSO 3: unknown
+		{ID: 4, Partition: 1, Offset: 0, IntendedNs: 400, FinalState: vocab.StateUnknown, BelowSPSO: true}, // below SPSO 5
+		{ID: 5, Partition: 2, Offset: 3, IntendedNs: 500, FinalState: vocab.StateUnknown},                  // at SPSO 3: unknown
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("inputs with share state:\n got %+v\nwant %+v", got, want)
@@ -112,7 +111,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 	// Without share state every state is unknown.
 	got = collect(testLedger(), mr, nil).ins
 	for i := range want {
-		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO, want[i].Rejected = result.StateUnknown, 0, false, false
+		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO, want[i].Rejected = vocab.StateUnknown, 0, false, false
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("inputs without share state:\n got %+v\nwant %+v", got, want)
@@ -125,7 +124,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 // open transaction.
 func TestLedgerMarkers(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: pipeline.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: vocab.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
 	l := newLedger()
 	l.addInputs([]uint64{1, 2, 3, 4}, []inputRec{{0, 0, 0}, {0, 1, 0}, {0, 2, 0}, {0, 3, 0}})
 	committed := l.beginTxn(1, 1<<32|1, 77, 0)
@@ -169,7 +168,7 @@ func TestLedgerMarkers(t *testing.T) {
 		t.Fatalf("outputs:\n got %+v\nwant %+v", got, want)
 	}
 	// Non-transactional modes carry no producer identity.
-	mr.mode = pipeline.Explicit
+	mr.mode = vocab.Explicit
 	for _, o := range collect(l, mr, nil).outs {
 		if o.TransactionalID != "" || o.Epoch != -1 || o.TxnOutcome != "" {
 			t.Errorf("explicit output %+v carries a transaction", o)
@@ -182,7 +181,7 @@ func TestLedgerMarkers(t *testing.T) {
 // that took effect settles its input.
 func TestLedgerDeliveries(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: pipeline.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
+	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: vocab.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
 	l := newLedger()
 	recs := []*targets.Record{inputRecord(1, 1), inputRecord(2, 1), inputRecord(3, 2), inputRecord(4, 1), inputRecord(5, 3), inputRecord(6, 1)}
 	l.addDeliveries(0, recs, 42)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -41,7 +41,7 @@ func TestLongCheckpointMaxRecords(t *testing.T) {
 	t.Parallel()
 	dup := map[int]int64{}
 	for _, limit := range []int{0, 100} {
-		c := checkpointCase{name: fmt.Sprintf("max-records-%d", limit), mode: pipeline.Explicit, want: duplicates, edit: func(s *workloads.Spec) {
+		c := checkpointCase{name: fmt.Sprintf("max-records-%d", limit), mode: vocab.Explicit, want: duplicates, edit: func(s *workloads.Spec) {
 			s.ProducerRate = 2000
 			s.CheckpointInterval = 2500 * time.Millisecond
 			s.LockDuration = time.Second

@@ -18,8 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // memQueueCap bounds the records waiting for a worker. The closed loop
@@ -241,7 +241,7 @@ func (m *memTarget) Info() targets.Info {
 	return targets.Info{Target: "mem", Embedded: true, Notes: []string{"in-memory no-op target (tests)"}}
 }
 
-func (m *memTarget) Supports(context.Context, pipeline.Mode) error { return nil }
+func (m *memTarget) Supports(context.Context, vocab.Mode) error { return nil }
 
 func (m *memTarget) Setup(_ context.Context, cfg targets.Config) error {
 	m.mu.Lock()
@@ -256,7 +256,7 @@ func (m *memTarget) NewProducer(_ context.Context, _ targets.Config, _ int) (tar
 	return &memProducer{m: m}, nil
 }
 
-func (m *memTarget) NewWorker(_ context.Context, cfg targets.Config, mode pipeline.Mode, id int) (targets.Worker, error) {
+func (m *memTarget) NewWorker(_ context.Context, cfg targets.Config, mode vocab.Mode, id int) (targets.Worker, error) {
 	in, err := m.topic(cfg.InputTopic)
 	if err != nil {
 		return nil, err
@@ -361,7 +361,7 @@ type memWorker struct {
 	polls   int       // Poll calls so far
 	in, out *memTopic
 	inTopic string
-	mode    pipeline.Mode
+	mode    vocab.Mode
 	tid     string
 	wedged  bool // every Begin fails (memTarget.wedgeFirst)
 
@@ -386,7 +386,7 @@ func (w *memWorker) Poll(ctx context.Context, max int) ([]*targets.Record, error
 	w.polls++
 	w.taken = w.in.take(ctx, max, w.taken[:0])
 	ins := w.taken
-	if w.mode == pipeline.Transactional || w.mode == pipeline.ClassicEOS {
+	if w.mode == vocab.Transactional || w.mode == vocab.ClassicEOS {
 		// Polled before Begin or inside the transaction: either way the
 		// next Commit or Abort decides them.
 		w.polled = append(w.polled, ins...)
@@ -451,9 +451,9 @@ func (w *memWorker) checkCurrent(recs []*targets.Record) {
 	}
 }
 
-func (w *memWorker) Ack(_ context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *memWorker) Ack(_ context.Context, recs []*targets.Record, t vocab.AckType) error {
 	w.checkCurrent(recs)
-	if t == targets.AckRelease {
+	if t == vocab.AckRelease {
 		return w.in.redeliver(recs)
 	}
 	return nil
@@ -475,7 +475,7 @@ func (w *memWorker) Begin(context.Context) error {
 	return nil
 }
 
-func (w *memWorker) StageAcks(_ context.Context, recs []*targets.Record, _ targets.AckType) error {
+func (w *memWorker) StageAcks(_ context.Context, recs []*targets.Record, _ vocab.AckType) error {
 	w.checkCurrent(recs)
 	return nil
 }

@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -71,7 +71,7 @@ type modeRun struct {
 	// What runs: fixed once newModeRun returns.
 	cfg  *Config
 	spec *workloads.Spec
-	mode pipeline.Mode
+	mode vocab.Mode
 	rep  int
 	tcfg targets.Config
 	name string // mode, with the repeat when repeating
@@ -90,7 +90,7 @@ type modeRun struct {
 	down atomic.Pointer[error]
 }
 
-func newModeRun(cfg *Config, m pipeline.Mode, rep int) (*modeRun, error) {
+func newModeRun(cfg *Config, m vocab.Mode, rep int) (*modeRun, error) {
 	spec := cfg.Workload
 	name := result.ModeRunName(string(m), rep, cfg.Repeats)
 	prefix := fmt.Sprintf("%s-%s", cfg.RunID, name)
@@ -186,7 +186,7 @@ const windowLead = 50 * time.Millisecond
 // leaves the workers beyond the partition count without a partition.
 func (mr *modeRun) expectedReceivers() int32 {
 	n := int32(mr.spec.Consumers)
-	if parts := mr.tcfg.InputPartitions * int32(len(mr.tcfg.Inputs())); mr.mode == pipeline.ClassicEOS && parts < n {
+	if parts := mr.tcfg.InputPartitions * int32(len(mr.tcfg.Inputs())); mr.mode == vocab.ClassicEOS && parts < n {
 		n = parts
 	}
 	return max(n, 1)

@@ -36,10 +36,10 @@ import (
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -243,7 +243,7 @@ func mutantRun(t *testing.T, id, workload string, seeds []int64) map[int64]map[s
 }
 
 // mutantMode runs one mode of the probe and verifies its dumped ledgers.
-func mutantMode(spec *workloads.Spec, m pipeline.Mode, seed int64, out string) (*result.Verification, error) {
+func mutantMode(spec *workloads.Spec, m vocab.Mode, seed int64, out string) (*result.Verification, error) {
 	// A short session timeout ends a crashed worker's session (releasing
 	// what it held) within the run, and a 250ms abort sweep a timed-out
 	// transaction; with Kafka's 10s sweep a run would wait for it.
@@ -255,7 +255,7 @@ func mutantMode(spec *workloads.Spec, m pipeline.Mode, seed int64, out string) (
 	defer tgt.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "mutant-probe", Target: tgt, Modes: []pipeline.Mode{m},
+	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "mutant-probe", Target: tgt, Modes: []vocab.Mode{m},
 		Seed: seed, RunID: "mut", OutDir: out, DumpLedgers: true, FaultRunner: tgt.FaultRunner()})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)

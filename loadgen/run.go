@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Run runs cfg's workload in every mode against cfg.Target and returns the
@@ -97,7 +97,7 @@ var ErrInterrupted = errors.New("loadgen: run interrupted")
 
 // runOne runs one mode once and never fails the whole run: errors land in
 // the mode's result.
-func runOne(ctx context.Context, cfg *Config, m pipeline.Mode, rep int) result.ModeResult {
+func runOne(ctx context.Context, cfg *Config, m vocab.Mode, rep int) result.ModeResult {
 	if err := cfg.Target.Supports(ctx, m); err != nil {
 		if errors.Is(err, targets.ErrUnsupported) {
 			return result.ModeResult{Mode: string(m), Repeat: rep, Unsupported: err.Error()}

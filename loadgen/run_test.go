@@ -21,11 +21,11 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -70,12 +70,12 @@ func repro(t testing.TB) string {
 
 // exactlyOnce reports whether mode promises exactly-once.
 func exactlyOnce(m string) bool {
-	return m == string(pipeline.Transactional) || m == string(pipeline.ClassicEOS)
+	return m == string(vocab.Transactional) || m == string(vocab.ClassicEOS)
 }
 
 // checkRun checks the figures, artifacts and verdict of every supported
 // mode of res, written to dir with DumpLedgers.
-func checkRun(t *testing.T, res *result.Result, dir string, spec *workloads.Spec, wantModes []pipeline.Mode, unsupported map[pipeline.Mode]string) {
+func checkRun(t *testing.T, res *result.Result, dir string, spec *workloads.Spec, wantModes []vocab.Mode, unsupported map[vocab.Mode]string) {
 	t.Helper()
 	if res.Schema != result.Schema || res.Seed != testSeed || !res.OpenLoop || res.Rate != float64(spec.ProducerRate) {
 		t.Errorf("result header: schema %q seed %d open %v rate %v", res.Schema, res.Seed, res.OpenLoop, res.Rate)
@@ -186,16 +186,16 @@ func checkMode(t *testing.T, m result.ModeResult, dir string, spec *workloads.Sp
 		}
 	}
 	wantCommits := m.WindowCommits
-	if m.Mode == string(pipeline.Implicit) {
+	if m.Mode == string(vocab.Implicit) {
 		wantCommits = 0 // no commit call
 	}
 	if h := m.Histograms[result.HistCommit]; h.Count != wantCommits {
 		t.Errorf("commit histogram holds %d samples for %d commits in the window", h.Count, wantCommits)
 	}
-	if m.Mode != string(pipeline.Implicit) && m.WindowCommits > m.Commits {
+	if m.Mode != string(vocab.Implicit) && m.WindowCommits > m.Commits {
 		t.Errorf("%d commits in the window, %d in all", m.WindowCommits, m.Commits)
 	}
-	if m.Mode != string(pipeline.Implicit) && m.Commits == 0 {
+	if m.Mode != string(vocab.Implicit) && m.Commits == 0 {
 		t.Errorf("no commits in mode %s", m.Mode)
 	}
 	if h, ok := m.Histograms[result.HistPollCommit]; !ok || h.Count != m.WindowCommits {
@@ -358,7 +358,7 @@ func TestRunEngineEveryMode(t *testing.T) {
 	if res.Env.Target != "engine" || !res.Env.Embedded {
 		t.Errorf("env target %q embedded %v", res.Env.Target, res.Env.Embedded)
 	}
-	checkRun(t, res, dir, spec, pipeline.AllModes(), nil)
+	checkRun(t, res, dir, spec, vocab.AllModes(), nil)
 }
 
 func TestRunKafkaEmbeddedEveryMode(t *testing.T) {
@@ -373,7 +373,7 @@ func TestRunKafkaEmbeddedEveryMode(t *testing.T) {
 	t.Cleanup(func() { tgt.Close() })
 	spec := quickSpec(t)
 	dir := t.TempDir()
-	modes := []pipeline.Mode{pipeline.Implicit, pipeline.Explicit, pipeline.Deferred, pipeline.Transactional, pipeline.ClassicEOS}
+	modes := []vocab.Mode{vocab.Implicit, vocab.Explicit, vocab.Deferred, vocab.Transactional, vocab.ClassicEOS}
 	res, err := Run(runCtx(t), Config{Workload: spec, WorkloadRef: "quick-test", Target: tgt, Modes: modes, Seed: testSeed, OutDir: dir, DumpLedgers: true})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -383,8 +383,8 @@ func TestRunKafkaEmbeddedEveryMode(t *testing.T) {
 	}
 	// No released broker (nor kfake) has KIP-1289: the mode is listed as
 	// unsupported with a pointer to deferred, and nothing of it runs.
-	checkRun(t, res, dir, spec, modes, map[pipeline.Mode]string{pipeline.Transactional: "the deferred mode"})
-	if _, err := os.Stat(filepath.Join(dir, "ledgers", string(pipeline.Transactional))); !errors.Is(err, os.ErrNotExist) {
+	checkRun(t, res, dir, spec, modes, map[vocab.Mode]string{vocab.Transactional: "the deferred mode"})
+	if _, err := os.Stat(filepath.Join(dir, "ledgers", string(vocab.Transactional))); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ledgers written for the unsupported mode: %v", err)
 	}
 }
@@ -534,7 +534,7 @@ func TestRunRepeatsInterleaved(t *testing.T) {
 	spec.TestLength = 200 * time.Millisecond
 	spec.WarmupLength = 0
 	dir := t.TempDir()
-	modes := []pipeline.Mode{pipeline.Explicit, pipeline.Transactional}
+	modes := []vocab.Mode{vocab.Explicit, vocab.Transactional}
 	res, err := Run(runCtx(t), Config{Workload: spec, Target: newMemTarget(), Modes: modes, Repeats: 2, Seed: testSeed, OutDir: dir, DumpLedgers: true})
 	if err != nil {
 		t.Fatalf("Run: %v", err)

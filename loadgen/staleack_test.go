@@ -14,10 +14,10 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestSlowWorkerAckRefused(t *testing.T) {
@@ -27,19 +27,19 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 		name string
 		// away takes A's records from it; b is a second worker, or nil.
 		away func(clk *eng.ManualClock, e *eng.Engine, b targets.Worker, bb *Book)
-		ack  targets.AckType
+		ack  vocab.AckType
 		// want is the ledger's outcome of A's acknowledgement.
 		want string
 		// refused says the call must answer a *targets.RefusedError
 		// (per record), not fail as a whole.
 		refused bool
 	}{
-		{name: "lock expired", ack: targets.AckReject, want: verify.AckRefused, refused: true,
+		{name: "lock expired", ack: vocab.AckReject, want: verify.AckRefused, refused: true,
 			away: func(clk *eng.ManualClock, e *eng.Engine, _ targets.Worker, _ *Book) {
 				clk.Advance(lock)
 				e.FireTimers()
 			}},
-		{name: "redelivered to another worker, which holds them", ack: targets.AckReject, want: verify.AckRefused, refused: true,
+		{name: "redelivered to another worker, which holds them", ack: vocab.AckReject, want: verify.AckRefused, refused: true,
 			away: func(clk *eng.ManualClock, e *eng.Engine, b targets.Worker, bb *Book) {
 				clk.Advance(lock)
 				e.FireTimers()
@@ -48,18 +48,18 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 		// The probe runs: B accepts, the start offset passes the
 		// records, and A's reject is a no-op success on the wire (as on
 		// Kafka); the engine target still reports it did not take effect.
-		{name: "redelivered to another worker, which accepted them", ack: targets.AckReject, want: verify.AckRefused, refused: true,
+		{name: "redelivered to another worker, which accepted them", ack: vocab.AckReject, want: verify.AckRefused, refused: true,
 			away: func(clk *eng.ManualClock, e *eng.Engine, b targets.Worker, bb *Book) {
 				clk.Advance(lock)
 				e.FireTimers()
 				recs := pollAll(t, b, bb, 2)
-				err := b.Ack(context.Background(), recs, targets.AckAccept)
-				bb.Acked(recs, targets.AckAccept, err)
+				err := b.Ack(context.Background(), recs, vocab.AckAccept)
+				bb.Acked(recs, vocab.AckAccept, err)
 				if err != nil {
 					t.Fatalf("B accepts: %v", err)
 				}
 			}},
-		{name: "session ended", ack: targets.AckAccept, want: verify.AckFailed,
+		{name: "session ended", ack: vocab.AckAccept, want: verify.AckFailed,
 			away: func(clk *eng.ManualClock, e *eng.Engine, _ targets.Worker, _ *Book) {
 				clk.Advance(session)
 				e.FireTimers()
@@ -95,11 +95,11 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 			for i, r := range ins {
 				l.AddInput(uint64(i+1), r.Partition, r.Offset, 0)
 			}
-			a, err := tg.NewWorker(ctx, cfg, pipeline.Explicit, 0)
+			a, err := tg.NewWorker(ctx, cfg, vocab.Explicit, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := tg.NewWorker(ctx, cfg, pipeline.Explicit, 1)
+			b, err := tg.NewWorker(ctx, cfg, vocab.Explicit, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,9 +122,9 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mr := &modeRun{cfg: &Config{Target: tg}, mode: pipeline.Explicit, tcfg: cfg}
+			mr := &modeRun{cfg: &Config{Target: tg}, mode: vocab.Explicit, tcfg: cfg}
 			got := collect(l, mr, st)
-			v := verify.New(string(pipeline.Explicit), verify.Options{DeliveryLimit: cfg.DeliveryLimit})
+			v := verify.New(string(vocab.Explicit), verify.Options{DeliveryLimit: cfg.DeliveryLimit})
 			for _, d := range got.dels {
 				if d.Worker == 0 && d.AckOutcome != tc.want {
 					t.Errorf("ledger: A's delivery of %d: ack %s outcome %q, want %q", d.InputID, d.Ack, d.AckOutcome, tc.want)

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -51,7 +51,7 @@ func TestRunStallsAndAPausedZombie(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tgt.Close() })
-	res, err := Run(runCtx(t), Config{Workload: spec, WorkloadRef: "stalls", Target: tgt, Modes: []pipeline.Mode{pipeline.Transactional},
+	res, err := Run(runCtx(t), Config{Workload: spec, WorkloadRef: "stalls", Target: tgt, Modes: []vocab.Mode{vocab.Transactional},
 		Seed: testSeed, OutDir: t.TempDir(), FaultRunner: tgt.FaultRunner()})
 	if err != nil {
 		t.Fatalf("Run: %v; %s", err, repro(t))

@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -58,7 +58,7 @@ func TestRunTargetDownEndsTheModeWithAVerdict(t *testing.T) {
 	}
 	t.Cleanup(func() { tgt.Close() })
 	out := t.TempDir()
-	res, err := Run(runCtx(t), Config{Workload: spec, WorkloadRef: "target-down", Target: tgt, Modes: []pipeline.Mode{pipeline.Transactional, pipeline.Explicit},
+	res, err := Run(runCtx(t), Config{Workload: spec, WorkloadRef: "target-down", Target: tgt, Modes: []vocab.Mode{vocab.Transactional, vocab.Explicit},
 		Seed: testSeed, OutDir: out, DumpLedgers: true, FaultRunner: tgt.FaultRunner()})
 	if err != nil {
 		t.Fatalf("Run: %v; %s", err, repro(t))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -124,7 +125,7 @@ func TestFaultTimelinesAreIndependent(t *testing.T) {
 func TestFaultTimelineRepeatsLateNotSkipped(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	clk := newFakeClock(t0)
-	f := workloads.Fault{Every: time.Second, Kind: workloads.FaultBrokerRestart}
+	f := workloads.Fault{Every: time.Second, Kind: vocab.FaultBrokerRestart}
 	times := [][]time.Time{firings(f, t0, t0.Add(3500*time.Millisecond))}
 	if len(times[0]) != 3 {
 		t.Fatalf("firings of every 1s over 3.5s = %v, want 3", times[0])

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // scheduledIn counts the intended times of n constant producers sharing
@@ -77,7 +77,7 @@ func TestWindowExcludesWarmupAndGroupFormation(t *testing.T) {
 				}
 			}
 			wantCommits := m.WindowCommits
-			if m.Mode == string(pipeline.Implicit) {
+			if m.Mode == string(vocab.Implicit) {
 				wantCommits = 0
 			}
 			if h := m.Histograms[result.HistCommit]; h.Count != wantCommits {

@@ -16,7 +16,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
-	"github.com/sharebench/sharebench/workloads"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // counts are the mode's counters the producers, workers and faults add to
@@ -57,7 +57,7 @@ type counts struct {
 // workerCtl is how faults reach one worker id (across incarnations).
 type workerCtl struct {
 	incarnation atomic.Int64
-	crashPhase  atomic.Pointer[pipeline.Phase]
+	crashPhase  atomic.Pointer[vocab.Phase]
 	stall       atomic.Pointer[stallSpec]
 	slowUntil   atomic.Int64 // unix ns
 	slowDelay   atomic.Int64 // ns added to each poll's processing
@@ -77,7 +77,7 @@ type workerCtl struct {
 // one fault's end with another's phase.
 type stallSpec struct {
 	until time.Time
-	at    pipeline.Phase
+	at    vocab.Phase
 }
 
 // startWorker starts a new incarnation of worker id.
@@ -203,7 +203,7 @@ func (wl *workerLoop) loop(ctx context.Context) {
 				return
 			}
 		}
-		if a.Op == pipeline.OpProduce && res.Err == nil && mr.mode == pipeline.Implicit {
+		if a.Op == pipeline.OpProduce && res.Err == nil && mr.mode == vocab.Implicit {
 			// No commit call: the poll-to-commit sample is taken once the
 			// outputs are written (and the worker did not crash there).
 			now := time.Now()
@@ -266,20 +266,20 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 	case pipeline.OpProduce:
 		res = outcome(ctx, wl.produce(ctx, a.Recs))
 	case pipeline.OpStageAccept, pipeline.OpStageReject:
-		t := targets.AckAccept
+		t := vocab.AckAccept
 		if a.Op == pipeline.OpStageReject {
-			t = targets.AckReject
+			t = vocab.AckReject
 		}
 		err := wl.w.StageAcks(ctx, a.Recs, t)
-		wl.book.Staged(a.Recs, t == targets.AckReject, err)
+		wl.book.Staged(a.Recs, t == vocab.AckReject, err)
 		res = outcome(ctx, err)
 	case pipeline.OpAccept, pipeline.OpReject, pipeline.OpRelease:
-		t := targets.AckAccept
+		t := vocab.AckAccept
 		switch a.Op {
 		case pipeline.OpReject:
-			t = targets.AckReject
+			t = vocab.AckReject
 		case pipeline.OpRelease:
-			t = targets.AckRelease
+			t = vocab.AckRelease
 		}
 		if a.First {
 			wl.ackT0 = time.Now()
@@ -296,8 +296,8 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 		}
 		res = outcome(ctx, err)
 	case pipeline.OpReleaseHeld:
-		err := wl.w.Ack(ctx, a.Recs, targets.AckRelease)
-		wl.book.Acked(a.Recs, targets.AckRelease, err)
+		err := wl.w.Ack(ctx, a.Recs, vocab.AckRelease)
+		wl.book.Acked(a.Recs, vocab.AckRelease, err)
 	case pipeline.OpRenew:
 		_ = wl.w.Renew(ctx, a.Recs)
 	case pipeline.OpCommit:
@@ -409,7 +409,7 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 			wl.book.Unresolved()
 		}
 		return errExit
-	case crash || mr.mode != pipeline.ClassicEOS:
+	case crash || mr.mode != vocab.ClassicEOS:
 		wl.w.Crash()
 	default:
 		// A classic-eos worker replaced after a fencing or rebalance
@@ -447,7 +447,7 @@ func (wl *workerLoop) replace(ctx context.Context, crash bool) error {
 }
 
 // crashAt strikes a scheduled crash at phase, if one is pending.
-func (wl *workerLoop) crashAt(ctx context.Context, phase pipeline.Phase) error {
+func (wl *workerLoop) crashAt(ctx context.Context, phase vocab.Phase) error {
 	ctl := wl.mr.ctl[wl.id]
 	p := ctl.crashPhase.Load()
 	if p == nil || *p != phase || wl.mr.ctl[wl.id].incarnation.Load() != wl.inc {
@@ -456,7 +456,7 @@ func (wl *workerLoop) crashAt(ctx context.Context, phase pipeline.Phase) error {
 	if !ctl.crashPhase.CompareAndSwap(p, nil) {
 		return nil
 	}
-	wl.mr.addFault(string(workloads.FaultWorkerCrash), "worker "+strconv.Itoa(wl.id)+" crashed "+string(phase))
+	wl.mr.addFault(string(vocab.FaultWorkerCrash), "worker "+strconv.Itoa(wl.id)+" crashed "+string(phase))
 	return wl.replace(ctx, true)
 }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sharebench/sharebench/vocab"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -21,8 +22,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // Colours. Every plot is drawn on a white panel with dark ink, so the
@@ -39,11 +38,11 @@ var (
 	// modePalette: fixed colours for the modes of docs/design.md §5, so a mode has
 	// the same colour in every report.
 	modePalette = map[string]color.Color{
-		string(pipeline.Implicit):      color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue
-		string(pipeline.Explicit):      color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
-		string(pipeline.Deferred):      color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff}, // green
-		string(pipeline.Transactional): color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // reddish purple
-		string(pipeline.ClassicEOS):    color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff}, // vermillion
+		string(vocab.Implicit):      color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue
+		string(vocab.Explicit):      color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
+		string(vocab.Deferred):      color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff}, // green
+		string(vocab.Transactional): color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // reddish purple
+		string(vocab.ClassicEOS):    color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff}, // vermillion
 	}
 	// extraPalette colours other modes, in order of appearance.
 	extraPalette = []color.Color{

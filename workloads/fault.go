@@ -11,81 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
-)
-
-// FaultKind names a fault (docs/design.md §8). It is the one spelling of a
-// fault kind: workload files, the fault runners of the targets and the
-// result files all use these constants.
-type FaultKind string
-
-// Fault kinds.
-const (
-	// FaultWorkerCrash crashes a worker at a phase of its loop.
-	// Params: phase (required), worker.
-	FaultWorkerCrash FaultKind = "worker-crash"
-	// FaultAbortRatio makes workers abort that share of their transactions
-	// for a while. Params: ratio, for (both required).
-	FaultAbortRatio FaultKind = "abort-ratio"
-	// FaultStallWorker stalls a worker inside an open transaction, so a
-	// stall longer than transactionTimeout times it out: after staging
-	// its acks or offsets (phase after-stage, the default), or after
-	// writing its outputs and before staging (phase after-produce). A
-	// worker still stalled when the run stops is abandoned, as a hung
-	// process is killed. Params: for (required), phase, worker.
-	FaultStallWorker FaultKind = "stall-worker"
-	// FaultSlowProcessing adds delay to each batch a worker polls, so a
-	// delay longer than lockDuration lets the batch's locks expire.
-	// Params: for, delay (both required), worker.
-	FaultSlowProcessing FaultKind = "slow-processing"
-	// FaultCoordinatorCrash crashes the transaction coordinator at once
-	// or once a transaction reaches state (or with scope engine the whole
-	// engine there). Params: state (required), scope, wait.
-	FaultCoordinatorCrash FaultKind = "coordinator-crash"
-	// FaultShareFailover moves a share partition's leadership.
-	// Params: partition.
-	FaultShareFailover FaultKind = "share-failover"
-	// FaultZombieProducer keeps a fenced producer of a worker sending: a
-	// successor takes the worker's transactional id, and the old
-	// incarnation runs on, keeping a stall it was in; with pause it makes
-	// no call for that long first (a process paused by a GC or SIGSTOP
-	// that wakes to find itself replaced). Params: pause, worker.
-	FaultZombieProducer FaultKind = "zombie-producer"
-	// FaultEngineRestart restarts the engine from its data directory.
-	// No params.
-	FaultEngineRestart FaultKind = "engine-restart"
-	// FaultNetworkPartition cuts, for a while, either the transaction
-	// coordinator off from the leader of one partition (its markers wait)
-	// or one worker off from the target (its requests wait, as a
-	// disconnected client's would). Params: for (required), between
-	// (coordinator-participant | worker-engine, default worker-engine),
-	// partition (coordinator-participant), worker (worker-engine).
-	FaultNetworkPartition FaultKind = "network-partition"
-	// FaultMembershipChurn adds a member to the mode's group and removes
-	// it after a while: two assignment changes, which bump every
-	// member's epoch (share groups) or generation (classic groups).
-	// Params: for (how long the extra member stays, default 1s).
-	FaultMembershipChurn FaultKind = "membership-churn"
-	// FaultSlowCheckpoint makes a worker's next checkpoint take delay
-	// between its barrier and its snapshot (checkpoint model): past
-	// checkpoint.timeout the checkpoint fails, past transactionTimeout its
-	// share-ack transaction times out, past lockDuration the locks of
-	// records it holds for the barrier expire. Params: delay (required),
-	// worker.
-	FaultSlowCheckpoint FaultKind = "slow-checkpoint"
-	// FaultBrokerKill kills one broker of a real cluster with SIGKILL (a
-	// crash: nothing flushed, no controlled shutdown) and starts it again
-	// after a delay. Params: broker (selector, default random), delay
-	// (default 0s), worker, topic and partition (which the selector reads).
-	FaultBrokerKill FaultKind = "broker-kill"
-	// FaultBrokerRestart stops one broker cleanly (controlled shutdown)
-	// and starts it again. Params: broker, worker, topic, partition.
-	FaultBrokerRestart FaultKind = "broker-restart"
-	// FaultBrokerPause freezes one broker with SIGSTOP for a while, then
-	// resumes it with SIGCONT: to its peers and clients a network
-	// partition or a long GC pause. Params: for (required), broker,
-	// worker, topic, partition.
-	FaultBrokerPause FaultKind = "broker-pause"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Values of the broker param of the broker-* faults: which broker a fault
@@ -116,28 +42,6 @@ const (
 	TopicInput  = "input"
 	TopicOutput = "output"
 )
-
-// BrokerFault reports whether kind is one of the broker-* kinds, applied
-// to a real cluster through a broker-control command.
-func BrokerFault(kind FaultKind) bool {
-	switch kind {
-	case FaultBrokerKill, FaultBrokerRestart, FaultBrokerPause:
-		return true
-	}
-	return false
-}
-
-// ClientSide reports whether the load generator applies faults of kind k
-// with its own clients, on every target; the others need the target's fault
-// runner. A network partition is client side only between a worker and the
-// target: Fault.ClientSide decides it.
-func (k FaultKind) ClientSide() bool {
-	switch k {
-	case FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing, FaultZombieProducer, FaultMembershipChurn, FaultSlowCheckpoint:
-		return true
-	}
-	return false
-}
 
 // Values of the network-partition between param.
 const (
@@ -196,7 +100,7 @@ const maxFaults = 100
 type Fault struct {
 	At     time.Duration     `yaml:"at,omitempty" json:"at,omitempty"`
 	Every  time.Duration     `yaml:"every,omitempty" json:"every,omitempty"`
-	Kind   FaultKind         `yaml:"kind" json:"kind"`
+	Kind   vocab.FaultKind   `yaml:"kind" json:"kind"`
 	Params map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
 }
 
@@ -204,7 +108,7 @@ type Fault struct {
 // clients (FaultKind.ClientSide, and a network partition between one worker
 // and the target); any other fault needs the target's fault runner.
 func (f Fault) ClientSide() bool {
-	if f.Kind == FaultNetworkPartition {
+	if f.Kind == vocab.FaultNetworkPartition {
 		return f.Params["between"] != BetweenCoordinatorParticipant
 	}
 	return f.Kind.ClientSide()
@@ -315,57 +219,57 @@ type faultKind struct {
 }
 
 // faultKinds maps each kind to its params, in the order they are checked.
-var faultKinds = map[FaultKind]faultKind{
-	FaultWorkerCrash: {params: []faultParam{
-		{name: "phase", required: true, check: checkEnum("crash phase", pipeline.CrashPhaseNames()...)},
+var faultKinds = map[vocab.FaultKind]faultKind{
+	vocab.FaultWorkerCrash: {params: []faultParam{
+		{name: "phase", required: true, check: checkEnum("crash phase", vocab.CrashPhaseNames()...)},
 		workerParam,
 	}},
-	FaultAbortRatio: {params: []faultParam{
+	vocab.FaultAbortRatio: {params: []faultParam{
 		{name: "ratio", required: true, check: checkRatio},
 		{name: "for", required: true, check: checkFaultDur},
 	}},
-	FaultStallWorker: {params: []faultParam{
+	vocab.FaultStallWorker: {params: []faultParam{
 		{name: "for", required: true, check: checkFaultDur},
-		{name: "phase", check: checkEnum("stall phase", string(pipeline.AfterStage), string(pipeline.AfterProduce))},
+		{name: "phase", check: checkEnum("stall phase", string(vocab.AfterStage), string(vocab.AfterProduce))},
 		workerParam,
 	}},
-	FaultSlowProcessing: {params: []faultParam{
+	vocab.FaultSlowProcessing: {params: []faultParam{
 		{name: "for", required: true, check: checkFaultDur},
 		{name: "delay", required: true, check: checkFaultDur},
 		workerParam,
 	}},
-	FaultCoordinatorCrash: {params: []faultParam{
+	vocab.FaultCoordinatorCrash: {params: []faultParam{
 		{name: "state", required: true, check: checkEnum("transaction state", CoordinatorCrashStates...)},
 		{name: "scope", check: checkEnum("crash scope", CrashScopeCoordinator, CrashScopeEngine)},
 		{name: "wait", check: checkWait},
 	}, combine: checkCrashNow, runnerOnly: map[string]string{"transactional-id-prefix": "transactional ids"}},
-	FaultShareFailover: {params: []faultParam{
+	vocab.FaultShareFailover: {params: []faultParam{
 		{name: "partition", def: Random, check: checkPartition},
 	}, runnerOnly: map[string]string{"group": "groups", "topic": "topics"}},
-	FaultZombieProducer: {params: []faultParam{
+	vocab.FaultZombieProducer: {params: []faultParam{
 		{name: "pause", check: checkPause},
 		workerParam,
 	}},
-	FaultEngineRestart: {},
-	FaultNetworkPartition: {params: []faultParam{
+	vocab.FaultEngineRestart: {},
+	vocab.FaultNetworkPartition: {params: []faultParam{
 		{name: "for", required: true, check: checkFaultDur},
 		{name: "between", def: BetweenWorkerEngine, check: checkEnum("network partition",
 			BetweenWorkerEngine, BetweenCoordinatorParticipant)},
 		{name: "partition", def: Random, check: checkPartition},
 		workerParam,
 	}, runnerOnly: map[string]string{"topic": "topics"}},
-	FaultMembershipChurn: {params: []faultParam{
+	vocab.FaultMembershipChurn: {params: []faultParam{
 		{name: "for", def: "1s", check: checkFaultDur},
 	}},
-	FaultSlowCheckpoint: {params: []faultParam{
+	vocab.FaultSlowCheckpoint: {params: []faultParam{
 		{name: "delay", required: true, check: checkFaultDur},
 		workerParam,
 	}},
-	FaultBrokerKill: {params: append([]faultParam{
+	vocab.FaultBrokerKill: {params: append([]faultParam{
 		{name: "delay", def: "0s", check: checkDelay},
 	}, brokerParams...)},
-	FaultBrokerRestart: {params: brokerParams},
-	FaultBrokerPause: {params: append([]faultParam{
+	vocab.FaultBrokerRestart: {params: brokerParams},
+	vocab.FaultBrokerPause: {params: append([]faultParam{
 		{name: "for", required: true, check: checkFaultDur},
 	}, brokerParams...)},
 }
@@ -406,7 +310,7 @@ func checkCrashNow(params map[string]string) (string, string) {
 	}
 	if params["scope"] == CrashScopeEngine {
 		return "scope", fmt.Sprintf("a whole-engine crash at once is the %s fault; use kind %s, or scope %s",
-			FaultEngineRestart, FaultEngineRestart, CrashScopeCoordinator)
+			vocab.FaultEngineRestart, vocab.FaultEngineRestart, CrashScopeCoordinator)
 	}
 	return "", ""
 }
@@ -433,13 +337,6 @@ func checkDurationUpTo1h(v, zero string) string {
 }
 
 var workerParam = faultParam{name: "worker", def: Random, check: checkWorker}
-
-// faultKindNames lists the kinds in documentation order, for messages.
-var faultKindNames = []FaultKind{
-	FaultWorkerCrash, FaultAbortRatio, FaultStallWorker, FaultSlowProcessing,
-	FaultCoordinatorCrash, FaultShareFailover, FaultZombieProducer, FaultEngineRestart,
-	FaultNetworkPartition, FaultMembershipChurn, FaultSlowCheckpoint, FaultBrokerKill, FaultBrokerRestart, FaultBrokerPause,
-}
 
 func checkEnum(what string, values ...string) func(*Spec, string) string {
 	return func(_ *Spec, v string) string {
@@ -498,9 +395,9 @@ func (f *Fault) validate(s *Spec, i int) *Error {
 	k, ok := faultKinds[f.Kind]
 	switch {
 	case f.Kind == "":
-		return fieldErr(path+".kind", "missing; set kind to one of %s", orList(faultKindNames))
+		return fieldErr(path+".kind", "missing; set kind to one of %s", orList(vocab.FaultKinds()))
 	case !ok:
-		return fieldErr(path+".kind", "%q is not a fault kind; use %s", f.Kind, orList(faultKindNames))
+		return fieldErr(path+".kind", "%q is not a fault kind; use %s", f.Kind, orList(vocab.FaultKinds()))
 	}
 	switch {
 	case f.At != 0 && f.Every != 0:

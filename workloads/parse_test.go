@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
-
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .err files under testdata/bad")
@@ -72,14 +71,14 @@ func TestParseGood(t *testing.T) {
 					MaxRecords: 800, Timeout: 5 * time.Second},
 				ModeNames: []string{"classic-eos", "transactional"},
 				Faults: []workloads.Fault{
-					{At: 10 * time.Second, Kind: workloads.FaultCoordinatorCrash, Params: map[string]string{"state": "ongoing"}},
-					{Every: 20 * time.Second, Kind: workloads.FaultShareFailover, Params: map[string]string{"partition": "5"}},
+					{At: 10 * time.Second, Kind: vocab.FaultCoordinatorCrash, Params: map[string]string{"state": "ongoing"}},
+					{Every: 20 * time.Second, Kind: vocab.FaultShareFailover, Params: map[string]string{"partition": "5"}},
 				},
 			}
 			if !reflect.DeepEqual(s, want) {
 				t.Errorf("got\n%+v\nwant\n%+v", s, want)
 			}
-			if got, want := pipeline.Names(s.Modes()), []string{"transactional", "classic-eos"}; !reflect.DeepEqual(got, want) {
+			if got, want := vocab.Names(s.Modes()), []string{"transactional", "classic-eos"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("Modes() = %v, want %v (report order)", got, want)
 			}
 		}},
@@ -123,7 +122,7 @@ func TestParseGood(t *testing.T) {
 			if s.CheckpointInterval != 10*time.Second || s.LockDuration != 10*time.Second {
 				t.Errorf("aliased durations: lock %v, checkpoint %v, want 10s each", s.LockDuration, s.CheckpointInterval)
 			}
-			if got, want := pipeline.Names(s.Modes()), []string{"explicit", "transactional"}; !reflect.DeepEqual(got, want) {
+			if got, want := vocab.Names(s.Modes()), []string{"explicit", "transactional"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("Modes() = %v, want %v", got, want)
 			}
 		}},

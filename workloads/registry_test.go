@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
-
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // builtinNames lists the embedded built-in files by workload name.
@@ -71,7 +70,7 @@ func TestBuiltins(t *testing.T) {
 // TestBuiltinSettings pins the settings the built-ins promise.
 func TestBuiltinSettings(t *testing.T) {
 	t.Parallel()
-	all := pipeline.AllModes()
+	all := vocab.AllModes()
 	tests := []struct {
 		name string
 		want func(s *workloads.Spec) bool
@@ -102,17 +101,17 @@ func TestBuiltinSettings(t *testing.T) {
 		}},
 		{"checkpoint", func(s *workloads.Spec) bool {
 			return s.AckOnly && s.CheckpointInterval == 500*time.Millisecond &&
-				slices.Equal(s.Modes(), []pipeline.Mode{pipeline.Explicit, pipeline.Transactional}) && s.TestDuration() == 10*time.Second
+				slices.Equal(s.Modes(), []vocab.Mode{vocab.Explicit, vocab.Transactional}) && s.TestDuration() == 10*time.Second
 		}},
 		{"small-batches", func(s *workloads.Spec) bool {
 			return s.MaxPollRecords == 10 && s.Transaction.MaxRecords == 10 && s.TestDuration() == 10*time.Second
 		}},
 		{"chaos", func(s *workloads.Spec) bool {
 			phases := map[string]bool{}
-			kinds := map[workloads.FaultKind]bool{}
+			kinds := map[vocab.FaultKind]bool{}
 			for _, f := range s.Faults {
 				kinds[f.Kind] = true
-				if f.Kind == workloads.FaultWorkerCrash {
+				if f.Kind == vocab.FaultWorkerCrash {
 					phases[f.Params["phase"]] = true
 				}
 			}
@@ -122,23 +121,23 @@ func TestBuiltinSettings(t *testing.T) {
 				s.ProducerRate == 1000 && s.DeliveryLimit == 5 && s.LockDuration == time.Second
 		}},
 		{"kafka-chaos", func(s *workloads.Spec) bool {
-			selectors := map[string]workloads.FaultKind{}
+			selectors := map[string]vocab.FaultKind{}
 			for _, f := range s.Faults {
-				if workloads.BrokerFault(f.Kind) {
+				if vocab.BrokerFault(f.Kind) {
 					selectors[f.Params["broker"]] = f.Kind
 				}
 			}
 			return s.ReplicationFactor == 3 && s.MinInsyncReplicas == 2 &&
-				slices.Equal(s.Modes(), []pipeline.Mode{pipeline.Explicit, pipeline.Deferred, pipeline.ClassicEOS}) &&
-				selectors[workloads.BrokerTxnCoordinator] == workloads.FaultBrokerKill &&
-				selectors[workloads.BrokerGroupCoordinator] == workloads.FaultBrokerPause &&
-				selectors[workloads.BrokerLeader] == workloads.FaultBrokerKill &&
-				selectors[workloads.BrokerController] == workloads.FaultBrokerRestart
+				slices.Equal(s.Modes(), []vocab.Mode{vocab.Explicit, vocab.Deferred, vocab.ClassicEOS}) &&
+				selectors[workloads.BrokerTxnCoordinator] == vocab.FaultBrokerKill &&
+				selectors[workloads.BrokerGroupCoordinator] == vocab.FaultBrokerPause &&
+				selectors[workloads.BrokerLeader] == vocab.FaultBrokerKill &&
+				selectors[workloads.BrokerController] == vocab.FaultBrokerRestart
 		}},
 		{"kafka-kill-probe", func(s *workloads.Spec) bool {
 			kills := 0
 			for _, f := range s.Faults {
-				if f.Kind == workloads.FaultBrokerKill && f.At == 3*time.Second && f.Params["delay"] == "0s" {
+				if f.Kind == vocab.FaultBrokerKill && f.At == 3*time.Second && f.Params["delay"] == "0s" {
 					kills++
 				}
 			}
@@ -167,11 +166,11 @@ func TestChaosFaultsBite(t *testing.T) {
 	s, _ := workloads.Lookup("chaos")
 	for _, f := range s.Faults {
 		switch f.Kind {
-		case workloads.FaultSlowProcessing:
+		case vocab.FaultSlowProcessing:
 			if got := f.Duration("delay"); got <= s.LockDuration {
 				t.Errorf("slow-processing delay %v does not exceed lockDuration %v", got, s.LockDuration)
 			}
-		case workloads.FaultStallWorker:
+		case vocab.FaultStallWorker:
 			if got := f.Duration("for"); got <= s.TransactionTimeout {
 				t.Errorf("stall-worker for %v does not exceed transactionTimeout %v", got, s.TransactionTimeout)
 			}

@@ -11,14 +11,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sharebench/sharebench/vocab"
 	"gopkg.in/yaml.v3"
-
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 // ModeAll, in a workload's modes field, stands for every mode
-// (pipeline.AllModes).
-const ModeAll = pipeline.AllName
+// (vocab.AllModes).
+const ModeAll = vocab.AllName
 
 // Rate distributions of the producers' intended send times.
 const (
@@ -404,12 +403,12 @@ func (s *Spec) Warmup() time.Duration {
 // Modes returns the modes to run in report order (implicit, explicit,
 // deferred, transactional, classic-eos), with "all" expanded, duplicates
 // and unknown names dropped, and every mode when none is listed.
-func (s *Spec) Modes() []pipeline.Mode {
+func (s *Spec) Modes() []vocab.Mode {
 	if len(s.ModeNames) == 0 || slices.Contains(s.ModeNames, ModeAll) {
-		return pipeline.AllModes()
+		return vocab.AllModes()
 	}
-	var out []pipeline.Mode
-	for _, m := range pipeline.AllModes() {
+	var out []vocab.Mode
+	for _, m := range vocab.AllModes() {
 		if slices.Contains(s.ModeNames, string(m)) {
 			out = append(out, m)
 		}

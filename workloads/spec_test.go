@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
-
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 )
 
 func TestDefaultsFillZeroSpec(t *testing.T) {
@@ -103,12 +102,12 @@ func TestModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		s := &workloads.Spec{ModeNames: tt.in}
-		if got := pipeline.Names(s.Modes()); !reflect.DeepEqual(got, tt.want) {
+		if got := vocab.Names(s.Modes()); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Modes() of %v = %v, want %v", tt.in, got, tt.want)
 		}
 	}
-	if got := pipeline.ModeNames(); !reflect.DeepEqual(got, all) {
-		t.Errorf("pipeline.ModeNames() = %v, want %v", got, all)
+	if got := vocab.ModeNames(); !reflect.DeepEqual(got, all) {
+		t.Errorf("vocab.ModeNames() = %v, want %v", got, all)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Ranges that are not Kafka's; Kafka's are written where they are checked.
@@ -388,7 +388,7 @@ func (s *Spec) validateAckOnly() *Error {
 	}
 	if !s.AckOnly {
 		for _, f := range s.Faults {
-			if f.Kind == FaultSlowCheckpoint || f.Kind == FaultWorkerCrash && pipeline.Phase(f.Params["phase"]).Checkpoint() {
+			if f.Kind == vocab.FaultSlowCheckpoint || f.Kind == vocab.FaultWorkerCrash && vocab.Phase(f.Params["phase"]).Checkpoint() {
 				return &Error{Field: "faults", alt: []string{"ackOnly"},
 					Msg: fmt.Sprintf("%s is a fault of the checkpoint model; set ackOnly: true, or remove it", f)}
 			}
@@ -399,15 +399,15 @@ func (s *Spec) validateAckOnly() *Error {
 
 func (s *Spec) validateModes() *Error {
 	if len(s.ModeNames) == 0 {
-		return fieldErr("modes", "lists no modes; list some of %s, or write [all]", andList(pipeline.ModeNames()))
+		return fieldErr("modes", "lists no modes; list some of %s, or write [all]", andList(vocab.ModeNames()))
 	}
 	for i, m := range s.ModeNames {
 		field := fmt.Sprintf("modes[%d]", i)
 		switch {
 		case m == ModeAll && len(s.ModeNames) > 1:
 			return fieldErr(field, "all stands for every mode, so it cannot be listed with others; write [all] alone or list the modes")
-		case m != ModeAll && !slices.Contains(pipeline.ModeNames(), m):
-			return fieldErr(field, "%q is not a mode; use %s, or all", m, orList(pipeline.ModeNames()))
+		case m != ModeAll && !slices.Contains(vocab.ModeNames(), m):
+			return fieldErr(field, "%q is not a mode; use %s, or all", m, orList(vocab.ModeNames()))
 		case slices.Index(s.ModeNames, m) < i:
 			return fieldErr(field, "%s is listed twice; list each mode once", m)
 		}

@@ -19,9 +19,9 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/internal/cli"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -221,7 +221,7 @@ func TestRunQuickBuiltin(t *testing.T) {
 		t.Fatalf("stdout: %v", o)
 	}
 	checkFootnotes(t, ls[7:])
-	for i, mode := range pipeline.ModeNames() {
+	for i, mode := range vocab.ModeNames() {
 		f := strings.Fields(ls[2+i])
 		if len(f) < 2 || f[0] != mode || f[len(f)-1] != "PASS" {
 			t.Errorf("row for %s: %q, want it to pass", mode, ls[2+i])

@@ -28,9 +28,9 @@ import (
 	"unsafe"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // cpuCostEnv names the variable that sets the extra cost.
@@ -77,7 +77,7 @@ type costlyTarget struct {
 	burn *cpuBurner
 }
 
-func (t *costlyTarget) NewWorker(ctx context.Context, cfg targets.Config, m pipeline.Mode, id int) (targets.Worker, error) {
+func (t *costlyTarget) NewWorker(ctx context.Context, cfg targets.Config, m vocab.Mode, id int) (targets.Worker, error) {
 	w, err := t.cpuDemoTarget.NewWorker(ctx, cfg, m, id)
 	if err != nil {
 		return nil, err

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // TestFlagHints: the packages below the CLI name what is missing in their
@@ -34,7 +34,7 @@ func TestFlagHints(t *testing.T) {
 			[]string{`fault "broker-restart"`, "--broker-control", "--data-dir"}, loadgen.ErrBadConfig},
 		{"an engine fault without a data directory", fmt.Errorf("engine target: %w: fault %q", enginetarget.ErrNeedsDataDir, "engine-restart"), runFlagHints,
 			[]string{`fault "engine-restart"`, "run with --data-dir"}, enginetarget.ErrNeedsDataDir},
-		{"a mode the brokers cannot run", &kafkatarget.UnsupportedModeError{Mode: pipeline.ClassicEOS, Needs: "transactions", Instead: []pipeline.Mode{pipeline.Implicit, pipeline.Explicit}}, runFlagHints,
+		{"a mode the brokers cannot run", &kafkatarget.UnsupportedModeError{Mode: vocab.ClassicEOS, Needs: "transactions", Instead: []vocab.Mode{vocab.Implicit, vocab.Explicit}}, runFlagHints,
 			[]string{"mode classic-eos needs transactions", "run the implicit or explicit mode", "pass --modes implicit,explicit"}, targets.ErrUnsupported},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

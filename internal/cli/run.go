@@ -19,13 +19,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -318,7 +318,7 @@ func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 }
 
 // runTime says how long the run will take at least, before it starts.
-func runTime(spec *workloads.Spec, modes []pipeline.Mode, repeats int) string {
+func runTime(spec *workloads.Spec, modes []vocab.Mode, repeats int) string {
 	n := len(modes)
 	if n == 0 {
 		n = len(spec.Modes())
@@ -466,19 +466,19 @@ func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error 
 	return nil
 }
 
-func parseModes(s string) ([]pipeline.Mode, error) {
+func parseModes(s string) ([]vocab.Mode, error) {
 	if s == "" {
 		return nil, nil
 	}
 	if s == "all" {
-		return append([]pipeline.Mode(nil), pipeline.AllModes()...), nil
+		return append([]vocab.Mode(nil), vocab.AllModes()...), nil
 	}
-	var out []pipeline.Mode
+	var out []vocab.Mode
 	for _, part := range strings.Split(s, ",") {
-		m, err := pipeline.ParseMode(strings.TrimSpace(part))
+		m, err := vocab.ParseMode(strings.TrimSpace(part))
 		if err != nil {
 			var valid []string
-			for _, m := range pipeline.AllModes() {
+			for _, m := range vocab.AllModes() {
 				valid = append(valid, string(m))
 			}
 			return nil, usageErr("--modes: unknown mode %q (valid: %s, or all)", strings.TrimSpace(part), strings.Join(valid, ", "))
@@ -526,7 +526,7 @@ func workloadsCmd(env *Env, args []string) error {
 		if i := strings.Index(desc, ". "); i > 0 {
 			desc = desc[:i+1]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(pipeline.Names(s.Modes()), ","), rate, s.TestDuration(), desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", s.Name, strings.Join(vocab.Names(s.Modes()), ","), rate, s.TestDuration(), desc)
 	}
 	return tw.Flush()
 }
@@ -640,7 +640,7 @@ func deliveryLimit(flag int, runDir, ledgerDir string) int {
 
 // modeOf strips a repeat suffix ("explicit-r2" -> "explicit").
 func modeOf(dirName string) string {
-	for _, m := range pipeline.AllModes() {
+	for _, m := range vocab.AllModes() {
 		if dirName == string(m) || strings.HasPrefix(dirName, string(m)+"-r") {
 			return string(m)
 		}

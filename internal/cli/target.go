@@ -16,11 +16,11 @@ import (
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -66,7 +66,7 @@ var targetWrap func(targets.Target) targets.Target
 
 // openTarget opens the target named by the flags and, where it can apply
 // target-side faults, the fault runner.
-func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
+func openTarget(ctx context.Context, env *Env, f *runFlags, modes []vocab.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
 	switch f.target {
 	case "engine":
 		if f.driver != nil && f.driver.ClientSettings() {
@@ -165,7 +165,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []pipeline.Mod
 		// without the KIP-1289 API; with --modes unset it is listed as
 		// unsupported in the table instead.
 		for _, m := range modes {
-			if m == pipeline.Transactional {
+			if m == vocab.Transactional {
 				if err := t.Supports(ctx, m); err != nil {
 					t.Close()
 					return nil, nil, withCode(reports.ExitUsage, runFlagHints(err))

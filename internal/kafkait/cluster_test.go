@@ -19,6 +19,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -96,7 +97,7 @@ func TestThreeNodeChaos(t *testing.T) {
 							f.Kind, float64(f.ScheduledNs)/1e9, float64(f.AtNs)/1e9, late, faultSlack)
 					}
 				}
-				if !workloads.BrokerFault(workloads.FaultKind(f.Kind)) {
+				if !vocab.BrokerFault(vocab.FaultKind(f.Kind)) {
 					continue
 				}
 				brokerFaults++
@@ -111,7 +112,7 @@ func TestThreeNodeChaos(t *testing.T) {
 				if n, err := strconv.Atoi(f.Broker); err != nil || n < 1 || n > 3 {
 					t.Errorf("%s (%s) hit broker %q, not a node of the three", f.Kind, f.Selector, f.Broker)
 				}
-				action := map[workloads.FaultKind]string{workloads.FaultBrokerKill: "kill", workloads.FaultBrokerRestart: "restart", workloads.FaultBrokerPause: "pause"}[workloads.FaultKind(f.Kind)]
+				action := map[vocab.FaultKind]string{vocab.FaultBrokerKill: "kill", vocab.FaultBrokerRestart: "restart", vocab.FaultBrokerPause: "pause"}[vocab.FaultKind(f.Kind)]
 				want := fmt.Sprintf("%s %s %s %s", mode, action, f.Broker, f.Selector)
 				if !strings.Contains(string(logged), want+"\n") {
 					t.Errorf("%s recorded broker %s (%s), but the command was never asked %q", f.Kind, f.Broker, f.Selector, want)
@@ -119,7 +120,7 @@ func TestThreeNodeChaos(t *testing.T) {
 			}
 			want := 0
 			for _, f := range spec.Faults {
-				if workloads.BrokerFault(f.Kind) {
+				if vocab.BrokerFault(f.Kind) {
 					want++
 				}
 			}

@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -74,14 +74,14 @@ func TestTransactionalFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	if err := tg.Supports(ctx, pipeline.Transactional); !errors.Is(err, targets.ErrUnsupported) {
+	if err := tg.Supports(ctx, vocab.Transactional); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("Supports(transactional) = %v, want an error wrapping targets.ErrUnsupported", err)
 	}
 	spec, err := workloads.Load(workload("quick-kafka.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, Target: tg, Modes: []pipeline.Mode{pipeline.Transactional}, Seed: 1})
+	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, Target: tg, Modes: []vocab.Mode{vocab.Transactional}, Seed: 1})
 	if err != nil {
 		t.Fatalf("loadgen.Run: %v", err)
 	}

@@ -20,9 +20,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/loadgen"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -146,7 +146,7 @@ func TestHangingTransactionReported(t *testing.T) {
 	}()
 
 	res, err := loadgen.Run(ctx, loadgen.Config{Workload: spec, WorkloadRef: "quick-kafka", Target: tgt,
-		Modes: []pipeline.Mode{pipeline.Deferred}, Seed: 5, RunID: runID})
+		Modes: []vocab.Mode{vocab.Deferred}, Seed: 5, RunID: runID})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 const (
@@ -61,7 +61,7 @@ func (s *sim) drainAndVerify() error {
 			if err := step(func() { s.say("work %s", w.name); w.work(r) }); err != nil {
 				return err
 			}
-			if w.emptyPoll && w.m.Phase() == pipeline.Idle {
+			if w.emptyPoll && w.m.Phase() == vocab.Idle {
 				break // nothing more for it this round
 			}
 		}

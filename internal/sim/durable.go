@@ -17,6 +17,7 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -50,7 +51,7 @@ func (s *sim) armCrash(delivering bool) bool {
 	if a == nil || delivering && a.state == workloads.StatePrepared {
 		return false
 	}
-	_, err := s.t.FaultRunner().Apply(workloads.FaultCoordinatorCrash, map[string]string{
+	_, err := s.t.FaultRunner().Apply(vocab.FaultCoordinatorCrash, map[string]string{
 		"state": a.state, enginetarget.ParamScope: workloads.CrashScopeEngine, enginetarget.ParamWait: "0s",
 		enginetarget.ParamTransactionalIDPrefix: s.workerTxnPrefixes})
 	if err != nil {
@@ -96,7 +97,7 @@ func (s *sim) execDurable(st Step, r *rand.Rand) {
 		s.crashArm = a
 		s.say("crash-end armed: %s", a)
 	case KindCoordinatorCrash:
-		_, err := s.t.FaultRunner().Apply(workloads.FaultCoordinatorCrash, map[string]string{"state": workloads.StateNow})
+		_, err := s.t.FaultRunner().Apply(vocab.FaultCoordinatorCrash, map[string]string{"state": workloads.StateNow})
 		if err != nil {
 			s.fail("I12 recovery", "coordinator crash: %v", err)
 			return
@@ -111,7 +112,7 @@ func (s *sim) execDurable(st Step, r *rand.Rand) {
 		// partition (nothing polled there yet); the model needs to know.
 		_, err := s.e.SharePartition(s.groups[g], tp)
 		exists := !errors.Is(err, engine.ErrUnknownGroup)
-		_, err = s.t.FaultRunner().Apply(workloads.FaultShareFailover, map[string]string{
+		_, err = s.t.FaultRunner().Apply(vocab.FaultShareFailover, map[string]string{
 			enginetarget.ParamGroup: s.groups[g], enginetarget.ParamTopic: tp.Topic, "partition": strconv.Itoa(int(part))})
 		switch {
 		case err != nil:
@@ -129,7 +130,7 @@ func (s *sim) execDurable(st Step, r *rand.Rand) {
 // the engine target's engine-restart fault. Every member handle is gone
 // afterwards; producers keep their epochs.
 func (s *sim) restart(why string) {
-	if _, err := s.t.FaultRunner().Apply(workloads.FaultEngineRestart, nil); err != nil {
+	if _, err := s.t.FaultRunner().Apply(vocab.FaultEngineRestart, nil); err != nil {
 		s.fail("I12 recovery", "restart: %v", err)
 		return
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Seeds is a run of seeds First, First+1, ... First+Count-1.
@@ -116,7 +116,7 @@ func (t *Totals) Print(w io.Writer, took time.Duration) {
 	for m := range t.Counts {
 		modes = append(modes, m)
 	}
-	sort.Slice(modes, func(i, j int) bool { return pipeline.Mode(modes[i]).Order() < pipeline.Mode(modes[j]).Order() })
+	sort.Slice(modes, func(i, j int) bool { return vocab.Mode(modes[i]).Order() < vocab.Mode(modes[j]).Order() })
 	for _, m := range modes {
 		kinds := make([]string, 0, len(t.Counts[m]))
 		for k := range t.Counts[m] {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // TestRunSeeds: every seed runs once, with the history Run gives it alone,
@@ -50,7 +50,7 @@ func TestRunSeedsInterrupt(t *testing.T) {
 // TestModesInReportOrder: the simulator's slots run the pipeline's modes,
 // in report order.
 func TestModesInReportOrder(t *testing.T) {
-	all := pipeline.AllModes()
+	all := vocab.AllModes()
 	if len(all) != len(modes) {
 		t.Fatalf("%d modes, the pipeline has %d", len(modes), len(all))
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -669,7 +670,7 @@ func (s *sim) partition(r *rand.Rand) {
 	}
 	tp := tps[r.IntN(len(tps))]
 	d := s.p.lock/2 + time.Duration(r.IntN(4))*s.p.lock/2
-	_, err := s.t.FaultRunner().Apply(workloads.FaultNetworkPartition, map[string]string{"for": d.String(),
+	_, err := s.t.FaultRunner().Apply(vocab.FaultNetworkPartition, map[string]string{"for": d.String(),
 		"between": workloads.BetweenCoordinatorParticipant, enginetarget.ParamTopic: tp.Topic, "partition": strconv.Itoa(int(tp.Partition))})
 	if err != nil {
 		s.fail("sim", "network partition of %s: %v", tp, err)

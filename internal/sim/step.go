@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Kind is what one step does.
@@ -113,9 +114,9 @@ func Generate(seed int64, n int) []Step {
 // stepRand returns the random stream of one step.
 func stepRand(st Step) *rand.Rand { return rand.New(rand.NewPCG(st.R, 0x57e9)) }
 
-// Modes, in report order (pipeline.AllModes); slot i runs
+// Modes, in report order (vocab.AllModes); slot i runs
 // modes[i/slotsPerMode].
-var modes = [...]pipeline.Mode{pipeline.Implicit, pipeline.Explicit, pipeline.Deferred, pipeline.Transactional, pipeline.ClassicEOS}
+var modes = [...]vocab.Mode{vocab.Implicit, vocab.Explicit, vocab.Deferred, vocab.Transactional, vocab.ClassicEOS}
 
 const (
 	slotsPerMode = 2
@@ -178,7 +179,7 @@ func paramsFor(seed int64) params {
 		Timeout: p.lock,
 		Renew:   r.IntN(2) == 0,
 	}
-	if p.checkpoint >= 0 && modes[p.checkpoint] == pipeline.Transactional {
+	if p.checkpoint >= 0 && modes[p.checkpoint] == vocab.Transactional {
 		// Acks first: the share-ack transaction, which can time out, commits
 		// before the sink, which cannot; sink-first would turn a timed-out
 		// transaction into duplicates the transactional mode forbids.

@@ -18,6 +18,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // slot is one worker position: its mode, its transactional id, the
@@ -183,13 +184,13 @@ func (w *worker) inputs(r *rand.Rand) pipeline.Inputs {
 	}
 	in.EndTxn = end
 	switch modes[w.sl.mode] {
-	case pipeline.Explicit:
+	case vocab.Explicit:
 		in.RejectRatio, in.ReleaseRatio, in.RenewRatio = 0.08, 0.08, 0.125
-	case pipeline.Deferred:
+	case vocab.Deferred:
 		in.RejectRatio, in.RenewRatio, in.AbortRatio = 0.16, 0.10, 0.133
-	case pipeline.Transactional:
+	case vocab.Transactional:
 		in.RejectRatio, in.AbortRatio = 0.16, 0.25
-	case pipeline.ClassicEOS:
+	case vocab.ClassicEOS:
 		in.AbortRatio = 0.25
 	}
 	return in
@@ -332,7 +333,7 @@ func (w *worker) poll(max int, accepts []*targets.Record) pipeline.Result[*targe
 func (w *worker) predictImplicit(recs []*targets.Record) {
 	s := w.s
 	g := w.sl.mode
-	if len(recs) == 0 || modes[g] != pipeline.Implicit {
+	if len(recs) == 0 || modes[g] != vocab.Implicit {
 		return
 	}
 	pred := s.predict(g, w.share.ID(), recs, false)
@@ -425,18 +426,18 @@ func (w *worker) ack(recs []*targets.Record, t engine.AckType, ev evKind) pipeli
 }
 
 // targetAck is the load generator's name of an acknowledgement type.
-func targetAck(t engine.AckType) targets.AckType {
+func targetAck(t engine.AckType) vocab.AckType {
 	switch t {
 	case engine.AckAccept:
-		return targets.AckAccept
+		return vocab.AckAccept
 	case engine.AckReject:
-		return targets.AckReject
+		return vocab.AckReject
 	case engine.AckRelease:
-		return targets.AckRelease
+		return vocab.AckRelease
 	case engine.AckRenew:
-		return targets.AckRenew
+		return vocab.AckRenew
 	}
-	return targets.AckGap
+	return vocab.AckGap
 }
 
 func ackWord(t engine.AckType) string {
@@ -627,7 +628,7 @@ func (w *worker) stageRelease(recs []*targets.Record) (pipeline.Result[*targets.
 	}
 	valid := !s.fenced(w.txn, w.sl.tid)
 	err := s.producerCall(w.txn, w.sl.tid, "stage-release", func() error {
-		return w.tw.StageAcks(context.Background(), recs, targets.AckRelease)
+		return w.tw.StageAcks(context.Background(), recs, vocab.AckRelease)
 	})
 	s.say("stage-release: %s", errName(err))
 	if err == nil {
@@ -663,7 +664,7 @@ func (w *worker) sendOffsets(recs []*targets.Record) pipeline.Result[*targets.Re
 		return pipeline.Result[*targets.Record]{}
 	}
 	err := s.producerCall(w.txn, w.sl.tid, "send-offsets", func() error {
-		return w.tw.StageAcks(context.Background(), recs, targets.AckAccept)
+		return w.tw.StageAcks(context.Background(), recs, vocab.AckAccept)
 	})
 	s.say("send-offsets %s: %s", fmtOffsets(offs), errName(err))
 	if errors.Is(err, engine.ErrIllegalGeneration) && !w.zombie {
@@ -705,7 +706,7 @@ func (w *worker) close() {
 			m.left, m.leftStep = true, s.stepNo
 		}
 	}
-	if modes[w.sl.mode] == pipeline.Implicit && w.m.Phase() == pipeline.AfterPoll {
+	if modes[w.sl.mode] == vocab.Implicit && w.m.Phase() == vocab.AfterPoll {
 		// Records polled and not yet produced: the adapter's Close would
 		// accept them (a close accepts the whole last poll, as Kafka's
 		// does), and the load generator closes only once they are

@@ -21,6 +21,8 @@ package pipeline
 import (
 	"fmt"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // CheckpointConfig turns a machine into the checkpoint model (Mode
@@ -300,7 +302,7 @@ func (m *Machine[R]) cpNext(in Inputs) (Action[R], bool) {
 	case stCpFailAbort:
 		return Action[R]{Op: OpAbort, Cause: c.failCause, Checkpoint: c.n}, true
 	case stCpFailRelease:
-		if m.cfg.Mode == Transactional && c.staged || c.relNext >= len(c.batches) {
+		if m.cfg.Mode == vocab.Transactional && c.staged || c.relNext >= len(c.batches) {
 			m.cpReset()
 			m.top()
 			return Action[R]{}, false
@@ -313,9 +315,9 @@ func (m *Machine[R]) cpNext(in Inputs) (Action[R], bool) {
 }
 
 // cpDone takes the outcome of the checkpoint model's last action.
-func (m *Machine[R]) cpDone(res Result[R]) Phase {
+func (m *Machine[R]) cpDone(res Result[R]) vocab.Phase {
 	c, cc := m.cp, m.cfg.Checkpoint
-	txnal := m.cfg.Mode == Transactional
+	txnal := m.cfg.Mode == vocab.Transactional
 	switch m.last {
 	case OpPoll:
 		if res.Err != nil {
@@ -332,7 +334,7 @@ func (m *Machine[R]) cpDone(res Result[R]) Phase {
 		}
 		c.poll, m.pollAt = res.Recs, res.At
 		m.st = stCpProcess
-		return m.cross(AfterPoll)
+		return m.cross(vocab.AfterPoll)
 	case OpProcess:
 		m.cpDropRedelivered()
 		c.acc = append(c.acc, c.pAcc...)
@@ -375,7 +377,7 @@ func (m *Machine[R]) cpDone(res Result[R]) Phase {
 		} else {
 			m.st = stCpPreCommit
 		}
-		return m.cross(BeforeBarrier)
+		return m.cross(vocab.BeforeBarrier)
 	case OpPreCommit:
 		if res.Err != nil {
 			m.cpFail(res, "pre-committing the sink")
@@ -383,7 +385,7 @@ func (m *Machine[R]) cpDone(res Result[R]) Phase {
 		}
 		c.slowWaited = false
 		m.st = stCpSnapshot
-		return m.cross(AfterPreCommit)
+		return m.cross(vocab.AfterPreCommit)
 	case OpSnapshot:
 		// The checkpoint is complete: its acks and its sink transaction
 		// now belong to the snapshot, to be committed.
@@ -391,19 +393,19 @@ func (m *Machine[R]) cpDone(res Result[R]) Phase {
 		m.cpReset()
 		c.kAcc, c.kRej, m.open = acc, rej, open
 		m.st = stCpNotify
-		return m.cross(AfterSnapshot)
+		return m.cross(vocab.AfterSnapshot)
 	case OpNotify:
 		if cc.SinkFirst {
 			m.st = stCpCommitSink
 		} else {
 			m.cpAcks()
 		}
-		return m.cross(AfterNotify)
+		return m.cross(vocab.AfterNotify)
 	case OpCommitSink:
 		switch {
 		case cc.SinkFirst:
 			m.cpAcks()
-			return m.cross(BetweenCommits)
+			return m.cross(vocab.BetweenCommits)
 		case c.ackErr != nil:
 			// Explicit acks first, failed: the sink committed anyway.
 			m.cpEnd(CheckpointAcksFailed)
@@ -501,7 +503,7 @@ func (m *Machine[R]) cpStaged() {
 // cpAcks commits the completed checkpoint's acks: its transaction, or the
 // explicit accepts then rejects.
 func (m *Machine[R]) cpAcks() {
-	if m.cfg.Mode == Transactional {
+	if m.cfg.Mode == vocab.Transactional {
 		m.st = stCpCommitAcks
 		return
 	}
@@ -509,7 +511,7 @@ func (m *Machine[R]) cpAcks() {
 }
 
 // cpAcksDone goes on after the acks' commit returned res.
-func (m *Machine[R]) cpAcksDone(res Result[R]) Phase {
+func (m *Machine[R]) cpAcksDone(res Result[R]) vocab.Phase {
 	c := m.cp
 	if res.Err != nil {
 		c.ackErr, c.ackFenced = res.Err, res.Fenced
@@ -521,7 +523,7 @@ func (m *Machine[R]) cpAcksDone(res Result[R]) Phase {
 		return ""
 	}
 	m.st = stCpCommitSink
-	return m.cross(BetweenCommits)
+	return m.cross(vocab.BetweenCommits)
 }
 
 // cpAcksFailed goes on after the acks could not commit.
@@ -530,7 +532,7 @@ func (m *Machine[R]) cpAcksFailed() {
 	switch {
 	case m.cfg.Checkpoint.SinkFirst:
 		m.cpEnd(CheckpointAcksLost)
-	case m.cfg.Mode == Transactional:
+	case m.cfg.Mode == vocab.Transactional:
 		// The transaction aborted, so every record comes back: the sink
 		// follows the acks and rolls back.
 		c.end = CheckpointRolledBack

@@ -3,11 +3,13 @@ package pipeline
 import (
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // cpConfig is a checkpoint-model machine configuration for the tests:
 // barriers every second, a 2s lock, a 5s checkpoint timeout.
-func cpConfig(mode Mode, edit func(c *CheckpointConfig)) Config {
+func cpConfig(mode vocab.Mode, edit func(c *CheckpointConfig)) Config {
 	c := &CheckpointConfig{Interval: time.Second, Timeout: 5 * time.Second}
 	if edit != nil {
 		edit(c)
@@ -28,7 +30,7 @@ func TestMachineCheckpoint(t *testing.T) {
 		want   string
 	}{
 		{"transactional, acks first: records wait for the barrier, staged there, then pre-commit, snapshot, notify, acks, sink",
-			cpConfig(Transactional, nil), nil, `
+			cpConfig(vocab.Transactional, nil), nil, `
 				recs 1 2
 				ok
 				recs 3
@@ -49,7 +51,7 @@ func TestMachineCheckpoint(t *testing.T) {
 				"barrier |before-barrier begin stage-accept[1 2 3] precommit[1 2 3] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"commit |between-commits commit-sink end-checkpoint(committed) poll"},
 		{"a record delivered again while held replaces the held copy: staged, written and acknowledged once",
-			cpConfig(Transactional, func(c *CheckpointConfig) { c.Key = intKey }), nil, `
+			cpConfig(vocab.Transactional, func(c *CheckpointConfig) { c.Key = intKey }), nil, `
 				recs 1 2
 				ok
 				recs 2 3
@@ -70,7 +72,7 @@ func TestMachineCheckpoint(t *testing.T) {
 				"barrier |before-barrier begin stage-accept[1 2 3] precommit[1 2 3] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"commit |between-commits commit-sink end-checkpoint(committed) poll"},
 		{"without a key both deliveries are held",
-			cpConfig(Transactional, nil), nil, `
+			cpConfig(vocab.Transactional, nil), nil, `
 				recs 1 2
 				ok
 				recs 2 3
@@ -83,7 +85,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1 2] poll |after-poll process[2 3] poll " +
 				"barrier |before-barrier begin stage-accept[1 2 2 3]"},
 		{"explicit, sink first, with a reject: the sink, then accept and reject as one group",
-			cpConfig(Explicit, sinkFirst), []float64{0.9, 0.1}, `
+			cpConfig(vocab.Explicit, sinkFirst), []float64{0.9, 0.1}, `
 				@reject 0.5
 				recs 1 2
 				ok
@@ -100,7 +102,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1 2] barrier |before-barrier precommit[1] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"commit-sink |between-commits accept<[1] reject>[2] end-checkpoint(committed) poll"},
 		{"transactional, acks first: a failed commit aborts, the sink follows and rolls back",
-			cpConfig(Transactional, nil), nil, `
+			cpConfig(vocab.Transactional, nil), nil, `
 				recs 1
 				ok
 				@at 1s
@@ -118,7 +120,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1] barrier |before-barrier begin stage-accept[1] precommit[1] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"commit abort(boom) abort-sink end-checkpoint(rolled-back: boom) poll"},
 		{"transactional, sink first: fenced at the acks' commit, the records come back and the worker is replaced",
-			cpConfig(Transactional, sinkFirst), nil, `
+			cpConfig(vocab.Transactional, sinkFirst), nil, `
 				recs 1
 				ok
 				@at 1s
@@ -136,7 +138,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1] barrier |before-barrier begin stage-accept[1] precommit[1] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"commit-sink |between-commits commit abort(fenced) end-checkpoint(acks-lost: fenced) replace"},
 		{"explicit, acks first: a failed accept still commits the sink (the acks that landed stay)",
-			cpConfig(Explicit, nil), nil, `
+			cpConfig(vocab.Explicit, nil), nil, `
 				recs 1
 				ok
 				@at 1s
@@ -151,7 +153,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1] barrier |before-barrier precommit[1] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"accept<>[1] commit-sink end-checkpoint(acks-failed: boom) poll"},
 		{"acks first: the acks commit and the sink commit fails: the outputs are lost",
-			cpConfig(Transactional, nil), nil, `
+			cpConfig(vocab.Transactional, nil), nil, `
 				recs 1
 				ok
 				@at 1s
@@ -168,7 +170,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1] barrier |before-barrier begin stage-accept[1] precommit[1] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"commit |between-commits commit-sink end-checkpoint(sink-lost) poll"},
 		{"explicit: a failed pre-commit fails the checkpoint and releases each held poll",
-			cpConfig(Explicit, nil), nil, `
+			cpConfig(vocab.Explicit, nil), nil, `
 				recs 1
 				ok
 				recs 2
@@ -183,7 +185,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1] poll |after-poll process[2] barrier |before-barrier precommit[1 2] " +
 				"end-checkpoint(failed: pre-committing the sink: boom) release-held[1] release-held[2] poll"},
 		{"transactional: a snapshot later than the timeout rolls the sink back and aborts (staged records come back with the abort)",
-			cpConfig(Transactional, nil), nil, `
+			cpConfig(vocab.Transactional, nil), nil, `
 				recs 1
 				ok
 				@at 1s
@@ -200,7 +202,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1] barrier |before-barrier begin stage-accept[1] precommit[1] |after-precommit wait(6s slow) " +
 				"abort-sink end-checkpoint(failed: checkpoint 1 timed out (snapshot after 6s, timeout 5s)) abort(checkpoint 1 timed out (snapshot after 6s, timeout 5s)) poll"},
 		{"transactional: a slow snapshot inside the timeout completes",
-			cpConfig(Transactional, nil), nil, `
+			cpConfig(vocab.Transactional, nil), nil, `
 				recs 1
 				ok
 				@at 1s
@@ -215,7 +217,7 @@ func TestMachineCheckpoint(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] barrier |before-barrier begin stage-accept[1] precommit[1] |after-precommit wait(2s slow) snapshot |after-snapshot notify |after-notify commit |between-commits"},
 		{"staging at acquisition: each poll's acks go into the transaction as it is processed; a failed begin releases the held polls",
-			cpConfig(Transactional, func(c *CheckpointConfig) { c.StageAtAcquisition = true }), nil, `
+			cpConfig(vocab.Transactional, func(c *CheckpointConfig) { c.StageAtAcquisition = true }), nil, `
 				recs 1
 				ok
 				ok
@@ -229,7 +231,7 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1] begin stage-accept[1] poll |after-poll process[2] stage-accept[2] " +
 				"end-checkpoint(failed: staging at acquisition: boom) abort(staging at acquisition: boom) poll"},
 		{"a failed begin at the barrier: nothing staged, the held polls are released",
-			cpConfig(Transactional, nil), nil, `
+			cpConfig(vocab.Transactional, nil), nil, `
 				recs 1
 				ok
 				@at 1s
@@ -240,7 +242,7 @@ func TestMachineCheckpoint(t *testing.T) {
 				recs`,
 			"poll |after-poll process[1] barrier |before-barrier begin end-checkpoint(failed: staging at the barrier: boom) release-held[1] poll"},
 		{"fenced while staging: the worker is replaced, nothing aborted by it",
-			cpConfig(Transactional, nil), nil, `
+			cpConfig(vocab.Transactional, nil), nil, `
 				recs 1
 				ok
 				@at 1s
@@ -251,7 +253,7 @@ func TestMachineCheckpoint(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] barrier |before-barrier begin stage-accept[1] end-checkpoint(failed: staging at the barrier: fenced) replace"},
 		{"renew: held records whose lock is half gone are renewed, one poll at a time, before the next poll; a failed renew is tried again at the next pass",
-			cpConfig(Explicit, func(c *CheckpointConfig) { c.Renew = true; c.Interval = 3 * time.Second }), nil, `
+			cpConfig(vocab.Explicit, func(c *CheckpointConfig) { c.Renew = true; c.Interval = 3 * time.Second }), nil, `
 				recs 1
 				ok
 				@at 500ms
@@ -269,13 +271,13 @@ func TestMachineCheckpoint(t *testing.T) {
 				recs`,
 			"poll |after-poll process[1] poll |after-poll process[2] renew[1] poll renew[2] poll renew[1] renew[2] poll"},
 		{"per poll: the barrier follows every poll",
-			cpConfig(Explicit, func(c *CheckpointConfig) { c.PerPoll = true }), nil, `
+			cpConfig(vocab.Explicit, func(c *CheckpointConfig) { c.PerPoll = true }), nil, `
 				recs 1
 				ok
 				ok`,
 			"poll |after-poll process[1] barrier |before-barrier"},
 		{"stop: the held records' checkpoint runs to its end, then the worker closes",
-			cpConfig(Explicit, nil), nil, `
+			cpConfig(vocab.Explicit, nil), nil, `
 				recs 1
 				ok
 				@stop
@@ -290,13 +292,13 @@ func TestMachineCheckpoint(t *testing.T) {
 			"poll |after-poll process[1] barrier |before-barrier precommit[1] |after-precommit snapshot |after-snapshot notify |after-notify " +
 				"accept<>[1] |between-commits commit-sink end-checkpoint(committed) close"},
 		{"cut off: the worker waits before polling",
-			cpConfig(Explicit, nil), nil, `
+			cpConfig(vocab.Explicit, nil), nil, `
 				@cut 50ms
 				ok
 				recs`,
 			"wait(50ms) poll"},
 		{"a failed poll is retried after a pause; a fenced one replaces the worker",
-			cpConfig(Explicit, nil), nil, `
+			cpConfig(vocab.Explicit, nil), nil, `
 				err
 				ok
 				fenced
@@ -315,7 +317,7 @@ func TestMachineCheckpoint(t *testing.T) {
 // holds no more, and brings the barrier once it is reached; an open
 // checkpoint shortens the poll so the barrier is not late.
 func TestMachineCheckpointBounds(t *testing.T) {
-	m := New[int](cpConfig(Explicit, func(c *CheckpointConfig) { c.MaxRecords = 3 }), &seq{})
+	m := New[int](cpConfig(vocab.Explicit, func(c *CheckpointConfig) { c.MaxRecords = 3 }), &seq{})
 	if a := m.Next(Inputs{Now: t0}); a.Op != OpPoll || a.Max != 3 || a.Timeout != pollTimeout {
 		t.Fatalf("first: %s max %d timeout %v, want poll max 3 timeout %v", a.Op, a.Max, a.Timeout, pollTimeout)
 	}
@@ -332,8 +334,8 @@ func TestMachineCheckpointBounds(t *testing.T) {
 	if a := m.Next(Inputs{Now: now}); a.Op != OpBarrier || a.Checkpoint != 1 {
 		t.Fatalf("holding 3 of 3: %s (checkpoint %d), want the barrier of checkpoint 1", a.Op, a.Checkpoint)
 	}
-	if p := m.Done(Result[int]{}); p != BeforeBarrier {
-		t.Errorf("the barrier crossed %q, want %s", p, BeforeBarrier)
+	if p := m.Done(Result[int]{}); p != vocab.BeforeBarrier {
+		t.Errorf("the barrier crossed %q, want %s", p, vocab.BeforeBarrier)
 	}
 }
 

@@ -13,7 +13,7 @@
 // The load generator drives one Machine per worker with a goroutine and
 // real time (package loadgen); a test drives it step by step:
 //
-//	m := pipeline.New[*rec](pipeline.Config{Mode: pipeline.Transactional, MaxRecords: 100}, rng)
+//	m := pipeline.New[*rec](pipeline.Config{Mode: vocab.Transactional, MaxRecords: 100}, rng)
 //	for {
 //		a := m.Next(pipeline.Inputs{Now: now})
 //		res := perform(a)      // the target call the action names

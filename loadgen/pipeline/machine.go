@@ -3,7 +3,11 @@
 
 package pipeline
 
-import "time"
+import (
+	"time"
+
+	"github.com/sharebench/sharebench/vocab"
+)
 
 // Op is what an action asks the worker to do.
 type Op uint8
@@ -149,7 +153,7 @@ type Rand interface{ Float64() float64 }
 
 // Config is what a machine needs of its workload.
 type Config struct {
-	Mode           Mode
+	Mode           vocab.Mode
 	MaxPollRecords int
 	// MaxRecords ends a transaction once it holds that many records (0: no
 	// bound). MaxDuration ends it once it is that old (0: 1s).
@@ -187,7 +191,7 @@ type Inputs struct {
 	// and nothing staged yet, so a commit that lands meanwhile is torn). A
 	// worker still stalled at a stop is abandoned (OpAbandon).
 	StallUntil time.Time
-	StallAt    Phase
+	StallAt    vocab.Phase
 	// AbortRatio is the share of transactions to abort on purpose.
 	AbortRatio float64
 	// RejectRatio is the share of a poll's records rejected on purpose
@@ -250,7 +254,7 @@ type Machine[R any] struct {
 	cfg   Config
 	rng   Rand
 	st    state
-	phase Phase
+	phase vocab.Phase
 	// resume is where a stall after producing goes on (staging, or the
 	// commit check).
 	resume state
@@ -298,7 +302,7 @@ func New[R any](cfg Config, rng Rand) *Machine[R] {
 	if cfg.MaxDuration <= 0 {
 		cfg.MaxDuration = time.Second
 	}
-	m := &Machine[R]{cfg: cfg, rng: rng, phase: Idle}
+	m := &Machine[R]{cfg: cfg, rng: rng, phase: vocab.Idle}
 	if cfg.Checkpoint != nil {
 		m.cp = &cpState[R]{}
 	}
@@ -306,7 +310,7 @@ func New[R any](cfg Config, rng Rand) *Machine[R] {
 }
 
 // Phase is the boundary the worker last crossed.
-func (m *Machine[R]) Phase() Phase { return m.phase }
+func (m *Machine[R]) Phase() vocab.Phase { return m.phase }
 
 // Pending returns the records the next poll (or the close) accepts:
 // implicit mode's previous poll. The slice is the machine's.
@@ -372,7 +376,7 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 		}
 		return Action[R]{Op: OpPoll, Max: max, Timeout: timeout, Recs: m.prev}, true
 	case stProcess:
-		if m.cfg.Mode == Explicit && !m.renewed && in.RenewRatio > 0 && m.rng.Float64() < in.RenewRatio {
+		if m.cfg.Mode == vocab.Explicit && !m.renewed && in.RenewRatio > 0 && m.rng.Float64() < in.RenewRatio {
 			m.renewed = true
 			return Action[R]{Op: OpRenew, Recs: m.held}, true
 		}
@@ -391,11 +395,11 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 		// A stalled worker holds its transaction open (past its timeout:
 		// the coordinator's sweep aborts it), here after staging or, in
 		// stStallProduced, after producing.
-		at := AfterStage
+		at := vocab.AfterStage
 		if m.st == stStallProduced {
-			at = AfterProduce
+			at = vocab.AfterProduce
 		}
-		if in.Now.Before(in.StallUntil) && (in.StallAt == AfterProduce) == (at == AfterProduce) {
+		if in.Now.Before(in.StallUntil) && (in.StallAt == vocab.AfterProduce) == (at == vocab.AfterProduce) {
 			if in.Stop {
 				return Action[R]{Op: OpAbandon}, true
 			}
@@ -459,14 +463,14 @@ func (m *Machine[R]) next(in Inputs) (Action[R], bool) {
 // Done takes the outcome of the action Next returned last, and returns the
 // crash phase the worker crossed by it ("" for none): a crash scheduled
 // for that phase strikes now, before the next action.
-func (m *Machine[R]) Done(res Result[R]) Phase {
+func (m *Machine[R]) Done(res Result[R]) vocab.Phase {
 	if m.cp != nil {
 		return m.cpDone(res)
 	}
 	return m.done(res)
 }
 
-func (m *Machine[R]) done(res Result[R]) Phase {
+func (m *Machine[R]) done(res Result[R]) vocab.Phase {
 	switch m.last {
 	case OpPoll:
 		if res.Err != nil {
@@ -481,10 +485,10 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 		}
 		m.held, m.pollAt = res.Recs, res.At
 		m.st = stProcess
-		return m.cross(AfterPoll)
+		return m.cross(vocab.AfterPoll)
 	case OpProcess:
 		switch {
-		case m.cfg.Mode == Implicit:
+		case m.cfg.Mode == vocab.Implicit:
 			m.prev = append(m.prev[:0], m.held...)
 			m.st = stProduce
 		case !m.cfg.Mode.Transactional():
@@ -522,12 +526,12 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 			return ""
 		}
 		switch m.cfg.Mode {
-		case Implicit:
+		case vocab.Implicit:
 			m.st = stTop
-		case Explicit:
+		case vocab.Explicit:
 			m.ackAcc, m.ackRej, m.ackRel, m.ackSince = m.acc, m.rej, m.rel, m.pollAt
 			m.st = stAckAccept
-		case Deferred:
+		case vocab.Deferred:
 			// A share consumer must acknowledge a poll's records before
 			// its next poll (Kafka's explicit mode), so the output
 			// transaction ends with every poll.
@@ -539,7 +543,7 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 		}
 		// A stall at AfterProduce waits in stStallProduced, inside the
 		// transaction.
-		return m.cross(AfterProduce)
+		return m.cross(vocab.AfterProduce)
 	case OpStageAccept, OpStageReject:
 		if res.Err != nil {
 			m.abort(res)
@@ -550,7 +554,7 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 			return ""
 		}
 		m.st = stStall
-		return m.cross(AfterStage)
+		return m.cross(vocab.AfterStage)
 	case OpWait:
 		switch m.st {
 		case stStall, stStallProduced:
@@ -575,14 +579,14 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 			return ""
 		}
 		m.open = false
-		if m.cfg.Mode != Deferred {
+		if m.cfg.Mode != vocab.Deferred {
 			m.top()
 			return ""
 		}
 		m.ackAcc, m.ackRej, m.ackRel, m.ackSince = m.dAcc, m.dRej, nil, m.txnStart
 		m.dHeld, m.dAcc, m.dRej = nil, nil, nil
 		m.st = stAckAccept
-		return m.cross(AfterCommitBeforeAck)
+		return m.cross(vocab.AfterCommitBeforeAck)
 	case OpAccept, OpReject, OpRelease:
 		if res.Err != nil {
 			// Records whose lock expired before the ack are redelivered:
@@ -625,7 +629,7 @@ func (m *Machine[R]) done(res Result[R]) Phase {
 	return ""
 }
 
-func (m *Machine[R]) cross(p Phase) Phase {
+func (m *Machine[R]) cross(p vocab.Phase) vocab.Phase {
 	m.phase = p
 	return p
 }
@@ -639,7 +643,7 @@ func (m *Machine[R]) split(in Inputs) {
 	if !m.cfg.Mode.CanReject() {
 		rej = 0
 	}
-	if m.cfg.Mode != Explicit {
+	if m.cfg.Mode != vocab.Explicit {
 		rel = 0
 	}
 	if rej <= 0 && rel <= 0 {
@@ -663,14 +667,14 @@ func (m *Machine[R]) split(in Inputs) {
 func (m *Machine[R]) top() {
 	m.st = stTop
 	if !m.open {
-		m.phase = Idle
+		m.phase = vocab.Idle
 	}
 }
 
 // holdDeferred keeps a deferred worker's records until its output
 // transaction ends.
 func (m *Machine[R]) holdDeferred() {
-	if m.cfg.Mode != Deferred {
+	if m.cfg.Mode != vocab.Deferred {
 		return
 	}
 	m.dHeld = append(m.dHeld, m.held...)
@@ -698,7 +702,7 @@ func (m *Machine[R]) commitCheck(in Inputs) {
 	if !m.force && !full && !in.EndTxn && in.Now.Before(m.Deadline()) {
 		return
 	}
-	if m.cfg.Mode == Deferred && len(m.dHeld) > 0 && in.RenewRatio > 0 && m.rng.Float64() < in.RenewRatio {
+	if m.cfg.Mode == vocab.Deferred && len(m.dHeld) > 0 && in.RenewRatio > 0 && m.rng.Float64() < in.RenewRatio {
 		// Renewed on purpose; the end is decided again at the next step.
 		m.st = stRenew
 		m.renewOnly = true
@@ -709,7 +713,7 @@ func (m *Machine[R]) commitCheck(in Inputs) {
 		return
 	}
 	m.st = stCommit
-	if m.cfg.Mode == Deferred && len(m.dHeld) > 0 && in.Now.Sub(m.txnStart) > m.cfg.LockDuration/2 {
+	if m.cfg.Mode == vocab.Deferred && len(m.dHeld) > 0 && in.Now.Sub(m.txnStart) > m.cfg.LockDuration/2 {
 		// The held records' locks must outlive the commit: renew them
 		// when a good part of the lock is gone.
 		m.st = stRenew

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // seq is a Rand that returns its values in turn (then 0.99).
@@ -57,7 +59,7 @@ func run(t *testing.T, cfg Config, rnd []float64, script string) string {
 			case "stall":
 				in.StallUntil, in.StallAt = in.Now.Add(arg()), ""
 			case "stall-produce":
-				in.StallUntil, in.StallAt = in.Now.Add(arg()), AfterProduce
+				in.StallUntil, in.StallAt = in.Now.Add(arg()), vocab.AfterProduce
 			case "abort":
 				r, _ := strconv.ParseFloat(f[1], 64)
 				in.AbortRatio = r
@@ -169,7 +171,7 @@ func TestMachineModes(t *testing.T) {
 		want   string
 	}{
 		{"implicit: the next poll and the close accept the previous poll",
-			Config{Mode: Implicit, MaxPollRecords: 5}, nil, `
+			Config{Mode: vocab.Implicit, MaxPollRecords: 5}, nil, `
 				@reject 0.5
 				recs 1 2
 				ok
@@ -181,7 +183,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1 2] produce[1 2] |after-produce poll[1 2] |after-poll process[3] produce[3] |after-produce close[3]"},
 		{"explicit: produce the accepted, accept then reject in one group",
-			Config{Mode: Explicit}, []float64{0.9, 0.1, 0.7}, `
+			Config{Mode: vocab.Explicit}, []float64{0.9, 0.1, 0.7}, `
 				@reject 0.5
 				recs 1 2 3
 				ok
@@ -191,7 +193,7 @@ func TestMachineModes(t *testing.T) {
 				recs`,
 			"poll |after-poll process[1 2 3] produce[1 3] |after-produce accept<[1 3] reject>[2] poll"},
 		{"explicit: a failed ack is counted and the worker polls on; a fenced one replaces it",
-			Config{Mode: Explicit}, nil, `
+			Config{Mode: vocab.Explicit}, nil, `
 				recs 1
 				ok
 				ok
@@ -203,7 +205,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] produce[1] |after-produce accept<>[1] poll |after-poll process[2] produce[2] |after-produce accept<>[2] replace"},
 		{"deferred: the output transaction commits with every poll, then the acks",
-			Config{Mode: Deferred, LockDuration: time.Minute}, []float64{0.1, 0.9}, `
+			Config{Mode: vocab.Deferred, LockDuration: time.Minute}, []float64{0.1, 0.9}, `
 				@reject 0.5
 				recs 1 2
 				ok
@@ -215,7 +217,7 @@ func TestMachineModes(t *testing.T) {
 				recs`,
 			"poll |after-poll process[1 2] begin produce[2] |after-produce commit |after-commit-before-ack accept<[2] reject>[1] poll"},
 		{"deferred: an abort releases the held records",
-			Config{Mode: Deferred, LockDuration: time.Minute}, nil, `
+			Config{Mode: vocab.Deferred, LockDuration: time.Minute}, nil, `
 				recs 1 2
 				ok
 				ok
@@ -226,7 +228,7 @@ func TestMachineModes(t *testing.T) {
 				recs`,
 			"poll |after-poll process[1 2] begin produce[1 2] |after-produce commit abort(boom) release-held[1 2] poll"},
 		{"deferred: locks past half their duration are renewed before the commit",
-			Config{Mode: Deferred, LockDuration: time.Second}, nil, `
+			Config{Mode: vocab.Deferred, LockDuration: time.Second}, nil, `
 				recs 1
 				ok
 				ok
@@ -237,7 +239,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce renew[1] commit |after-commit-before-ack accept<>[1]"},
 		{"transactional: polls fill one transaction up to its size, rejects staged apart",
-			Config{Mode: Transactional, MaxRecords: 3}, []float64{0.9, 0.9, 0.1}, `
+			Config{Mode: vocab.Transactional, MaxRecords: 3}, []float64{0.9, 0.9, 0.1}, `
 				@reject 0.5
 				recs 1 2
 				ok
@@ -253,7 +255,7 @@ func TestMachineModes(t *testing.T) {
 				recs`,
 			"poll |after-poll process[1 2] begin produce[1 2] |after-produce stage-accept[1 2] |after-stage poll |after-poll process[3] produce |after-produce stage-accept stage-reject[3] |after-stage commit poll"},
 		{"transactional: a transaction commits once old enough, at an empty poll",
-			Config{Mode: Transactional, MaxDuration: time.Second}, nil, `
+			Config{Mode: vocab.Transactional, MaxDuration: time.Second}, nil, `
 				recs 1
 				ok
 				ok
@@ -264,7 +266,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage poll commit"},
 		{"transactional: a stalled worker waits after staging",
-			Config{Mode: Transactional, MaxRecords: 1}, nil, `
+			Config{Mode: vocab.Transactional, MaxRecords: 1}, nil, `
 				@stall 3s
 				recs 1
 				ok
@@ -275,7 +277,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage wait(3s) commit"},
 		{"transactional: a stall after producing waits before staging, and one after staging is not taken then",
-			Config{Mode: Transactional, MaxRecords: 1}, nil, `
+			Config{Mode: vocab.Transactional, MaxRecords: 1}, nil, `
 				@stall-produce 3s
 				recs 1
 				ok
@@ -286,7 +288,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce wait(3s) stage-accept[1] |after-stage commit"},
 		{"deferred: a stall after producing waits before the commit",
-			Config{Mode: Deferred, MaxRecords: 1, LockDuration: 1 * time.Hour}, nil, `
+			Config{Mode: vocab.Deferred, MaxRecords: 1, LockDuration: 1 * time.Hour}, nil, `
 				@stall-produce 2s
 				recs 1
 				ok
@@ -296,7 +298,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce wait(2s) commit |after-commit-before-ack"},
 		{"transactional: a worker still stalled at the stop is abandoned, its transaction open",
-			Config{Mode: Transactional, MaxRecords: 1}, nil, `
+			Config{Mode: vocab.Transactional, MaxRecords: 1}, nil, `
 				@stall 1h
 				recs 1
 				ok
@@ -307,7 +309,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage abandon"},
 		{"classic-eos: a worker stalled after producing at the stop is abandoned",
-			Config{Mode: ClassicEOS, MaxRecords: 1}, nil, `
+			Config{Mode: vocab.ClassicEOS, MaxRecords: 1}, nil, `
 				@stall-produce 1h
 				recs 1
 				ok
@@ -317,7 +319,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce abandon"},
 		{"transactional: a failed staging aborts with its cause; a fenced one replaces the worker",
-			Config{Mode: Transactional, MaxRecords: 1}, nil, `
+			Config{Mode: vocab.Transactional, MaxRecords: 1}, nil, `
 				recs 1
 				ok
 				ok
@@ -332,7 +334,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] abort(boom) poll |after-poll process[2] begin produce[2] |after-produce stage-accept[2] replace(aborted)"},
 		{"transactional: the abort ratio aborts instead of committing; never when stopping",
-			Config{Mode: Transactional, MaxRecords: 1}, []float64{0.5}, `
+			Config{Mode: vocab.Transactional, MaxRecords: 1}, []float64{0.5}, `
 				@abort 0.9
 				recs 1
 				ok
@@ -350,7 +352,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage abort poll |after-poll process[2] begin produce[2] |after-produce stage-accept[2] |after-stage commit close"},
 		{"transactional: a stop commits the open transaction, then closes",
-			Config{Mode: Transactional, MaxRecords: 10}, nil, `
+			Config{Mode: vocab.Transactional, MaxRecords: 10}, nil, `
 				recs 1
 				ok
 				ok
@@ -361,7 +363,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage commit close"},
 		{"classic-eos: nothing is rejected; offsets are staged",
-			Config{Mode: ClassicEOS, MaxRecords: 1}, []float64{0.1}, `
+			Config{Mode: vocab.ClassicEOS, MaxRecords: 1}, []float64{0.1}, `
 				@reject 0.9
 				recs 1
 				ok
@@ -371,7 +373,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage commit"},
 		{"explicit: renew on purpose before processing, release without an output",
-			Config{Mode: Explicit}, []float64{0.1, 0.5, 0.05, 0.15, 0.9}, `
+			Config{Mode: vocab.Explicit}, []float64{0.1, 0.5, 0.05, 0.15, 0.9}, `
 				@renew 0.2
 				@reject 0.1
 				@release 0.1
@@ -384,7 +386,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll renew[1 2 3] process[1 2 3] produce[1] |after-produce accept<[1] reject[2] release>[3]"},
 		{"deferred: a renew on purpose, then the end is decided again",
-			Config{Mode: Deferred, LockDuration: time.Minute}, []float64{0.1, 0.9}, `
+			Config{Mode: vocab.Deferred, LockDuration: time.Minute}, []float64{0.1, 0.9}, `
 				@renew 0.5
 				recs 1
 				ok
@@ -395,7 +397,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce renew[1] commit |after-commit-before-ack accept<>[1]"},
 		{"transactional: EndTxn ends a small young transaction; MaxPoll bounds the poll",
-			Config{Mode: Transactional, MaxRecords: 100, MaxDuration: time.Hour, MaxPollRecords: 50}, nil, `
+			Config{Mode: vocab.Transactional, MaxRecords: 100, MaxDuration: time.Hour, MaxPollRecords: 50}, nil, `
 				recs 1
 				ok
 				ok
@@ -405,20 +407,20 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin produce[1] |after-produce stage-accept[1] |after-stage commit"},
 		{"a failed poll pauses and polls again; a cancelled one ends the loop",
-			Config{Mode: Explicit}, nil, `
+			Config{Mode: vocab.Explicit}, nil, `
 				err
 				ok
 				cancel
 				ok`,
 			"poll wait(10ms retry) poll exit"},
 		{"a worker cut off from the target waits, then polls",
-			Config{Mode: Explicit}, nil, `
+			Config{Mode: vocab.Explicit}, nil, `
 				@cut 2s
 				ok
 				recs`,
 			"wait(2s) poll"},
 		{"a failed begin is retried after a pause; the poll's records stay held",
-			Config{Mode: ClassicEOS, MaxRecords: 1}, nil, `
+			Config{Mode: vocab.ClassicEOS, MaxRecords: 1}, nil, `
 				recs 1
 				ok
 				err
@@ -429,7 +431,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin wait(10ms retry) begin produce[1] |after-produce stage-accept[1] |after-stage commit"},
 		{"a begin that keeps failing is not retried past a stop: the worker closes",
-			Config{Mode: Deferred}, nil, `
+			Config{Mode: vocab.Deferred}, nil, `
 				recs 1
 				ok
 				err
@@ -439,7 +441,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin wait(10ms retry) begin close"},
 		{"begins failing for BeginGiveUp replace the worker",
-			Config{Mode: Deferred, BeginGiveUp: 25 * time.Millisecond}, nil, `
+			Config{Mode: vocab.Deferred, BeginGiveUp: 25 * time.Millisecond}, nil, `
 				recs 1
 				ok
 				err
@@ -452,7 +454,7 @@ func TestMachineModes(t *testing.T) {
 				ok`,
 			"poll |after-poll process[1] begin wait(10ms retry) begin wait(10ms retry) begin wait(10ms retry) begin replace(wedged)"},
 		{"a begin that succeeds starts the BeginGiveUp count again",
-			Config{Mode: Transactional, MaxRecords: 1, BeginGiveUp: 15 * time.Millisecond}, nil, `
+			Config{Mode: vocab.Transactional, MaxRecords: 1, BeginGiveUp: 15 * time.Millisecond}, nil, `
 				recs 1
 				ok
 				err
@@ -480,7 +482,7 @@ func TestMachineModes(t *testing.T) {
 // TestMachinePollTimeout: an open transaction shortens the poll so the
 // commit is not late, but never below 1ms.
 func TestMachinePollTimeout(t *testing.T) {
-	m := New[int](Config{Mode: Transactional, MaxDuration: time.Second}, &seq{})
+	m := New[int](Config{Mode: vocab.Transactional, MaxDuration: time.Second}, &seq{})
 	if a := m.Next(Inputs{Now: t0}); a.Op != OpPoll || a.Timeout != pollTimeout {
 		t.Fatalf("idle poll: %s timeout %v, want poll %v", a.Op, a.Timeout, pollTimeout)
 	}
@@ -507,15 +509,15 @@ func TestMachinePollTimeout(t *testing.T) {
 }
 
 func TestPhaseIn(t *testing.T) {
-	want := map[Phase][]Mode{
-		AfterPoll:            {Implicit, Explicit, Deferred, Transactional, ClassicEOS},
-		AfterProduce:         {Implicit, Explicit, Deferred, Transactional, ClassicEOS},
-		AfterStage:           {Transactional, ClassicEOS},
-		AfterCommitBeforeAck: {Deferred},
-		Idle:                 nil,
+	want := map[vocab.Phase][]vocab.Mode{
+		vocab.AfterPoll:            {vocab.Implicit, vocab.Explicit, vocab.Deferred, vocab.Transactional, vocab.ClassicEOS},
+		vocab.AfterProduce:         {vocab.Implicit, vocab.Explicit, vocab.Deferred, vocab.Transactional, vocab.ClassicEOS},
+		vocab.AfterStage:           {vocab.Transactional, vocab.ClassicEOS},
+		vocab.AfterCommitBeforeAck: {vocab.Deferred},
+		vocab.Idle:                 nil,
 	}
 	for p, modes := range want {
-		for _, m := range AllModes() {
+		for _, m := range vocab.AllModes() {
 			in := false
 			for _, x := range modes {
 				in = in || x == m
@@ -528,34 +530,34 @@ func TestPhaseIn(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	for _, m := range AllModes() {
-		if got, err := ParseMode(string(m)); err != nil || got != m {
+	for _, m := range vocab.AllModes() {
+		if got, err := vocab.ParseMode(string(m)); err != nil || got != m {
 			t.Errorf("ParseMode(%q) = %q, %v", m, got, err)
 		}
 	}
-	if _, err := ParseMode("sometimes"); err == nil || !strings.Contains(err.Error(), `"sometimes"`) || !strings.Contains(err.Error(), "classic-eos") {
+	if _, err := vocab.ParseMode("sometimes"); err == nil || !strings.Contains(err.Error(), `"sometimes"`) || !strings.Contains(err.Error(), "classic-eos") {
 		t.Errorf("ParseMode(sometimes) error %v, want one naming the input and the valid modes", err)
 	}
-	for _, p := range CrashPhases() {
-		if got, err := ParsePhase(string(p)); err != nil || got != p {
+	for _, p := range vocab.CrashPhases() {
+		if got, err := vocab.ParsePhase(string(p)); err != nil || got != p {
 			t.Errorf("ParsePhase(%q) = %q, %v", p, got, err)
 		}
 	}
-	if _, err := ParsePhase("idle"); err == nil {
+	if _, err := vocab.ParsePhase("idle"); err == nil {
 		t.Error("ParsePhase(idle) succeeded; idle is not a crash phase")
 	}
-	if got := ClassicEOS.Order(); got != 4 {
+	if got := vocab.ClassicEOS.Order(); got != 4 {
 		t.Errorf("ClassicEOS.Order() = %d, want 4", got)
 	}
-	if got := Mode("x").Order(); got != len(AllModes()) {
-		t.Errorf(`Mode("x").Order() = %d, want %d`, got, len(AllModes()))
+	if got := vocab.Mode("x").Order(); got != len(vocab.AllModes()) {
+		t.Errorf(`Mode("x").Order() = %d, want %d`, got, len(vocab.AllModes()))
 	}
 }
 
 // TestMachinePhaseIdle: the worker sits idle between loops with nothing
 // held, and at after-stage between the polls of an open transaction.
 func TestMachinePhaseIdle(t *testing.T) {
-	m := New[int](Config{Mode: Transactional, MaxRecords: 2, MaxDuration: time.Hour}, &seq{})
+	m := New[int](Config{Mode: vocab.Transactional, MaxRecords: 2, MaxDuration: time.Hour}, &seq{})
 	step := func(in Inputs, res Result[int]) Op {
 		a := m.Next(in)
 		m.Done(res)
@@ -570,14 +572,14 @@ func TestMachinePhaseIdle(t *testing.T) {
 		step(in, Result[int]{})
 	}
 	step(in, Result[int]{}) // an empty poll: the transaction stays open
-	if got := m.Phase(); got != AfterStage {
-		t.Errorf("between polls of an open transaction: phase %s, want %s", got, AfterStage)
+	if got := m.Phase(); got != vocab.AfterStage {
+		t.Errorf("between polls of an open transaction: phase %s, want %s", got, vocab.AfterStage)
 	}
 	in.EndTxn = true
 	if op := step(in, Result[int]{}); op != OpCommit {
 		t.Fatalf("with EndTxn: %s, want commit", op)
 	}
-	if got := m.Phase(); got != Idle {
-		t.Errorf("after the commit: phase %s, want %s", got, Idle)
+	if got := m.Phase(); got != vocab.Idle {
+		t.Errorf("after the commit: phase %s, want %s", got, vocab.Idle)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"math"
 	"os"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Schema is the value of Result.Schema for this version of the format.
@@ -300,25 +302,6 @@ func (v *Verification) VerdictName() string {
 	return "FAIL"
 }
 
-// RecordState is a source record's final share state as a target reports
-// it and a ledger holds it, spelled as Kafka spells the states (the
-// engine's engine.RecordState prints the same names).
-type RecordState string
-
-// Final states of a source record.
-const (
-	StateAvailable    RecordState = "AVAILABLE"
-	StateAcquired     RecordState = "ACQUIRED"
-	StateAcknowledged RecordState = "ACKNOWLEDGED"
-	StateArchived     RecordState = "ARCHIVED"
-	StateTxPending    RecordState = "TX_PENDING"
-	// StateUnknown: the target cannot report per-record state (a real
-	// cluster); the verifier then judges terminality from SPSO. Written
-	// as "UNKNOWN"; the empty string of the v1 ledger schema means the
-	// same.
-	StateUnknown RecordState = "UNKNOWN"
-)
-
 // Witness is evidence for one finding.
 type Witness struct {
 	Kind            string `json:"kind"`
@@ -327,14 +310,14 @@ type Witness struct {
 	Epoch           int16  `json:"epoch,omitempty"`
 	// Candidates names the kinds a finding could be when the evidence
 	// cannot tell them apart.
-	Candidates    []string    `json:"candidates,omitempty"`
-	InputID       uint64      `json:"id"`
-	Partition     int32       `json:"partition"`
-	Offset        int64       `json:"offset"`
-	State         RecordState `json:"state,omitempty"`
-	DeliveryCount int         `json:"delivery_count,omitempty"`
-	Outputs       []OutputRef `json:"outputs,omitempty"`
-	Detail        string      `json:"detail,omitempty"`
+	Candidates    []string          `json:"candidates,omitempty"`
+	InputID       uint64            `json:"id"`
+	Partition     int32             `json:"partition"`
+	Offset        int64             `json:"offset"`
+	State         vocab.RecordState `json:"state,omitempty"`
+	DeliveryCount int               `json:"delivery_count,omitempty"`
+	Outputs       []OutputRef       `json:"outputs,omitempty"`
+	Detail        string            `json:"detail,omitempty"`
 }
 
 // OutputRef points at one output record.

@@ -15,37 +15,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
-	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
-
-// AckType is a share-group acknowledgement type.
-type AckType int8
-
-// Ack types, numbered as Kafka's ShareAcknowledge API numbers them.
-const (
-	AckGap     AckType = 0
-	AckAccept  AckType = 1
-	AckRelease AckType = 2
-	AckReject  AckType = 3
-	AckRenew   AckType = 4
-)
-
-func (a AckType) String() string {
-	switch a {
-	case AckGap:
-		return "gap"
-	case AckAccept:
-		return "accept"
-	case AckRelease:
-		return "release"
-	case AckReject:
-		return "reject"
-	case AckRenew:
-		return "renew"
-	}
-	return fmt.Sprintf("AckType(%d)", int8(a))
-}
 
 // ErrFenced is wrapped by worker errors after which the worker must be
 // replaced rather than retried: its producer was fenced (a newer producer
@@ -261,7 +232,7 @@ type Target interface {
 	// Supports returns nil when the target can run mode m, else an error
 	// wrapping ErrUnsupported whose text names the mode and the
 	// alternative.
-	Supports(ctx context.Context, m pipeline.Mode) error
+	Supports(ctx context.Context, m vocab.Mode) error
 	// Setup creates the topics and group configuration of cfg. It is
 	// called once per mode run with fresh topic names.
 	Setup(ctx context.Context, cfg Config) error
@@ -272,7 +243,7 @@ type Target interface {
 	// cfg.TransactionalIDPrefix + id. A replacement of a crashed worker
 	// reuses the id (so it fences its predecessor, as a restarted process
 	// would).
-	NewWorker(ctx context.Context, cfg Config, m pipeline.Mode, id int) (Worker, error)
+	NewWorker(ctx context.Context, cfg Config, m vocab.Mode, id int) (Worker, error)
 	// NewReader returns a reader of topic at the given isolation level.
 	NewReader(ctx context.Context, cfg Config, topic string, readCommitted bool) (Reader, error)
 	// EndOffsets returns, per partition of topic, the offset below which
@@ -318,7 +289,7 @@ type Worker interface {
 	// per record (per partition) which acknowledgements did not take
 	// effect, it returns a *RefusedError naming them; no error means every
 	// record's acknowledgement was answered without error.
-	Ack(ctx context.Context, recs []*Record, t AckType) error
+	Ack(ctx context.Context, recs []*Record, t vocab.AckType) error
 	// Renew extends the acquisition locks of recs.
 	Renew(ctx context.Context, recs []*Record) error
 	// Begin opens a producer transaction.
@@ -327,7 +298,7 @@ type Worker interface {
 	// (KIP-1289 SendShareAcknowledgementsToTransaction) in transactional
 	// mode, the consumed offsets (SendOffsetsToTransaction) in
 	// classic-eos mode. t is AckAccept or AckReject.
-	StageAcks(ctx context.Context, recs []*Record, t AckType) error
+	StageAcks(ctx context.Context, recs []*Record, t vocab.AckType) error
 	// Commit and Abort end the open transaction.
 	Commit(ctx context.Context) error
 	Abort(ctx context.Context) error
@@ -389,7 +360,7 @@ type ProducerIDer interface {
 type RecordState struct {
 	Partition     int32
 	Offset        int64
-	State         result.RecordState
+	State         vocab.RecordState
 	DeliveryCount int
 	// Rejected is true when the record was archived by an explicit reject.
 	Rejected bool

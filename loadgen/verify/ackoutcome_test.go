@@ -9,8 +9,8 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestAckOutcomes(t *testing.T) {
@@ -20,13 +20,13 @@ func TestAckOutcomes(t *testing.T) {
 		return verify.Output{InputID: id, Offset: int64(id), Committed: true, Uncommitted: true, VisibleNs: 1}
 	}
 	archived := func(id uint64, count int, rejected bool) verify.Input {
-		return verify.Input{ID: id, Offset: int64(id), FinalState: result.StateArchived, DeliveryCount: count, Rejected: rejected}
+		return verify.Input{ID: id, Offset: int64(id), FinalState: vocab.StateArchived, DeliveryCount: count, Rejected: rejected}
 	}
-	state := func(id uint64, st result.RecordState) verify.Input {
+	state := func(id uint64, st vocab.RecordState) verify.Input {
 		return verify.Input{ID: id, Offset: int64(id), FinalState: st, DeliveryCount: 1}
 	}
 	below := func(id uint64) verify.Input {
-		return verify.Input{ID: id, Offset: int64(id), FinalState: result.StateUnknown, BelowSPSO: true}
+		return verify.Input{ID: id, Offset: int64(id), FinalState: vocab.StateUnknown, BelowSPSO: true}
 	}
 	for _, tc := range []struct {
 		name string
@@ -68,7 +68,7 @@ func TestAckOutcomes(t *testing.T) {
 			dels: []verify.Delivery{delivery(1, limit, verify.AckAccept, verify.AckCommitted)},
 			want: map[string]int64{verify.KindAckContradiction: 1, verify.KindArchivedAtLimit: 1}},
 		{name: "an accept answered as taken on a record left available", mode: "transactional",
-			ins:  []verify.Input{state(1, result.StateAvailable)},
+			ins:  []verify.Input{state(1, vocab.StateAvailable)},
 			outs: []verify.Output{out(1)},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckAccept, verify.AckCommitted)},
 			want: map[string]int64{verify.KindAckContradiction: 1, verify.KindUnresolved: 1}},

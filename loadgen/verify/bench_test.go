@@ -19,8 +19,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 var benchN = flag.Int("verify.n", 1_000_000, "inputs (and as many outputs) BenchmarkVerify feeds")
@@ -44,7 +44,7 @@ const benchTxn = 100
 // workers, transactions of benchTxn outputs, six partitions.
 func benchInput(id uint64) verify.Input {
 	return verify.Input{ID: id, Partition: int32(id % 6), Offset: int64(id / 6), IntendedNs: int64(id) * 1000,
-		FinalState: result.StateAcknowledged, DeliveryCount: 1}
+		FinalState: vocab.StateAcknowledged, DeliveryCount: 1}
 }
 
 func benchOutput(id uint64) verify.Output {

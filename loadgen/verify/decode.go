@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // decodeInput decodes one inputs.jsonl line into in.
@@ -200,24 +200,24 @@ func fastOutput(line []byte, o *Output, seen *uint64) bool {
 }
 
 // state returns b as a record state, without allocating for the known states.
-func state(b []byte) result.RecordState {
+func state(b []byte) vocab.RecordState {
 	switch string(b) {
-	case string(result.StateAcknowledged):
-		return result.StateAcknowledged
-	case string(result.StateArchived):
-		return result.StateArchived
-	case string(result.StateAvailable):
-		return result.StateAvailable
-	case string(result.StateAcquired):
-		return result.StateAcquired
-	case string(result.StateTxPending):
-		return result.StateTxPending
-	case string(result.StateUnknown):
-		return result.StateUnknown
+	case string(vocab.StateAcknowledged):
+		return vocab.StateAcknowledged
+	case string(vocab.StateArchived):
+		return vocab.StateArchived
+	case string(vocab.StateAvailable):
+		return vocab.StateAvailable
+	case string(vocab.StateAcquired):
+		return vocab.StateAcquired
+	case string(vocab.StateTxPending):
+		return vocab.StateTxPending
+	case string(vocab.StateUnknown):
+		return vocab.StateUnknown
 	case "":
 		return ""
 	}
-	return result.RecordState(b)
+	return vocab.RecordState(b)
 }
 
 // Value kinds scanObject reports.

@@ -11,8 +11,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // sameAsJSON reports a difference between the fast decoders and
@@ -99,7 +99,7 @@ func TestDecodeMatchesJSON(t *testing.T) {
 	t.Parallel()
 	seed := testSeed(t)
 	r := rand.New(rand.NewPCG(uint64(seed), 2))
-	states := []result.RecordState{result.StateAcknowledged, result.StateArchived, result.StateUnknown, "w-odd"}
+	states := []vocab.RecordState{vocab.StateAcknowledged, vocab.StateArchived, vocab.StateUnknown, "w-odd"}
 	nums := []int64{0, 1, 11, -1, 1 << 40}
 	num := func() int64 { return nums[r.IntN(len(nums))] }
 	for i := range 20000 {

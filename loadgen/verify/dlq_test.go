@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // TestDLQJudgement: with a dead-letter queue, an input archived by a reject
@@ -19,12 +19,12 @@ import (
 // INCONCLUSIVE.
 func TestDLQJudgement(t *testing.T) {
 	t.Parallel()
-	rejected := in(1, result.StateArchived, 1)
+	rejected := in(1, vocab.StateArchived, 1)
 	rejected.Rejected = true
-	atLimit := in(2, result.StateArchived, limit)
-	acked := in(3, result.StateAcknowledged, 1)
-	unprocessed := in(4, result.StateArchived, 1) // archived-unprocessed: no DLQ judgement
-	kafkaAtLimit := verify.Input{ID: 5, Partition: 1, Offset: 5, FinalState: result.StateUnknown, DeliveryCount: limit, BelowSPSO: true}
+	atLimit := in(2, vocab.StateArchived, limit)
+	acked := in(3, vocab.StateAcknowledged, 1)
+	unprocessed := in(4, vocab.StateArchived, 1) // archived-unprocessed: no DLQ judgement
+	kafkaAtLimit := verify.Input{ID: 5, Partition: 1, Offset: 5, FinalState: vocab.StateUnknown, DeliveryCount: limit, BelowSPSO: true}
 	dl := func(ins ...verify.Input) []verify.DLQRecord {
 		var out []verify.DLQRecord
 		for i, x := range ins {
@@ -100,11 +100,11 @@ func TestDLQJudgement(t *testing.T) {
 // with the file and line.
 func TestDLQLedger(t *testing.T) {
 	t.Parallel()
-	rejected := in(1, result.StateArchived, 1)
+	rejected := in(1, vocab.StateArchived, 1)
 	rejected.Rejected = true
 	write := func(t *testing.T, meta verify.Meta, dlq string) string {
 		dir := t.TempDir()
-		if err := verify.WriteLedgers(dir, []verify.Input{rejected, in(2, result.StateAcknowledged, 1)}, []verify.Output{plain(2)}); err != nil {
+		if err := verify.WriteLedgers(dir, []verify.Input{rejected, in(2, vocab.StateAcknowledged, 1)}, []verify.Output{plain(2)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := verify.WriteMeta(dir, meta); err != nil {

@@ -10,13 +10,14 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func ExampleFormat() {
 	v := verify.New("transactional", verify.Options{DeliveryLimit: 5, MaxWitnesses: 1})
-	v.AddInput(verify.Input{ID: 1, Partition: 0, Offset: 16, FinalState: result.StateAcknowledged, DeliveryCount: 1})
-	v.AddInput(verify.Input{ID: 2, Partition: 0, Offset: 17, FinalState: result.StateAcknowledged, DeliveryCount: 2})
-	v.AddInput(verify.Input{ID: 3, Partition: 1, Offset: 4, FinalState: result.StateArchived, DeliveryCount: 5})
+	v.AddInput(verify.Input{ID: 1, Partition: 0, Offset: 16, FinalState: vocab.StateAcknowledged, DeliveryCount: 1})
+	v.AddInput(verify.Input{ID: 2, Partition: 0, Offset: 17, FinalState: vocab.StateAcknowledged, DeliveryCount: 2})
+	v.AddInput(verify.Input{ID: 3, Partition: 1, Offset: 4, FinalState: vocab.StateArchived, DeliveryCount: 5})
 	v.AddOutput(verify.Output{InputID: 1, Partition: 3, Offset: 120, TransactionalID: "w-1", Epoch: 5, TxnSeq: 9, TxnSize: 2, VisibleNs: 12_500_000})
 	v.AddOutput(verify.Output{InputID: 2, Partition: 3, Offset: 121, TransactionalID: "w-1", Epoch: 5, TxnSeq: 9, TxnSize: 2, Committed: true, VisibleNs: 12_600_000})
 	v.AddOutput(verify.Output{InputID: 2, Partition: 2, Offset: 7, Epoch: -1, Committed: true, VisibleNs: 13_000_000})

@@ -5,7 +5,7 @@
 
 package verify
 
-import "github.com/sharebench/sharebench/loadgen/result"
+import "github.com/sharebench/sharebench/vocab"
 
 // LedgerSchema is the ledger.json schema this package writes. A ledger
 // directory without ledger.json is the older, unversioned schema
@@ -24,7 +24,7 @@ type Input struct {
 	// IntendedNs is the scheduled send time, ns since the run's start.
 	IntendedNs int64 `json:"intended_ns"`
 	// FinalState is one of the State constants.
-	FinalState result.RecordState `json:"final_state"`
+	FinalState vocab.RecordState `json:"final_state"`
 	// DeliveryCount is the final delivery count the target reports (0
 	// where it reports none); the deliveries workers observed are in the
 	// Delivery records.

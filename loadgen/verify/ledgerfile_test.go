@@ -17,8 +17,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestAppendMatchesJSON(t *testing.T) {
@@ -29,7 +29,7 @@ func TestAppendMatchesJSON(t *testing.T) {
 	pick := func() int64 { return ints[r.IntN(len(ints))] }
 	for i := 0; i < 500; i++ {
 		in := verify.Input{ID: r.Uint64(), Partition: int32(pick()), Offset: pick(), IntendedNs: pick(),
-			FinalState: result.RecordState(strs[r.IntN(len(strs))]), DeliveryCount: int(pick()), Rejected: r.IntN(2) == 0, BelowSPSO: r.IntN(2) == 0}
+			FinalState: vocab.RecordState(strs[r.IntN(len(strs))]), DeliveryCount: int(pick()), Rejected: r.IntN(2) == 0, BelowSPSO: r.IntN(2) == 0}
 		o := verify.Output{InputID: r.Uint64(), Partition: int32(pick()), Offset: pick(), TransactionalID: strs[r.IntN(len(strs))],
 			Epoch: int16(pick()), TxnSeq: pick(), TxnSize: int(pick()), Committed: r.IntN(2) == 0, Aborted: r.IntN(2) == 0, VisibleNs: pick()}
 		want, _ := json.Marshal(in)
@@ -46,8 +46,8 @@ func TestAppendMatchesJSON(t *testing.T) {
 func TestLedgerRoundTrip(t *testing.T) {
 	t.Parallel()
 	ins := []verify.Input{
-		{ID: 1, Partition: 2, Offset: 3, IntendedNs: 4, FinalState: result.StateAcknowledged, DeliveryCount: 1},
-		{ID: 2, Offset: 5, FinalState: result.StateArchived, DeliveryCount: 2, Rejected: true},
+		{ID: 1, Partition: 2, Offset: 3, IntendedNs: 4, FinalState: vocab.StateAcknowledged, DeliveryCount: 1},
+		{ID: 2, Offset: 5, FinalState: vocab.StateArchived, DeliveryCount: 2, Rejected: true},
 		{ID: 3, Offset: 6, BelowSPSO: true},
 	}
 	outs := []verify.Output{

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // ErrUnknownMode is matched (errors.Is) by the error Allowed and VerifyDir
@@ -19,21 +19,21 @@ var ErrUnknownMode = errors.New("verify: unknown mode")
 // policies maps each mode to the anomaly kinds it allows, sorted. The
 // verifier takes modes by name (they come from ledger files), and imports
 // only the pipeline's vocabulary for them.
-var policies = map[pipeline.Mode][]string{
-	pipeline.Implicit:      {KindDuplicate},
-	pipeline.Explicit:      {KindDuplicate},
-	pipeline.Deferred:      {KindDuplicate},
-	pipeline.Transactional: {},
-	pipeline.ClassicEOS:    {},
+var policies = map[vocab.Mode][]string{
+	vocab.Implicit:      {KindDuplicate},
+	vocab.Explicit:      {KindDuplicate},
+	vocab.Deferred:      {KindDuplicate},
+	vocab.Transactional: {},
+	vocab.ClassicEOS:    {},
 }
 
 // deliveryLimited reports whether mode consumes through a share group,
 // whose delivery limit bounds deliveries; a classic consumer group
 // (classic-eos) refetches after every rebalance and has no limit.
-func deliveryLimited(mode string) bool { return pipeline.Mode(mode).DeliveryLimited() }
+func deliveryLimited(mode string) bool { return vocab.Mode(mode).DeliveryLimited() }
 
 // Modes returns the modes with a policy, in report order.
-func Modes() []string { return pipeline.ModeNames() }
+func Modes() []string { return vocab.ModeNames() }
 
 // Allowed returns the anomaly kinds mode allows, sorted (empty, not nil, for
 // the exactly-once modes): duplicate for implicit, explicit and deferred
@@ -41,7 +41,7 @@ func Modes() []string { return pipeline.ModeNames() }
 // classic-eos. For any other mode it returns an error matching
 // ErrUnknownMode.
 func Allowed(mode string) ([]string, error) {
-	p, ok := policies[pipeline.Mode(mode)]
+	p, ok := policies[vocab.Mode(mode)]
 	if !ok {
 		return nil, &modeError{mode: mode}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 var seedFlag = flag.Int64("seed", 0, "seed for the randomized tests (0 picks one from the clock)")
@@ -76,7 +77,7 @@ func (g *injector) id() uint64 {
 	return g.nextID
 }
 
-func (g *injector) input(id uint64, state result.RecordState, deliveries int) *verify.Input {
+func (g *injector) input(id uint64, state vocab.RecordState, deliveries int) *verify.Input {
 	g.l.ins = append(g.l.ins, verify.Input{ID: id, Partition: int32(id % 3), Offset: int64(id), FinalState: state, DeliveryCount: deliveries})
 	return &g.l.ins[len(g.l.ins)-1]
 }
@@ -101,10 +102,10 @@ func (g *injector) txn() (string, int64) {
 // state.
 func (g *injector) accepted(id uint64, deliveries int) {
 	if g.r.IntN(2) == 0 {
-		g.input(id, result.StateAcknowledged, deliveries)
+		g.input(id, vocab.StateAcknowledged, deliveries)
 		return
 	}
-	g.input(id, result.StateUnknown, deliveries).BelowSPSO = true
+	g.input(id, vocab.StateUnknown, deliveries).BelowSPSO = true
 }
 
 func (g *injector) clean(n int) {
@@ -191,11 +192,11 @@ func (g *injector) inject(kind string) {
 		id := g.id()
 		switch g.r.IntN(4) {
 		case 0:
-			g.input(id, result.StateAvailable, 1)
+			g.input(id, vocab.StateAvailable, 1)
 		case 1:
-			g.input(id, result.StateAcquired, 1)
+			g.input(id, vocab.StateAcquired, 1)
 		case 2:
-			g.input(id, result.StateTxPending, 1)
+			g.input(id, vocab.StateTxPending, 1)
 			tid, seq := g.txn()
 			g.output(id, tid, seq, 1, false, false)
 		default:
@@ -207,21 +208,21 @@ func (g *injector) inject(kind string) {
 		g.accepted(id, limit+1+g.r.IntN(3))
 		g.output(id, "", 0, 0, true, false)
 	case verify.KindArchivedUnprocessed:
-		g.input(g.id(), result.StateArchived, 1+g.r.IntN(limit-1))
+		g.input(g.id(), vocab.StateArchived, 1+g.r.IntN(limit-1))
 	case verify.KindArchivedAtLimit:
-		in := g.input(g.id(), result.StateArchived, limit)
+		in := g.input(g.id(), vocab.StateArchived, limit)
 		if g.dlq {
 			g.deadLetter(in, 1)
 		}
 	case verify.KindRejected:
-		in := g.input(g.id(), result.StateArchived, 1+g.r.IntN(limit))
+		in := g.input(g.id(), vocab.StateArchived, 1+g.r.IntN(limit))
 		in.Rejected = true
 		if g.dlq {
 			g.deadLetter(in, 1)
 		}
 	case verify.KindDLQMissing:
 		// Archived at the limit or rejected, with no dead letter.
-		in := g.input(g.id(), result.StateArchived, limit)
+		in := g.input(g.id(), vocab.StateArchived, limit)
 		if g.r.IntN(2) == 0 {
 			g.l.want[verify.KindRejected]++
 			in.Rejected = true
@@ -232,7 +233,7 @@ func (g *injector) inject(kind string) {
 		switch g.r.IntN(3) {
 		case 0: // archived, written twice or more
 			g.l.want[verify.KindRejected]++
-			in := g.input(g.id(), result.StateArchived, 1+g.r.IntN(limit))
+			in := g.input(g.id(), vocab.StateArchived, 1+g.r.IntN(limit))
 			in.Rejected = true
 			g.deadLetter(in, 2+g.r.IntN(2))
 		case 1: // accepted and output, yet dead-lettered
@@ -419,13 +420,13 @@ func model(ins []verify.Input, outs []verify.Output, deliveryLimit int) (map[str
 			find(verify.KindOverDelivered, id)
 		}
 		switch {
-		case in.FinalState == result.StateAcknowledged || (in.FinalState == result.StateUnknown && in.BelowSPSO):
+		case in.FinalState == vocab.StateAcknowledged || (in.FinalState == vocab.StateUnknown && in.BelowSPSO):
 			if !in.Rejected && committed == 0 {
 				find(verify.KindLost, id)
 			}
-		case in.FinalState == result.StateUnknown:
+		case in.FinalState == vocab.StateUnknown:
 			// not below SPSO: not judged
-		case in.FinalState == result.StateArchived:
+		case in.FinalState == vocab.StateArchived:
 			switch {
 			case in.Rejected:
 			case dc < deliveryLimit:
@@ -455,8 +456,8 @@ func chaos(r *rand.Rand) ([]verify.Input, []verify.Output) {
 		}
 		return uint64(1 + r.IntN(n))
 	}
-	states := []result.RecordState{result.StateAvailable, result.StateAcquired, result.StateAcknowledged, result.StateArchived,
-		result.StateTxPending, result.StateUnknown, "BOGUS"}
+	states := []vocab.RecordState{vocab.StateAvailable, vocab.StateAcquired, vocab.StateAcknowledged, vocab.StateArchived,
+		vocab.StateTxPending, vocab.StateUnknown, "BOGUS"}
 	tids := []string{"", "", "a", "b", "c"}
 	var ins []verify.Input
 	for range r.IntN(2 * n) {
@@ -483,7 +484,7 @@ func unjudgeable(ins []verify.Input) bool {
 			return true
 		}
 		seen[in.ID] = true
-		if (in.FinalState == "" || in.FinalState == result.StateUnknown) && !in.BelowSPSO {
+		if (in.FinalState == "" || in.FinalState == vocab.StateUnknown) && !in.BelowSPSO {
 			return true
 		}
 	}

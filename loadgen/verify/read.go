@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // maxLineBytes bounds one ledger line; real lines are about 200 bytes.
@@ -232,7 +233,7 @@ func ReadLedgers(dir string, v *Verifier) error {
 	if v2 {
 		inNeed, outNeed = inputNeedV2, outputNeedV2
 	}
-	states := []result.RecordState{result.StateAvailable, result.StateAcquired, result.StateAcknowledged, result.StateArchived, result.StateTxPending, result.StateUnknown, ""}
+	states := []vocab.RecordState{vocab.StateAvailable, vocab.StateAcquired, vocab.StateAcknowledged, vocab.StateArchived, vocab.StateTxPending, vocab.StateUnknown, ""}
 	if v2 {
 		states = states[:len(states)-1] // v2 writes UNKNOWN, never ""
 	}

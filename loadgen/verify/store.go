@@ -10,7 +10,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 const (
@@ -50,36 +50,36 @@ const (
 	codeInvalid // a final state the verifier does not know
 )
 
-func stateCode(s result.RecordState) uint8 {
+func stateCode(s vocab.RecordState) uint8 {
 	switch s {
-	case result.StateUnknown, "":
+	case vocab.StateUnknown, "":
 		return codeUnknown
-	case result.StateAvailable:
+	case vocab.StateAvailable:
 		return codeAvailable
-	case result.StateAcquired:
+	case vocab.StateAcquired:
 		return codeAcquired
-	case result.StateAcknowledged:
+	case vocab.StateAcknowledged:
 		return codeAcknowledged
-	case result.StateArchived:
+	case vocab.StateArchived:
 		return codeArchived
-	case result.StateTxPending:
+	case vocab.StateTxPending:
 		return codeTxPending
 	}
 	return codeInvalid
 }
 
-func stateName(c uint8) result.RecordState {
+func stateName(c uint8) vocab.RecordState {
 	switch c {
 	case codeAvailable:
-		return result.StateAvailable
+		return vocab.StateAvailable
 	case codeAcquired:
-		return result.StateAcquired
+		return vocab.StateAcquired
 	case codeAcknowledged:
-		return result.StateAcknowledged
+		return vocab.StateAcknowledged
 	case codeArchived:
-		return result.StateArchived
+		return vocab.StateArchived
 	case codeTxPending:
-		return result.StateTxPending
+		return vocab.StateTxPending
 	}
 	return "" // unknown: witnesses leave the state out
 }

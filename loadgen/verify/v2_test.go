@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func txnOut(id uint64, off int64, seq int64, size int, outcome string, committed bool, marker string) verify.Output {
@@ -19,7 +19,7 @@ func txnOut(id uint64, off int64, seq int64, size int, outcome string, committed
 }
 
 func acked(id uint64) verify.Input {
-	return verify.Input{ID: id, Offset: int64(id), FinalState: result.StateAcknowledged, DeliveryCount: 1}
+	return verify.Input{ID: id, Offset: int64(id), FinalState: vocab.StateAcknowledged, DeliveryCount: 1}
 }
 
 func delivery(id uint64, count int, ack, outcome string) verify.Delivery {
@@ -30,7 +30,7 @@ func TestV2Judgements(t *testing.T) {
 	t.Parallel()
 	const limit = 5
 	unknown := func(id uint64) verify.Input {
-		return verify.Input{ID: id, Offset: int64(id), FinalState: result.StateUnknown}
+		return verify.Input{ID: id, Offset: int64(id), FinalState: vocab.StateUnknown}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -84,11 +84,11 @@ func TestV2Judgements(t *testing.T) {
 			outs: []verify.Output{txnOut(1, 0, 1, 1, verify.OutcomeCommitted, false, verify.MarkerOpen), txnOut(1, 1, 2, 1, verify.OutcomeCommitted, true, verify.MarkerCommit)},
 			want: map[string]int64{verify.KindTornTransaction: 1}, verdict: verify.VerdictFail},
 		{name: "a staged reject that aborted is not rejected", mode: "transactional",
-			ins:  []verify.Input{{ID: 1, FinalState: result.StateArchived, DeliveryCount: 1}},
+			ins:  []verify.Input{{ID: 1, FinalState: vocab.StateArchived, DeliveryCount: 1}},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckReject, verify.AckAborted)},
 			want: map[string]int64{verify.KindArchivedUnprocessed: 1}, verdict: verify.VerdictFail},
 		{name: "a reject that committed is rejected", mode: "transactional",
-			ins:  []verify.Input{{ID: 1, FinalState: result.StateUnknown, BelowSPSO: true}},
+			ins:  []verify.Input{{ID: 1, FinalState: vocab.StateUnknown, BelowSPSO: true}},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckReject, verify.AckCommitted)},
 			want: map[string]int64{verify.KindRejected: 1}, verdict: verify.VerdictPass},
 		// The target's word (the reject took effect) and its state
@@ -98,7 +98,7 @@ func TestV2Judgements(t *testing.T) {
 			dels: []verify.Delivery{delivery(1, 1, verify.AckReject, verify.AckCommitted)},
 			want: map[string]int64{verify.KindLost: 1, verify.KindRejected: 1, verify.KindAckContradiction: 1}, verdict: verify.VerdictFail},
 		{name: "over-delivered: deliveries that certainly counted", mode: "transactional",
-			ins:  []verify.Input{{ID: 1, FinalState: result.StateArchived, DeliveryCount: 1}},
+			ins:  []verify.Input{{ID: 1, FinalState: vocab.StateArchived, DeliveryCount: 1}},
 			dels: slices.Repeat([]verify.Delivery{delivery(1, 1, verify.AckAccept, verify.AckAborted)}, limit+1),
 			want: map[string]int64{verify.KindOverDelivered: 1, verify.KindArchivedAtLimit: 1}, verdict: verify.VerdictFail},
 		{name: "deliveries with no ack do not count toward the limit", mode: "explicit",
@@ -107,7 +107,7 @@ func TestV2Judgements(t *testing.T) {
 			dels: append(slices.Repeat([]verify.Delivery{delivery(1, 1, verify.AckNone, verify.AckNotSent)}, limit+1), delivery(1, 2, verify.AckAccept, verify.AckCommitted)),
 			want: map[string]int64{}, verdict: verify.VerdictPass},
 		{name: "archived at the limit told from lost by the deliveries", mode: "deferred",
-			ins:  []verify.Input{{ID: 1, FinalState: result.StateUnknown, BelowSPSO: true}},
+			ins:  []verify.Input{{ID: 1, FinalState: vocab.StateUnknown, BelowSPSO: true}},
 			dels: slices.Repeat([]verify.Delivery{delivery(1, 5, verify.AckRelease, verify.AckCommitted)}, limit),
 			want: map[string]int64{verify.KindArchivedAtLimit: 1}, verdict: verify.VerdictPass},
 		{name: "an accept that took effect, no output, state unknown: lost", mode: "deferred",
@@ -115,7 +115,7 @@ func TestV2Judgements(t *testing.T) {
 			dels: []verify.Delivery{delivery(1, 1, verify.AckAccept, verify.AckCommitted)},
 			want: map[string]int64{verify.KindLost: 1}, verdict: verify.VerdictFail},
 		{name: "an accept whose fate is unknown: lost or archived, unjudged", mode: "deferred",
-			ins:  []verify.Input{{ID: 1, FinalState: result.StateUnknown, BelowSPSO: true}},
+			ins:  []verify.Input{{ID: 1, FinalState: vocab.StateUnknown, BelowSPSO: true}},
 			dels: []verify.Delivery{delivery(1, 5, verify.AckAccept, verify.AckUnknown)},
 			want: map[string]int64{}, verdict: verify.VerdictInconclusive, reason: verify.UnjudgedLostOrLimit},
 		{name: "no state, no ack: unjudged", mode: "explicit",

@@ -16,12 +16,13 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 const limit = 5
 
 // in returns an input of partition 0 at offset 10*id.
-func in(id uint64, state result.RecordState, deliveries int) verify.Input {
+func in(id uint64, state vocab.RecordState, deliveries int) verify.Input {
 	return verify.Input{ID: id, Offset: int64(10 * id), FinalState: state, DeliveryCount: deliveries}
 }
 
@@ -95,13 +96,13 @@ func TestFindings(t *testing.T) {
 	}{
 		{
 			name: "clean",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 1), in(2, result.StateAcknowledged, 2), {ID: 3, BelowSPSO: true}},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 2), {ID: 3, BelowSPSO: true}},
 			outs: []verify.Output{plain(1), txo(2, "w-1", 1, 2, 1, true, false), txo(3, "w-1", 1, 2, 2, true, false)},
 			want: map[string]int64{},
 		},
 		{
 			name: "aborted then retried is clean",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 2), in(2, result.StateAcknowledged, 2)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 2), in(2, vocab.StateAcknowledged, 2)},
 			outs: []verify.Output{
 				txo(1, "w-1", 1, 2, 1, false, true), txo(2, "w-1", 1, 2, 2, false, true),
 				txo(1, "w-1", 2, 2, 3, true, false), txo(2, "w-1", 2, 2, 4, true, false),
@@ -110,23 +111,23 @@ func TestFindings(t *testing.T) {
 		},
 		{
 			name: "lost",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 1), in(2, result.StateAcknowledged, 1)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(2)},
 			want: map[string]int64{verify.KindLost: 1},
 			kind: verify.KindLost,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateAcknowledged, DeliveryCount: 1,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Detail: "acknowledged but no committed output"},
 		},
 		{
 			// The checkpoint model: an output still pre-committed in a sink
 			// transaction can yet commit; the input is unresolved, not lost.
 			name: "pre-committed in a sink, unresolved",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 1), in(2, result.StateAcknowledged, 1)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(2)},
 			opts: verify.Options{SinkPending: map[uint64]string{1: "run-w0-i1-c3", 2: "run-w0-i1-c4"}},
 			want: map[string]int64{verify.KindUnresolved: 1},
 			kind: verify.KindUnresolved,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateAcknowledged, DeliveryCount: 1,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Detail: "its output is pre-committed in sink transaction run-w0-i1-c3, which was neither committed nor rolled back after the drain"},
 		},
 		{
@@ -148,58 +149,58 @@ func TestFindings(t *testing.T) {
 		},
 		{
 			name: "duplicate",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 2)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 2)},
 			outs: []verify.Output{dup1, dup2},
 			want: map[string]int64{verify.KindDuplicate: 1},
 			kind: verify.KindDuplicate,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateAcknowledged, DeliveryCount: 2,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 2,
 				Outputs: []result.OutputRef{ref(dup2), ref(dup1)}, Detail: "2 committed outputs for one input"},
 		},
 		{
 			name: "aborted-read",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 2)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 2)},
 			outs: []verify.Output{aborted, plain(1)},
 			want: map[string]int64{verify.KindAbortedRead: 1},
 			kind: verify.KindAbortedRead,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateAcknowledged, DeliveryCount: 2,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 2,
 				Outputs: []result.OutputRef{ref(aborted)},
 				Detail:  `output of an aborted transaction visible to read_committed (transaction "w-1" epoch 3 seq 4)`},
 		},
 		{
 			name: "aborted-read is not a committed output",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 1)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{aborted},
 			want: map[string]int64{verify.KindAbortedRead: 1, verify.KindLost: 1},
 			kind: verify.KindLost,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateAcknowledged, DeliveryCount: 1,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(aborted)}, Detail: "acknowledged but no committed output; 1 aborted"},
 		},
 		{
 			name: "torn: part committed, part seen only uncommitted",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 1), in(2, result.StateAcknowledged, 1)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{tornC, tornP},
 			want: map[string]int64{verify.KindTornTransaction: 1, verify.KindLost: 1},
 			kind: verify.KindTornTransaction,
-			wit: result.Witness{InputID: 2, Offset: 20, State: result.StateAcknowledged, DeliveryCount: 1,
+			wit: result.Witness{InputID: 2, Offset: 20, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(tornC), ref(tornP)},
 				Detail:  `transaction "w-1" epoch 3 seq 9: 1 of 2 outputs committed, 1 seen only uncommitted, 0 aborted; it wrote 2`},
 		},
 		{
 			name: "torn: fewer committed than written",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 1), in(2, result.StateAcknowledged, 1)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{sizeB, sizeA},
 			want: map[string]int64{verify.KindTornTransaction: 1},
 			kind: verify.KindTornTransaction,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateAcknowledged, DeliveryCount: 1,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(sizeA), ref(sizeB)},
 				Detail:  `transaction "w-2" epoch 3 seq 1: 2 of 2 outputs committed, 0 seen only uncommitted, 0 aborted; it wrote 3`},
 		},
 		{
 			name: "unresolved",
-			ins:  []verify.Input{in(1, result.StateAvailable, 1), in(2, result.StateAcquired, 1), in(3, result.StateTxPending, 1)},
+			ins:  []verify.Input{in(1, vocab.StateAvailable, 1), in(2, vocab.StateAcquired, 1), in(3, vocab.StateTxPending, 1)},
 			want: map[string]int64{verify.KindUnresolved: 3},
 			kind: verify.KindUnresolved,
-			wit:  result.Witness{InputID: 1, Offset: 10, State: result.StateAvailable, DeliveryCount: 1, Detail: "state AVAILABLE after the drain"},
+			wit:  result.Witness{InputID: 1, Offset: 10, State: vocab.StateAvailable, DeliveryCount: 1, Detail: "state AVAILABLE after the drain"},
 		},
 		{
 			name: "no state and not below SPSO is not judged",
@@ -222,49 +223,49 @@ func TestFindings(t *testing.T) {
 		},
 		{
 			name: "over-delivered",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, limit+1)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, limit+1)},
 			outs: []verify.Output{plain(1)},
 			want: map[string]int64{verify.KindOverDelivered: 1},
 			kind: verify.KindOverDelivered,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateAcknowledged, DeliveryCount: limit + 1,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: limit + 1,
 				Outputs: []result.OutputRef{ref(plain(1))}, Detail: "delivered 6 times, limit 5"},
 		},
 		{
 			name: "archived-unprocessed",
-			ins:  []verify.Input{in(1, result.StateArchived, 2)},
+			ins:  []verify.Input{in(1, vocab.StateArchived, 2)},
 			want: map[string]int64{verify.KindArchivedUnprocessed: 1},
 			kind: verify.KindArchivedUnprocessed,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateArchived, DeliveryCount: 2,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 2,
 				Detail: "archived after 2 of 5 deliveries without a reject"},
 		},
 		{
 			name: "archived-at-limit",
-			ins:  []verify.Input{in(1, result.StateArchived, limit)},
+			ins:  []verify.Input{in(1, vocab.StateArchived, limit)},
 			want: map[string]int64{verify.KindArchivedAtLimit: 1},
 			kind: verify.KindArchivedAtLimit,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateArchived, DeliveryCount: limit,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: limit,
 				Detail: "archived after 5 deliveries, limit 5"},
 		},
 		{
 			name: "archived without a known limit",
-			ins:  []verify.Input{in(1, result.StateArchived, 2)},
+			ins:  []verify.Input{in(1, vocab.StateArchived, 2)},
 			opts: verify.Options{DeliveryLimit: -1},
 			want: map[string]int64{verify.KindArchivedAtLimit: 1},
 			kind: verify.KindArchivedAtLimit,
-			wit: result.Witness{InputID: 1, Offset: 10, State: result.StateArchived, DeliveryCount: 2,
+			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 2,
 				Detail: "archived after 2 deliveries without a reject; delivery limit unknown"},
 			note: "verify: no delivery limit given: over-delivered is not checked and every archived, unrejected record counts as archived-at-limit",
 		},
 		{
 			name: "rejected",
-			ins:  []verify.Input{{ID: 1, Offset: 10, FinalState: result.StateArchived, DeliveryCount: 1, Rejected: true}},
+			ins:  []verify.Input{{ID: 1, Offset: 10, FinalState: vocab.StateArchived, DeliveryCount: 1, Rejected: true}},
 			want: map[string]int64{verify.KindRejected: 1},
 			kind: verify.KindRejected,
-			wit:  result.Witness{InputID: 1, Offset: 10, State: result.StateArchived, DeliveryCount: 1, Detail: "rejected by the worker"},
+			wit:  result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 1, Detail: "rejected by the worker"},
 		},
 		{
 			name: "phantom",
-			ins:  []verify.Input{in(1, result.StateAcknowledged, 1)},
+			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(1), phantom},
 			want: map[string]int64{verify.KindPhantom: 1},
 			kind: verify.KindPhantom,
@@ -273,7 +274,7 @@ func TestFindings(t *testing.T) {
 		},
 		{
 			name:         "repeated input id keeps the first",
-			ins:          []verify.Input{in(1, result.StateAcknowledged, 1), in(1, result.StateAvailable, 1)},
+			ins:          []verify.Input{in(1, vocab.StateAcknowledged, 1), in(1, vocab.StateAvailable, 1)},
 			outs:         []verify.Output{plain(1)},
 			want:         map[string]int64{},
 			note:         "verify: 1 input records repeat an id already in the input ledger (first: id 1); the first record of each id was kept",
@@ -341,7 +342,7 @@ func TestPolicy(t *testing.T) {
 		{"classic-eos", false},
 	}
 	for _, tt := range tests {
-		got := run(tt.mode, verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, result.StateAcknowledged, 2)}, dupOuts)
+		got := run(tt.mode, verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, vocab.StateAcknowledged, 2)}, dupOuts)
 		if got.Pass != tt.duplicate {
 			t.Errorf("%s with a duplicate: Pass = %v, want %v", tt.mode, got.Pass, tt.duplicate)
 		}
@@ -352,7 +353,7 @@ func TestPolicy(t *testing.T) {
 		if !slices.Equal(got.Forbidden, wantForbidden) {
 			t.Errorf("%s with a duplicate: Forbidden = %v, want %v", tt.mode, got.Forbidden, wantForbidden)
 		}
-		lost := run(tt.mode, verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, result.StateAcknowledged, 1)}, nil)
+		lost := run(tt.mode, verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, vocab.StateAcknowledged, 1)}, nil)
 		if lost.Pass || !slices.Equal(lost.Forbidden, []string{verify.KindLost}) {
 			t.Errorf("%s with a lost record: Pass = %v, Forbidden = %v, want false, [lost]", tt.mode, lost.Pass, lost.Forbidden)
 		}
@@ -389,7 +390,7 @@ func TestAllowed(t *testing.T) {
 
 func TestUnknownMode(t *testing.T) {
 	t.Parallel()
-	got := run("exactly-once", verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, result.StateAcknowledged, 2)}, []verify.Output{plain(1), plain(1)})
+	got := run("exactly-once", verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, vocab.StateAcknowledged, 2)}, []verify.Output{plain(1), plain(1)})
 	if got.Pass || !slices.Equal(got.Forbidden, []string{verify.KindDuplicate}) || len(got.Allowed) != 0 {
 		t.Errorf("unknown mode: Pass %v Forbidden %v Allowed %v, want false [duplicate] []", got.Pass, got.Forbidden, got.Allowed)
 	}
@@ -405,7 +406,7 @@ func TestClean(t *testing.T) {
 	var ins []verify.Input
 	var outs []verify.Output
 	for id := uint64(1); id <= 1000; id++ {
-		ins = append(ins, in(id, result.StateAcknowledged, 1))
+		ins = append(ins, in(id, vocab.StateAcknowledged, 1))
 		outs = append(outs, txo(id, fmt.Sprintf("w-%d", id%3), int64(id/10), 0, int64(id), true, false))
 	}
 	for _, mode := range verify.Modes() {
@@ -424,7 +425,7 @@ func TestOrderIndependent(t *testing.T) {
 	var ins []verify.Input
 	var outs []verify.Output
 	for i, id := range ids {
-		ins = append(ins, in(id, result.StateAcknowledged, 1))
+		ins = append(ins, in(id, vocab.StateAcknowledged, 1))
 		switch i % 3 {
 		case 0:
 			outs = append(outs, plain(id), plain(id)) // duplicate
@@ -455,7 +456,7 @@ func TestMaxWitnesses(t *testing.T) {
 	t.Parallel()
 	var ins []verify.Input
 	for id := uint64(1); id <= 30; id++ {
-		ins = append(ins, in(id, result.StateAcknowledged, 1))
+		ins = append(ins, in(id, vocab.StateAcknowledged, 1))
 	}
 	tests := []struct {
 		max, want int
@@ -474,7 +475,7 @@ func TestMaxWitnesses(t *testing.T) {
 func TestFinishTwice(t *testing.T) {
 	t.Parallel()
 	v := verify.New("explicit", verify.Options{DeliveryLimit: limit})
-	v.AddInput(in(1, result.StateAcknowledged, 1))
+	v.AddInput(in(1, vocab.StateAcknowledged, 1))
 	first := v.Finish()
 	v.AddOutput(plain(1))
 	second := v.Finish()
@@ -491,7 +492,7 @@ func TestOutputOverflow(t *testing.T) {
 	v := verify.New("explicit", verify.Options{DeliveryLimit: limit})
 	verify.SetMaxOutputs(v, 2)
 	for id := uint64(1); id <= 3; id++ {
-		v.AddInput(in(id, result.StateAcknowledged, 1))
+		v.AddInput(in(id, vocab.StateAcknowledged, 1))
 		v.AddOutput(plain(id))
 	}
 	got := v.Finish()
@@ -513,7 +514,7 @@ func TestConcurrentAdds(t *testing.T) {
 	for g := uint64(0); g < 4; g++ {
 		wg.Go(func() {
 			for id := g*1000 + 1; id <= g*1000+1000; id++ {
-				v.AddInput(in(id, result.StateAcknowledged, 1))
+				v.AddInput(in(id, vocab.StateAcknowledged, 1))
 				v.AddOutput(plain(id))
 			}
 		})

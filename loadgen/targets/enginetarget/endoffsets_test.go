@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // TestEndOffsetsAndPositions: read_committed ends at the last stable
@@ -25,7 +25,7 @@ func TestEndOffsetsAndPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 	worker := func(id int) targets.Worker {
-		w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, id)
+		w, err := tg.NewWorker(ctx, cfg, vocab.Transactional, id)
 		if err != nil {
 			t.Fatal(err)
 		}

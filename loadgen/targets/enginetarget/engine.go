@@ -14,9 +14,8 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Options configures the engine target.
@@ -147,8 +146,8 @@ func (t *Target) Info() targets.Info {
 }
 
 // Supports reports that the engine runs every mode.
-func (t *Target) Supports(_ context.Context, m pipeline.Mode) error {
-	if _, err := pipeline.ParseMode(string(m)); err != nil {
+func (t *Target) Supports(_ context.Context, m vocab.Mode) error {
+	if _, err := vocab.ParseMode(string(m)); err != nil {
 		return err
 	}
 	return nil
@@ -347,7 +346,7 @@ func produceGrouped(p *eng.Producer, recs []*targets.Record, next *int32, t *Tar
 type worker struct {
 	t    *Target
 	cfg  targets.Config
-	mode pipeline.Mode
+	mode vocab.Mode
 	id   int
 
 	share   *eng.ShareMember
@@ -388,7 +387,7 @@ func (w *worker) waitInputs(ctx context.Context) error {
 // NewWorker joins the group in the mode's acknowledgement mode and creates
 // the worker's producer; a transactional producer's id is
 // TransactionalIDPrefix+id, so a replacement fences its crashed predecessor.
-func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m pipeline.Mode, id int) (targets.Worker, error) {
+func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m vocab.Mode, id int) (targets.Worker, error) {
 	w := &worker{t: t, cfg: cfg, mode: m, id: id, next: int32(id)}
 	var err error
 	if m.UsesShareGroup() {
@@ -397,13 +396,13 @@ func (t *Target) NewWorker(_ context.Context, cfg targets.Config, m pipeline.Mod
 		}
 	}
 	switch m {
-	case pipeline.Implicit:
+	case vocab.Implicit:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckImplicit)
-	case pipeline.Explicit, pipeline.Deferred:
+	case vocab.Explicit, vocab.Deferred:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckExplicit)
-	case pipeline.Transactional:
+	case vocab.Transactional:
 		w.share, err = t.e.JoinShareGroup(cfg.Group, cfg.Inputs(), eng.AckTransactional)
-	case pipeline.ClassicEOS:
+	case vocab.ClassicEOS:
 		w.classic, err = t.e.JoinClassicGroup(cfg.Group, cfg.Inputs(), eng.ResetEarliest)
 	default:
 		return nil, fmt.Errorf("engine target: %w: mode %q", targets.ErrUnsupported, m)
@@ -470,23 +469,23 @@ func acks(recs []*targets.Record, t eng.AckType) []eng.Acknowledgement {
 	return eng.AckRanges(recs, func(r *targets.Record) (string, int32, int64) { return r.Topic, r.Partition, r.Offset }, t)
 }
 
-func ackType(t targets.AckType) (eng.AckType, error) {
+func ackType(t vocab.AckType) (eng.AckType, error) {
 	switch t {
-	case targets.AckAccept:
+	case vocab.AckAccept:
 		return eng.AckAccept, nil
-	case targets.AckReject:
+	case vocab.AckReject:
 		return eng.AckReject, nil
-	case targets.AckRelease:
+	case vocab.AckRelease:
 		return eng.AckRelease, nil
-	case targets.AckGap:
+	case vocab.AckGap:
 		return eng.AckGap, nil
-	case targets.AckRenew:
+	case vocab.AckRenew:
 		return eng.AckRenew, nil
 	}
 	return 0, fmt.Errorf("engine target: unknown ack type %d", t)
 }
 
-func (w *worker) ackRaw(_ context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *worker) ackRaw(_ context.Context, recs []*targets.Record, t vocab.AckType) error {
 	if w.share == nil {
 		return fmt.Errorf("engine target: %w: ack in mode %s", targets.ErrUnsupported, w.mode)
 	}
@@ -539,7 +538,7 @@ func refused(recs []*targets.Record, noop []eng.Acknowledgement, err error) erro
 }
 
 func (w *worker) renewRaw(ctx context.Context, recs []*targets.Record) error {
-	return w.ackRaw(ctx, recs, targets.AckRenew)
+	return w.ackRaw(ctx, recs, vocab.AckRenew)
 }
 
 func (w *worker) beginRaw(context.Context) error {
@@ -549,7 +548,7 @@ func (w *worker) beginRaw(context.Context) error {
 	return w.txn.Begin()
 }
 
-func (w *worker) stageAcksRaw(_ context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *worker) stageAcksRaw(_ context.Context, recs []*targets.Record, t vocab.AckType) error {
 	switch {
 	case w.txn == nil:
 		return fmt.Errorf("engine target: %w: staging in mode %s", targets.ErrUnsupported, w.mode)
@@ -616,7 +615,7 @@ func (w *worker) Produce(ctx context.Context, recs []*targets.Record) error {
 	return classify(w.produceRaw(ctx, recs))
 }
 
-func (w *worker) Ack(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *worker) Ack(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	return classify(w.ackRaw(ctx, recs, t))
 }
 
@@ -626,7 +625,7 @@ func (w *worker) Renew(ctx context.Context, recs []*targets.Record) error {
 
 func (w *worker) Begin(ctx context.Context) error { return classify(w.beginRaw(ctx)) }
 
-func (w *worker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *worker) StageAcks(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	return classify(w.stageAcksRaw(ctx, recs, t))
 }
 
@@ -667,7 +666,7 @@ func (w *worker) Crash() {}
 
 func (w *worker) Close(context.Context) error {
 	var err error
-	if w.mode == pipeline.Implicit && w.share != nil {
+	if w.mode == vocab.Implicit && w.share != nil {
 		// Closing an implicit consumer commits the acknowledgements of its
 		// last poll, as Kafka's close does; a zero-record poll does that.
 		_, err = w.share.Poll(0)
@@ -816,9 +815,9 @@ func (t *Target) inspect(cfg targets.Config) (*targets.ShareState, error) {
 				committed, _ := t.e.CommittedOffset(cfg.Group, tp)
 				st.SPSO[p] = committed
 				for o := int64(0); o < hw; o++ {
-					state := result.StateAvailable
+					state := vocab.StateAvailable
 					if o < committed {
-						state = result.StateAcknowledged
+						state = vocab.StateAcknowledged
 					}
 					st.Records = append(st.Records, targets.RecordState{Partition: p, Offset: o, State: state})
 				}
@@ -867,4 +866,4 @@ func (t *Target) ResumeTransaction(_ context.Context, cfg targets.Config, tid st
 
 // recordState is the engine's record state in the ledgers' vocabulary,
 // which spells every state as the engine prints it.
-func recordState(s eng.RecordState) result.RecordState { return result.RecordState(s.String()) }
+func recordState(s eng.RecordState) vocab.RecordState { return vocab.RecordState(s.String()) }

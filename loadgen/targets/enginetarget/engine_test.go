@@ -12,9 +12,8 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
-	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestAcksCoalesceRanges(t *testing.T) {
@@ -42,9 +41,9 @@ func TestAcksCoalesceRanges(t *testing.T) {
 
 func TestAckTypes(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[targets.AckType]eng.AckType{
-		targets.AckAccept: eng.AckAccept, targets.AckReject: eng.AckReject, targets.AckRelease: eng.AckRelease,
-		targets.AckGap: eng.AckGap, targets.AckRenew: eng.AckRenew,
+	for in, want := range map[vocab.AckType]eng.AckType{
+		vocab.AckAccept: eng.AckAccept, vocab.AckReject: eng.AckReject, vocab.AckRelease: eng.AckRelease,
+		vocab.AckGap: eng.AckGap, vocab.AckRenew: eng.AckRenew,
 	} {
 		if got, err := ackType(in); err != nil || got != want {
 			t.Errorf("ackType(%v) = %v, %v; want %v", in, got, err, want)
@@ -113,13 +112,13 @@ func pollAll(t *testing.T, w targets.Worker, n int) []*targets.Record {
 	return got
 }
 
-func states(t *testing.T, tg *Target, cfg targets.Config) map[result.RecordState]int {
+func states(t *testing.T, tg *Target, cfg targets.Config) map[vocab.RecordState]int {
 	t.Helper()
 	st, err := tg.Inspect(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Inspect: %v", err)
 	}
-	out := map[result.RecordState]int{}
+	out := map[vocab.RecordState]int{}
 	for _, r := range st.Records {
 		out[r.State]++
 	}
@@ -147,7 +146,7 @@ func TestTransactionalPendingAndInspect(t *testing.T) {
 	if n := pending(t, tg, cfg); n != 10 {
 		t.Errorf("before any poll: Pending = %d, want 10", n)
 	}
-	w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 0)
+	w, err := tg.NewWorker(ctx, cfg, vocab.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,10 +162,10 @@ func TestTransactionalPendingAndInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Reject two, accept the rest, inside the transaction.
-	if err := w.StageAcks(ctx, recs[2:], targets.AckAccept); err != nil {
+	if err := w.StageAcks(ctx, recs[2:], vocab.AckAccept); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.StageAcks(ctx, recs[:2], targets.AckReject); err != nil {
+	if err := w.StageAcks(ctx, recs[:2], vocab.AckReject); err != nil {
 		t.Fatal(err)
 	}
 	if n := pending(t, tg, cfg); n != 10 {
@@ -223,19 +222,19 @@ func TestClassicEOSPendingAndInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	produce(t, tg, cfg, 6)
-	w, err := tg.NewWorker(ctx, cfg, pipeline.ClassicEOS, 0)
+	w, err := tg.NewWorker(ctx, cfg, vocab.ClassicEOS, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	recs := pollAll(t, w, 6)
 	// A classic worker cannot ack outside a transaction.
-	if err := w.Ack(ctx, recs, targets.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
+	if err := w.Ack(ctx, recs, vocab.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("Ack in classic-eos: %v, want ErrUnsupported", err)
 	}
 	if err := w.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.StageAcks(ctx, recs, targets.AckAccept); err != nil {
+	if err := w.StageAcks(ctx, recs, vocab.AckAccept); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(ctx); err != nil {
@@ -263,25 +262,25 @@ func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	w, err := tg.NewWorker(ctx, cfg, pipeline.Explicit, 3)
+	w, err := tg.NewWorker(ctx, cfg, vocab.Explicit, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tid, epoch := w.TxnInfo(); tid != "" || epoch != -1 {
 		t.Errorf("TxnInfo = %q, %d; want \"\", -1", tid, epoch)
 	}
-	for name, err := range map[string]error{"Begin": w.Begin(ctx), "Commit": w.Commit(ctx), "Abort": w.Abort(ctx), "StageAcks": w.StageAcks(ctx, nil, targets.AckAccept)} {
+	for name, err := range map[string]error{"Begin": w.Begin(ctx), "Commit": w.Commit(ctx), "Abort": w.Abort(ctx), "StageAcks": w.StageAcks(ctx, nil, vocab.AckAccept)} {
 		if !errors.Is(err, targets.ErrUnsupported) {
 			t.Errorf("%s in explicit mode: %v, want ErrUnsupported", name, err)
 		}
 	}
-	if _, err := tg.NewWorker(ctx, cfg, pipeline.Mode("sometimes"), 0); !errors.Is(err, targets.ErrUnsupported) {
+	if _, err := tg.NewWorker(ctx, cfg, vocab.Mode("sometimes"), 0); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("NewWorker of an unknown mode: %v, want ErrUnsupported", err)
 	}
-	if err := tg.Supports(ctx, pipeline.Mode("sometimes")); err == nil {
+	if err := tg.Supports(ctx, vocab.Mode("sometimes")); err == nil {
 		t.Error("Supports of an unknown mode succeeded")
 	}
-	for _, m := range pipeline.AllModes() {
+	for _, m := range vocab.AllModes() {
 		if err := tg.Supports(ctx, m); err != nil {
 			t.Errorf("Supports(%s): %v", m, err)
 		}
@@ -297,7 +296,7 @@ func TestManualClockTarget(t *testing.T) {
 	clk := eng.NewManualClock()
 	tg, cfg := setUpOne(t, Options{Clock: clk})
 	ctx := context.Background()
-	w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 3)
+	w, err := tg.NewWorker(ctx, cfg, vocab.Transactional, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

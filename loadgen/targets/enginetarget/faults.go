@@ -25,14 +25,15 @@ import (
 
 	eng "github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
 // NeedsDataDir reports whether the runner can apply faults of kind only on
 // an engine with a data directory: those that crash or reload a component.
-func NeedsDataDir(kind workloads.FaultKind) bool {
+func NeedsDataDir(kind vocab.FaultKind) bool {
 	switch kind {
-	case workloads.FaultEngineRestart, workloads.FaultCoordinatorCrash, workloads.FaultShareFailover:
+	case vocab.FaultEngineRestart, vocab.FaultCoordinatorCrash, vocab.FaultShareFailover:
 		return true
 	}
 	return false
@@ -59,7 +60,7 @@ const (
 )
 
 // Params of coordinator-crash beyond state, which a workload file takes
-// too (workloads.FaultCoordinatorCrash).
+// too (vocab.FaultCoordinatorCrash).
 const (
 	ParamScope = "scope"
 	ParamWait  = "wait"
@@ -68,11 +69,11 @@ const (
 // faultParams lists the params each kind takes, for the refusal of any
 // other. worker is a network-partition param of the workload (between
 // worker-engine), which the load generator passes on resolved: ignored.
-var faultParams = map[workloads.FaultKind][]string{
-	workloads.FaultEngineRestart:    nil,
-	workloads.FaultCoordinatorCrash: {"state", ParamScope, ParamWait, ParamTransactionalIDPrefix},
-	workloads.FaultShareFailover:    {ParamGroup, ParamTopic, "partition"},
-	workloads.FaultNetworkPartition: {"for", "between", ParamTopic, "partition", "worker"},
+var faultParams = map[vocab.FaultKind][]string{
+	vocab.FaultEngineRestart:    nil,
+	vocab.FaultCoordinatorCrash: {"state", ParamScope, ParamWait, ParamTransactionalIDPrefix},
+	vocab.FaultShareFailover:    {ParamGroup, ParamTopic, "partition"},
+	vocab.FaultNetworkPartition: {"for", "between", ParamTopic, "partition", "worker"},
 }
 
 // FaultRunner applies engine-side faults (Target.FaultRunner); those that
@@ -133,9 +134,9 @@ func (t *Target) FaultRunner() *FaultRunner { return t.faults }
 
 // Supports reports whether kind is an engine-side fault this runner
 // applies.
-func (f *FaultRunner) Supports(kind workloads.FaultKind) error {
+func (f *FaultRunner) Supports(kind vocab.FaultKind) error {
 	switch {
-	case kind == workloads.FaultNetworkPartition:
+	case kind == vocab.FaultNetworkPartition:
 		return nil
 	case NeedsDataDir(kind):
 		if f.durable {
@@ -190,7 +191,7 @@ func (f *FaultRunner) Supports(kind workloads.FaultKind) error {
 //     it heals. between, when given, is coordinator-participant (between
 //     worker-engine is the load generator's, with its own clients, which
 //     also reads the param worker).
-func (f *FaultRunner) Apply(kind workloads.FaultKind, params map[string]string) (string, error) {
+func (f *FaultRunner) Apply(kind vocab.FaultKind, params map[string]string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.Supports(kind); err != nil {
@@ -200,24 +201,24 @@ func (f *FaultRunner) Apply(kind workloads.FaultKind, params map[string]string) 
 		return "", err
 	}
 	switch kind {
-	case workloads.FaultNetworkPartition:
+	case vocab.FaultNetworkPartition:
 		return f.partition(params)
-	case workloads.FaultEngineRestart:
+	case vocab.FaultEngineRestart:
 		rep, err := f.t.restart()
 		if err != nil {
 			return "", fmt.Errorf("engine target: restart: %w", err)
 		}
 		return "engine restarted: " + summary(rep), nil
-	case workloads.FaultCoordinatorCrash:
+	case vocab.FaultCoordinatorCrash:
 		return f.coordinatorCrash(params)
-	case workloads.FaultShareFailover:
+	case vocab.FaultShareFailover:
 		return f.failover(params)
 	}
 	return "", f.Supports(kind)
 }
 
 // checkParams refuses a param kind does not take.
-func checkParams(kind workloads.FaultKind, params map[string]string) error {
+func checkParams(kind vocab.FaultKind, params map[string]string) error {
 	known := faultParams[kind]
 	for _, name := range slices.Sorted(maps.Keys(params)) {
 		if slices.Contains(known, name) {
@@ -240,7 +241,7 @@ const (
 
 // coordinatorCrash applies coordinator-crash (see Apply).
 func (f *FaultRunner) coordinatorCrash(params map[string]string) (string, error) {
-	const kind = workloads.FaultCoordinatorCrash
+	const kind = vocab.FaultCoordinatorCrash
 	state := params["state"]
 	scope := params[ParamScope]
 	switch scope {
@@ -258,7 +259,7 @@ func (f *FaultRunner) coordinatorCrash(params map[string]string) (string, error)
 		}
 		if scope == workloads.CrashScopeEngine {
 			return "", fmt.Errorf("engine target: %s scope %q with state now: a whole-engine crash at once is the %s fault; use it, or scope %s",
-				kind, scope, workloads.FaultEngineRestart, workloads.CrashScopeCoordinator)
+				kind, scope, vocab.FaultEngineRestart, workloads.CrashScopeCoordinator)
 		}
 		rep, err := f.t.e.CrashCoordinator()
 		if err != nil {
@@ -372,7 +373,7 @@ func (f *FaultRunner) Disarm() { f.armed.Store(nil) }
 
 // failover applies share-failover (see Apply).
 func (f *FaultRunner) failover(params map[string]string) (string, error) {
-	const kind = workloads.FaultShareFailover
+	const kind = vocab.FaultShareFailover
 	cfg := f.mode()
 	group, ok := params[ParamGroup]
 	switch {
@@ -408,7 +409,7 @@ func (f *FaultRunner) failover(params map[string]string) (string, error) {
 
 // partition applies network-partition (see Apply).
 func (f *FaultRunner) partition(params map[string]string) (string, error) {
-	const kind = workloads.FaultNetworkPartition
+	const kind = vocab.FaultNetworkPartition
 	d, err := time.ParseDuration(params["for"])
 	if err != nil || d <= 0 {
 		return "", fmt.Errorf("engine target: %s for %q: not a duration above 0; write a Go duration like 500ms or 2s", kind, params["for"])
@@ -451,7 +452,7 @@ func (f *FaultRunner) mode() targets.Config {
 
 // topicOf reads param topic: one of the engine's topics and its partition
 // count; without it, the mode's topic def with its n partitions.
-func (f *FaultRunner) topicOf(kind workloads.FaultKind, params map[string]string, def string, n int32, what string) (string, int32, error) {
+func (f *FaultRunner) topicOf(kind vocab.FaultKind, params map[string]string, def string, n int32, what string) (string, int32, error) {
 	topic, ok := params[ParamTopic]
 	if !ok {
 		if n < 1 {
@@ -472,7 +473,7 @@ func (f *FaultRunner) topicOf(kind workloads.FaultKind, params map[string]string
 
 // partitionOf reads param partition: N of topic's n partitions, or random
 // (or absent), which pick draws.
-func partitionOf(kind workloads.FaultKind, v, topic string, n int32, pick func() int32) (int32, error) {
+func partitionOf(kind vocab.FaultKind, v, topic string, n int32, pick func() int32) (int32, error) {
 	if v == "" || v == workloads.Random {
 		return pick(), nil
 	}

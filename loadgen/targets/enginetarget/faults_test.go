@@ -14,8 +14,8 @@ import (
 	"time"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -28,7 +28,7 @@ func TestFaultRunnerNeedsDataDir(t *testing.T) {
 	defer tg.Close()
 	// In memory, the runner applies only what needs no data directory.
 	fr := tg.FaultRunner()
-	for _, kind := range []workloads.FaultKind{workloads.FaultEngineRestart, workloads.FaultCoordinatorCrash, workloads.FaultShareFailover} {
+	for _, kind := range []vocab.FaultKind{vocab.FaultEngineRestart, vocab.FaultCoordinatorCrash, vocab.FaultShareFailover} {
 		if err := fr.Supports(kind); !errors.Is(err, targets.ErrUnsupported) {
 			t.Errorf("in memory, Supports(%s) = %v, want ErrUnsupported", kind, err)
 		}
@@ -36,7 +36,7 @@ func TestFaultRunnerNeedsDataDir(t *testing.T) {
 			t.Errorf("in memory, Apply(%s) = %v, want ErrUnsupported", kind, err)
 		}
 	}
-	if err := fr.Supports(workloads.FaultNetworkPartition); err != nil {
+	if err := fr.Supports(vocab.FaultNetworkPartition); err != nil {
 		t.Errorf("in memory, Supports(network-partition) = %v", err)
 	}
 }
@@ -57,11 +57,11 @@ func TestNetworkPartitionFault(t *testing.T) {
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 0)
+	w, err := tg.NewWorker(ctx, cfg, vocab.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, err := tg.FaultRunner().Apply(workloads.FaultNetworkPartition, map[string]string{"for": "300ms", "partition": "0"})
+	desc, err := tg.FaultRunner().Apply(vocab.FaultNetworkPartition, map[string]string{"for": "300ms", "partition": "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestFaultRunner(t *testing.T) {
 				default:
 				}
 				if w == nil {
-					if w, err = tg.NewWorker(ctx, cfg, pipeline.Transactional, id); err != nil {
+					if w, err = tg.NewWorker(ctx, cfg, vocab.Transactional, id); err != nil {
 						w = nil
 						time.Sleep(time.Millisecond)
 						continue
@@ -165,7 +165,7 @@ func TestFaultRunner(t *testing.T) {
 					err = w.Produce(ctx, outs)
 				}
 				if err == nil {
-					err = w.StageAcks(ctx, in, targets.AckAccept)
+					err = w.StageAcks(ctx, in, vocab.AckAccept)
 				}
 				if err == nil {
 					abortSome.Lock()
@@ -186,7 +186,7 @@ func TestFaultRunner(t *testing.T) {
 		}()
 	}
 	for _, f := range []struct {
-		kind   workloads.FaultKind
+		kind   vocab.FaultKind
 		params map[string]string
 	}{
 		{"coordinator-crash", map[string]string{"state": "prepare-abort"}},
@@ -207,11 +207,11 @@ func TestFaultRunner(t *testing.T) {
 		t.Logf("%s %v: %s", f.kind, f.params, desc)
 	}
 	for _, bad := range []map[string]string{{"state": "sleepy"}, {"state": "ongoing", "scope": "moon"}} {
-		if _, err := fr.Apply(workloads.FaultCoordinatorCrash, bad); err == nil {
+		if _, err := fr.Apply(vocab.FaultCoordinatorCrash, bad); err == nil {
 			t.Errorf("coordinator-crash %v applied", bad)
 		}
 	}
-	if _, err := fr.Apply(workloads.FaultShareFailover, map[string]string{"partition": "7"}); err == nil {
+	if _, err := fr.Apply(vocab.FaultShareFailover, map[string]string{"partition": "7"}); err == nil {
 		t.Error("share-failover of partition 7 of 2 applied")
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -289,7 +289,7 @@ func TestProduceAcrossRestarts(t *testing.T) {
 		errs <- nil
 	}()
 	for i := 0; i < 10; i++ {
-		if _, err := tg.FaultRunner().Apply(workloads.FaultEngineRestart, nil); err != nil {
+		if _, err := tg.FaultRunner().Apply(vocab.FaultEngineRestart, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -336,13 +336,13 @@ func TestFaultParams(t *testing.T) {
 	// Before any Setup a fault that defaults to the mode's topics or group
 	// says to name them.
 	for _, c := range []struct {
-		kind   workloads.FaultKind
+		kind   vocab.FaultKind
 		params map[string]string
 		want   string
 	}{
-		{workloads.FaultShareFailover, nil, "name the share group (param group) or run Setup first"},
-		{workloads.FaultShareFailover, map[string]string{"group": "g"}, "name the topic (param topic) or run Setup first"},
-		{workloads.FaultNetworkPartition, map[string]string{"for": "1s"}, "name the topic (param topic) or run Setup first"},
+		{vocab.FaultShareFailover, nil, "name the share group (param group) or run Setup first"},
+		{vocab.FaultShareFailover, map[string]string{"group": "g"}, "name the topic (param topic) or run Setup first"},
+		{vocab.FaultNetworkPartition, map[string]string{"for": "1s"}, "name the topic (param topic) or run Setup first"},
 	} {
 		if _, err := fr.Apply(c.kind, c.params); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("before Setup, %s %v = %v, want an error saying %q", c.kind, c.params, err, c.want)
@@ -359,7 +359,7 @@ func TestFaultParams(t *testing.T) {
 	}
 	type params = map[string]string
 	for _, c := range []struct {
-		kind   workloads.FaultKind
+		kind   vocab.FaultKind
 		params params
 		want   []string // in the description, or with bad in the error
 		bad    bool
@@ -495,7 +495,7 @@ func TestCrashArmedOnManualClock(t *testing.T) {
 			if err := w.Produce(ctx, []*targets.Record{{Topic: "out", Partition: 0, Value: []byte("o")}}); err != nil {
 				t.Fatal(err)
 			}
-			if err := w.StageAcks(ctx, recs, targets.AckAccept); err != nil {
+			if err := w.StageAcks(ctx, recs, vocab.AckAccept); err != nil {
 				t.Fatal(err)
 			}
 			fr := tg.FaultRunner()
@@ -503,7 +503,7 @@ func TestCrashArmedOnManualClock(t *testing.T) {
 			if c.prefix != "" {
 				params["transactional-id-prefix"] = c.prefix
 			}
-			desc, err := fr.Apply(workloads.FaultCoordinatorCrash, params)
+			desc, err := fr.Apply(vocab.FaultCoordinatorCrash, params)
 			if err != nil || !strings.HasPrefix(desc, "armed") {
 				t.Fatalf("arming: %q, %v; want armed at once", desc, err)
 			}
@@ -531,7 +531,7 @@ func TestCrashArmedOnManualClock(t *testing.T) {
 				t.Fatalf("engine crashed %v after a strike with Engine %v", got, st.Engine)
 			}
 			if st.Engine {
-				if _, err := fr.Apply(workloads.FaultEngineRestart, nil); err != nil {
+				if _, err := fr.Apply(vocab.FaultEngineRestart, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -567,15 +567,15 @@ func TestFaultsNameTheirMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	fr := tg.FaultRunner()
-	desc, err := fr.Apply(workloads.FaultShareFailover, map[string]string{"group": "g-a", "topic": "in-a", "partition": "0"})
+	desc, err := fr.Apply(vocab.FaultShareFailover, map[string]string{"group": "g-a", "topic": "in-a", "partition": "0"})
 	if err != nil || !strings.Contains(desc, "share partition in-a-0 of group g-a failed over") {
 		t.Fatalf("share-failover of mode a: %q, %v", desc, err)
 	}
-	if desc, err := fr.Apply(workloads.FaultShareFailover, nil); err != nil || !strings.Contains(desc, "for group g-b") {
+	if desc, err := fr.Apply(vocab.FaultShareFailover, nil); err != nil || !strings.Contains(desc, "for group g-b") {
 		t.Fatalf("share-failover of the last Setup's mode: %q, %v", desc, err)
 	}
 	// Cutting out-a-0 off holds mode a's commit in PREPARE_COMMIT.
-	if _, err := fr.Apply(workloads.FaultNetworkPartition, map[string]string{"for": "1s", "topic": "out-a", "partition": "0"}); err != nil {
+	if _, err := fr.Apply(vocab.FaultNetworkPartition, map[string]string{"for": "1s", "topic": "out-a", "partition": "0"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Begin(ctx); err != nil {
@@ -620,10 +620,10 @@ func TestCallerHookComposes(t *testing.T) {
 		t.Fatal(err)
 	}
 	failStage = true
-	if err := w.StageAcks(ctx, recs, targets.AckAccept); !errors.Is(err, errStage) {
+	if err := w.StageAcks(ctx, recs, vocab.AckAccept); !errors.Is(err, errStage) {
 		t.Fatalf("staging with the caller's hook failing it: %v, want %v", err, errStage)
 	}
-	if _, err := tg.FaultRunner().Apply(workloads.FaultCoordinatorCrash, map[string]string{"state": "prepare-abort", "scope": "engine"}); err != nil {
+	if _, err := tg.FaultRunner().Apply(vocab.FaultCoordinatorCrash, map[string]string{"state": "prepare-abort", "scope": "engine"}); err != nil {
 		t.Fatal(err)
 	}
 	_ = w.Abort(ctx)
@@ -655,7 +655,7 @@ func setUpOne(t *testing.T, o Options) (*Target, targets.Config) {
 func pollOne(t *testing.T, tg *Target, cfg targets.Config) (targets.Worker, []*targets.Record) {
 	t.Helper()
 	ctx := context.Background()
-	w, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 0)
+	w, err := tg.NewWorker(ctx, cfg, vocab.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -681,7 +681,7 @@ func TestWorkloadFaultsApply(t *testing.T) {
 	t.Parallel()
 	for _, spec := range workloads.All() {
 		for i, f := range spec.Faults {
-			if f.ClientSide() || workloads.BrokerFault(f.Kind) {
+			if f.ClientSide() || vocab.BrokerFault(f.Kind) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%d-%s", spec.Name, i, f.Kind), func(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	eng "github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // TestRecordStatesSpelledAsLedgers: each engine record state maps to the
@@ -13,13 +13,13 @@ import (
 func TestRecordStatesSpelledAsLedgers(t *testing.T) {
 	for _, tc := range []struct {
 		engine eng.RecordState
-		want   result.RecordState
+		want   vocab.RecordState
 	}{
-		{eng.StateAvailable, result.StateAvailable},
-		{eng.StateAcquired, result.StateAcquired},
-		{eng.StateAcknowledged, result.StateAcknowledged},
-		{eng.StateArchived, result.StateArchived},
-		{eng.StateTxPending, result.StateTxPending},
+		{eng.StateAvailable, vocab.StateAvailable},
+		{eng.StateAcquired, vocab.StateAcquired},
+		{eng.StateAcknowledged, vocab.StateAcknowledged},
+		{eng.StateArchived, vocab.StateArchived},
+		{eng.StateTxPending, vocab.StateTxPending},
 	} {
 		if got := recordState(tc.engine); got != tc.want {
 			t.Errorf("recordState(%d) = %q, want %q", tc.engine, got, tc.want)

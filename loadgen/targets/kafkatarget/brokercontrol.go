@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -66,10 +67,10 @@ func (t *Target) BrokerControl(cmd string) *BrokerControl {
 // the engine's engine-restart, coordinator-crash and share-failover as
 // restarts (of the whole cluster, the transaction coordinator and an input
 // partition's leader).
-func (b *BrokerControl) Supports(kind workloads.FaultKind) error {
+func (b *BrokerControl) Supports(kind vocab.FaultKind) error {
 	switch kind {
-	case workloads.FaultBrokerKill, workloads.FaultBrokerRestart, workloads.FaultBrokerPause,
-		workloads.FaultEngineRestart, workloads.FaultCoordinatorCrash, workloads.FaultShareFailover:
+	case vocab.FaultBrokerKill, vocab.FaultBrokerRestart, vocab.FaultBrokerPause,
+		vocab.FaultEngineRestart, vocab.FaultCoordinatorCrash, vocab.FaultShareFailover:
 		return nil
 	}
 	return fmt.Errorf("broker control: %w: fault %q", targets.ErrUnsupported, kind)
@@ -77,7 +78,7 @@ func (b *BrokerControl) Supports(kind workloads.FaultKind) error {
 
 // Apply applies kind with no knowledge of the run (a random pick takes
 // the first candidate).
-func (b *BrokerControl) Apply(kind workloads.FaultKind, params map[string]string) (string, error) {
+func (b *BrokerControl) Apply(kind vocab.FaultKind, params map[string]string) (string, error) {
 	o, err := b.ApplyIn(context.Background(), targets.FaultScope{}, kind, params)
 	return o.Detail, err
 }
@@ -92,7 +93,7 @@ type plan struct {
 }
 
 // planFor turns a fault into its action and selector.
-func planFor(kind workloads.FaultKind, params map[string]string) (plan, error) {
+func planFor(kind vocab.FaultKind, params map[string]string) (plan, error) {
 	p := plan{selector: params["broker"], worker: -1, part: -1, input: params["topic"] == workloads.TopicInput}
 	if v, ok := params["worker"]; ok && v != workloads.Random {
 		p.worker, _ = strconv.Atoi(v)
@@ -111,19 +112,19 @@ func planFor(kind workloads.FaultKind, params map[string]string) (plan, error) {
 		return nil
 	}
 	switch kind {
-	case workloads.FaultBrokerKill:
+	case vocab.FaultBrokerKill:
 		p.action = ActionKill
 		return p, parseDur("delay")
-	case workloads.FaultBrokerRestart:
+	case vocab.FaultBrokerRestart:
 		p.action = ActionRestart
-	case workloads.FaultBrokerPause:
+	case vocab.FaultBrokerPause:
 		p.action = ActionPause
 		return p, parseDur("for")
-	case workloads.FaultEngineRestart:
+	case vocab.FaultEngineRestart:
 		p.action, p.selector = ActionRestart, BrokerAll
-	case workloads.FaultCoordinatorCrash:
+	case vocab.FaultCoordinatorCrash:
 		p.action, p.selector = ActionRestart, workloads.BrokerTxnCoordinator
-	case workloads.FaultShareFailover:
+	case vocab.FaultShareFailover:
 		p.action, p.selector, p.input = ActionRestart, workloads.BrokerLeader, true
 	default:
 		return p, fmt.Errorf("broker control: %w: fault %q", targets.ErrUnsupported, kind)
@@ -137,7 +138,7 @@ func planFor(kind workloads.FaultKind, params map[string]string) (plan, error) {
 // ApplyIn resolves the broker the fault's selector names, then runs the
 // command for it and returns once the command has (a pause returns after
 // its duration, a kill once the broker is started again).
-func (b *BrokerControl) ApplyIn(ctx context.Context, sc targets.FaultScope, kind workloads.FaultKind, params map[string]string) (targets.FaultOutcome, error) {
+func (b *BrokerControl) ApplyIn(ctx context.Context, sc targets.FaultScope, kind vocab.FaultKind, params map[string]string) (targets.FaultOutcome, error) {
 	p, err := planFor(kind, params)
 	if err != nil {
 		return targets.FaultOutcome{}, err

@@ -21,7 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/loadgen/targets"
-	"github.com/sharebench/sharebench/workloads"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // ranCommand is one run of the broker-control command.
@@ -102,30 +102,30 @@ func TestBrokerSelectors(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		kind   workloads.FaultKind
+		kind   vocab.FaultKind
 		params map[string]string
 		action string
 		broker int32
 		dur    string
 	}{
-		{"txn-coordinator of worker 2", workloads.FaultBrokerKill,
+		{"txn-coordinator of worker 2", vocab.FaultBrokerKill,
 			map[string]string{"broker": "txn-coordinator", "worker": "2", "delay": "1500ms"}, ActionKill, txnCoord.NodeID, "1.5s"},
-		{"group-coordinator", workloads.FaultBrokerPause,
+		{"group-coordinator", vocab.FaultBrokerPause,
 			map[string]string{"broker": "group-coordinator", "for": "2s"}, ActionPause, groupCoord.NodeID, "2s"},
-		{"share-coordinator of input partition 3", workloads.FaultBrokerRestart,
+		{"share-coordinator of input partition 3", vocab.FaultBrokerRestart,
 			map[string]string{"broker": "share-coordinator", "partition": "3"}, ActionRestart, shareCoord.NodeID, "0s"},
-		{"leader of output partition 4", workloads.FaultBrokerKill,
+		{"leader of output partition 4", vocab.FaultBrokerKill,
 			map[string]string{"broker": "leader", "topic": "output", "partition": "4", "delay": "0s"}, ActionKill,
 			topics[cfg.OutputTopic].Partitions[4].Leader, "0s"},
-		{"leader of input partition 1", workloads.FaultBrokerRestart,
+		{"leader of input partition 1", vocab.FaultBrokerRestart,
 			map[string]string{"broker": "leader", "topic": "input", "partition": "1"}, ActionRestart,
 			topics[cfg.InputTopic].Partitions[1].Leader, "0s"},
-		{"leader of a random output partition (the seeded pick: the last)", workloads.FaultBrokerRestart,
+		{"leader of a random output partition (the seeded pick: the last)", vocab.FaultBrokerRestart,
 			map[string]string{"broker": "leader", "topic": "output", "partition": "random"}, ActionRestart,
 			topics[cfg.OutputTopic].Partitions[5].Leader, "0s"},
-		{"random broker (the seeded pick: the highest id)", workloads.FaultBrokerRestart,
+		{"random broker (the seeded pick: the highest id)", vocab.FaultBrokerRestart,
 			map[string]string{"broker": "random"}, ActionRestart, ids[len(ids)-1], "0s"},
-		{"broker id", workloads.FaultBrokerPause,
+		{"broker id", vocab.FaultBrokerPause,
 			map[string]string{"broker": strconv.Itoa(int(ids[0])), "for": "500ms"}, ActionPause, ids[0], "500ms"},
 	}
 	for _, tt := range tests {
@@ -169,7 +169,7 @@ func TestBrokerSelectorUnresolvable(t *testing.T) {
 	cfg := testConfig(t, 2)
 	_, bc, ran, _ := newThreeBrokers(t, cfg)
 	ctx := ctxT(t)
-	_, err := bc.ApplyIn(ctx, targets.FaultScope{Config: cfg, Workers: 1}, workloads.FaultBrokerRestart,
+	_, err := bc.ApplyIn(ctx, targets.FaultScope{Config: cfg, Workers: 1}, vocab.FaultBrokerRestart,
 		map[string]string{"broker": "controller"})
 	if err == nil || !strings.Contains(err.Error(), "controller") {
 		t.Fatalf("ApplyIn(controller) on kfake = %v, want an error naming the controller", err)
@@ -180,7 +180,7 @@ func TestBrokerSelectorUnresolvable(t *testing.T) {
 	if len(*ran) != 0 {
 		t.Errorf("the command ran %d times for a broker that could not be resolved", len(*ran))
 	}
-	if _, err := bc.ApplyIn(ctx, targets.FaultScope{Config: cfg}, workloads.FaultWorkerCrash, nil); err == nil {
+	if _, err := bc.ApplyIn(ctx, targets.FaultScope{Config: cfg}, vocab.FaultWorkerCrash, nil); err == nil {
 		t.Error("ApplyIn(worker-crash) succeeded: a client-side fault is not the broker control's")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // fencingErrors are the broker errors after which a client cannot go on.
@@ -58,7 +59,7 @@ func (c classifiedWorker) Produce(ctx context.Context, recs []*targets.Record) e
 	return classify(c.w.Produce(ctx, recs))
 }
 
-func (c classifiedWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (c classifiedWorker) Ack(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	return classify(c.w.Ack(ctx, recs, t))
 }
 
@@ -68,7 +69,7 @@ func (c classifiedWorker) Renew(ctx context.Context, recs []*targets.Record) err
 
 func (c classifiedWorker) Begin(ctx context.Context) error { return classify(c.w.Begin(ctx)) }
 
-func (c classifiedWorker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (c classifiedWorker) StageAcks(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	return classify(c.w.StageAcks(ctx, recs, t))
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // eosSessionTimeout is the classic group session timeout: Kafka's least
@@ -150,7 +151,7 @@ func (w *eosWorker) Produce(ctx context.Context, recs []*targets.Record) error {
 var errNoShareAcks = fmt.Errorf("kafka: a classic-eos worker has no share acknowledgements; StageAcks adds the consumed offsets to the transaction: %w", targets.ErrUnsupported)
 
 // Ack is not part of classic-eos.
-func (w *eosWorker) Ack(context.Context, []*targets.Record, targets.AckType) error {
+func (w *eosWorker) Ack(context.Context, []*targets.Record, vocab.AckType) error {
 	return errNoShareAcks
 }
 
@@ -171,11 +172,11 @@ func (w *eosWorker) Begin(ctx context.Context) error {
 
 // StageAcks adds the consumed offsets of recs to the transaction (accept and
 // reject both move the group past a record).
-func (w *eosWorker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *eosWorker) StageAcks(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
-	if t != targets.AckAccept && t != targets.AckReject {
+	if t != vocab.AckAccept && t != vocab.AckReject {
 		return fmt.Errorf("kafka: cannot stage %s in a transaction (valid: accept, reject)", t)
 	}
 	if !w.inTxn {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestClassicEOSCommitAndAbort(t *testing.T) {
@@ -19,11 +19,11 @@ func TestClassicEOSCommitAndAbort(t *testing.T) {
 	produceInputs(t, tg, cfg, "first", 6, 6)
 	ctx := ctxT(t)
 
-	w := newWorker(t, tg, cfg, pipeline.ClassicEOS, 2)
+	w := newWorker(t, tg, cfg, vocab.ClassicEOS, 2)
 	if id, epoch := w.TxnInfo(); id != cfg.TransactionalIDPrefix+"2" || epoch < 0 {
 		t.Fatalf("TxnInfo = %q, %d; want %q and a known epoch", id, epoch, cfg.TransactionalIDPrefix+"2")
 	}
-	if err := w.Ack(ctx, nil, targets.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
+	if err := w.Ack(ctx, nil, vocab.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("Ack in classic-eos = %v, want ErrUnsupported", err)
 	}
 	committedOffset := func() int64 {
@@ -54,7 +54,7 @@ func TestClassicEOSCommitAndAbort(t *testing.T) {
 		if err := w.Commit(ctx); err == nil {
 			t.Fatal("Commit with unstaged polled records: got nil error")
 		}
-		if err := w.StageAcks(ctx, recs, targets.AckAccept); err != nil {
+		if err := w.StageAcks(ctx, recs, vocab.AckAccept); err != nil {
 			t.Fatalf("StageAcks: %v", err)
 		}
 		if commit {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // testTimeout bounds every wait in a test; it is a safety net for a hung
@@ -93,7 +93,7 @@ func produceInputs(t *testing.T, tg *Target, cfg targets.Config, prefix string, 
 }
 
 // newWorker creates a worker or fails the test; Cleanup closes it.
-func newWorker(t *testing.T, tg *Target, cfg targets.Config, m pipeline.Mode, id int) targets.Worker {
+func newWorker(t *testing.T, tg *Target, cfg targets.Config, m vocab.Mode, id int) targets.Worker {
 	t.Helper()
 	w, err := tg.NewWorker(ctxT(t), cfg, m, id)
 	if err != nil {

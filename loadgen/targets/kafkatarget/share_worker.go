@@ -16,8 +16,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // shareFetchMaxWait is how long a ShareFetch may wait at the broker for
@@ -39,16 +39,16 @@ const epochTimeout = 2 * time.Second
 // transactional producer with id cfg.TransactionalIDPrefix+id, initialised
 // here so that a replacement fences its crashed predecessor at once.
 // Transactional mode returns the error of Supports.
-func (t *Target) NewWorker(ctx context.Context, cfg targets.Config, m pipeline.Mode, id int) (targets.Worker, error) {
+func (t *Target) NewWorker(ctx context.Context, cfg targets.Config, m vocab.Mode, id int) (targets.Worker, error) {
 	if err := validateConfig(cfg); err != nil {
 		return nil, err
 	}
 	switch m {
-	case pipeline.Implicit, pipeline.Explicit, pipeline.Deferred:
+	case vocab.Implicit, vocab.Explicit, vocab.Deferred:
 		return classified(t.newShareWorker(ctx, cfg, m, id))
-	case pipeline.ClassicEOS:
+	case vocab.ClassicEOS:
 		return classified(t.newEOSWorker(ctx, cfg, id))
-	case pipeline.Transactional:
+	case vocab.Transactional:
 		if err := t.Supports(ctx, m); err != nil {
 			return nil, err
 		}
@@ -93,7 +93,7 @@ func transactionalID(cfg targets.Config, id int) string {
 // shutdown and done tells later calls the worker is gone.
 type shareWorker struct {
 	t    *Target
-	mode pipeline.Mode
+	mode vocab.Mode
 	cfg  targets.Config
 	d    *dialer
 	cons *kgo.Client
@@ -121,7 +121,7 @@ type shareWorker struct {
 	done atomic.Bool
 }
 
-func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m pipeline.Mode, id int) (*shareWorker, error) {
+func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m vocab.Mode, id int) (*shareWorker, error) {
 	w := &shareWorker{t: t, mode: m, cfg: cfg, d: t.conn.newDialer(), epoch: -1}
 	name := string(m) + "-worker-" + strconv.Itoa(id)
 	copts := append(t.conn.clientOpts(w.d, name),
@@ -153,7 +153,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m pipel
 		kgo.DefaultProduceTopic(cfg.OutputTopic),
 		kgo.ProducerLinger(0),
 	)
-	if m == pipeline.Deferred {
+	if m == vocab.Deferred {
 		w.txnID = transactionalID(cfg, id)
 		popts = append(popts, kgo.TransactionalID(w.txnID))
 		if cfg.TransactionTimeout > 0 {
@@ -166,7 +166,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m pipel
 		return nil, wrapNewClient("output producer", err)
 	}
 	w.cons, w.prod = cons, prod
-	if m == pipeline.Deferred {
+	if m == vocab.Deferred {
 		// InitProducerID now: it fences a crashed predecessor with the
 		// same transactional id and aborts its open transaction.
 		pid, epoch, err := prod.ProducerID(ctx)
@@ -235,7 +235,7 @@ func (w *shareWorker) Poll(ctx context.Context, max int) ([]*targets.Record, err
 	if w.done.Load() {
 		return nil, errWorkerClosed
 	}
-	if w.mode != pipeline.Implicit {
+	if w.mode != vocab.Implicit {
 		w.releasePending()
 	}
 	if max <= 0 {
@@ -288,7 +288,7 @@ func (w *shareWorker) Produce(ctx context.Context, recs []*targets.Record) error
 	if w.done.Load() {
 		return errWorkerClosed
 	}
-	if w.mode == pipeline.Deferred && !w.inTxn {
+	if w.mode == vocab.Deferred && !w.inTxn {
 		return errors.New("kafka: a deferred worker produces inside a transaction: call Begin first")
 	}
 	return produceSync(ctx, w.prod, &w.pb, recs, w.cfg.OutputTopic)
@@ -296,16 +296,16 @@ func (w *shareWorker) Produce(ctx context.Context, recs []*targets.Record) error
 
 // Ack acknowledges recs with type t and waits until the broker answered,
 // returning the errors it reported for their partitions.
-func (w *shareWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *shareWorker) Ack(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	var status kgo.AckStatus
 	switch t {
-	case targets.AckAccept:
+	case vocab.AckAccept:
 		status = kgo.AckAccept
-	case targets.AckRelease:
+	case vocab.AckRelease:
 		status = kgo.AckRelease
-	case targets.AckReject:
+	case vocab.AckReject:
 		status = kgo.AckReject
-	case targets.AckRenew:
+	case vocab.AckRenew:
 		return w.Renew(ctx, recs)
 	default:
 		return fmt.Errorf("kafka: cannot ack with type %s (valid: accept, release, reject, renew)", t)
@@ -368,7 +368,7 @@ func (w *shareWorker) errNoTxn(op string) error {
 
 // Begin opens a producer transaction (deferred mode).
 func (w *shareWorker) Begin(ctx context.Context) error {
-	if w.mode != pipeline.Deferred {
+	if w.mode != vocab.Deferred {
 		return w.errNoTxn("begin")
 	}
 	if w.done.Load() {
@@ -383,14 +383,14 @@ func (w *shareWorker) Begin(ctx context.Context) error {
 
 // StageAcks is KIP-1289's transactional acknowledgement, which a share
 // worker on today's Kafka cannot do.
-func (w *shareWorker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *shareWorker) StageAcks(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	return fmt.Errorf("kafka: a %s worker cannot add share acknowledgements to a transaction (that is KIP-1289's transactional mode); ack after the commit instead: %w", w.mode, targets.ErrUnsupported)
 }
 
 // Commit commits the open transaction. On error the transaction stays open
 // for Abort, as kgo asks.
 func (w *shareWorker) Commit(ctx context.Context) error {
-	if w.mode != pipeline.Deferred {
+	if w.mode != vocab.Deferred {
 		return w.errNoTxn("commit")
 	}
 	if w.done.Load() {
@@ -409,7 +409,7 @@ func (w *shareWorker) Commit(ctx context.Context) error {
 
 // Abort aborts the open transaction; without one it does nothing.
 func (w *shareWorker) Abort(ctx context.Context) error {
-	if w.mode != pipeline.Deferred {
+	if w.mode != vocab.Deferred {
 		return w.errNoTxn("abort")
 	}
 	if w.done.Load() {
@@ -452,7 +452,7 @@ func (w *shareWorker) ProducerID() int64 { return w.pid }
 
 // TxnInfo reports the transactional id and epoch (deferred mode).
 func (w *shareWorker) TxnInfo() (string, int16) {
-	if w.mode != pipeline.Deferred {
+	if w.mode != vocab.Deferred {
 		return "", -1
 	}
 	return w.txnID, w.epoch
@@ -491,7 +491,7 @@ func (w *shareWorker) shutdown(crash bool, ctx context.Context) error {
 			w.prod.Close()
 			return
 		}
-		if w.mode == pipeline.Implicit {
+		if w.mode == vocab.Implicit {
 			w.cons.MarkAcks(kgo.AckAccept)
 			if err := w.cons.FlushAcks(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("kafka: accepting the last poll: %w", err))

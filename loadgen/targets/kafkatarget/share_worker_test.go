@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestExplicitConsumesAndAcksAll(t *testing.T) {
@@ -25,7 +25,7 @@ func TestExplicitConsumesAndAcksAll(t *testing.T) {
 		}
 	}
 
-	w := newWorker(t, tg, cfg, pipeline.Explicit, 0)
+	w := newWorker(t, tg, cfg, vocab.Explicit, 0)
 	seen := make(map[string]int)
 	pollUntil(t, w, func(recs []*targets.Record) {
 		for _, r := range recs {
@@ -34,7 +34,7 @@ func TestExplicitConsumesAndAcksAll(t *testing.T) {
 				t.Errorf("record %s: delivery count %d, want 1", r.Value, r.DeliveryCount)
 			}
 		}
-		if err := w.Ack(ctxT(t), recs, targets.AckAccept); err != nil {
+		if err := w.Ack(ctxT(t), recs, vocab.AckAccept); err != nil {
 			t.Fatalf("Ack: %v", err)
 		}
 	}, func() bool { return len(seen) == n })
@@ -77,7 +77,7 @@ func TestExplicitWorkersShareOnePartition(t *testing.T) {
 
 	// Two members on one partition: while the first holds its batch, the
 	// second must get other records. Each round both poll, then both ack.
-	workers := []targets.Worker{newWorker(t, tg, cfg, pipeline.Explicit, 0), newWorker(t, tg, cfg, pipeline.Explicit, 1)}
+	workers := []targets.Worker{newWorker(t, tg, cfg, vocab.Explicit, 0), newWorker(t, tg, cfg, vocab.Explicit, 1)}
 	owner := make(map[string]int) // partition@offset -> worker id
 	per := make(map[int]int)
 	for len(owner) < n {
@@ -97,7 +97,7 @@ func TestExplicitWorkersShareOnePartition(t *testing.T) {
 			}
 		}
 		for id, w := range workers {
-			if err := w.Ack(ctxT(t), batches[id], targets.AckAccept); err != nil {
+			if err := w.Ack(ctxT(t), batches[id], vocab.AckAccept); err != nil {
 				t.Fatalf("worker %d Ack: %v", id, err)
 			}
 		}
@@ -116,7 +116,7 @@ func TestImplicitAutoAccepts(t *testing.T) {
 	const n = 20
 	produceInputs(t, tg, cfg, "in", n, 20)
 
-	w := newWorker(t, tg, cfg, pipeline.Implicit, 0)
+	w := newWorker(t, tg, cfg, vocab.Implicit, 0)
 	seen := make(map[string]int)
 	pollUntil(t, w, func(recs []*targets.Record) {
 		if len(recs) > cfg.MaxPollRecords {
@@ -144,7 +144,7 @@ func TestImplicitAutoAccepts(t *testing.T) {
 		t.Errorf("SPSO = %d, want %d (all accepted implicitly)", st.SPSO[0], n)
 	}
 	// A new member finds nothing to redeliver.
-	w2 := newWorker(t, tg, cfg, pipeline.Implicit, 1)
+	w2 := newWorker(t, tg, cfg, vocab.Implicit, 1)
 	if recs := pollShort(t, w2, 300*time.Millisecond); len(recs) != 0 {
 		t.Errorf("a new worker got %d records after all were accepted", len(recs))
 	}
@@ -158,7 +158,7 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	produceInputs(t, tg, cfg, "in", 10, 10)
 	ctx := ctxT(t)
 
-	w := newWorker(t, tg, cfg, pipeline.Deferred, 7)
+	w := newWorker(t, tg, cfg, vocab.Deferred, 7)
 	id, epoch := w.TxnInfo()
 	if id != cfg.TransactionalIDPrefix+"7" || epoch < 0 {
 		t.Fatalf("TxnInfo = %q, %d; want %q and a known epoch", id, epoch, cfg.TransactionalIDPrefix+"7")
@@ -185,13 +185,13 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	if err := w.Produce(ctx, outputsOf(commitRecs)); err != nil {
 		t.Fatalf("Produce: %v", err)
 	}
-	if err := w.StageAcks(ctx, commitRecs, targets.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
+	if err := w.StageAcks(ctx, commitRecs, vocab.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("StageAcks in deferred mode = %v, want ErrUnsupported", err)
 	}
 	if err := w.Commit(ctx); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
-	if err := w.Ack(ctx, commitRecs, targets.AckAccept); err != nil {
+	if err := w.Ack(ctx, commitRecs, vocab.AckAccept); err != nil {
 		t.Fatalf("Ack: %v", err)
 	}
 	if _, e2 := w.TxnInfo(); e2 < epoch {
@@ -208,7 +208,7 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	if err := w.Abort(ctx); err != nil {
 		t.Fatalf("Abort: %v", err)
 	}
-	if err := w.Ack(ctx, abortRecs, targets.AckRelease); err != nil {
+	if err := w.Ack(ctx, abortRecs, vocab.AckRelease); err != nil {
 		t.Fatalf("Ack(release): %v", err)
 	}
 	// A later committed marker: once a read_committed reader sees it,
@@ -245,7 +245,7 @@ func TestDeferredCommitAndAbort(t *testing.T) {
 	var again []*targets.Record
 	pollUntil(t, w, func(got []*targets.Record) {
 		again = append(again, got...)
-		if err := w.Ack(ctx, got, targets.AckAccept); err != nil {
+		if err := w.Ack(ctx, got, vocab.AckAccept); err != nil {
 			t.Fatalf("Ack: %v", err)
 		}
 	}, func() bool { return len(again) >= len(abortRecs) })
@@ -267,7 +267,7 @@ func TestCrashRedeliversAndFences(t *testing.T) {
 
 	// The first worker takes records, opens a transaction, writes an
 	// output, and dies without acking or ending the transaction.
-	a, err := tg.NewWorker(ctx, cfg, pipeline.Deferred, 3)
+	a, err := tg.NewWorker(ctx, cfg, vocab.Deferred, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestCrashRedeliversAndFences(t *testing.T) {
 	}
 
 	// Its replacement (same id) fences it and gets every record again.
-	b := newWorker(t, tg, cfg, pipeline.Deferred, 3)
+	b := newWorker(t, tg, cfg, vocab.Deferred, 3)
 	if _, epochB := b.TxnInfo(); epochB <= epochA {
 		t.Errorf("replacement epoch %d, want above the crashed worker's %d", epochB, epochA)
 	}
@@ -301,7 +301,7 @@ func TestCrashRedeliversAndFences(t *testing.T) {
 		if err := b.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Ack(ctx, got, targets.AckAccept); err != nil {
+		if err := b.Ack(ctx, got, vocab.AckAccept); err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range got {
@@ -329,11 +329,11 @@ func TestLockExpiryRedeliversAndStaleAckFails(t *testing.T) {
 
 	// a holds its records past the lock duration (it does not poll, so
 	// it does not fetch either).
-	a := newWorker(t, tg, cfg, pipeline.Explicit, 0)
+	a := newWorker(t, tg, cfg, vocab.Explicit, 0)
 	var held []*targets.Record
 	pollUntil(t, a, func(got []*targets.Record) { held = append(held, got...) }, func() bool { return len(held) == n })
 
-	b := newWorker(t, tg, cfg, pipeline.Explicit, 1)
+	b := newWorker(t, tg, cfg, vocab.Explicit, 1)
 	var again []*targets.Record
 	pollUntil(t, b, func(got []*targets.Record) { again = append(again, got...) }, func() bool { return len(again) == n })
 	for _, r := range again {
@@ -344,12 +344,12 @@ func TestLockExpiryRedeliversAndStaleAckFails(t *testing.T) {
 	// While b holds them, a's late ack is refused by the broker, and Ack
 	// says so. (Once b acks them, SPSO passes them and a late ack is a
 	// no-op success, as in Kafka.)
-	if err := a.Ack(ctxT(t), held, targets.AckAccept); err == nil {
+	if err := a.Ack(ctxT(t), held, vocab.AckAccept); err == nil {
 		t.Error("Ack after the lock expired and another member acquired the records: got nil error")
 	} else {
 		t.Logf("late ack error: %v", err)
 	}
-	if err := b.Ack(ctxT(t), again, targets.AckAccept); err != nil {
+	if err := b.Ack(ctxT(t), again, vocab.AckAccept); err != nil {
 		t.Fatalf("Ack by the new owner: %v", err)
 	}
 }
@@ -359,15 +359,15 @@ func TestAckRejectsForeignRecords(t *testing.T) {
 	tg := newEmbedded(t)
 	cfg := testConfig(t, 1)
 	setup(t, tg, cfg)
-	w := newWorker(t, tg, cfg, pipeline.Explicit, 0)
+	w := newWorker(t, tg, cfg, vocab.Explicit, 0)
 	ctx := ctxT(t)
-	if err := w.Ack(ctx, []*targets.Record{{Topic: "x"}}, targets.AckAccept); err == nil {
+	if err := w.Ack(ctx, []*targets.Record{{Topic: "x"}}, vocab.AckAccept); err == nil {
 		t.Error("Ack of a record without a handle: got nil error")
 	}
-	if err := w.Ack(ctx, []*targets.Record{nil}, targets.AckAccept); err == nil {
+	if err := w.Ack(ctx, []*targets.Record{nil}, vocab.AckAccept); err == nil {
 		t.Error("Ack of a nil record: got nil error")
 	}
-	if err := w.Ack(ctx, nil, targets.AckGap); err == nil {
+	if err := w.Ack(ctx, nil, vocab.AckGap); err == nil {
 		t.Error("Ack with type gap: got nil error")
 	}
 	if err := w.Begin(ctx); !errors.Is(err, targets.ErrUnsupported) {

@@ -13,13 +13,13 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestAckOfRecordsNoLongerHeldIsRefused(t *testing.T) {
 	t.Parallel()
-	for _, m := range []pipeline.Mode{pipeline.Explicit, pipeline.Transactional} {
+	for _, m := range []vocab.Mode{vocab.Explicit, vocab.Transactional} {
 		t.Run(string(m), func(t *testing.T) {
 			t.Parallel()
 			tg, _ := newServed(t, 95)
@@ -35,7 +35,7 @@ func TestAckOfRecordsNoLongerHeldIsRefused(t *testing.T) {
 			b := newWorker(t, tg, cfg, m, 1)
 			var got []*targets.Record
 			pollUntil(t, b, func(recs []*targets.Record) { got = append(got, recs...) }, func() bool { return len(got) == n })
-			err := a.Ack(ctxT(t), held, targets.AckReject)
+			err := a.Ack(ctxT(t), held, vocab.AckReject)
 			var re *targets.RefusedError
 			if !errors.As(err, &re) || len(re.Refused) != n {
 				t.Fatalf("A's reject of records B holds: %v, want a *targets.RefusedError naming all %d", err, n)

@@ -20,8 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/sharebench/sharebench/internal/txnshareack"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Target is a Kafka cluster reached through franz-go, or an embedded kfake
@@ -235,8 +235,8 @@ func (t *Target) Info() targets.Info {
 // Supports reports whether mode m can run on this cluster: the share modes
 // need share groups (KIP-932), transactional needs a KIP-1289 API that no
 // released Kafka advertises.
-func (t *Target) Supports(ctx context.Context, m pipeline.Mode) error {
-	if !slices.Contains(pipeline.AllModes(), m) {
+func (t *Target) Supports(ctx context.Context, m vocab.Mode) error {
+	if !slices.Contains(vocab.AllModes(), m) {
 		return fmt.Errorf("kafka: unknown mode %q (valid: implicit, explicit, deferred, transactional, classic-eos)", m)
 	}
 	resp := t.versions
@@ -253,10 +253,10 @@ func (t *Target) Supports(ctx context.Context, m pipeline.Mode) error {
 // mode needs, and which modes they can run instead. It wraps
 // targets.ErrUnsupported.
 type UnsupportedModeError struct {
-	Mode    pipeline.Mode
-	Needs   string          // what the mode needs, in words
-	Instead []pipeline.Mode // modes the brokers can run in its place
-	Advice  string          // more of what to do, or ""
+	Mode    vocab.Mode
+	Needs   string       // what the mode needs, in words
+	Instead []vocab.Mode // modes the brokers can run in its place
+	Advice  string       // more of what to do, or ""
 }
 
 // InsteadNames names the modes the brokers can run in the mode's place.
@@ -279,7 +279,7 @@ func (e *UnsupportedModeError) Error() string {
 func (e *UnsupportedModeError) Unwrap() error { return targets.ErrUnsupported }
 
 // supports decides Supports from one ApiVersions response.
-func supports(resp *kmsg.ApiVersionsResponse, m pipeline.Mode) error {
+func supports(resp *kmsg.ApiVersionsResponse, m vocab.Mode) error {
 	has := func(key int16) bool {
 		for _, k := range resp.ApiKeys {
 			if k.ApiKey == key {
@@ -289,15 +289,15 @@ func supports(resp *kmsg.ApiVersionsResponse, m pipeline.Mode) error {
 		return false
 	}
 	switch m {
-	case pipeline.ClassicEOS:
+	case vocab.ClassicEOS:
 		if !has(int16(kmsg.InitProducerID)) || !has(int16(kmsg.TxnOffsetCommit)) {
-			return &UnsupportedModeError{Mode: m, Needs: "transactions", Instead: []pipeline.Mode{pipeline.Implicit, pipeline.Explicit}}
+			return &UnsupportedModeError{Mode: m, Needs: "transactions", Instead: []vocab.Mode{vocab.Implicit, vocab.Explicit}}
 		}
 		return nil
-	case pipeline.Transactional:
+	case vocab.Transactional:
 		if txnShareAckKey(resp) == 0 {
 			return &UnsupportedModeError{Mode: m, Needs: "the KIP-1289 transactional share-acknowledgement API",
-				Instead: []pipeline.Mode{pipeline.Deferred}, Advice: "for today's best effort, or use the engine target (or sharebench serve)"}
+				Instead: []vocab.Mode{vocab.Deferred}, Advice: "for today's best effort, or use the engine target (or sharebench serve)"}
 		}
 		if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.InitProducerID)) {
 			return fmt.Errorf("kafka: mode transactional needs share groups and transactions, which this broker does not advertise: %w", targets.ErrUnsupported)
@@ -308,7 +308,7 @@ func supports(resp *kmsg.ApiVersionsResponse, m pipeline.Mode) error {
 	if !has(int16(kmsg.ShareGroupHeartbeat)) || !has(int16(kmsg.ShareFetch)) || !has(int16(kmsg.ShareAcknowledge)) {
 		return fmt.Errorf("kafka: mode %s needs share groups (KIP-932, Kafka 4.1+ with share groups enabled), which this broker does not advertise; run the classic-eos mode, or use the engine target: %w", m, targets.ErrUnsupported)
 	}
-	if m == pipeline.Deferred && !has(int16(kmsg.InitProducerID)) {
+	if m == vocab.Deferred && !has(int16(kmsg.InitProducerID)) {
 		return fmt.Errorf("kafka: mode deferred needs transactions, which this broker does not advertise; run the explicit mode: %w", targets.ErrUnsupported)
 	}
 	return nil

@@ -14,8 +14,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestUnreachableBrokers(t *testing.T) {
@@ -101,13 +101,13 @@ func TestSupports(t *testing.T) {
 	t.Parallel()
 	tg := newEmbedded(t)
 	ctx := ctxT(t)
-	for _, m := range []pipeline.Mode{pipeline.Implicit, pipeline.Explicit, pipeline.Deferred, pipeline.ClassicEOS} {
+	for _, m := range []vocab.Mode{vocab.Implicit, vocab.Explicit, vocab.Deferred, vocab.ClassicEOS} {
 		if err := tg.Supports(ctx, m); err != nil {
 			t.Errorf("Supports(%s) = %v, want nil", m, err)
 		}
 	}
 	const want = "kafka: mode transactional needs the KIP-1289 transactional share-acknowledgement API, which this broker does not advertise; run the deferred mode for today's best effort, or use the engine target"
-	err := tg.Supports(ctx, pipeline.Transactional)
+	err := tg.Supports(ctx, vocab.Transactional)
 	if !errors.Is(err, targets.ErrUnsupported) {
 		t.Fatalf("Supports(transactional) = %v, want an error wrapping ErrUnsupported", err)
 	}
@@ -116,7 +116,7 @@ func TestSupports(t *testing.T) {
 	}
 	cfg := testConfig(t, 1)
 	setup(t, tg, cfg)
-	if _, err := tg.NewWorker(ctx, cfg, pipeline.Transactional, 0); !errors.Is(err, targets.ErrUnsupported) {
+	if _, err := tg.NewWorker(ctx, cfg, vocab.Transactional, 0); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("NewWorker(transactional) = %v, want an error wrapping ErrUnsupported", err)
 	}
 	if err := tg.Supports(ctx, "bogus"); err == nil || errors.Is(err, targets.ErrUnsupported) {
@@ -132,12 +132,12 @@ func TestSupportsWithoutShareGroups(t *testing.T) {
 		ak.ApiKey = int16(k)
 		resp.ApiKeys = append(resp.ApiKeys, ak)
 	}
-	for _, m := range []pipeline.Mode{pipeline.Implicit, pipeline.Explicit, pipeline.Deferred, pipeline.Transactional} {
+	for _, m := range []vocab.Mode{vocab.Implicit, vocab.Explicit, vocab.Deferred, vocab.Transactional} {
 		if err := supports(resp, m); !errors.Is(err, targets.ErrUnsupported) {
 			t.Errorf("supports(%s) on a broker without share groups = %v, want ErrUnsupported", m, err)
 		}
 	}
-	if err := supports(resp, pipeline.ClassicEOS); err != nil {
+	if err := supports(resp, vocab.ClassicEOS); err != nil {
 		t.Errorf("supports(classic-eos) = %v, want nil", err)
 	}
 }
@@ -221,7 +221,7 @@ func TestCloseClosesHandedOutClients(t *testing.T) {
 	if _, err := tg.NewProducer(ctx, cfg, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tg.NewWorker(ctx, cfg, pipeline.Explicit, 0); err != nil {
+	if _, err := tg.NewWorker(ctx, cfg, vocab.Explicit, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tg.NewReader(ctx, cfg, cfg.OutputTopic, true); err != nil {

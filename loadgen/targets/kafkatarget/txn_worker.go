@@ -39,6 +39,7 @@ import (
 
 	"github.com/sharebench/sharebench/internal/txnshareack"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // fetchMargin is how long before the caller's deadline a share fetch's
@@ -265,7 +266,7 @@ func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*targets.Record, e
 			rp.Partition, rp.PartitionMaxBytes = p, w.partitionMaxBytes()
 			types := map[int64]int8{}
 			for _, o := range offs {
-				types[o] = int8(targets.AckRelease)
+				types[o] = int8(vocab.AckRelease)
 			}
 			first, last, ty := ackBatches(offs, types)
 			for i := range first {
@@ -399,7 +400,7 @@ func (w *txnWorker) Produce(ctx context.Context, recs []*targets.Record) error {
 
 // Ack acknowledges recs outside a transaction (ShareAcknowledge); RENEW
 // extends their locks.
-func (w *txnWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *txnWorker) Ack(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
@@ -410,7 +411,7 @@ func (w *txnWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.A
 	req.Version = 2
 	req.GroupID, req.MemberID = kmsg.StringPtr(w.cfg.Group), kmsg.StringPtr(w.memberID)
 	req.ShareSessionEpoch = w.session
-	req.IsRenewAck = t == targets.AckRenew
+	req.IsRenewAck = t == vocab.AckRenew
 	rt := kmsg.NewShareAcknowledgeRequestTopic()
 	rt.TopicID = w.topicID
 	for p, offs := range byPart(recs) {
@@ -447,7 +448,7 @@ func (w *txnWorker) Ack(ctx context.Context, recs []*targets.Record, t targets.A
 			}
 		}
 	}
-	if t != targets.AckRenew {
+	if t != vocab.AckRenew {
 		for _, r := range recs {
 			delete(w.pending, pendingKey(r.Partition, r.Offset))
 		}
@@ -476,7 +477,7 @@ func byPart(recs []*targets.Record) map[int32][]int64 {
 
 // Renew extends the acquisition locks of recs.
 func (w *txnWorker) Renew(ctx context.Context, recs []*targets.Record) error {
-	return w.Ack(ctx, recs, targets.AckRenew)
+	return w.Ack(ctx, recs, vocab.AckRenew)
 }
 
 // Begin opens a transaction.
@@ -493,7 +494,7 @@ func (w *txnWorker) Begin(ctx context.Context) error {
 
 // StageAcks sends recs' acknowledgements to the open transaction
 // (TxnShareAcknowledge) with the member's current epoch.
-func (w *txnWorker) StageAcks(ctx context.Context, recs []*targets.Record, t targets.AckType) error {
+func (w *txnWorker) StageAcks(ctx context.Context, recs []*targets.Record, t vocab.AckType) error {
 	if w.done.Load() {
 		return errWorkerClosed
 	}
@@ -503,7 +504,7 @@ func (w *txnWorker) StageAcks(ctx context.Context, recs []*targets.Record, t tar
 	if w.abortable != nil {
 		return fmt.Errorf("%w: %w", errAbortable, w.abortable)
 	}
-	if t != targets.AckAccept && t != targets.AckReject {
+	if t != vocab.AckAccept && t != vocab.AckReject {
 		return fmt.Errorf("kafka: cannot stage %s in a transaction (valid: accept, reject)", t)
 	}
 	if len(recs) == 0 {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/internal/serve"
-	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // newServed starts the reference engine behind sharebench serve (with the
@@ -65,14 +65,14 @@ func TestTransactionalCommitAndAbort(t *testing.T) {
 	for _, key := range []int16{95, 93} {
 		t.Run(map[int16]string{93: "key93", 95: "key95"}[key], func(t *testing.T) {
 			tg, e := newServed(t, key)
-			if err := tg.Supports(ctxT(t), pipeline.Transactional); err != nil {
+			if err := tg.Supports(ctxT(t), vocab.Transactional); err != nil {
 				t.Fatalf("Supports(transactional) = %v", err)
 			}
 			cfg := testConfig(t, 1)
 			cfg.LockDuration = 30e9
 			setup(t, tg, cfg)
 			produceInputs(t, tg, cfg, "in", 6, 6)
-			w := newWorker(t, tg, cfg, pipeline.Transactional, 0)
+			w := newWorker(t, tg, cfg, vocab.Transactional, 0)
 			ctx := ctxT(t)
 			var recs []*targets.Record
 			pollUntil(t, w, func(rs []*targets.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 6 })
@@ -80,7 +80,7 @@ func TestTransactionalCommitAndAbort(t *testing.T) {
 			// Aborted: outputs and acks for records 0-1.
 			must(t, w.Begin(ctx))
 			must(t, w.Produce(ctx, []*targets.Record{{Value: []byte("out-aborted")}}))
-			must(t, w.StageAcks(ctx, recs[:2], targets.AckAccept))
+			must(t, w.StageAcks(ctx, recs[:2], vocab.AckAccept))
 			if st := shareState(t, e, cfg, recs[0]); st != engine.StateTxPending {
 				t.Errorf("staged record: %v, want TX_PENDING", st)
 			}
@@ -91,12 +91,12 @@ func TestTransactionalCommitAndAbort(t *testing.T) {
 			// Committed: outputs and acks for records 2-3 (accept, reject).
 			must(t, w.Begin(ctx))
 			must(t, w.Produce(ctx, []*targets.Record{{Value: []byte("out-committed")}}))
-			must(t, w.StageAcks(ctx, recs[2:3], targets.AckAccept))
-			must(t, w.StageAcks(ctx, recs[3:4], targets.AckReject))
+			must(t, w.StageAcks(ctx, recs[2:3], vocab.AckAccept))
+			must(t, w.StageAcks(ctx, recs[3:4], vocab.AckReject))
 			must(t, w.Commit(ctx))
 			// Acks only: records 4-5.
 			must(t, w.Begin(ctx))
-			must(t, w.StageAcks(ctx, recs[4:6], targets.AckAccept))
+			must(t, w.StageAcks(ctx, recs[4:6], vocab.AckAccept))
 			must(t, w.Commit(ctx))
 			for _, r := range recs[2:6] {
 				if st := waitState(t, e, cfg, r, engine.StateAcknowledged, engine.StateArchived); st != engine.StateAcknowledged && st != engine.StateArchived {
@@ -125,15 +125,15 @@ func TestTransactionalFencedMemberEpoch(t *testing.T) {
 	cfg.LockDuration = 30e9
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 2, 2)
-	w := newWorker(t, tg, cfg, pipeline.Transactional, 0)
+	w := newWorker(t, tg, cfg, vocab.Transactional, 0)
 	ctx := ctxT(t)
 	var recs []*targets.Record
 	pollUntil(t, w, func(rs []*targets.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 2 })
 	// A second member joins: the group moves the first member's epoch
 	// on, which it learns on its next heartbeat (up to a second away).
-	newWorker(t, tg, cfg, pipeline.Transactional, 1)
+	newWorker(t, tg, cfg, vocab.Transactional, 1)
 	must(t, w.Begin(ctx))
-	err := w.StageAcks(ctx, recs, targets.AckAccept)
+	err := w.StageAcks(ctx, recs, vocab.AckAccept)
 	if err == nil {
 		t.Skip("the heartbeat learned the new epoch before the staging")
 	}
@@ -151,7 +151,7 @@ func TestTransactionalFencedMemberEpoch(t *testing.T) {
 		t.Errorf("record after the refused staging: %v, want still ACQUIRED", st)
 	}
 	must(t, w.Begin(ctx))
-	must(t, w.StageAcks(ctx, recs, targets.AckAccept))
+	must(t, w.StageAcks(ctx, recs, vocab.AckAccept))
 	must(t, w.Commit(ctx))
 	if st := waitState(t, e, cfg, recs[0], engine.StateAcknowledged); st != engine.StateAcknowledged {
 		t.Errorf("record after staging with the learned epoch: %v, want ACKNOWLEDGED", st)
@@ -165,10 +165,10 @@ func TestTransactionalStagingFailureIsAbortable(t *testing.T) {
 	cfg := testConfig(t, 1)
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 1, 1)
-	w := newWorker(t, tg, cfg, pipeline.Transactional, 0)
+	w := newWorker(t, tg, cfg, vocab.Transactional, 0)
 	ctx := ctxT(t)
 	must(t, w.Begin(ctx))
-	err := w.StageAcks(ctx, []*targets.Record{{Topic: cfg.InputTopic, Partition: 0, Offset: 0}}, targets.AckAccept)
+	err := w.StageAcks(ctx, []*targets.Record{{Topic: cfg.InputTopic, Partition: 0, Offset: 0}}, vocab.AckAccept)
 	if err == nil {
 		t.Fatal("staging a record never acquired succeeded")
 	}
@@ -188,7 +188,7 @@ func TestTransactionalCrashFences(t *testing.T) {
 	cfg.LockDuration = 30e9
 	setup(t, tg, cfg)
 	produceInputs(t, tg, cfg, "in", 1, 1)
-	w, err := tg.NewWorker(ctxT(t), cfg, pipeline.Transactional, 0)
+	w, err := tg.NewWorker(ctxT(t), cfg, vocab.Transactional, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +196,9 @@ func TestTransactionalCrashFences(t *testing.T) {
 	var recs []*targets.Record
 	pollUntil(t, w, func(rs []*targets.Record) { recs = append(recs, rs...) }, func() bool { return len(recs) >= 1 })
 	must(t, w.Begin(ctx))
-	must(t, w.StageAcks(ctx, recs, targets.AckAccept))
+	must(t, w.StageAcks(ctx, recs, vocab.AckAccept))
 	w.Crash()
-	w2 := newWorker(t, tg, cfg, pipeline.Transactional, 0)
+	w2 := newWorker(t, tg, cfg, vocab.Transactional, 0)
 	if st := waitState(t, e, cfg, recs[0], engine.StateAvailable, engine.StateAcquired); st != engine.StateAvailable && st != engine.StateAcquired {
 		t.Errorf("staged record after the replacement fenced the crashed worker: %v, want AVAILABLE", st)
 	}

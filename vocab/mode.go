@@ -1,7 +1,7 @@
 // This file holds the acknowledgement modes: the type, the list in report
 // order, and what each mode implies.
 
-package pipeline
+package vocab
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("pipeline: unknown mode %q (valid: %s, %s)", s, strings.Join(ModeNames(), ", "), AllName)
+	return "", fmt.Errorf("vocab: unknown mode %q (valid: %s, %s)", s, strings.Join(ModeNames(), ", "), AllName)
 }
 
 // ModeNames lists every mode's name in report order.

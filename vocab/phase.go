@@ -1,7 +1,7 @@
 // This file holds the crash phases: the boundaries between a mode's
 // actions, where a worker-crash fault strikes.
 
-package pipeline
+package vocab
 
 import (
 	"fmt"
@@ -72,7 +72,7 @@ func ParsePhase(s string) (Phase, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("pipeline: unknown crash phase %q (valid: %s)", s, strings.Join(CrashPhaseNames(), ", "))
+	return "", fmt.Errorf("vocab: unknown crash phase %q (valid: %s)", s, strings.Join(CrashPhaseNames(), ", "))
 }
 
 // String returns the phase's name.
