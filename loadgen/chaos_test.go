@@ -115,14 +115,14 @@ func TestChaosExpectations(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(allowed) == 0 {
-				for _, kind := range verify.Anomalies() {
+				for _, kind := range vocab.Anomalies() {
 					if v.Counts[kind] != 0 {
 						t.Errorf("mode %s: %d %s, want none", m, v.Counts[kind], kind)
 					}
 				}
 				return
 			}
-			if v.Counts[verify.KindDuplicate] == 0 {
+			if v.Counts[vocab.KindDuplicate] == 0 {
 				t.Errorf("mode %s: no duplicate: the faults did not bite (crashes %d, lock expiries %d)", m, mr.WorkerCrashes, mr.LockExpiries)
 			}
 		})

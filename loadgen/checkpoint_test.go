@@ -250,7 +250,7 @@ func runCheckpointCase(t *testing.T, sinkName string, c checkpointCase) *result.
 		t.Errorf("no event mentions %q (events %v); repro: %s", c.event, mr.Faults, repro)
 	}
 	anomalies := map[string]int64{}
-	for _, kind := range verify.Anomalies() {
+	for _, kind := range vocab.Anomalies() {
 		if n := v.Counts[kind]; n > 0 {
 			anomalies[kind] = n
 		}
@@ -260,21 +260,21 @@ func runCheckpointCase(t *testing.T, sinkName string, c checkpointCase) *result.
 		if len(anomalies) > 0 {
 			t.Errorf("anomalies %v, want none (witnesses %v); repro: %s", anomalies, v.Witnesses, repro)
 		}
-		if c.want == archivedAtLimit && v.Counts[verify.KindArchivedAtLimit] == 0 {
+		if c.want == archivedAtLimit && v.Counts[vocab.KindArchivedAtLimit] == 0 {
 			t.Errorf("no record archived at the delivery limit (counts %v, lock expiries %d): the dwell did not bite; repro: %s", v.Counts, mr.LockExpiries, repro)
 		}
-		if c.want == noAnomaly && strings.HasPrefix(c.name, "dwell") && v.Counts[verify.KindArchivedAtLimit] > 0 {
-			t.Errorf("%d records archived at the delivery limit: the mitigation did not hold; repro: %s", v.Counts[verify.KindArchivedAtLimit], repro)
+		if c.want == noAnomaly && strings.HasPrefix(c.name, "dwell") && v.Counts[vocab.KindArchivedAtLimit] > 0 {
+			t.Errorf("%d records archived at the delivery limit: the mitigation did not hold; repro: %s", v.Counts[vocab.KindArchivedAtLimit], repro)
 		}
 	case duplicates:
-		if anomalies[verify.KindDuplicate] == 0 {
+		if anomalies[vocab.KindDuplicate] == 0 {
 			t.Errorf("no duplicate in the sink (counts %v, lock expiries %d): the fault did not bite; repro: %s", v.Counts, mr.LockExpiries, repro)
 		}
-		if len(v.Witnesses[verify.KindDuplicate]) == 0 {
+		if len(v.Witnesses[vocab.KindDuplicate]) == 0 {
 			t.Errorf("duplicates counted without a witness")
 		}
 		for kind, n := range anomalies {
-			if kind != verify.KindDuplicate {
+			if kind != vocab.KindDuplicate {
 				t.Errorf("%d %s besides the duplicates (witnesses %v); repro: %s", n, kind, v.Witnesses[kind], repro)
 			}
 		}
@@ -287,7 +287,7 @@ func runCheckpointCase(t *testing.T, sinkName string, c checkpointCase) *result.
 func reportCheckpointRow(t *testing.T, sinkName string, c checkpointCase, mr result.ModeResult) {
 	v := mr.Verify
 	var found []string
-	for _, kind := range append(verify.Anomalies(), verify.KindArchivedAtLimit) {
+	for _, kind := range append(vocab.Anomalies(), vocab.KindArchivedAtLimit) {
 		if n := v.Counts[kind]; n > 0 {
 			found = append(found, fmt.Sprintf("%s %d", kind, n))
 		}

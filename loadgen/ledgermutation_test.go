@@ -15,6 +15,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // cleanLedgers runs transactional against the engine once and returns its
@@ -82,49 +83,49 @@ func TestLedgerMutations(t *testing.T) {
 		refuse  string // a refusal the reader must give instead
 		verdict string
 	}{
-		{name: "output deleted", file: verify.OutputsFile, kind: verify.KindLost,
+		{name: "output deleted", file: verify.OutputsFile, kind: vocab.KindLost,
 			edit: func(t *testing.T, l [][]byte) [][]byte { return l[1:] }},
-		{name: "output copied to a new offset", file: verify.OutputsFile, kind: verify.KindDuplicate,
+		{name: "output copied to a new offset", file: verify.OutputsFile, kind: vocab.KindDuplicate,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				return append(l, replaceIn(replaceIn(l[0], `"offset":`, `"offset":9999`), `"txn_seq":`, `"txn_seq":7`))
 			}},
-		{name: "abort marker on a visible output", file: verify.OutputsFile, kind: verify.KindAbortedRead,
+		{name: "abort marker on a visible output", file: verify.OutputsFile, kind: vocab.KindAbortedRead,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				l[0] = replaceIn(l[0], `"marker":"commit"`, `"marker":"abort"`)
 				return l
 			}},
-		{name: "client aborted a visible transaction", file: verify.OutputsFile, kind: verify.KindAbortedRead,
+		{name: "client aborted a visible transaction", file: verify.OutputsFile, kind: vocab.KindAbortedRead,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				l[0] = replaceIn(l[0], `"txn_outcome":"committed"`, `"txn_outcome":"aborted"`)
 				return l
 			}},
-		{name: "one output of a committed transaction invisible", file: verify.OutputsFile, kind: verify.KindTornTransaction,
+		{name: "one output of a committed transaction invisible", file: verify.OutputsFile, kind: vocab.KindTornTransaction,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				l[0] = replaceIn(l[0], `"committed":true`, `"committed":false`)
 				return l
 			}},
-		{name: "input left available", file: verify.InputsFile, kind: verify.KindUnresolved,
+		{name: "input left available", file: verify.InputsFile, kind: vocab.KindUnresolved,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				l[0] = replaceIn(l[0], `"ACKNOWLEDGED"`, `"AVAILABLE"`)
 				return l
 			}},
-		{name: "input archived unprocessed", file: verify.InputsFile, kind: verify.KindArchivedUnprocessed,
+		{name: "input archived unprocessed", file: verify.InputsFile, kind: vocab.KindArchivedUnprocessed,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				l[0] = replaceIn(l[0], `"ACKNOWLEDGED"`, `"ARCHIVED"`)
 				return l
 			}},
-		{name: "input delivered past the limit", file: verify.InputsFile, kind: verify.KindOverDelivered,
+		{name: "input delivered past the limit", file: verify.InputsFile, kind: vocab.KindOverDelivered,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				l[0] = replaceIn(l[0], `"delivery_count":1`, `"delivery_count":6`)
 				return l
 			}},
-		{name: "output of no input", file: verify.OutputsFile, kind: verify.KindPhantom,
+		{name: "output of no input", file: verify.OutputsFile, kind: vocab.KindPhantom,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				return append(l, replaceIn(replaceIn(l[0], `"id":`, `"id":98765`), `"offset":`, `"offset":9999`))
 			}},
 		{name: "delivery of no input", file: verify.InputsFile, refuse: `: delivery of id 1, which is not in inputs.jsonl`,
 			edit: func(t *testing.T, l [][]byte) [][]byte { return l[1:] }},
-		{name: "transaction left open", file: verify.MetaFile, kind: verify.KindHangingTransaction,
+		{name: "transaction left open", file: verify.MetaFile, kind: vocab.KindHangingTransaction,
 			edit: func(t *testing.T, l [][]byte) [][]byte {
 				i := firstWith(t, l, `"open_transactions": []`)
 				l[i] = replaceIn(l[i], `[]`, `[{"partition": 1, "producer_id": 1002, "epoch": 3, "first_offset": 40, "source": "target"}]`)

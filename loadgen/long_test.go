@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
@@ -51,7 +50,7 @@ func TestLongCheckpointMaxRecords(t *testing.T) {
 			s.Checkpoint.MaxRecords = limit
 		}}
 		v := runCheckpointCase(t, "memory", c)
-		dup[limit] = v.Counts[verify.KindDuplicate]
+		dup[limit] = v.Counts[vocab.KindDuplicate]
 	}
 	if !(dup[100]*4 < dup[0]) {
 		t.Errorf("duplicates with maxRecords 100: %d, without: %d; want under a quarter of them", dup[100], dup[0])

@@ -462,7 +462,7 @@ func TestVerifierCatchesMutants(t *testing.T) {
 	t.Logf("the mutant table (%v):\n\n%s", time.Since(t0).Round(time.Second), table)
 	if only == "" {
 		// Every anomaly kind is something a real run can produce.
-		for _, k := range verify.Anomalies() {
+		for _, k := range vocab.Anomalies() {
 			if !produced[k] {
 				t.Errorf("no mutant's real run produced %s", k)
 			}

@@ -153,7 +153,7 @@ func checkMode(t *testing.T, m result.ModeResult, dir string, spec *workloads.Sp
 	if m.Processed < m.TotalInputs {
 		t.Errorf("processed %d of %d inputs", m.Processed, m.TotalInputs)
 	}
-	dups := v.Counts[verify.KindDuplicate]
+	dups := v.Counts[vocab.KindDuplicate]
 	switch {
 	case exactlyOnce(m.Mode) && m.TotalOutputs != m.TotalInputs:
 		t.Errorf("exactly-once mode: %d outputs for %d inputs; %s", m.TotalOutputs, m.TotalInputs, repro(t))

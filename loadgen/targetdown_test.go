@@ -71,12 +71,12 @@ func TestRunTargetDownEndsTheModeWithAVerdict(t *testing.T) {
 		t.Fatalf("%s: error %q, verification %v: want a verdict and no error; %s", crashed.Mode, crashed.Error, crashed.Verify, repro(t))
 	}
 	v := crashed.Verify
-	if v.Verdict != verify.VerdictFail || !slices.Contains(v.Forbidden, verify.KindTargetDown) {
-		t.Fatalf("%s: %s, forbidden %v: want FAIL with %s; %s", crashed.Mode, v.Verdict, v.Forbidden, verify.KindTargetDown, repro(t))
+	if v.Verdict != verify.VerdictFail || !slices.Contains(v.Forbidden, vocab.KindTargetDown) {
+		t.Fatalf("%s: %s, forbidden %v: want FAIL with %s; %s", crashed.Mode, v.Verdict, v.Forbidden, vocab.KindTargetDown, repro(t))
 	}
-	ws := v.Witnesses[verify.KindTargetDown]
+	ws := v.Witnesses[vocab.KindTargetDown]
 	if len(ws) != 1 || !strings.Contains(ws[0].Detail, eng.ErrNotDataDir.Error()) {
-		t.Errorf("%s witness %+v: want one naming the engine's error (%v)", verify.KindTargetDown, ws, eng.ErrNotDataDir)
+		t.Errorf("%s witness %+v: want one naming the engine's error (%v)", vocab.KindTargetDown, ws, eng.ErrNotDataDir)
 	}
 	t.Logf("%s: %s, forbidden %v, witness %+v", crashed.Mode, v.Verdict, v.Forbidden, ws)
 	// The dumped ledgers alone give the same verdict.
@@ -91,7 +91,7 @@ func TestRunTargetDownEndsTheModeWithAVerdict(t *testing.T) {
 		t.Errorf("the dumped ledgers hold no input: the crashed mode's ledgers were not kept")
 	}
 	// The next mode ran, on a fresh engine, to a verdict of its own.
-	if after.Error != "" || after.Verify == nil || slices.Contains(after.Verify.Forbidden, verify.KindTargetDown) {
+	if after.Error != "" || after.Verify == nil || slices.Contains(after.Verify.Forbidden, vocab.KindTargetDown) {
 		t.Fatalf("%s after the crash: error %q, verification %+v: want it run on a fresh engine", after.Mode, after.Error, after.Verify)
 	}
 	if after.Verify.Verdict != verify.VerdictPass {

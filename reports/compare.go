@@ -289,7 +289,7 @@ func findings(rd *runData, mode string) []Finding {
 			continue
 		}
 		for _, k := range v.Forbidden {
-			out = append(out, Finding{Run: rd.label, Mode: mode, Repeat: rp.m.Repeat, Kind: k, Count: v.Counts[k]})
+			out = append(out, Finding{Run: rd.label, Mode: mode, Repeat: rp.m.Repeat, Kind: string(k), Count: v.Counts[k]})
 		}
 		if !v.Pass && len(v.Forbidden) == 0 {
 			// INCONCLUSIVE (or an incomplete verdict): no proof, so the

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/sharebench/sharebench/reports/stats"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // bar is one bar: its value, an optional whisker and label above it.
@@ -263,12 +264,12 @@ func latencyBarsFigure(runs []*runData, pal palette) figure {
 
 // Verifier vocabulary (docs/design.md §7), in the order the anomaly charts list it.
 var (
-	anomalyKinds       = []string{"lost", "duplicate", "aborted-read", "torn-transaction", "unresolved", "over-delivered", "archived-unprocessed"}
-	informationalKinds = []string{"archived-at-limit", "rejected"}
+	anomalyKinds       = []vocab.Finding{vocab.KindLost, vocab.KindDuplicate, vocab.KindAbortedRead, vocab.KindTornTransaction, vocab.KindUnresolved, vocab.KindOverDelivered, vocab.KindArchivedUnprocessed}
+	informationalKinds = vocab.Informational()
 )
 
 // isInformational reports whether kind is reported but never an anomaly.
-func isInformational(kind string) bool { return slices.Contains(informationalKinds, kind) }
+func isInformational(kind vocab.Finding) bool { return slices.Contains(informationalKinds, kind) }
 
 // verdict is a mode's verifier outcome summed over its repeats.
 type verdict struct {
@@ -276,13 +277,13 @@ type verdict struct {
 	inconclusive     int // repeats whose verdict is INCONCLUSIVE
 	unjudged         int64
 	repeats          int
-	counts           map[string]int64
-	forbidden        []string // kinds forbidden and found, sorted
-	allowed          []string // kinds the mode allows (union)
+	counts           map[vocab.Finding]int64
+	forbidden        []vocab.Finding // kinds forbidden and found, sorted
+	allowed          []vocab.Finding // kinds the mode allows (union)
 }
 
 func verdictOf(md *modeData) verdict {
-	v := verdict{counts: map[string]int64{}}
+	v := verdict{counts: map[vocab.Finding]int64{}}
 	if md == nil {
 		return v
 	}
@@ -331,9 +332,9 @@ func (v verdict) anomalies() int64 {
 }
 
 // kindsFor lists the vocabulary plus any other kind a run reported.
-func kindsFor(vs []verdict) []string {
+func kindsFor(vs []verdict) []vocab.Finding {
 	kinds := append(slices.Clone(anomalyKinds), informationalKinds...)
-	var extra []string
+	var extra []vocab.Finding
 	for _, v := range vs {
 		for k := range v.counts {
 			if !slices.Contains(kinds, k) && !slices.Contains(extra, k) {
@@ -375,7 +376,7 @@ func anomalyFigure(runs []*runData, pal palette, mode string) figure {
 	names := make([]string, len(kinds))
 	for gi := range kinds {
 		k := kinds[len(kinds)-1-gi]
-		name := k
+		name := string(k)
 		switch {
 		case isInformational(k):
 			name += " (info)"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/reports/stats"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // column is one numeric column of the summary table.
@@ -240,7 +241,7 @@ func verdictText(v verdict) (text, class string) {
 	case v.failed > 0:
 		text = "FAIL"
 		if len(v.forbidden) > 0 {
-			text += ": " + strings.Join(v.forbidden, ", ")
+			text += ": " + strings.Join(vocab.FindingNames(v.forbidden), ", ")
 		}
 		if v.repeats > 1 && v.failed < v.verified {
 			text += fmt.Sprintf(" (%d of %d repeats)", v.failed, v.verified)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // envTable is the environment: one row per field, one column per run.
@@ -214,7 +215,7 @@ func buildFaults(runs []*runData) []faultRow {
 type witnessGroup struct {
 	Run, Mode string
 	Repeat    int
-	Kind      string
+	Kind      vocab.Finding
 	Forbidden bool
 	Count     int64 // findings of this kind; Rows may hold fewer
 	Rows      []witnessRow
@@ -240,12 +241,12 @@ func buildWitnesses(runs []*runData) []witnessGroup {
 				if v == nil || len(v.Witnesses) == 0 {
 					continue
 				}
-				kinds := make([]string, 0, len(v.Witnesses))
+				kinds := make([]vocab.Finding, 0, len(v.Witnesses))
 				for k := range v.Witnesses {
 					kinds = append(kinds, k)
 				}
 				// Forbidden kinds first, then the rest by name.
-				slices.SortFunc(kinds, func(a, b string) int {
+				slices.SortFunc(kinds, func(a, b vocab.Finding) int {
 					fa, fb := slices.Contains(v.Forbidden, a), slices.Contains(v.Forbidden, b)
 					if fa != fb {
 						if fa {
@@ -253,7 +254,7 @@ func buildWitnesses(runs []*runData) []witnessGroup {
 						}
 						return 1
 					}
-					return strings.Compare(a, b)
+					return strings.Compare(string(a), string(b))
 				})
 				for _, k := range kinds {
 					ws := v.Witnesses[k]
@@ -340,7 +341,7 @@ func overallVerdict(runs []*runData) (text, class string) {
 			if v.failed > 0 {
 				s := label(md.mode)
 				if len(v.forbidden) > 0 {
-					s += ": " + strings.Join(v.forbidden, ", ")
+					s += ": " + strings.Join(vocab.FindingNames(v.forbidden), ", ")
 				}
 				failed = append(failed, s)
 			}

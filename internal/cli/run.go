@@ -351,7 +351,7 @@ func runVerdict(res *result.Result, f runFlags) error {
 		case m.Verify.Inconclusive():
 			unjudged = append(unjudged, fmt.Sprintf("%s (%s)", m.Mode, inconclusiveWhy(m)))
 		case !m.Verify.Pass:
-			failed = append(failed, fmt.Sprintf("%s (%s)", m.Mode, strings.Join(m.Verify.Forbidden, ", ")))
+			failed = append(failed, fmt.Sprintf("%s (%s)", m.Mode, strings.Join(vocab.FindingNames(m.Verify.Forbidden), ", ")))
 		}
 		if m.Error != "" {
 			errs = append(errs, m.Mode+": "+m.Error)

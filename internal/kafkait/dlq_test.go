@@ -13,6 +13,7 @@ import (
 	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // dlqMessages are the reasons a dead-letter record's __dlq.errors.message
@@ -36,12 +37,12 @@ func TestDLQBesideEngine(t *testing.T) {
 	}{{"kafka", kafka}, {"engine", engine}} {
 		m := checkMode(t, r.run, "explicit")
 		v := m.Verify
-		rejected := v.Counts[verify.KindRejected]
+		rejected := v.Counts[vocab.KindRejected]
 		if rejected == 0 {
 			t.Fatalf("%s: no record was rejected, so the dead-letter queue was not exercised", r.name)
 		}
-		if m.DLQRecords != rejected+v.Counts[verify.KindArchivedAtLimit] {
-			t.Errorf("%s: %d dead-letter records for %d rejected and %d archived at the limit", r.name, m.DLQRecords, rejected, v.Counts[verify.KindArchivedAtLimit])
+		if m.DLQRecords != rejected+v.Counts[vocab.KindArchivedAtLimit] {
+			t.Errorf("%s: %d dead-letter records for %d rejected and %d archived at the limit", r.name, m.DLQRecords, rejected, v.Counts[vocab.KindArchivedAtLimit])
 		}
 		dlqs := readDLQ(t, filepath.Join(r.run.out, "ledgers", "explicit", verify.DLQFile))
 		reasons := map[string]int{}
@@ -60,7 +61,7 @@ func TestDLQBesideEngine(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d inputs, %d rejected, %d archived at the limit, %d dead-letter records (reasons %v), verdict %s, counts %v",
-			r.name, m.TotalInputs, rejected, v.Counts[verify.KindArchivedAtLimit], m.DLQRecords, reasons, v.Verdict, v.Counts)
+			r.name, m.TotalInputs, rejected, v.Counts[vocab.KindArchivedAtLimit], m.DLQRecords, reasons, v.Verdict, v.Counts)
 	}
 }
 

@@ -151,11 +151,11 @@ func TestHangingTransactionReported(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	v := res.Modes[0].Verify
-	if v == nil || v.Verdict != verify.VerdictFail || v.Counts[verify.KindHangingTransaction] == 0 {
+	if v == nil || v.Verdict != verify.VerdictFail || v.Counts[vocab.KindHangingTransaction] == 0 {
 		t.Fatalf("verdict %+v, want FAIL with a hanging transaction", v)
 	}
 	found := map[string]bool{}
-	for _, w := range v.Witnesses[verify.KindHangingTransaction] {
+	for _, w := range v.Witnesses[vocab.KindHangingTransaction] {
 		if w.ProducerID == pid {
 			for _, src := range []string{"target", "markers"} {
 				if strings.Contains(w.Detail, "found by "+src) {
@@ -168,7 +168,7 @@ func TestHangingTransactionReported(t *testing.T) {
 		}
 	}
 	if !found["target"] {
-		t.Errorf("no hanging-transaction witness from DescribeProducers for the stray producer %d: %+v", pid, v.Witnesses[verify.KindHangingTransaction])
+		t.Errorf("no hanging-transaction witness from DescribeProducers for the stray producer %d: %+v", pid, v.Witnesses[vocab.KindHangingTransaction])
 	}
-	t.Logf("hanging transaction of producer %d reported: %s", pid, fmt.Sprint(v.Witnesses[verify.KindHangingTransaction][0].Detail))
+	t.Logf("hanging transaction of producer %d reported: %s", pid, fmt.Sprint(v.Witnesses[vocab.KindHangingTransaction][0].Detail))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sharebench/sharebench/internal/cli"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // chaosSeed is the seed of TestChaosAgainstDurableServe's run.
@@ -92,7 +93,7 @@ func chaosMode(t *testing.T, control, mode string) {
 		t.Errorf("mode %s: verdict %s (pass %v), forbidden %v, %d unjudged, counts %v", mode, v.Verdict, v.Pass, v.Forbidden, v.Unjudged, v.Counts)
 	}
 	for kind, n := range v.Counts {
-		if n > 0 && !slices.Contains(allowed, kind) && !slices.Contains(verify.Informational(), kind) {
+		if n > 0 && !slices.Contains(allowed, kind) && !slices.Contains(vocab.Informational(), kind) {
 			t.Errorf("mode %s: %d %s, which the mode does not allow (allowed: %v)", mode, n, kind, allowed)
 		}
 	}

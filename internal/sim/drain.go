@@ -9,7 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/sharebench/sharebench/engine"
@@ -185,18 +185,18 @@ func (s *sim) verify() error {
 
 // verdictLine summarises a verdict in one line.
 func verdictLine(res *result.Verification) string {
-	kinds := make([]string, 0, len(res.Counts))
+	kinds := make([]vocab.Finding, 0, len(res.Counts))
 	for k := range res.Counts {
 		kinds = append(kinds, k)
 	}
-	sort.Strings(kinds)
+	slices.Sort(kinds)
 	parts := []string{fmt.Sprintf("inputs %d outputs %d", res.Inputs, res.Outputs)}
 	for _, k := range kinds {
 		parts = append(parts, fmt.Sprintf("%s %d", k, res.Counts[k]))
 	}
 	pass := "PASS"
 	if !res.Pass {
-		pass = "FAIL (" + strings.Join(res.Forbidden, ", ") + ")"
+		pass = "FAIL (" + strings.Join(vocab.FindingNames(res.Forbidden), ", ") + ")"
 	}
 	return pass + ": " + strings.Join(parts, ", ")
 }

@@ -6,6 +6,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -88,11 +89,11 @@ dispatch:
 // counts per mode and kind.
 type Totals struct {
 	Seeds, Steps int
-	Counts       map[string]map[string]int64 // mode -> kind -> count
+	Counts       map[string]map[vocab.Finding]int64 // mode -> kind -> count
 }
 
 // NewTotals returns empty totals.
-func NewTotals() *Totals { return &Totals{Counts: map[string]map[string]int64{}} }
+func NewTotals() *Totals { return &Totals{Counts: map[string]map[vocab.Finding]int64{}} }
 
 // Add adds one passing seed.
 func (t *Totals) Add(out *Outcome) {
@@ -100,7 +101,7 @@ func (t *Totals) Add(out *Outcome) {
 	t.Steps += out.Executed
 	for mode, v := range out.Verdicts {
 		if t.Counts[mode] == nil {
-			t.Counts[mode] = map[string]int64{}
+			t.Counts[mode] = map[vocab.Finding]int64{}
 		}
 		for k, n := range v.Counts {
 			t.Counts[mode][k] += n
@@ -118,11 +119,11 @@ func (t *Totals) Print(w io.Writer, took time.Duration) {
 	}
 	sort.Slice(modes, func(i, j int) bool { return vocab.Mode(modes[i]).Order() < vocab.Mode(modes[j]).Order() })
 	for _, m := range modes {
-		kinds := make([]string, 0, len(t.Counts[m]))
+		kinds := make([]vocab.Finding, 0, len(t.Counts[m]))
 		for k := range t.Counts[m] {
 			kinds = append(kinds, k)
 		}
-		sort.Strings(kinds)
+		slices.Sort(kinds)
 		parts := make([]string, 0, len(kinds))
 		for _, k := range kinds {
 			parts = append(parts, fmt.Sprintf("%s %d", k, t.Counts[m][k]))

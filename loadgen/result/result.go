@@ -257,13 +257,13 @@ type Verification struct {
 	Verdict string `json:"verdict"`
 	Pass    bool   `json:"pass"`
 	// Allowed lists the anomaly kinds this mode allows.
-	Allowed []string `json:"allowed"`
+	Allowed []vocab.Finding `json:"allowed"`
 	// Counts holds every anomaly and informational kind found.
-	Counts map[string]int64 `json:"counts"`
+	Counts map[vocab.Finding]int64 `json:"counts"`
 	// Forbidden lists the kinds found that the mode does not allow.
-	Forbidden []string `json:"forbidden,omitempty"`
+	Forbidden []vocab.Finding `json:"forbidden,omitempty"`
 	// Witnesses holds up to N findings per kind.
-	Witnesses map[string][]Witness `json:"witnesses,omitempty"`
+	Witnesses map[vocab.Finding][]Witness `json:"witnesses,omitempty"`
 	// Unjudged counts the inputs the verifier could not judge, by reason;
 	// any makes the verdict INCONCLUSIVE unless it is FAIL.
 	Unjudged        int64            `json:"unjudged,omitempty"`
@@ -304,13 +304,13 @@ func (v *Verification) VerdictName() string {
 
 // Witness is evidence for one finding.
 type Witness struct {
-	Kind            string `json:"kind"`
-	TransactionalID string `json:"transactional_id,omitempty"`
-	ProducerID      int64  `json:"producer_id,omitempty"`
-	Epoch           int16  `json:"epoch,omitempty"`
+	Kind            vocab.Finding `json:"kind"`
+	TransactionalID string        `json:"transactional_id,omitempty"`
+	ProducerID      int64         `json:"producer_id,omitempty"`
+	Epoch           int16         `json:"epoch,omitempty"`
 	// Candidates names the kinds a finding could be when the evidence
 	// cannot tell them apart.
-	Candidates    []string          `json:"candidates,omitempty"`
+	Candidates    []vocab.Finding   `json:"candidates,omitempty"`
 	InputID       uint64            `json:"id"`
 	Partition     int32             `json:"partition"`
 	Offset        int64             `json:"offset"`

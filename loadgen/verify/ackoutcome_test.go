@@ -44,7 +44,7 @@ func TestAckOutcomes(t *testing.T) {
 			ins:  []verify.Input{acked(1)},
 			outs: []verify.Output{out(1), out(1)},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckReject, verify.AckCommitted), delivery(1, 2, verify.AckAccept, verify.AckCommitted)},
-			want: map[string]int64{verify.KindDuplicate: 1}},
+			want: map[string]int64{vocab.KindDuplicate: 1}},
 		// The same on a target that reports no state (Kafka): the rejected
 		// count does not believe the superseded answer either.
 		{name: "a superseded reject is not counted where no state is reported", mode: "explicit",
@@ -57,34 +57,34 @@ func TestAckOutcomes(t *testing.T) {
 			ins:  []verify.Input{acked(1)},
 			outs: []verify.Output{out(1), out(1)},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckReject, verify.AckRefused), delivery(1, 2, verify.AckAccept, verify.AckCommitted)},
-			want: map[string]int64{verify.KindDuplicate: 1}},
+			want: map[string]int64{vocab.KindDuplicate: 1}},
 		{name: "a refused reject of a record archived at the limit", mode: "explicit",
 			ins:  []verify.Input{archived(1, limit, false)},
 			dels: []verify.Delivery{delivery(1, limit, verify.AckReject, verify.AckRefused)},
-			want: map[string]int64{verify.KindArchivedAtLimit: 1}},
+			want: map[string]int64{vocab.KindArchivedAtLimit: 1}},
 		{name: "an accept answered as taken on a record that ended archived", mode: "explicit",
 			ins:  []verify.Input{archived(1, limit, false)},
 			outs: []verify.Output{out(1)},
 			dels: []verify.Delivery{delivery(1, limit, verify.AckAccept, verify.AckCommitted)},
-			want: map[string]int64{verify.KindAckContradiction: 1, verify.KindArchivedAtLimit: 1}},
+			want: map[string]int64{vocab.KindAckContradiction: 1, vocab.KindArchivedAtLimit: 1}},
 		{name: "an accept answered as taken on a record left available", mode: "transactional",
 			ins:  []verify.Input{state(1, vocab.StateAvailable)},
 			outs: []verify.Output{out(1)},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckAccept, verify.AckCommitted)},
-			want: map[string]int64{verify.KindAckContradiction: 1, verify.KindUnresolved: 1}},
+			want: map[string]int64{vocab.KindAckContradiction: 1, vocab.KindUnresolved: 1}},
 		{name: "a reject answered as taken on a record archived by no reject", mode: "explicit",
 			ins:  []verify.Input{archived(1, 2, false)},
 			dels: []verify.Delivery{delivery(1, 2, verify.AckReject, verify.AckCommitted)},
-			want: map[string]int64{verify.KindAckContradiction: 1, verify.KindRejected: 1}},
+			want: map[string]int64{vocab.KindAckContradiction: 1, vocab.KindRejected: 1}},
 		{name: "a record acknowledged although its only accept was refused", mode: "explicit",
 			ins:  []verify.Input{acked(1)},
 			outs: []verify.Output{out(1)},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckAccept, verify.AckRefused)},
-			want: map[string]int64{verify.KindAckContradiction: 1}},
+			want: map[string]int64{vocab.KindAckContradiction: 1}},
 		{name: "a record archived by a reject although its only reject was refused", mode: "explicit",
 			ins:  []verify.Input{archived(1, 1, true)},
 			dels: []verify.Delivery{delivery(1, 1, verify.AckReject, verify.AckRefused)},
-			want: map[string]int64{verify.KindAckContradiction: 1, verify.KindRejected: 1}},
+			want: map[string]int64{vocab.KindAckContradiction: 1, vocab.KindRejected: 1}},
 		// A call that failed as a whole (a crash, a lost connection) may
 		// have landed: not held against the state.
 		{name: "a record acknowledged although its only accept call failed", mode: "explicit",
@@ -104,7 +104,7 @@ func TestAckOutcomes(t *testing.T) {
 			ins:  []verify.Input{archived(1, limit, false)},
 			outs: []verify.Output{out(1)},
 			dels: []verify.Delivery{delivery(1, limit, verify.AckAccept, verify.AckCommitted)},
-			want: map[string]int64{verify.KindArchivedAtLimit: 1}},
+			want: map[string]int64{vocab.KindArchivedAtLimit: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -122,7 +122,7 @@ func TestAckOutcomes(t *testing.T) {
 			if !maps.Equal(got.Counts, tc.want) {
 				t.Fatalf("counts %v, want %v\nwitnesses %+v\nnotes %q", got.Counts, tc.want, got.Witnesses, got.Notes)
 			}
-			if n := tc.want[verify.KindAckContradiction]; n > 0 && got.Pass {
+			if n := tc.want[vocab.KindAckContradiction]; n > 0 && got.Pass {
 				t.Fatalf("verdict %s with an ack-contradiction, want it to fail", got.Verdict)
 			}
 		})
@@ -133,7 +133,7 @@ func TestAckOutcomes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range allowed {
-			if k == verify.KindAckContradiction {
+			if k == vocab.KindAckContradiction {
 				t.Errorf("mode %s allows %s; no mode may", m, k)
 			}
 		}

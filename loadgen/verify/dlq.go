@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // DLQFile is the dead-letter ledger of a ledger directory whose ledger.json
@@ -114,14 +115,14 @@ func (j *judge) dlqVisit(id uint64, r *rec, archived, known bool) {
 	}
 	switch {
 	case archived && n == 0:
-		if j.find(KindDLQMissing) {
-			w := j.inputWitness(KindDLQMissing, id, r)
+		if j.find(vocab.KindDLQMissing) {
+			w := j.inputWitness(vocab.KindDLQMissing, id, r)
 			w.Detail = "archived by a reject or at the delivery limit, but no dead-letter record names it"
 			j.add(w)
 		}
 	case archived && n > 1 || !archived && n > 0:
-		if j.find(KindDLQDuplicate) {
-			w := j.inputWitness(KindDLQDuplicate, id, r)
+		if j.find(vocab.KindDLQDuplicate) {
+			w := j.inputWitness(vocab.KindDLQDuplicate, id, r)
 			if archived {
 				w.Detail = fmt.Sprintf("%d dead-letter records name it, want one", n)
 			} else {
@@ -174,8 +175,8 @@ func (j *judge) dlqFinish() {
 	})
 	for _, k := range left {
 		e := j.v.mu.dlq[k]
-		if j.find(KindDLQDuplicate) {
-			j.add(result.Witness{Kind: KindDLQDuplicate, Partition: k.partition, Offset: k.offset,
+		if j.find(vocab.KindDLQDuplicate) {
+			j.add(result.Witness{Kind: vocab.KindDLQDuplicate, Partition: k.partition, Offset: k.offset,
 				Detail: fmt.Sprintf("%d dead-letter records name input partition %d offset %d, which holds no input record of the ledger (first at DLQ partition %d offset %d)",
 					e.n, k.partition, k.offset, e.first.DLQPartition, e.first.DLQOffset)})
 		}

@@ -86,7 +86,7 @@ func TestDLQJudgement(t *testing.T) {
 			if !maps.Equal(got.Counts, tc.want) || got.Verdict != tc.verdict {
 				t.Fatalf("counts %v verdict %s (notes %q), want %v %s", got.Counts, got.Verdict, got.Notes, tc.want, tc.verdict)
 			}
-			for _, k := range []string{verify.KindDLQMissing, verify.KindDLQDuplicate} {
+			for _, k := range []string{vocab.KindDLQMissing, vocab.KindDLQDuplicate} {
 				if got.Counts[k] > 0 && (len(got.Witnesses[k]) == 0 || got.Witnesses[k][0].Detail == "") {
 					t.Fatalf("%s found without a witness: %+v", k, got.Witnesses[k])
 				}

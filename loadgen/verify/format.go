@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Format writes mode's verdict v for people:
@@ -38,7 +39,7 @@ func Format(w io.Writer, mode string, v *result.Verification) error {
 	}
 	fmt.Fprintf(&b, "verify %s: %s (%d inputs, %d outputs", mode, v.VerdictName(), v.Inputs, v.Outputs)
 	if len(v.Forbidden) > 0 {
-		fmt.Fprintf(&b, "; forbidden: %s", strings.Join(v.Forbidden, ", "))
+		fmt.Fprintf(&b, "; forbidden: %s", strings.Join(vocab.FindingNames(v.Forbidden), ", "))
 	}
 	if v.Unjudged > 0 {
 		fmt.Fprintf(&b, "; %d unjudged", v.Unjudged)
@@ -46,7 +47,7 @@ func Format(w io.Writer, mode string, v *result.Verification) error {
 	b.WriteString(")\n")
 	allowed := "none"
 	if len(v.Allowed) > 0 {
-		allowed = strings.Join(v.Allowed, ", ")
+		allowed = strings.Join(vocab.FindingNames(v.Allowed), ", ")
 	}
 	fmt.Fprintf(&b, "allowed: %s\n", allowed)
 
@@ -83,16 +84,16 @@ func Format(w io.Writer, mode string, v *result.Verification) error {
 
 // reportOrder lists the kinds in v's counts and witnesses: known kinds in
 // report order, then any others sorted.
-func reportOrder(v *result.Verification) []string {
-	seen := make(map[string]bool)
+func reportOrder(v *result.Verification) []vocab.Finding {
+	seen := make(map[vocab.Finding]bool)
 	for k := range v.Counts {
 		seen[k] = true
 	}
 	for k := range v.Witnesses {
 		seen[k] = true
 	}
-	var kinds, other []string
-	for _, k := range kindOrder() {
+	var kinds, other []vocab.Finding
+	for _, k := range vocab.KindOrder() {
 		if seen[k] {
 			kinds = append(kinds, k)
 			delete(seen, k)
@@ -105,15 +106,15 @@ func reportOrder(v *result.Verification) []string {
 	return append(kinds, other...)
 }
 
-func label(kind string, v *result.Verification) string {
+func label(kind vocab.Finding, v *result.Verification) string {
 	switch {
 	case slices.Contains(v.Forbidden, kind):
 		return "forbidden"
 	case slices.Contains(v.Allowed, kind):
 		return "allowed"
-	case slices.Contains(Informational(), kind):
+	case slices.Contains(vocab.Informational(), kind):
 		return "info"
-	case IsAnomaly(kind):
+	case vocab.IsAnomaly(kind):
 		return "forbidden"
 	}
 	return "unknown kind"
@@ -121,7 +122,7 @@ func label(kind string, v *result.Verification) string {
 
 func formatWitness(b *strings.Builder, w result.Witness) {
 	fmt.Fprintf(b, "  %s id=%d", w.Kind, w.InputID)
-	if w.Kind == KindPhantom {
+	if w.Kind == vocab.KindPhantom {
 		b.WriteString(" input=none")
 	} else {
 		state := w.State

@@ -22,8 +22,8 @@ type judge struct {
 	s      *store
 	names  []string
 	limit  int
-	counts map[string]int64
-	wit    map[string][]result.Witness
+	counts map[vocab.Finding]int64
+	wit    map[vocab.Finding][]result.Witness
 
 	torn []tornFinding
 	// wanted maps the output index standing for each torn transaction to
@@ -63,8 +63,8 @@ func newJudge(v *Verifier) *judge {
 		s:      &v.mu.s,
 		names:  v.mu.txnNames,
 		limit:  v.opts.DeliveryLimit,
-		counts: make(map[string]int64),
-		wit:    make(map[string][]result.Witness),
+		counts: make(map[vocab.Finding]int64),
+		wit:    make(map[vocab.Finding][]result.Witness),
 		wanted: make(map[uint32]uint64),
 
 		unjudged:      make(map[string]int64),
@@ -86,7 +86,7 @@ func (j *judge) leave(reason string, id uint64) {
 // leaveWith is leave with a witness (kind unjudged) saying why.
 func (j *judge) leaveWith(reason string, id uint64, w result.Witness) {
 	j.leave(reason, id)
-	if len(j.wit[KindUnjudged]) < j.v.opts.MaxWitnesses {
+	if len(j.wit[vocab.KindUnjudged]) < j.v.opts.MaxWitnesses {
 		j.add(w)
 	}
 }
@@ -108,8 +108,8 @@ func (j *judge) targetDown() {
 	if j.v.opts.TargetDown == "" {
 		return
 	}
-	if j.find(KindTargetDown) {
-		j.add(result.Witness{Kind: KindTargetDown, Detail: "the target crashed during the run and did not come back, so the run could not finish: " + j.v.opts.TargetDown})
+	if j.find(vocab.KindTargetDown) {
+		j.add(result.Witness{Kind: vocab.KindTargetDown, Detail: "the target crashed during the run and did not come back, so the run could not finish: " + j.v.opts.TargetDown})
 	}
 }
 
@@ -131,10 +131,10 @@ func (j *judge) hanging() {
 			continue
 		}
 		seen[k] = true
-		if !j.find(KindHangingTransaction) {
+		if !j.find(vocab.KindHangingTransaction) {
 			continue
 		}
-		w := result.Witness{Kind: KindHangingTransaction, Partition: t.Partition, Offset: t.FirstOffset,
+		w := result.Witness{Kind: vocab.KindHangingTransaction, Partition: t.Partition, Offset: t.FirstOffset,
 			TransactionalID: t.TransactionalID, ProducerID: t.ProducerID, Epoch: t.Epoch}
 		w.Detail = fmt.Sprintf("after the drain a transaction of producer id %d epoch %d (transactional id %q) is open on output partition %d from offset %d (found by %s): it holds the last stable offset, so nothing after it becomes visible to read_committed; on Kafka, abort it with kafka-transactions.sh --bootstrap-server BROKER abort --topic TOPIC --partition %d --start-offset %d",
 			t.ProducerID, t.Epoch, t.TransactionalID, t.Partition, t.FirstOffset, t.Source, t.Partition, t.FirstOffset)
@@ -144,7 +144,7 @@ func (j *judge) hanging() {
 
 // find counts one finding of kind and reports whether its witness is still
 // wanted.
-func (j *judge) find(kind string) bool {
+func (j *judge) find(kind vocab.Finding) bool {
 	j.counts[kind]++
 	return len(j.wit[kind]) < j.v.opts.MaxWitnesses
 }
@@ -258,7 +258,7 @@ func (j *judge) txn(g []uint32) {
 		return
 	}
 	// The witnesses wait in j.torn until the id walk, so count them there.
-	j.counts[KindTornTransaction]++
+	j.counts[vocab.KindTornTransaction]++
 	if len(j.torn) >= j.v.opts.MaxWitnesses {
 		return
 	}
@@ -302,7 +302,7 @@ func (j *judge) byPosition(idx []uint32) {
 func (j *judge) finishTorn() {
 	for _, f := range j.torn {
 		id := j.wanted[f.rep]
-		w := j.inputWitness(KindTornTransaction, id, j.s.lookup(id))
+		w := j.inputWitness(vocab.KindTornTransaction, id, j.s.lookup(id))
 		w.Outputs = j.refs(f.refs, nil)
 		o := j.s.out(f.rep)
 		w.Detail = fmt.Sprintf("transaction %q epoch %d seq %d: %d of %d outputs committed, %d seen only uncommitted, %d aborted",
@@ -338,8 +338,8 @@ func (j *judge) visit(id uint64, r *rec) {
 		switch {
 		case o.valid():
 			committed++
-			if r.flags&flagInput == 0 && j.find(KindPhantom) {
-				w := j.inputWitness(KindPhantom, id, nil)
+			if r.flags&flagInput == 0 && j.find(vocab.KindPhantom) {
+				w := j.inputWitness(vocab.KindPhantom, id, nil)
 				w.Outputs = j.refs([]uint32{i}, nil)
 				w.Detail = "committed output for an id that is not in the input ledger"
 				j.add(w)
@@ -348,8 +348,8 @@ func (j *judge) visit(id uint64, r *rec) {
 			pending++
 		default:
 			aborted++
-			if o.committed() && j.find(KindAbortedRead) {
-				w := j.inputWitness(KindAbortedRead, id, r)
+			if o.committed() && j.find(vocab.KindAbortedRead) {
+				w := j.inputWitness(vocab.KindAbortedRead, id, r)
 				w.Outputs = j.refs([]uint32{i}, nil)
 				w.Detail = "output of an aborted transaction visible to read_committed"
 				if o.txn != 0 {
@@ -366,15 +366,15 @@ func (j *judge) visit(id uint64, r *rec) {
 		if r.observed > 0 && id > j.v.mu.maxInput {
 			// No producer assigned the id: the target delivered a
 			// record that was never an input.
-			if j.find(KindPhantom) {
-				w := j.inputWitness(KindPhantom, id, r)
+			if j.find(vocab.KindPhantom) {
+				w := j.inputWitness(vocab.KindPhantom, id, r)
 				w.Detail = fmt.Sprintf("%d deliveries of id %d, which no producer assigned (the highest input id is %d): the target delivered a record that was never produced to the input", r.observed, id, j.v.mu.maxInput)
 				j.add(w)
 			}
 			return
 		}
 		if r.observed > 0 {
-			w := j.inputWitness(KindUnjudged, id, r)
+			w := j.inputWitness(vocab.KindUnjudged, id, r)
 			w.Detail = fmt.Sprintf("%d deliveries of an id that is not in the input ledger", r.observed)
 			j.leaveWith(UnjudgedNotAnInput, id, w)
 		}
@@ -390,8 +390,8 @@ func (j *judge) visit(id uint64, r *rec) {
 	}
 	j.crossCheck(id, r)
 	if txn, ok := j.v.opts.SinkPending[id]; ok && committed == 0 {
-		if j.find(KindUnresolved) {
-			w := j.inputWitness(KindUnresolved, id, r)
+		if j.find(vocab.KindUnresolved) {
+			w := j.inputWitness(vocab.KindUnresolved, id, r)
 			w.Detail = fmt.Sprintf("its output is pre-committed in sink transaction %s, which was neither committed nor rolled back after the drain", txn)
 			j.add(w)
 		}
@@ -402,13 +402,13 @@ func (j *judge) visit(id uint64, r *rec) {
 	// transaction committed. A staged reject whose transaction aborted is
 	// nothing.
 	rejected := r.flags&(flagRejected|flagRejectCommitted) != 0
-	if rejected && j.find(KindRejected) {
-		w := j.inputWitness(KindRejected, id, r)
+	if rejected && j.find(vocab.KindRejected) {
+		w := j.inputWitness(vocab.KindRejected, id, r)
 		w.Detail = "rejected by the worker"
 		j.add(w)
 	}
-	if committed > 1 && j.find(KindDuplicate) {
-		w := j.inputWitness(KindDuplicate, id, r)
+	if committed > 1 && j.find(vocab.KindDuplicate) {
+		w := j.inputWitness(vocab.KindDuplicate, id, r)
 		w.Outputs = j.refs(j.buf, (*out).valid)
 		w.Detail = fmt.Sprintf("%d committed outputs for one input", committed)
 		j.add(w)
@@ -417,8 +417,8 @@ func (j *judge) visit(id uint64, r *rec) {
 	if j.observedCounts {
 		deliveries = int(r.deliveryCount())
 	}
-	if j.limit > 0 && deliveries > j.limit && j.find(KindOverDelivered) {
-		w := j.inputWitness(KindOverDelivered, id, r)
+	if j.limit > 0 && deliveries > j.limit && j.find(vocab.KindOverDelivered) {
+		w := j.inputWitness(vocab.KindOverDelivered, id, r)
 		w.Outputs = j.refs(j.buf, nil)
 		w.Detail = fmt.Sprintf("delivered %d times, limit %d", deliveries, j.limit)
 		if r.observed > 0 {
@@ -440,10 +440,10 @@ func (j *judge) visit(id uint64, r *rec) {
 			// target acknowledged is the broker's error, and lost.
 			return
 		}
-		if !j.find(KindLost) {
+		if !j.find(vocab.KindLost) {
 			return
 		}
-		w := j.inputWitness(KindLost, id, r)
+		w := j.inputWitness(vocab.KindLost, id, r)
 		w.Outputs = j.refs(j.buf, nil)
 		w.Detail = "acknowledged but no committed output"
 		if r.flags&flagRejectCommitted != 0 {
@@ -459,7 +459,7 @@ func (j *judge) visit(id uint64, r *rec) {
 		if r.flags&flagBelowSPSO == 0 && !ackedTerminal {
 			// Nothing says whether it is terminal: it cannot be judged
 			// lost or unresolved.
-			w := j.inputWitness(KindUnjudged, id, r)
+			w := j.inputWitness(vocab.KindUnjudged, id, r)
 			w.Outputs = j.refs(j.buf, nil)
 			w.Detail = fmt.Sprintf("no final state and not below the share-partition start offset: terminal or not, nothing says (%d committed outputs)", committed)
 			j.leaveWith(UnjudgedNoState, id, w)
@@ -471,8 +471,8 @@ func (j *judge) visit(id uint64, r *rec) {
 		}
 		switch {
 		case accepted:
-			if j.find(KindLost) {
-				w := j.inputWitness(KindLost, id, r)
+			if j.find(vocab.KindLost) {
+				w := j.inputWitness(vocab.KindLost, id, r)
 				w.Outputs = j.refs(j.buf, nil)
 				w.Detail = "below SPSO (terminal, state unknown) but no committed output"
 				if j.withDeliveries {
@@ -482,8 +482,8 @@ func (j *judge) visit(id uint64, r *rec) {
 				j.add(w)
 			}
 		case j.limit > 0 && deliveries >= j.limit && !unknownAck:
-			if j.find(KindArchivedAtLimit) {
-				w := j.inputWitness(KindArchivedAtLimit, id, r)
+			if j.find(vocab.KindArchivedAtLimit) {
+				w := j.inputWitness(vocab.KindArchivedAtLimit, id, r)
 				w.Outputs = j.refs(j.buf, nil)
 				w.Detail = fmt.Sprintf("below SPSO (terminal) after %d deliveries, limit %d, and no acknowledgement took effect: archived at the limit (the target does not report the state)", deliveries, j.limit)
 				j.add(w)
@@ -491,24 +491,24 @@ func (j *judge) visit(id uint64, r *rec) {
 		case unknownAck:
 			// The worker's accept may have landed (lost) or not (the broker
 			// archived it: at the limit, or not).
-			w := j.inputWitness(KindUnjudged, id, r)
+			w := j.inputWitness(vocab.KindUnjudged, id, r)
 			w.Outputs = j.refs(j.buf, nil)
-			w.Candidates = []string{KindLost, KindArchivedAtLimit}
+			w.Candidates = []vocab.Finding{vocab.KindLost, vocab.KindArchivedAtLimit}
 			if j.limit > 0 && deliveries < j.limit {
-				w.Candidates = []string{KindLost, KindArchivedUnprocessed}
+				w.Candidates = []vocab.Finding{vocab.KindLost, vocab.KindArchivedUnprocessed}
 			}
 			w.Detail = fmt.Sprintf("below SPSO (terminal), no committed output, and an acknowledgement was sent whose fate is unknown: %s or %s, which cannot be told apart without the record's state", w.Candidates[0], w.Candidates[1])
 			j.leaveWith(UnjudgedLostOrLimit, id, w)
 		case j.limit > 0:
-			if j.find(KindArchivedUnprocessed) {
-				w := j.inputWitness(KindArchivedUnprocessed, id, r)
+			if j.find(vocab.KindArchivedUnprocessed) {
+				w := j.inputWitness(vocab.KindArchivedUnprocessed, id, r)
 				w.Outputs = j.refs(j.buf, nil)
 				w.Detail = fmt.Sprintf("below SPSO (terminal) after %d of %d deliveries with no accept or reject taking effect: archived without being processed (the target does not report the state)", deliveries, j.limit)
 				j.add(w)
 			}
 		default:
-			if j.find(KindArchivedAtLimit) {
-				w := j.inputWitness(KindArchivedAtLimit, id, r)
+			if j.find(vocab.KindArchivedAtLimit) {
+				w := j.inputWitness(vocab.KindArchivedAtLimit, id, r)
 				w.Outputs = j.refs(j.buf, nil)
 				w.Detail = fmt.Sprintf("below SPSO (terminal) after %d deliveries with no acknowledgement taking effect; delivery limit unknown", deliveries)
 				j.add(w)
@@ -519,16 +519,16 @@ func (j *judge) visit(id uint64, r *rec) {
 			return
 		}
 		if j.limit > 0 && deliveries < j.limit {
-			if j.find(KindArchivedUnprocessed) {
-				w := j.inputWitness(KindArchivedUnprocessed, id, r)
+			if j.find(vocab.KindArchivedUnprocessed) {
+				w := j.inputWitness(vocab.KindArchivedUnprocessed, id, r)
 				w.Outputs = j.refs(j.buf, nil)
 				w.Detail = fmt.Sprintf("archived after %d of %d deliveries without a reject", deliveries, j.limit)
 				j.add(w)
 			}
 			return
 		}
-		if j.find(KindArchivedAtLimit) {
-			w := j.inputWitness(KindArchivedAtLimit, id, r)
+		if j.find(vocab.KindArchivedAtLimit) {
+			w := j.inputWitness(vocab.KindArchivedAtLimit, id, r)
 			w.Outputs = j.refs(j.buf, nil)
 			if j.limit > 0 {
 				w.Detail = fmt.Sprintf("archived after %d deliveries, limit %d", deliveries, j.limit)
@@ -541,14 +541,14 @@ func (j *judge) visit(id uint64, r *rec) {
 		if j.v.opts.DrainTimedOut && r.state != codeInvalid {
 			// The run stopped waiting before the record could finish: not
 			// an anomaly of the system, but nothing is proved about it.
-			w := j.inputWitness(KindUnjudged, id, r)
+			w := j.inputWitness(vocab.KindUnjudged, id, r)
 			w.Outputs = j.refs(j.buf, nil)
 			w.Detail = fmt.Sprintf("state %s when the drain timed out: it may yet finish", stateName(r.state))
 			j.leaveWith(UnjudgedNotFinished, id, w)
 			return
 		}
-		if j.find(KindUnresolved) {
-			w := j.inputWitness(KindUnresolved, id, r)
+		if j.find(vocab.KindUnresolved) {
+			w := j.inputWitness(vocab.KindUnresolved, id, r)
 			w.Outputs = j.refs(j.buf, nil)
 			if r.state == codeInvalid {
 				w.Detail = "final state not recognized (see notes)"
@@ -592,8 +592,8 @@ func (j *judge) crossCheck(id uint64, r *rec) {
 	default:
 		return
 	}
-	if j.find(KindAckContradiction) {
-		w := j.inputWitness(KindAckContradiction, id, r)
+	if j.find(vocab.KindAckContradiction) {
+		w := j.inputWitness(vocab.KindAckContradiction, id, r)
 		w.Outputs = j.refs(j.buf, nil)
 		w.Detail = why
 		j.add(w)
@@ -611,7 +611,7 @@ func (j *judge) lostDetail(w *result.Witness, pending, aborted int64) {
 }
 
 // inputWitness starts a witness for id; r may be nil or have no input.
-func (j *judge) inputWitness(kind string, id uint64, r *rec) result.Witness {
+func (j *judge) inputWitness(kind vocab.Finding, id uint64, r *rec) result.Witness {
 	w := result.Witness{Kind: kind, InputID: id}
 	if r != nil && r.flags&flagInput != 0 {
 		w.Partition = r.partition
@@ -710,7 +710,7 @@ func abortedWhy(o *out) string {
 func (j *judge) verdict() *result.Verification {
 	v := j.v
 	res := &result.Verification{
-		Allowed: append([]string{}, v.allowed...),
+		Allowed: append([]vocab.Finding{}, v.allowed...),
 		Counts:  j.counts,
 		Inputs:  v.mu.inputs,
 		Outputs: v.mu.outputs,
@@ -719,7 +719,7 @@ func (j *judge) verdict() *result.Verification {
 		res.Witnesses = j.wit
 	}
 	for kind := range j.counts {
-		if IsAnomaly(kind) && !slices.Contains(v.allowed, kind) {
+		if vocab.IsAnomaly(kind) && !slices.Contains(v.allowed, kind) {
 			res.Forbidden = append(res.Forbidden, kind)
 		}
 	}

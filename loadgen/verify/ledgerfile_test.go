@@ -95,7 +95,7 @@ func TestLedgerRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("VerifyDir:\n got %+v\nwant %+v", got, want)
 	}
-	if !got.Pass || got.Inputs != 3 || got.Outputs != 3 || got.Counts[verify.KindRejected] != 1 {
+	if !got.Pass || got.Inputs != 3 || got.Outputs != 3 || got.Counts[vocab.KindRejected] != 1 {
 		t.Errorf("VerifyDir = %+v, want a pass over 3 inputs and 3 outputs with one rejected", got)
 	}
 }

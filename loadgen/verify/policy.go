@@ -19,10 +19,10 @@ var ErrUnknownMode = errors.New("verify: unknown mode")
 // policies maps each mode to the anomaly kinds it allows, sorted. The
 // verifier takes modes by name (they come from ledger files), and imports
 // only the pipeline's vocabulary for them.
-var policies = map[vocab.Mode][]string{
-	vocab.Implicit:      {KindDuplicate},
-	vocab.Explicit:      {KindDuplicate},
-	vocab.Deferred:      {KindDuplicate},
+var policies = map[vocab.Mode][]vocab.Finding{
+	vocab.Implicit:      {vocab.KindDuplicate},
+	vocab.Explicit:      {vocab.KindDuplicate},
+	vocab.Deferred:      {vocab.KindDuplicate},
 	vocab.Transactional: {},
 	vocab.ClassicEOS:    {},
 }
@@ -40,12 +40,12 @@ func Modes() []string { return vocab.ModeNames() }
 // (at-least-once: duplicates, never loss), nothing for transactional and
 // classic-eos. For any other mode it returns an error matching
 // ErrUnknownMode.
-func Allowed(mode string) ([]string, error) {
+func Allowed(mode string) ([]vocab.Finding, error) {
 	p, ok := policies[vocab.Mode(mode)]
 	if !ok {
 		return nil, &modeError{mode: mode}
 	}
-	return append([]string{}, p...), nil
+	return append([]vocab.Finding{}, p...), nil
 }
 
 // modeError names an unknown mode and the valid ones.

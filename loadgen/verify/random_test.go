@@ -143,7 +143,7 @@ func (g *injector) clean(n int) {
 func (g *injector) inject(kind string) {
 	g.l.want[kind]++
 	switch kind {
-	case verify.KindLost:
+	case vocab.KindLost:
 		id := g.id()
 		g.accepted(id, 1)
 		switch g.r.IntN(3) {
@@ -153,19 +153,19 @@ func (g *injector) inject(kind string) {
 			tid, seq := g.txn()
 			g.output(id, tid, seq, 1, false, true)
 		}
-	case verify.KindDuplicate:
+	case vocab.KindDuplicate:
 		id := g.id()
 		g.accepted(id, 2)
 		for range 2 + g.r.IntN(2) {
 			g.output(id, "", 0, 0, true, false)
 		}
-	case verify.KindAbortedRead:
+	case vocab.KindAbortedRead:
 		id := g.id()
 		g.accepted(id, 2)
 		tid, seq := g.txn()
 		g.output(id, tid, seq, 1, true, true)
 		g.output(id, "", 0, 0, true, false)
-	case verify.KindTornTransaction:
+	case vocab.KindTornTransaction:
 		tid, seq := g.txn()
 		n := 1 + g.r.IntN(3)
 		if g.r.IntN(2) == 0 { // fewer committed than written
@@ -188,7 +188,7 @@ func (g *injector) inject(kind string) {
 		g.output(id, tid, seq, 0, false, false)
 		tid2, seq2 := g.txn()
 		g.output(id, tid2, seq2, 1, true, false)
-	case verify.KindUnresolved:
+	case vocab.KindUnresolved:
 		id := g.id()
 		switch g.r.IntN(4) {
 		case 0:
@@ -203,36 +203,36 @@ func (g *injector) inject(kind string) {
 			g.input(id, "PENDING", 1) // a state the verifier does not know
 			g.output(id, "", 0, 0, true, false)
 		}
-	case verify.KindOverDelivered:
+	case vocab.KindOverDelivered:
 		id := g.id()
 		g.accepted(id, limit+1+g.r.IntN(3))
 		g.output(id, "", 0, 0, true, false)
-	case verify.KindArchivedUnprocessed:
+	case vocab.KindArchivedUnprocessed:
 		g.input(g.id(), vocab.StateArchived, 1+g.r.IntN(limit-1))
-	case verify.KindArchivedAtLimit:
+	case vocab.KindArchivedAtLimit:
 		in := g.input(g.id(), vocab.StateArchived, limit)
 		if g.dlq {
 			g.deadLetter(in, 1)
 		}
-	case verify.KindRejected:
+	case vocab.KindRejected:
 		in := g.input(g.id(), vocab.StateArchived, 1+g.r.IntN(limit))
 		in.Rejected = true
 		if g.dlq {
 			g.deadLetter(in, 1)
 		}
-	case verify.KindDLQMissing:
+	case vocab.KindDLQMissing:
 		// Archived at the limit or rejected, with no dead letter.
 		in := g.input(g.id(), vocab.StateArchived, limit)
 		if g.r.IntN(2) == 0 {
-			g.l.want[verify.KindRejected]++
+			g.l.want[vocab.KindRejected]++
 			in.Rejected = true
 		} else {
-			g.l.want[verify.KindArchivedAtLimit]++
+			g.l.want[vocab.KindArchivedAtLimit]++
 		}
-	case verify.KindDLQDuplicate:
+	case vocab.KindDLQDuplicate:
 		switch g.r.IntN(3) {
 		case 0: // archived, written twice or more
-			g.l.want[verify.KindRejected]++
+			g.l.want[vocab.KindRejected]++
 			in := g.input(g.id(), vocab.StateArchived, 1+g.r.IntN(limit))
 			in.Rejected = true
 			g.deadLetter(in, 2+g.r.IntN(2))
@@ -245,10 +245,10 @@ func (g *injector) inject(kind string) {
 			g.dlqOff++
 			g.l.dlqs = append(g.l.dlqs, verify.DLQRecord{Partition: 3, Offset: 1<<40 + g.dlqOff, DLQOffset: g.dlqOff})
 		}
-	case verify.KindHangingTransaction:
+	case vocab.KindHangingTransaction:
 		g.seq++
 		g.l.opens = append(g.l.opens, verify.OpenTransaction{Partition: int32(g.seq % 4), ProducerID: 1000 + g.seq, Epoch: 1, FirstOffset: g.seq, Source: "target"})
-	case verify.KindPhantom:
+	case vocab.KindPhantom:
 		id := g.id()
 		tid, seq := g.txn()
 		if g.r.IntN(2) == 0 {
@@ -277,7 +277,7 @@ func TestRandomInjected(t *testing.T) {
 	t.Parallel()
 	seed := testSeed(t)
 	r := rand.New(rand.NewPCG(uint64(seed), 0))
-	kinds := append(verify.Anomalies(), verify.Informational()...)
+	kinds := append(vocab.Anomalies(), vocab.Informational()...)
 	for round := range 20 {
 		g := &injector{r: r, l: ledger{want: map[string]int64{}}, sparse: r.IntN(4) == 0, dlq: r.IntN(2) == 0}
 		if r.IntN(3) == 0 {
@@ -285,10 +285,10 @@ func TestRandomInjected(t *testing.T) {
 		}
 		plan := make([]string, 0)
 		for _, k := range kinds {
-			if !g.dlq && (k == verify.KindDLQMissing || k == verify.KindDLQDuplicate) {
+			if !g.dlq && (k == vocab.KindDLQMissing || k == vocab.KindDLQDuplicate) {
 				continue
 			}
-			if k == verify.KindAckContradiction {
+			if k == vocab.KindAckContradiction {
 				continue // needs deliveries, which this generator does not write: ackoutcome_test.go
 			}
 			for range r.IntN(6) {
@@ -382,7 +382,7 @@ func model(ins []verify.Input, outs []verify.Output, deliveryLimit int) (map[str
 		// Torn: committed in part (outputs not visible or aborted beside
 		// visible ones, or fewer visible than written).
 		if x.committed > 0 && (x.committed < x.total || (x.size > 0 && x.committed != x.size)) {
-			counts[verify.KindTornTransaction]++
+			counts[vocab.KindTornTransaction]++
 		}
 	}
 	all := map[uint64]bool{}
@@ -398,11 +398,11 @@ func model(ins []verify.Input, outs []verify.Output, deliveryLimit int) (map[str
 			if o.Committed && !o.Aborted {
 				committed++
 				if _, ok := first[id]; !ok {
-					find(verify.KindPhantom, id)
+					find(vocab.KindPhantom, id)
 				}
 			}
 			if o.Committed && o.Aborted {
-				find(verify.KindAbortedRead, id)
+				find(vocab.KindAbortedRead, id)
 			}
 		}
 		in, ok := first[id]
@@ -411,18 +411,18 @@ func model(ins []verify.Input, outs []verify.Output, deliveryLimit int) (map[str
 		}
 		dc := max(in.DeliveryCount, 0)
 		if in.Rejected {
-			find(verify.KindRejected, id)
+			find(vocab.KindRejected, id)
 		}
 		if committed > 1 {
-			find(verify.KindDuplicate, id)
+			find(vocab.KindDuplicate, id)
 		}
 		if deliveryLimit > 0 && dc > deliveryLimit {
-			find(verify.KindOverDelivered, id)
+			find(vocab.KindOverDelivered, id)
 		}
 		switch {
 		case in.FinalState == vocab.StateAcknowledged || (in.FinalState == vocab.StateUnknown && in.BelowSPSO):
 			if !in.Rejected && committed == 0 {
-				find(verify.KindLost, id)
+				find(vocab.KindLost, id)
 			}
 		case in.FinalState == vocab.StateUnknown:
 			// not below SPSO: not judged
@@ -430,12 +430,12 @@ func model(ins []verify.Input, outs []verify.Output, deliveryLimit int) (map[str
 			switch {
 			case in.Rejected:
 			case dc < deliveryLimit:
-				find(verify.KindArchivedUnprocessed, id)
+				find(vocab.KindArchivedUnprocessed, id)
 			default:
-				find(verify.KindArchivedAtLimit, id)
+				find(vocab.KindArchivedAtLimit, id)
 			}
 		default:
-			find(verify.KindUnresolved, id)
+			find(vocab.KindUnresolved, id)
 		}
 	}
 	return counts, ids
@@ -516,8 +516,8 @@ func TestRandomModel(t *testing.T) {
 				t.Fatalf("round %d: %s witness ids %v, want the first %d of %v", round, kind, gotIDs, maxW, ids)
 			}
 		}
-		if n := len(got.Witnesses[verify.KindTornTransaction]); int64(n) != min(wantCounts[verify.KindTornTransaction], int64(maxW)) {
-			t.Fatalf("round %d: %d torn witnesses, want %d", round, n, min(wantCounts[verify.KindTornTransaction], int64(maxW)))
+		if n := len(got.Witnesses[vocab.KindTornTransaction]); int64(n) != min(wantCounts[vocab.KindTornTransaction], int64(maxW)) {
+			t.Fatalf("round %d: %d torn witnesses, want %d", round, n, min(wantCounts[vocab.KindTornTransaction], int64(maxW)))
 		}
 	}
 }

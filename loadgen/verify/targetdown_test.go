@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/loadgen/verify"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestTargetDownFailsEveryMode(t *testing.T) {
@@ -28,15 +29,15 @@ func TestTargetDownFailsEveryMode(t *testing.T) {
 			if got.Verdict != tc.want {
 				t.Errorf("%s, %s: verdict %s, want %s", tc.name, mode, got.Verdict, tc.want)
 			}
-			ws := got.Witnesses[verify.KindTargetDown]
+			ws := got.Witnesses[vocab.KindTargetDown]
 			if tc.down == "" {
-				if len(ws) > 0 || got.Counts[verify.KindTargetDown] != 0 {
-					t.Errorf("%s, %s: %s found (%v) when the target ran to the end", tc.name, mode, verify.KindTargetDown, ws)
+				if len(ws) > 0 || got.Counts[vocab.KindTargetDown] != 0 {
+					t.Errorf("%s, %s: %s found (%v) when the target ran to the end", tc.name, mode, vocab.KindTargetDown, ws)
 				}
 				continue
 			}
-			if !slices.Equal(got.Forbidden, []string{verify.KindTargetDown}) || got.Counts[verify.KindTargetDown] != 1 {
-				t.Errorf("%s, %s: forbidden %v, counts %v: want only %s, once", tc.name, mode, got.Forbidden, got.Counts, verify.KindTargetDown)
+			if !slices.Equal(got.Forbidden, []string{vocab.KindTargetDown}) || got.Counts[vocab.KindTargetDown] != 1 {
+				t.Errorf("%s, %s: forbidden %v, counts %v: want only %s, once", tc.name, mode, got.Forbidden, got.Counts, vocab.KindTargetDown)
 			}
 			if len(ws) != 1 || !strings.Contains(ws[0].Detail, down) {
 				t.Errorf("%s, %s: witnesses %+v: want one holding the target's error", tc.name, mode, ws)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // DefaultMaxWitnesses is how many witnesses a verdict keeps per kind when
@@ -70,7 +71,7 @@ type Options struct {
 // use.
 type Verifier struct {
 	mode    string
-	allowed []string
+	allowed []vocab.Finding
 	modeErr error
 	opts    Options
 	notes   []string // from New
@@ -111,11 +112,11 @@ func New(mode string, opts Options) *Verifier {
 	v := &Verifier{mode: mode, opts: opts}
 	v.allowed, v.modeErr = Allowed(mode)
 	if v.modeErr != nil {
-		v.allowed = []string{}
+		v.allowed = []vocab.Finding{}
 		v.notes = append(v.notes, v.modeErr.Error()+"; judged as allowing no anomaly")
 	}
-	if v.opts.DLQAtLeastOnce && !slices.Contains(v.allowed, KindDLQDuplicate) {
-		v.allowed = append(v.allowed, KindDLQDuplicate)
+	if v.opts.DLQAtLeastOnce && !slices.Contains(v.allowed, vocab.KindDLQDuplicate) {
+		v.allowed = append(v.allowed, vocab.KindDLQDuplicate)
 		slices.Sort(v.allowed)
 	}
 	if v.opts.DeliveryLimit < 0 {

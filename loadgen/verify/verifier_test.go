@@ -63,7 +63,7 @@ func wantPass(t *testing.T, mode string, counts map[string]int64) bool {
 		t.Fatal(err)
 	}
 	for k := range counts {
-		if verify.IsAnomaly(k) && !slices.Contains(allowed, k) {
+		if vocab.IsAnomaly(k) && !slices.Contains(allowed, k) {
 			return false
 		}
 	}
@@ -113,8 +113,8 @@ func TestFindings(t *testing.T) {
 			name: "lost",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(2)},
-			want: map[string]int64{verify.KindLost: 1},
-			kind: verify.KindLost,
+			want: map[string]int64{vocab.KindLost: 1},
+			kind: vocab.KindLost,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Detail: "acknowledged but no committed output"},
 		},
@@ -125,8 +125,8 @@ func TestFindings(t *testing.T) {
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(2)},
 			opts: verify.Options{SinkPending: map[uint64]string{1: "run-w0-i1-c3", 2: "run-w0-i1-c4"}},
-			want: map[string]int64{verify.KindUnresolved: 1},
-			kind: verify.KindUnresolved,
+			want: map[string]int64{vocab.KindUnresolved: 1},
+			kind: vocab.KindUnresolved,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Detail: "its output is pre-committed in sink transaction run-w0-i1-c3, which was neither committed nor rolled back after the drain"},
 		},
@@ -134,8 +134,8 @@ func TestFindings(t *testing.T) {
 			name: "lost below SPSO with an uncommitted output",
 			ins:  []verify.Input{{ID: 1, Partition: 3, Offset: 9, BelowSPSO: true, DeliveryCount: 1}},
 			outs: []verify.Output{pendingOut},
-			want: map[string]int64{verify.KindLost: 1},
-			kind: verify.KindLost,
+			want: map[string]int64{vocab.KindLost: 1},
+			kind: vocab.KindLost,
 			wit: result.Witness{InputID: 1, Partition: 3, Offset: 9, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(pendingOut)},
 				Detail:  "below SPSO (terminal, state unknown) but no committed output; 1 seen only uncommitted"},
@@ -143,16 +143,16 @@ func TestFindings(t *testing.T) {
 		{
 			name: "rejected below SPSO is not lost",
 			ins:  []verify.Input{{ID: 1, BelowSPSO: true, Rejected: true, DeliveryCount: 1}},
-			want: map[string]int64{verify.KindRejected: 1},
-			kind: verify.KindRejected,
+			want: map[string]int64{vocab.KindRejected: 1},
+			kind: vocab.KindRejected,
 			wit:  result.Witness{InputID: 1, DeliveryCount: 1, Detail: "rejected by the worker"},
 		},
 		{
 			name: "duplicate",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 2)},
 			outs: []verify.Output{dup1, dup2},
-			want: map[string]int64{verify.KindDuplicate: 1},
-			kind: verify.KindDuplicate,
+			want: map[string]int64{vocab.KindDuplicate: 1},
+			kind: vocab.KindDuplicate,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 2,
 				Outputs: []result.OutputRef{ref(dup2), ref(dup1)}, Detail: "2 committed outputs for one input"},
 		},
@@ -160,8 +160,8 @@ func TestFindings(t *testing.T) {
 			name: "aborted-read",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 2)},
 			outs: []verify.Output{aborted, plain(1)},
-			want: map[string]int64{verify.KindAbortedRead: 1},
-			kind: verify.KindAbortedRead,
+			want: map[string]int64{vocab.KindAbortedRead: 1},
+			kind: vocab.KindAbortedRead,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 2,
 				Outputs: []result.OutputRef{ref(aborted)},
 				Detail:  `output of an aborted transaction visible to read_committed (transaction "w-1" epoch 3 seq 4)`},
@@ -170,8 +170,8 @@ func TestFindings(t *testing.T) {
 			name: "aborted-read is not a committed output",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{aborted},
-			want: map[string]int64{verify.KindAbortedRead: 1, verify.KindLost: 1},
-			kind: verify.KindLost,
+			want: map[string]int64{vocab.KindAbortedRead: 1, vocab.KindLost: 1},
+			kind: vocab.KindLost,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(aborted)}, Detail: "acknowledged but no committed output; 1 aborted"},
 		},
@@ -179,8 +179,8 @@ func TestFindings(t *testing.T) {
 			name: "torn: part committed, part seen only uncommitted",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{tornC, tornP},
-			want: map[string]int64{verify.KindTornTransaction: 1, verify.KindLost: 1},
-			kind: verify.KindTornTransaction,
+			want: map[string]int64{vocab.KindTornTransaction: 1, vocab.KindLost: 1},
+			kind: vocab.KindTornTransaction,
 			wit: result.Witness{InputID: 2, Offset: 20, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(tornC), ref(tornP)},
 				Detail:  `transaction "w-1" epoch 3 seq 9: 1 of 2 outputs committed, 1 seen only uncommitted, 0 aborted; it wrote 2`},
@@ -189,8 +189,8 @@ func TestFindings(t *testing.T) {
 			name: "torn: fewer committed than written",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{sizeB, sizeA},
-			want: map[string]int64{verify.KindTornTransaction: 1},
-			kind: verify.KindTornTransaction,
+			want: map[string]int64{vocab.KindTornTransaction: 1},
+			kind: vocab.KindTornTransaction,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(sizeA), ref(sizeB)},
 				Detail:  `transaction "w-2" epoch 3 seq 1: 2 of 2 outputs committed, 0 seen only uncommitted, 0 aborted; it wrote 3`},
@@ -198,16 +198,16 @@ func TestFindings(t *testing.T) {
 		{
 			name: "unresolved",
 			ins:  []verify.Input{in(1, vocab.StateAvailable, 1), in(2, vocab.StateAcquired, 1), in(3, vocab.StateTxPending, 1)},
-			want: map[string]int64{verify.KindUnresolved: 3},
-			kind: verify.KindUnresolved,
+			want: map[string]int64{vocab.KindUnresolved: 3},
+			kind: vocab.KindUnresolved,
 			wit:  result.Witness{InputID: 1, Offset: 10, State: vocab.StateAvailable, DeliveryCount: 1, Detail: "state AVAILABLE after the drain"},
 		},
 		{
 			name: "no state and not below SPSO is not judged",
 			ins:  []verify.Input{{ID: 4, Offset: 3}, {ID: 5}, {ID: 6}},
 			outs: []verify.Output{plain(4), plain(6), plain(6)},
-			want: map[string]int64{verify.KindDuplicate: 1},
-			kind: verify.KindDuplicate,
+			want: map[string]int64{vocab.KindDuplicate: 1},
+			kind: vocab.KindDuplicate,
 			wit: result.Witness{InputID: 6, Outputs: []result.OutputRef{ref(plain(6)), ref(plain(6))},
 				Detail: "2 committed outputs for one input"},
 			note:         "verify: 3 left unjudged: no final state and not below the share-partition start offset (first: id 4)",
@@ -216,8 +216,8 @@ func TestFindings(t *testing.T) {
 		{
 			name: "unresolved: unrecognized state",
 			ins:  []verify.Input{in(1, "DONE", 1)},
-			want: map[string]int64{verify.KindUnresolved: 1},
-			kind: verify.KindUnresolved,
+			want: map[string]int64{vocab.KindUnresolved: 1},
+			kind: vocab.KindUnresolved,
 			wit:  result.Witness{InputID: 1, Offset: 10, DeliveryCount: 1, Detail: "final state not recognized (see notes)"},
 			note: `verify: 1 input records have a field the verifier cannot use (first: id 1 has final state "DONE")`,
 		},
@@ -225,24 +225,24 @@ func TestFindings(t *testing.T) {
 			name: "over-delivered",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, limit+1)},
 			outs: []verify.Output{plain(1)},
-			want: map[string]int64{verify.KindOverDelivered: 1},
-			kind: verify.KindOverDelivered,
+			want: map[string]int64{vocab.KindOverDelivered: 1},
+			kind: vocab.KindOverDelivered,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: limit + 1,
 				Outputs: []result.OutputRef{ref(plain(1))}, Detail: "delivered 6 times, limit 5"},
 		},
 		{
 			name: "archived-unprocessed",
 			ins:  []verify.Input{in(1, vocab.StateArchived, 2)},
-			want: map[string]int64{verify.KindArchivedUnprocessed: 1},
-			kind: verify.KindArchivedUnprocessed,
+			want: map[string]int64{vocab.KindArchivedUnprocessed: 1},
+			kind: vocab.KindArchivedUnprocessed,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 2,
 				Detail: "archived after 2 of 5 deliveries without a reject"},
 		},
 		{
 			name: "archived-at-limit",
 			ins:  []verify.Input{in(1, vocab.StateArchived, limit)},
-			want: map[string]int64{verify.KindArchivedAtLimit: 1},
-			kind: verify.KindArchivedAtLimit,
+			want: map[string]int64{vocab.KindArchivedAtLimit: 1},
+			kind: vocab.KindArchivedAtLimit,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: limit,
 				Detail: "archived after 5 deliveries, limit 5"},
 		},
@@ -250,8 +250,8 @@ func TestFindings(t *testing.T) {
 			name: "archived without a known limit",
 			ins:  []verify.Input{in(1, vocab.StateArchived, 2)},
 			opts: verify.Options{DeliveryLimit: -1},
-			want: map[string]int64{verify.KindArchivedAtLimit: 1},
-			kind: verify.KindArchivedAtLimit,
+			want: map[string]int64{vocab.KindArchivedAtLimit: 1},
+			kind: vocab.KindArchivedAtLimit,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 2,
 				Detail: "archived after 2 deliveries without a reject; delivery limit unknown"},
 			note: "verify: no delivery limit given: over-delivered is not checked and every archived, unrejected record counts as archived-at-limit",
@@ -259,16 +259,16 @@ func TestFindings(t *testing.T) {
 		{
 			name: "rejected",
 			ins:  []verify.Input{{ID: 1, Offset: 10, FinalState: vocab.StateArchived, DeliveryCount: 1, Rejected: true}},
-			want: map[string]int64{verify.KindRejected: 1},
-			kind: verify.KindRejected,
+			want: map[string]int64{vocab.KindRejected: 1},
+			kind: vocab.KindRejected,
 			wit:  result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 1, Detail: "rejected by the worker"},
 		},
 		{
 			name: "phantom",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(1), phantom},
-			want: map[string]int64{verify.KindPhantom: 1},
-			kind: verify.KindPhantom,
+			want: map[string]int64{vocab.KindPhantom: 1},
+			kind: vocab.KindPhantom,
 			wit: result.Witness{InputID: 99, Outputs: []result.OutputRef{ref(phantom)},
 				Detail: "committed output for an id that is not in the input ledger"},
 		},
@@ -348,13 +348,13 @@ func TestPolicy(t *testing.T) {
 		}
 		wantForbidden := []string(nil)
 		if !tt.duplicate {
-			wantForbidden = []string{verify.KindDuplicate}
+			wantForbidden = []string{vocab.KindDuplicate}
 		}
 		if !slices.Equal(got.Forbidden, wantForbidden) {
 			t.Errorf("%s with a duplicate: Forbidden = %v, want %v", tt.mode, got.Forbidden, wantForbidden)
 		}
 		lost := run(tt.mode, verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, vocab.StateAcknowledged, 1)}, nil)
-		if lost.Pass || !slices.Equal(lost.Forbidden, []string{verify.KindLost}) {
+		if lost.Pass || !slices.Equal(lost.Forbidden, []string{vocab.KindLost}) {
 			t.Errorf("%s with a lost record: Pass = %v, Forbidden = %v, want false, [lost]", tt.mode, lost.Pass, lost.Forbidden)
 		}
 	}
@@ -391,7 +391,7 @@ func TestAllowed(t *testing.T) {
 func TestUnknownMode(t *testing.T) {
 	t.Parallel()
 	got := run("exactly-once", verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, vocab.StateAcknowledged, 2)}, []verify.Output{plain(1), plain(1)})
-	if got.Pass || !slices.Equal(got.Forbidden, []string{verify.KindDuplicate}) || len(got.Allowed) != 0 {
+	if got.Pass || !slices.Equal(got.Forbidden, []string{vocab.KindDuplicate}) || len(got.Allowed) != 0 {
 		t.Errorf("unknown mode: Pass %v Forbidden %v Allowed %v, want false [duplicate] []", got.Pass, got.Forbidden, got.Allowed)
 	}
 	if len(got.Notes) == 0 || !strings.Contains(got.Notes[0], `unknown mode "exactly-once"`) {
@@ -446,7 +446,7 @@ func TestOrderIndependent(t *testing.T) {
 	if got := v.Finish(); !reflect.DeepEqual(got, want) {
 		t.Errorf("reversed, interleaved order:\n got %+v\nwant %+v", got, want)
 	}
-	wantCounts := map[string]int64{verify.KindDuplicate: 3, verify.KindTornTransaction: 2, verify.KindLost: 2}
+	wantCounts := map[string]int64{vocab.KindDuplicate: 3, vocab.KindTornTransaction: 2, vocab.KindLost: 2}
 	if !maps.Equal(want.Counts, wantCounts) {
 		t.Errorf("counts = %v, want %v", want.Counts, wantCounts)
 	}
@@ -463,11 +463,11 @@ func TestMaxWitnesses(t *testing.T) {
 	}{{0, verify.DefaultMaxWitnesses}, {3, 3}, {-1, 0}, {100, 30}}
 	for _, tt := range tests {
 		got := run("explicit", verify.Options{DeliveryLimit: limit, MaxWitnesses: tt.max}, ins, nil)
-		if n := len(got.Witnesses[verify.KindLost]); n != tt.want || got.Counts[verify.KindLost] != 30 {
-			t.Errorf("MaxWitnesses %d: %d witnesses, count %d; want %d, 30", tt.max, n, got.Counts[verify.KindLost], tt.want)
+		if n := len(got.Witnesses[vocab.KindLost]); n != tt.want || got.Counts[vocab.KindLost] != 30 {
+			t.Errorf("MaxWitnesses %d: %d witnesses, count %d; want %d, 30", tt.max, n, got.Counts[vocab.KindLost], tt.want)
 		}
-		if tt.want > 0 && got.Witnesses[verify.KindLost][tt.want-1].InputID != uint64(tt.want) {
-			t.Errorf("MaxWitnesses %d: witnesses are not the lowest ids: %+v", tt.max, got.Witnesses[verify.KindLost])
+		if tt.want > 0 && got.Witnesses[vocab.KindLost][tt.want-1].InputID != uint64(tt.want) {
+			t.Errorf("MaxWitnesses %d: witnesses are not the lowest ids: %+v", tt.max, got.Witnesses[vocab.KindLost])
 		}
 	}
 }
@@ -479,7 +479,7 @@ func TestFinishTwice(t *testing.T) {
 	first := v.Finish()
 	v.AddOutput(plain(1))
 	second := v.Finish()
-	if first != second || second.Pass || second.Counts[verify.KindLost] != 1 {
+	if first != second || second.Pass || second.Counts[vocab.KindLost] != 1 {
 		t.Errorf("second Finish = %+v, want the first verdict", second)
 	}
 	if !slices.Contains(second.Notes, "verify: 1 records were added after Finish and ignored") {
@@ -496,7 +496,7 @@ func TestOutputOverflow(t *testing.T) {
 		v.AddOutput(plain(id))
 	}
 	got := v.Finish()
-	if got.Pass || got.Outputs != 3 || got.Counts[verify.KindLost] != 1 {
+	if got.Pass || got.Outputs != 3 || got.Counts[vocab.KindLost] != 1 {
 		t.Errorf("overflow: %+v, want FAIL with 3 outputs counted and id 3 lost", got)
 	}
 	want := "verify: 1 outputs beyond the verifier's limit of 2 were counted but not checked; the verdict is INCONCLUSIVE because it is incomplete"
