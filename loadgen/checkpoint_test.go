@@ -249,7 +249,7 @@ func runCheckpointCase(t *testing.T, sinkName string, c checkpointCase) *result.
 	if c.event != "" && !hasEvent(mr.Faults, c.event) {
 		t.Errorf("no event mentions %q (events %v); repro: %s", c.event, mr.Faults, repro)
 	}
-	anomalies := map[string]int64{}
+	anomalies := map[vocab.Finding]int64{}
 	for _, kind := range vocab.Anomalies() {
 		if n := v.Counts[kind]; n > 0 {
 			anomalies[kind] = n

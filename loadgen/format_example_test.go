@@ -12,6 +12,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // exampleResult is the hand-built result both examples print.
@@ -34,7 +35,7 @@ func exampleResult() *result.Result {
 					result.HistEndToEnd: {Count: 4000, P50: 627_000, P99: ms(12.8), P999: ms(15.84)},
 					result.HistCommit:   {Count: 80, P99: 35_900},
 				},
-				Verify:         &result.Verification{Pass: true, Allowed: []string{"duplicate"}, Counts: map[string]int64{"duplicate": 3}},
+				Verify:         &result.Verification{Pass: true, Allowed: []vocab.Finding{"duplicate"}, Counts: map[vocab.Finding]int64{"duplicate": 3}},
 				SendLagWarning: "send lag p99 150ms: the schedule of 2000 records/s was not met",
 			},
 			{
@@ -43,14 +44,14 @@ func exampleResult() *result.Result {
 					result.HistEndToEnd: {Count: 4000, P50: ms(42.5), P99: ms(52), P999: 1_500_000_000},
 					result.HistCommit:   {Count: 40, P99: 950},
 				},
-				Verify:        &result.Verification{Pass: false, Allowed: []string{}, Counts: map[string]int64{"lost": 2, "duplicate": 1}, Forbidden: []string{"lost", "duplicate"}},
+				Verify:        &result.Verification{Pass: false, Allowed: []vocab.Finding{}, Counts: map[vocab.Finding]int64{"lost": 2, "duplicate": 1}, Forbidden: []vocab.Finding{"lost", "duplicate"}},
 				DrainTimedOut: true, DrainNs: int64(30*time.Second + 4*time.Millisecond),
 			},
 			{
 				Mode: "implicit", Throughput: 0,
 				// No samples: the latency cells read "-".
 				Histograms: map[string]result.Histogram{result.HistEndToEnd: {}},
-				Verify:     &result.Verification{Pass: true, Allowed: []string{"duplicate"}, Counts: map[string]int64{}},
+				Verify:     &result.Verification{Pass: true, Allowed: []vocab.Finding{"duplicate"}, Counts: map[vocab.Finding]int64{}},
 			},
 			{Mode: "deferred", Unsupported: "kafka: mode deferred needs transactions; run --modes explicit"},
 			{Mode: "classic-eos", Error: "setting up topics: boom"},
@@ -113,7 +114,7 @@ func ExampleTextFormatter_interrupted() {
 			{
 				Mode: "explicit", Throughput: 2000,
 				Histograms: map[string]result.Histogram{result.HistEndToEnd: {Count: 4000, P50: 627_000, P99: 900_000, P999: 1_200_000}},
-				Verify:     &result.Verification{Pass: true, Allowed: []string{"duplicate"}, Counts: map[string]int64{}},
+				Verify:     &result.Verification{Pass: true, Allowed: []vocab.Finding{"duplicate"}, Counts: map[vocab.Finding]int64{}},
 			},
 			{
 				Mode: "transactional", Throughput: 1200, Interrupted: true, Error: "interrupted before the mode finished",

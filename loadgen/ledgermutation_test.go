@@ -79,8 +79,8 @@ func TestLedgerMutations(t *testing.T) {
 		name    string
 		file    string
 		edit    func(t *testing.T, lines [][]byte) [][]byte
-		kind    string // the anomaly the verifier must find; "" with refuse
-		refuse  string // a refusal the reader must give instead
+		kind    vocab.Finding // the anomaly the verifier must find; "" with refuse
+		refuse  string        // a refusal the reader must give instead
 		verdict string
 	}{
 		{name: "output deleted", file: verify.OutputsFile, kind: vocab.KindLost,

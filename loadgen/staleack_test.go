@@ -138,7 +138,7 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 				v.AddOutput(verify.Output{InputID: in.ID, Offset: int64(in.ID), Committed: true, Uncommitted: true, VisibleNs: 1})
 			}
 			res := v.Finish()
-			for _, k := range []string{vocab.KindRejected, vocab.KindAckContradiction, vocab.KindLost} {
+			for _, k := range []vocab.Finding{vocab.KindRejected, vocab.KindAckContradiction, vocab.KindLost} {
 				if res.Counts[k] != 0 {
 					t.Errorf("verifier: %s %d, want 0 (A's %v did not take effect): %+v", k, res.Counts[k], tc.ack, res.Witnesses[k])
 				}

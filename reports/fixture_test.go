@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
 
@@ -137,7 +138,7 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 					result.HistProduce:  histogram(t, prod, f.samples, 0.4*f.latency),
 					result.HistSendLag:  histogram(t, prod, f.samples, 0.02*f.latency),
 				},
-				Verify: &result.Verification{Pass: true, Counts: map[string]int64{}, Inputs: 12000, Outputs: 12000},
+				Verify: &result.Verification{Pass: true, Counts: map[vocab.Finding]int64{}, Inputs: 12000, Outputs: 12000},
 			}
 			m.Noise = &result.Noise{
 				LoadAvgStart: []float64{1.2 + 0.1*float64(rep), 0.9, 0.7},
@@ -146,7 +147,7 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 				GOMAXPROCS:   2,
 			}
 			if mode != "transactional" && mode != "classic-eos" {
-				m.Verify.Allowed = []string{"duplicate"}
+				m.Verify.Allowed = []vocab.Finding{vocab.KindDuplicate}
 			}
 			for sec := 0; sec < 6; sec++ {
 				s := result.Second{
@@ -167,7 +168,7 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 				m.Series[3].P99 *= 6
 				m.WorkerCrashes = 1
 				m.Verify.Counts["duplicate"] = 2
-				m.Verify.Witnesses = map[string][]result.Witness{"duplicate": {
+				m.Verify.Witnesses = map[vocab.Finding][]result.Witness{"duplicate": {
 					{Kind: "duplicate", InputID: 4711, Partition: 1, Offset: 1234, State: "ACKNOWLEDGED", DeliveryCount: 2,
 						Outputs: []result.OutputRef{{Partition: 0, Offset: 900, Committed: true, VisibleNs: 2400000000}, {Partition: 2, Offset: 905, Committed: true, VisibleNs: 2700000000}},
 						Detail:  "redelivered after the worker crashed between produce and ack"},
@@ -178,8 +179,8 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 			if mode == "transactional" && f.forbidden && rep == 1 {
 				m.Verify.Pass = false
 				m.Verify.Counts["duplicate"] = 1
-				m.Verify.Forbidden = []string{"duplicate"}
-				m.Verify.Witnesses = map[string][]result.Witness{"duplicate": {
+				m.Verify.Forbidden = []vocab.Finding{vocab.KindDuplicate}
+				m.Verify.Witnesses = map[vocab.Finding][]result.Witness{"duplicate": {
 					{Kind: "duplicate", InputID: 99, Partition: 0, Offset: 42, State: "ACKNOWLEDGED", DeliveryCount: 1,
 						Outputs: []result.OutputRef{
 							{Partition: 0, Offset: 7, TransactionalID: "sb-tx-0", Epoch: 3, Committed: true, VisibleNs: 1500000000},

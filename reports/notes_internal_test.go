@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // modeRun is a run of one repeat per mode, each verified with counts
@@ -20,7 +21,7 @@ func modeRun(label string, cpus int, modes map[string]*result.ModeResult) *runDa
 	return prepare(&Run{Name: label, Result: r}, label)
 }
 
-func verified(counts map[string]int64) *result.Verification {
+func verified(counts map[vocab.Finding]int64) *result.Verification {
 	return &result.Verification{Pass: true, Counts: counts}
 }
 
@@ -33,21 +34,21 @@ func TestAnomalySummary(t *testing.T) {
 		wantCharted []string
 	}{
 		{"every mode clean", []*runData{modeRun("a", 2, map[string]*result.ModeResult{
-			"implicit": {Verify: verified(nil)}, "transactional": {Verify: verified(map[string]int64{"lost": 0})}})},
+			"implicit": {Verify: verified(nil)}, "transactional": {Verify: verified(map[vocab.Finding]int64{"lost": 0})}})},
 			"No anomalies: the verifier found nothing of any kind in any mode (implicit, transactional).", nil},
 		{"one mode with findings", []*runData{modeRun("a", 2, map[string]*result.ModeResult{
-			"implicit": {Verify: verified(nil)}, "explicit": {Verify: verified(map[string]int64{"duplicate": 3})}})},
+			"implicit": {Verify: verified(nil)}, "explicit": {Verify: verified(map[vocab.Finding]int64{"duplicate": 3})}})},
 			"No anomalies in implicit: every verifier count is zero. Verifier findings in explicit are charted in the report's Anomalies section.",
 			[]string{"explicit"}},
 		{"informational findings are charted too", []*runData{modeRun("a", 2, map[string]*result.ModeResult{
-			"explicit": {Verify: verified(map[string]int64{"rejected": 4})}})},
+			"explicit": {Verify: verified(map[vocab.Finding]int64{"rejected": 4})}})},
 			"Verifier findings in explicit are charted in the report's Anomalies section.", []string{"explicit"}},
 		{"not verified", []*runData{modeRun("a", 2, map[string]*result.ModeResult{
 			"implicit": {Verify: verified(nil)}, "transactional": {}})},
 			"No anomalies in implicit: every verifier count is zero. Not verified: transactional.", nil},
 		{"findings in the second run only", []*runData{
 			modeRun("a", 2, map[string]*result.ModeResult{"implicit": {Verify: verified(nil)}}),
-			modeRun("b", 2, map[string]*result.ModeResult{"implicit": {Verify: verified(map[string]int64{"duplicate": 1})}})},
+			modeRun("b", 2, map[string]*result.ModeResult{"implicit": {Verify: verified(map[vocab.Finding]int64{"duplicate": 1})}})},
 			"Verifier findings in implicit are charted in the report's Anomalies section.", []string{"implicit"}},
 		{"nothing measured", []*runData{modeRun("a", 2, map[string]*result.ModeResult{
 			"implicit": {Unsupported: "no"}})}, "", nil},

@@ -23,6 +23,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // envBrokers names the broker the tier runs against.
@@ -108,7 +109,7 @@ func workload(name string) string { return filepath.Join("testdata", name) }
 
 // informational are the verifier's kinds that are reported but never an
 // anomaly (docs/design.md §7).
-var informational = []string{"archived-at-limit", "rejected"}
+var informational = vocab.Informational()
 
 // checkMode checks the one result of mode in r: it ran, the drain finished
 // (every input has a committed output or was rejected), the verifier passed,

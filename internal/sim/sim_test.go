@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // CI's seed budget: a few hundred seeds of ciSteps steps each (plus their
@@ -134,7 +136,7 @@ func TestSeeds(t *testing.T) {
 	}
 	start := time.Now()
 	outs := runSeeds(1, n, Config{Steps: ciSteps})
-	totals := map[string]map[string]int64{}
+	totals := map[string]map[vocab.Finding]int64{}
 	steps, failed := 0, 0
 	for _, out := range outs {
 		steps += out.Executed
@@ -147,7 +149,7 @@ func TestSeeds(t *testing.T) {
 		}
 		for mode, res := range out.Verdicts {
 			if totals[mode] == nil {
-				totals[mode] = map[string]int64{}
+				totals[mode] = map[vocab.Finding]int64{}
 			}
 			for k, c := range res.Counts {
 				totals[mode][k] += c

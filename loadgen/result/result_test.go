@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func sample() *Result {
@@ -44,8 +46,8 @@ func sample() *Result {
 				Series: []Second{{T: 0, Warmup: true, InputRate: 10, OutputRate: 9, Backlog: 1, SendLagP99: 100, P99: 200, Faults: []string{"worker-crash"}},
 					{T: 1, Drain: true, Redeliveries: 1, Aborts: 2, LockExpiries: 3}},
 				Faults: []FaultEvent{{AtNs: 99, Kind: "worker-crash", Detail: "worker 0 crashed after-poll"}},
-				Verify: &Verification{Pass: false, Allowed: []string{}, Counts: map[string]int64{"lost": 1}, Forbidden: []string{"lost"},
-					Witnesses: map[string][]Witness{"lost": {{Kind: "lost", InputID: 7, Partition: 1, Offset: 2, State: "ARCHIVED", DeliveryCount: 5,
+				Verify: &Verification{Pass: false, Allowed: []vocab.Finding{}, Counts: map[vocab.Finding]int64{"lost": 1}, Forbidden: []vocab.Finding{"lost"},
+					Witnesses: map[vocab.Finding][]Witness{"lost": {{Kind: "lost", InputID: 7, Partition: 1, Offset: 2, State: "ARCHIVED", DeliveryCount: 5,
 						Outputs: []OutputRef{{Partition: 0, Offset: 3, TransactionalID: "t-1", Epoch: 2, Committed: true, VisibleNs: 4}}, Detail: "d"}}},
 					Inputs: 5000, Outputs: 5001, Notes: []string{"n"}},
 			},

@@ -39,31 +39,31 @@ func TestDLQJudgement(t *testing.T) {
 		ins     []verify.Input
 		dlqs    []verify.DLQRecord
 		opts    verify.Options
-		want    map[string]int64
+		want    map[vocab.Finding]int64
 		verdict string
 		dels    []verify.Delivery
 	}{
 		{"each archived once", base, dl(rejected, atLimit), verify.Options{DLQ: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1}, verify.VerdictPass, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1}, verify.VerdictPass, nil},
 		{"no DLQ configured: nothing judged", base, nil, verify.Options{},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1}, verify.VerdictPass, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1}, verify.VerdictPass, nil},
 		{"a reject's dead letter missing", base, dl(atLimit), verify.Options{DLQ: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1, "dlq-missing": 1}, verify.VerdictFail, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1, "dlq-missing": 1}, verify.VerdictFail, nil},
 		{"an archive at the limit written twice", base, dl(rejected, atLimit, atLimit), verify.Options{DLQ: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1, "dlq-duplicate": 1}, verify.VerdictFail, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1, "dlq-duplicate": 1}, verify.VerdictFail, nil},
 		{"written twice, at least once promised", base, dl(rejected, atLimit, atLimit), verify.Options{DLQ: true, DLQAtLeastOnce: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1, "dlq-duplicate": 1}, verify.VerdictPass, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1, "dlq-duplicate": 1}, verify.VerdictPass, nil},
 		{"an accepted record dead-lettered", base, dl(rejected, atLimit, acked), verify.Options{DLQ: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1, "dlq-duplicate": 1}, verify.VerdictFail, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1, "dlq-duplicate": 1}, verify.VerdictFail, nil},
 		{"a dead letter naming no input", base, append(dl(rejected, atLimit), verify.DLQRecord{Partition: 7, Offset: 70, DLQOffset: 9}), verify.Options{DLQ: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1, "dlq-duplicate": 1}, verify.VerdictFail, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1, "dlq-duplicate": 1}, verify.VerdictFail, nil},
 		{"archived-unprocessed is its own anomaly", append(base, unprocessed), dl(rejected, atLimit), verify.Options{DLQ: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1, "archived-unprocessed": 1}, verify.VerdictFail, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1, "archived-unprocessed": 1}, verify.VerdictFail, nil},
 		{"at the limit below SPSO (no share state) needs its dead letter", append(base, kafkaAtLimit), dl(rejected, atLimit), verify.Options{DLQ: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 2, "dlq-missing": 1}, verify.VerdictFail,
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 2, "dlq-missing": 1}, verify.VerdictFail,
 			[]verify.Delivery{{InputID: 5, DeliveryCount: limit, Ack: verify.AckNone, AckOutcome: verify.AckNotSent}}},
 		{"no provenance", base, append(dl(rejected, atLimit), verify.DLQRecord{Partition: -1, Offset: -1, DLQOffset: 5}), verify.Options{DLQ: true},
-			map[string]int64{"rejected": 1, "archived-at-limit": 1}, verify.VerdictInconclusive, nil},
+			map[vocab.Finding]int64{"rejected": 1, "archived-at-limit": 1}, verify.VerdictInconclusive, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestDLQJudgement(t *testing.T) {
 			if !maps.Equal(got.Counts, tc.want) || got.Verdict != tc.verdict {
 				t.Fatalf("counts %v verdict %s (notes %q), want %v %s", got.Counts, got.Verdict, got.Notes, tc.want, tc.verdict)
 			}
-			for _, k := range []string{vocab.KindDLQMissing, vocab.KindDLQDuplicate} {
+			for _, k := range []vocab.Finding{vocab.KindDLQMissing, vocab.KindDLQDuplicate} {
 				if got.Counts[k] > 0 && (len(got.Witnesses[k]) == 0 || got.Witnesses[k][0].Detail == "") {
 					t.Fatalf("%s found without a witness: %+v", k, got.Witnesses[k])
 				}
@@ -125,13 +125,13 @@ func TestDLQLedger(t *testing.T) {
 	for _, tc := range []struct {
 		name, dlq string
 		meta      verify.Meta
-		counts    map[string]int64
+		counts    map[vocab.Finding]int64
 		refused   string // a LedgerError naming this
 	}{
-		{"judged", good, meta, map[string]int64{"rejected": 1}, ""},
-		{"twice", good + strings.Replace(good, `"dlq_offset":0`, `"dlq_offset":1`, 1), meta, map[string]int64{"rejected": 1, "dlq-duplicate": 1}, ""},
-		{"none", "", meta, map[string]int64{"rejected": 1, "dlq-missing": 1}, ""},
-		{"no DLQ in ledger.json: dlq.jsonl ignored", "", func() verify.Meta { m := meta; m.DLQTopic = ""; return m }(), map[string]int64{"rejected": 1}, ""},
+		{"judged", good, meta, map[vocab.Finding]int64{"rejected": 1}, ""},
+		{"twice", good + strings.Replace(good, `"dlq_offset":0`, `"dlq_offset":1`, 1), meta, map[vocab.Finding]int64{"rejected": 1, "dlq-duplicate": 1}, ""},
+		{"none", "", meta, map[vocab.Finding]int64{"rejected": 1, "dlq-missing": 1}, ""},
+		{"no DLQ in ledger.json: dlq.jsonl ignored", "", func() verify.Meta { m := meta; m.DLQTopic = ""; return m }(), map[vocab.Finding]int64{"rejected": 1}, ""},
 		{"missing file", "-", meta, nil, "dlq.jsonl: missing"},
 		{"unknown field", strings.Replace(good, `"dlq_offset":0`, `"dlq_offset":0,"extra":1`, 1), meta, nil, "dlq.jsonl:1: unknown field"},
 		{"missing field", strings.Replace(good, `"dlq_partition":0,`, "", 1), meta, nil, `dlq.jsonl:1: missing field "dlq_partition"`},

@@ -52,9 +52,9 @@ func TestFormat(t *testing.T) {
 		{"nil", nil, "verify explicit: no verdict\n"},
 		{
 			name: "pass with allowed duplicates, a phantom kind, notes",
-			v: &result.Verification{Pass: true, Allowed: []string{"duplicate"}, Inputs: 2, Outputs: 3,
-				Counts:    map[string]int64{"duplicate": 1, "zzz": 2},
-				Witnesses: map[string][]result.Witness{"phantom": {{Kind: "phantom", InputID: 9, Detail: "d"}}},
+			v: &result.Verification{Pass: true, Allowed: []vocab.Finding{"duplicate"}, Inputs: 2, Outputs: 3,
+				Counts:    map[vocab.Finding]int64{"duplicate": 1, "zzz": 2},
+				Witnesses: map[vocab.Finding][]result.Witness{"phantom": {{Kind: "phantom", InputID: 9, Detail: "d"}}},
 				Notes:     []string{"verify: a note"}},
 			want: "verify explicit: PASS (2 inputs, 3 outputs)\nallowed: duplicate\ncounts:\n" +
 				"  duplicate                     1  allowed\n  zzz                           2  unknown kind\n" +
@@ -62,7 +62,7 @@ func TestFormat(t *testing.T) {
 		},
 		{
 			name: "empty",
-			v:    &result.Verification{Pass: true, Allowed: []string{}},
+			v:    &result.Verification{Pass: true, Allowed: []vocab.Finding{}},
 			want: "verify explicit: PASS (0 inputs, 0 outputs)\nallowed: none\ncounts: none\n",
 		},
 	}

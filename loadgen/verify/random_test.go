@@ -45,7 +45,7 @@ type ledger struct {
 	outs  []verify.Output
 	opens []verify.OpenTransaction
 	dlqs  []verify.DLQRecord
-	want  map[string]int64
+	want  map[vocab.Finding]int64
 }
 
 // injector builds a ledger of clean traffic with injected findings.
@@ -140,7 +140,7 @@ func (g *injector) clean(n int) {
 	}
 }
 
-func (g *injector) inject(kind string) {
+func (g *injector) inject(kind vocab.Finding) {
 	g.l.want[kind]++
 	switch kind {
 	case vocab.KindLost:
@@ -279,11 +279,11 @@ func TestRandomInjected(t *testing.T) {
 	r := rand.New(rand.NewPCG(uint64(seed), 0))
 	kinds := append(vocab.Anomalies(), vocab.Informational()...)
 	for round := range 20 {
-		g := &injector{r: r, l: ledger{want: map[string]int64{}}, sparse: r.IntN(4) == 0, dlq: r.IntN(2) == 0}
+		g := &injector{r: r, l: ledger{want: map[vocab.Finding]int64{}}, sparse: r.IntN(4) == 0, dlq: r.IntN(2) == 0}
 		if r.IntN(3) == 0 {
 			g.nextID = r.Uint64N(1 << 50) // ids need not start at 1
 		}
-		plan := make([]string, 0)
+		plan := make([]vocab.Finding, 0)
 		for _, k := range kinds {
 			if !g.dlq && (k == vocab.KindDLQMissing || k == vocab.KindDLQDuplicate) {
 				continue
@@ -338,10 +338,10 @@ func TestRandomInjected(t *testing.T) {
 // of whole records, no packing, no chains. It returns the counts and, per
 // kind other than torn-transaction, the input ids of the findings in
 // ascending order.
-func model(ins []verify.Input, outs []verify.Output, deliveryLimit int) (map[string]int64, map[string][]uint64) {
-	counts := map[string]int64{}
-	ids := map[string][]uint64{}
-	find := func(kind string, id uint64) {
+func model(ins []verify.Input, outs []verify.Output, deliveryLimit int) (map[vocab.Finding]int64, map[vocab.Finding][]uint64) {
+	counts := map[vocab.Finding]int64{}
+	ids := map[vocab.Finding][]uint64{}
+	find := func(kind vocab.Finding, id uint64) {
 		counts[kind]++
 		ids[kind] = append(ids[kind], id)
 	}

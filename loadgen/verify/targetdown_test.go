@@ -36,7 +36,7 @@ func TestTargetDownFailsEveryMode(t *testing.T) {
 				}
 				continue
 			}
-			if !slices.Equal(got.Forbidden, []string{vocab.KindTargetDown}) || got.Counts[vocab.KindTargetDown] != 1 {
+			if !slices.Equal(got.Forbidden, []vocab.Finding{vocab.KindTargetDown}) || got.Counts[vocab.KindTargetDown] != 1 {
 				t.Errorf("%s, %s: forbidden %v, counts %v: want only %s, once", tc.name, mode, got.Forbidden, got.Counts, vocab.KindTargetDown)
 			}
 			if len(ws) != 1 || !strings.Contains(ws[0].Detail, down) {

@@ -56,7 +56,7 @@ func run(mode string, opts verify.Options, ins []verify.Input, outs []verify.Out
 }
 
 // wantPass reports whether a verdict with counts passes mode.
-func wantPass(t *testing.T, mode string, counts map[string]int64) bool {
+func wantPass(t *testing.T, mode string, counts map[vocab.Finding]int64) bool {
 	t.Helper()
 	allowed, err := verify.Allowed(mode)
 	if err != nil {
@@ -86,8 +86,8 @@ func TestFindings(t *testing.T) {
 		ins  []verify.Input
 		outs []verify.Output
 		opts verify.Options // DeliveryLimit defaults to limit
-		want map[string]int64
-		kind string         // the kind whose first witness is checked
+		want map[vocab.Finding]int64
+		kind vocab.Finding  // the kind whose first witness is checked
 		wit  result.Witness // want witness (Kind filled from kind)
 		note string         // a note the verdict must carry
 		// inconclusive: evidence is missing, so a verdict that would pass
@@ -98,7 +98,7 @@ func TestFindings(t *testing.T) {
 			name: "clean",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 2), {ID: 3, BelowSPSO: true}},
 			outs: []verify.Output{plain(1), txo(2, "w-1", 1, 2, 1, true, false), txo(3, "w-1", 1, 2, 2, true, false)},
-			want: map[string]int64{},
+			want: map[vocab.Finding]int64{},
 		},
 		{
 			name: "aborted then retried is clean",
@@ -107,13 +107,13 @@ func TestFindings(t *testing.T) {
 				txo(1, "w-1", 1, 2, 1, false, true), txo(2, "w-1", 1, 2, 2, false, true),
 				txo(1, "w-1", 2, 2, 3, true, false), txo(2, "w-1", 2, 2, 4, true, false),
 			},
-			want: map[string]int64{},
+			want: map[vocab.Finding]int64{},
 		},
 		{
 			name: "lost",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(2)},
-			want: map[string]int64{vocab.KindLost: 1},
+			want: map[vocab.Finding]int64{vocab.KindLost: 1},
 			kind: vocab.KindLost,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Detail: "acknowledged but no committed output"},
@@ -125,7 +125,7 @@ func TestFindings(t *testing.T) {
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(2)},
 			opts: verify.Options{SinkPending: map[uint64]string{1: "run-w0-i1-c3", 2: "run-w0-i1-c4"}},
-			want: map[string]int64{vocab.KindUnresolved: 1},
+			want: map[vocab.Finding]int64{vocab.KindUnresolved: 1},
 			kind: vocab.KindUnresolved,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Detail: "its output is pre-committed in sink transaction run-w0-i1-c3, which was neither committed nor rolled back after the drain"},
@@ -134,7 +134,7 @@ func TestFindings(t *testing.T) {
 			name: "lost below SPSO with an uncommitted output",
 			ins:  []verify.Input{{ID: 1, Partition: 3, Offset: 9, BelowSPSO: true, DeliveryCount: 1}},
 			outs: []verify.Output{pendingOut},
-			want: map[string]int64{vocab.KindLost: 1},
+			want: map[vocab.Finding]int64{vocab.KindLost: 1},
 			kind: vocab.KindLost,
 			wit: result.Witness{InputID: 1, Partition: 3, Offset: 9, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(pendingOut)},
@@ -143,7 +143,7 @@ func TestFindings(t *testing.T) {
 		{
 			name: "rejected below SPSO is not lost",
 			ins:  []verify.Input{{ID: 1, BelowSPSO: true, Rejected: true, DeliveryCount: 1}},
-			want: map[string]int64{vocab.KindRejected: 1},
+			want: map[vocab.Finding]int64{vocab.KindRejected: 1},
 			kind: vocab.KindRejected,
 			wit:  result.Witness{InputID: 1, DeliveryCount: 1, Detail: "rejected by the worker"},
 		},
@@ -151,7 +151,7 @@ func TestFindings(t *testing.T) {
 			name: "duplicate",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 2)},
 			outs: []verify.Output{dup1, dup2},
-			want: map[string]int64{vocab.KindDuplicate: 1},
+			want: map[vocab.Finding]int64{vocab.KindDuplicate: 1},
 			kind: vocab.KindDuplicate,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 2,
 				Outputs: []result.OutputRef{ref(dup2), ref(dup1)}, Detail: "2 committed outputs for one input"},
@@ -160,7 +160,7 @@ func TestFindings(t *testing.T) {
 			name: "aborted-read",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 2)},
 			outs: []verify.Output{aborted, plain(1)},
-			want: map[string]int64{vocab.KindAbortedRead: 1},
+			want: map[vocab.Finding]int64{vocab.KindAbortedRead: 1},
 			kind: vocab.KindAbortedRead,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 2,
 				Outputs: []result.OutputRef{ref(aborted)},
@@ -170,7 +170,7 @@ func TestFindings(t *testing.T) {
 			name: "aborted-read is not a committed output",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{aborted},
-			want: map[string]int64{vocab.KindAbortedRead: 1, vocab.KindLost: 1},
+			want: map[vocab.Finding]int64{vocab.KindAbortedRead: 1, vocab.KindLost: 1},
 			kind: vocab.KindLost,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(aborted)}, Detail: "acknowledged but no committed output; 1 aborted"},
@@ -179,7 +179,7 @@ func TestFindings(t *testing.T) {
 			name: "torn: part committed, part seen only uncommitted",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{tornC, tornP},
-			want: map[string]int64{vocab.KindTornTransaction: 1, vocab.KindLost: 1},
+			want: map[vocab.Finding]int64{vocab.KindTornTransaction: 1, vocab.KindLost: 1},
 			kind: vocab.KindTornTransaction,
 			wit: result.Witness{InputID: 2, Offset: 20, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(tornC), ref(tornP)},
@@ -189,7 +189,7 @@ func TestFindings(t *testing.T) {
 			name: "torn: fewer committed than written",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1), in(2, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{sizeB, sizeA},
-			want: map[string]int64{vocab.KindTornTransaction: 1},
+			want: map[vocab.Finding]int64{vocab.KindTornTransaction: 1},
 			kind: vocab.KindTornTransaction,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: 1,
 				Outputs: []result.OutputRef{ref(sizeA), ref(sizeB)},
@@ -198,7 +198,7 @@ func TestFindings(t *testing.T) {
 		{
 			name: "unresolved",
 			ins:  []verify.Input{in(1, vocab.StateAvailable, 1), in(2, vocab.StateAcquired, 1), in(3, vocab.StateTxPending, 1)},
-			want: map[string]int64{vocab.KindUnresolved: 3},
+			want: map[vocab.Finding]int64{vocab.KindUnresolved: 3},
 			kind: vocab.KindUnresolved,
 			wit:  result.Witness{InputID: 1, Offset: 10, State: vocab.StateAvailable, DeliveryCount: 1, Detail: "state AVAILABLE after the drain"},
 		},
@@ -206,7 +206,7 @@ func TestFindings(t *testing.T) {
 			name: "no state and not below SPSO is not judged",
 			ins:  []verify.Input{{ID: 4, Offset: 3}, {ID: 5}, {ID: 6}},
 			outs: []verify.Output{plain(4), plain(6), plain(6)},
-			want: map[string]int64{vocab.KindDuplicate: 1},
+			want: map[vocab.Finding]int64{vocab.KindDuplicate: 1},
 			kind: vocab.KindDuplicate,
 			wit: result.Witness{InputID: 6, Outputs: []result.OutputRef{ref(plain(6)), ref(plain(6))},
 				Detail: "2 committed outputs for one input"},
@@ -216,7 +216,7 @@ func TestFindings(t *testing.T) {
 		{
 			name: "unresolved: unrecognized state",
 			ins:  []verify.Input{in(1, "DONE", 1)},
-			want: map[string]int64{vocab.KindUnresolved: 1},
+			want: map[vocab.Finding]int64{vocab.KindUnresolved: 1},
 			kind: vocab.KindUnresolved,
 			wit:  result.Witness{InputID: 1, Offset: 10, DeliveryCount: 1, Detail: "final state not recognized (see notes)"},
 			note: `verify: 1 input records have a field the verifier cannot use (first: id 1 has final state "DONE")`,
@@ -225,7 +225,7 @@ func TestFindings(t *testing.T) {
 			name: "over-delivered",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, limit+1)},
 			outs: []verify.Output{plain(1)},
-			want: map[string]int64{vocab.KindOverDelivered: 1},
+			want: map[vocab.Finding]int64{vocab.KindOverDelivered: 1},
 			kind: vocab.KindOverDelivered,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateAcknowledged, DeliveryCount: limit + 1,
 				Outputs: []result.OutputRef{ref(plain(1))}, Detail: "delivered 6 times, limit 5"},
@@ -233,7 +233,7 @@ func TestFindings(t *testing.T) {
 		{
 			name: "archived-unprocessed",
 			ins:  []verify.Input{in(1, vocab.StateArchived, 2)},
-			want: map[string]int64{vocab.KindArchivedUnprocessed: 1},
+			want: map[vocab.Finding]int64{vocab.KindArchivedUnprocessed: 1},
 			kind: vocab.KindArchivedUnprocessed,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 2,
 				Detail: "archived after 2 of 5 deliveries without a reject"},
@@ -241,7 +241,7 @@ func TestFindings(t *testing.T) {
 		{
 			name: "archived-at-limit",
 			ins:  []verify.Input{in(1, vocab.StateArchived, limit)},
-			want: map[string]int64{vocab.KindArchivedAtLimit: 1},
+			want: map[vocab.Finding]int64{vocab.KindArchivedAtLimit: 1},
 			kind: vocab.KindArchivedAtLimit,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: limit,
 				Detail: "archived after 5 deliveries, limit 5"},
@@ -250,7 +250,7 @@ func TestFindings(t *testing.T) {
 			name: "archived without a known limit",
 			ins:  []verify.Input{in(1, vocab.StateArchived, 2)},
 			opts: verify.Options{DeliveryLimit: -1},
-			want: map[string]int64{vocab.KindArchivedAtLimit: 1},
+			want: map[vocab.Finding]int64{vocab.KindArchivedAtLimit: 1},
 			kind: vocab.KindArchivedAtLimit,
 			wit: result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 2,
 				Detail: "archived after 2 deliveries without a reject; delivery limit unknown"},
@@ -259,7 +259,7 @@ func TestFindings(t *testing.T) {
 		{
 			name: "rejected",
 			ins:  []verify.Input{{ID: 1, Offset: 10, FinalState: vocab.StateArchived, DeliveryCount: 1, Rejected: true}},
-			want: map[string]int64{vocab.KindRejected: 1},
+			want: map[vocab.Finding]int64{vocab.KindRejected: 1},
 			kind: vocab.KindRejected,
 			wit:  result.Witness{InputID: 1, Offset: 10, State: vocab.StateArchived, DeliveryCount: 1, Detail: "rejected by the worker"},
 		},
@@ -267,7 +267,7 @@ func TestFindings(t *testing.T) {
 			name: "phantom",
 			ins:  []verify.Input{in(1, vocab.StateAcknowledged, 1)},
 			outs: []verify.Output{plain(1), phantom},
-			want: map[string]int64{vocab.KindPhantom: 1},
+			want: map[vocab.Finding]int64{vocab.KindPhantom: 1},
 			kind: vocab.KindPhantom,
 			wit: result.Witness{InputID: 99, Outputs: []result.OutputRef{ref(phantom)},
 				Detail: "committed output for an id that is not in the input ledger"},
@@ -276,7 +276,7 @@ func TestFindings(t *testing.T) {
 			name:         "repeated input id keeps the first",
 			ins:          []verify.Input{in(1, vocab.StateAcknowledged, 1), in(1, vocab.StateAvailable, 1)},
 			outs:         []verify.Output{plain(1)},
-			want:         map[string]int64{},
+			want:         map[vocab.Finding]int64{},
 			note:         "verify: 1 input records repeat an id already in the input ledger (first: id 1); the first record of each id was kept",
 			inconclusive: true,
 		},
@@ -346,15 +346,15 @@ func TestPolicy(t *testing.T) {
 		if got.Pass != tt.duplicate {
 			t.Errorf("%s with a duplicate: Pass = %v, want %v", tt.mode, got.Pass, tt.duplicate)
 		}
-		wantForbidden := []string(nil)
+		wantForbidden := []vocab.Finding(nil)
 		if !tt.duplicate {
-			wantForbidden = []string{vocab.KindDuplicate}
+			wantForbidden = []vocab.Finding{vocab.KindDuplicate}
 		}
 		if !slices.Equal(got.Forbidden, wantForbidden) {
 			t.Errorf("%s with a duplicate: Forbidden = %v, want %v", tt.mode, got.Forbidden, wantForbidden)
 		}
 		lost := run(tt.mode, verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, vocab.StateAcknowledged, 1)}, nil)
-		if lost.Pass || !slices.Equal(lost.Forbidden, []string{vocab.KindLost}) {
+		if lost.Pass || !slices.Equal(lost.Forbidden, []vocab.Finding{vocab.KindLost}) {
 			t.Errorf("%s with a lost record: Pass = %v, Forbidden = %v, want false, [lost]", tt.mode, lost.Pass, lost.Forbidden)
 		}
 	}
@@ -364,13 +364,13 @@ func TestAllowed(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		mode string
-		want []string
+		want []vocab.Finding
 	}{
-		{"implicit", []string{"duplicate"}},
-		{"explicit", []string{"duplicate"}},
-		{"deferred", []string{"duplicate"}},
-		{"transactional", []string{}},
-		{"classic-eos", []string{}},
+		{"implicit", []vocab.Finding{vocab.KindDuplicate}},
+		{"explicit", []vocab.Finding{vocab.KindDuplicate}},
+		{"deferred", []vocab.Finding{vocab.KindDuplicate}},
+		{"transactional", []vocab.Finding{}},
+		{"classic-eos", []vocab.Finding{}},
 	}
 	for _, tt := range tests {
 		got, err := verify.Allowed(tt.mode)
@@ -391,7 +391,7 @@ func TestAllowed(t *testing.T) {
 func TestUnknownMode(t *testing.T) {
 	t.Parallel()
 	got := run("exactly-once", verify.Options{DeliveryLimit: limit}, []verify.Input{in(1, vocab.StateAcknowledged, 2)}, []verify.Output{plain(1), plain(1)})
-	if got.Pass || !slices.Equal(got.Forbidden, []string{vocab.KindDuplicate}) || len(got.Allowed) != 0 {
+	if got.Pass || !slices.Equal(got.Forbidden, []vocab.Finding{vocab.KindDuplicate}) || len(got.Allowed) != 0 {
 		t.Errorf("unknown mode: Pass %v Forbidden %v Allowed %v, want false [duplicate] []", got.Pass, got.Forbidden, got.Allowed)
 	}
 	if len(got.Notes) == 0 || !strings.Contains(got.Notes[0], `unknown mode "exactly-once"`) {
@@ -446,7 +446,7 @@ func TestOrderIndependent(t *testing.T) {
 	if got := v.Finish(); !reflect.DeepEqual(got, want) {
 		t.Errorf("reversed, interleaved order:\n got %+v\nwant %+v", got, want)
 	}
-	wantCounts := map[string]int64{vocab.KindDuplicate: 3, vocab.KindTornTransaction: 2, vocab.KindLost: 2}
+	wantCounts := map[vocab.Finding]int64{vocab.KindDuplicate: 3, vocab.KindTornTransaction: 2, vocab.KindLost: 2}
 	if !maps.Equal(want.Counts, wantCounts) {
 		t.Errorf("counts = %v, want %v", want.Counts, wantCounts)
 	}
