@@ -110,7 +110,7 @@ func TestChaosExpectations(t *testing.T) {
 				t.Errorf("mode %s: forbidden anomalies %v (counts %v, witnesses %v); repro: sharebench run --workload chaos --modes %s --seed %d",
 					m, v.Forbidden, v.Counts, v.Witnesses, m, seed)
 			}
-			allowed, err := verify.Allowed(string(m))
+			allowed, err := verify.Allowed(m)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -393,7 +393,7 @@ func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config
 	if err := g.gather(ctx, &ev); err != nil {
 		return nil, err
 	}
-	v := verify.New(string(mode), g.options(&ev, opts))
+	v := verify.New(mode, g.options(&ev, opts))
 	g.feed(v, &ev, nil)
 	out := v.Finish()
 	out.Notes = append(out.Notes, ev.notes...)

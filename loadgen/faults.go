@@ -226,7 +226,7 @@ func (mr *modeRun) applyTargetFault(ctx context.Context, f workloads.Fault, rng 
 	o.Selector = f.Params["broker"]
 	var err error
 	if sr, ok := mr.cfg.FaultRunner.(ScopedFaultRunner); ok {
-		scope := targets.FaultScope{RunID: mr.cfg.RunID, Mode: mr.name, Config: mr.tcfg, Workers: len(mr.ctl), IntN: rng.IntN}
+		scope := targets.FaultScope{RunID: mr.cfg.RunID, Mode: mr.mode, ModeRun: mr.name, Config: mr.tcfg, Workers: len(mr.ctl), IntN: rng.IntN}
 		var to targets.FaultOutcome
 		to, err = sr.ApplyIn(ctx, scope, f.Kind, f.Params)
 		o.Detail, o.Broker = to.Detail, to.Broker

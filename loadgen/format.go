@@ -104,7 +104,7 @@ func rowName(r *result.Result, m result.ModeResult) string {
 	if r.Repeats > 1 {
 		return fmt.Sprintf("%s #%d", m.Mode, m.Repeat+1)
 	}
-	return m.Mode
+	return m.Mode.String()
 }
 
 // neverRan is the verdict of a mode run an interrupt kept from starting.
@@ -115,7 +115,7 @@ func notRunName(r *result.Result, ref result.ModeRef) string {
 	if r.Repeats > 1 {
 		return fmt.Sprintf("%s #%d", ref.Mode, ref.Repeat+1)
 	}
-	return ref.Mode
+	return ref.Mode.String()
 }
 
 // wideTable writes every column of the table.
@@ -304,7 +304,7 @@ func (BenchFormatter) Format(w io.Writer, r *result.Result) error {
 			continue
 		}
 		lines = append(lines, result.BenchLine{
-			Parts: [][2]string{{"workload", r.Workload}, {"target", r.Env.Target}, {"mode", m.Mode}},
+			Parts: [][2]string{{"workload", r.Workload}, {"target", r.Env.Target}, {"mode", m.Mode.String()}},
 			Procs: r.Env.GOMAXPROCS, Metrics: m.BenchMetrics(),
 		})
 	}

@@ -48,7 +48,7 @@ func TestRunRecordsWhatAnInterruptLeftUnrun(t *testing.T) {
 	if !res.Interrupted || len(res.Modes) != 1 || res.Modes[0].Mode != "explicit" || !res.Modes[0].Interrupted {
 		t.Fatalf("interrupted %v, modes %+v; want explicit alone, marked interrupted", res.Interrupted, res.Modes)
 	}
-	ref := func(mode string, rep int) result.ModeRef { return result.ModeRef{Mode: mode, Repeat: rep} }
+	ref := func(mode string, rep int) result.ModeRef { return result.ModeRef{Mode: vocab.Mode(mode), Repeat: rep} }
 	want := []result.ModeRef{ref("transactional", 0), ref("classic-eos", 0), ref("explicit", 1), ref("transactional", 1), ref("classic-eos", 1)}
 	if !reflect.DeepEqual(res.NotRun, want) {
 		t.Errorf("not run %+v, want %+v", res.NotRun, want)

@@ -92,7 +92,7 @@ type modeRun struct {
 
 func newModeRun(cfg *Config, m vocab.Mode, rep int) (*modeRun, error) {
 	spec := cfg.Workload
-	name := result.ModeRunName(string(m), rep, cfg.Repeats)
+	name := result.ModeRunName(m, rep, cfg.Repeats)
 	prefix := fmt.Sprintf("%s-%s", cfg.RunID, name)
 	mr := &modeRun{
 		cfg: cfg, spec: spec, mode: m, rep: rep, name: name,
@@ -351,7 +351,7 @@ func (wl *workerLoop) recordCommit(done time.Time, svc, p2c time.Duration) {
 
 // run executes the mode and returns its result.
 func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
-	out := result.ModeResult{Mode: string(mr.mode), Repeat: mr.rep, Histograms: map[string]result.Histogram{}}
+	out := result.ModeResult{Mode: mr.mode, Repeat: mr.rep, Histograms: map[string]result.Histogram{}}
 	if err := mr.cfg.Target.Setup(ctx, mr.tcfg); err != nil {
 		return out, fmt.Errorf("setting up topics: %w", err)
 	}
@@ -664,7 +664,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		OpenTransactions: ev.open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: opts.DLQAtLeastOnce,
 		Incomplete: ev.incomplete, TargetDown: opts.TargetDown, Notes: ev.notes,
 	}
-	v := verify.New(string(mr.mode), opts)
+	v := verify.New(mr.mode, opts)
 	var dump *ledgerDump
 	if mr.cfg.OutDir != "" && mr.cfg.DumpLedgers {
 		var err error

@@ -64,7 +64,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			if ctx.Err() != nil {
 				// An interrupt ends the run: what it never started is
 				// listed, so no report can take the run for complete.
-				res.NotRun = append(res.NotRun, result.ModeRef{Mode: string(m), Repeat: rep})
+				res.NotRun = append(res.NotRun, result.ModeRef{Mode: m, Repeat: rep})
 				continue
 			}
 			mr := runOne(ctx, &cfg, m, rep)
@@ -100,13 +100,13 @@ var ErrInterrupted = errors.New("loadgen: run interrupted")
 func runOne(ctx context.Context, cfg *Config, m vocab.Mode, rep int) result.ModeResult {
 	if err := cfg.Target.Supports(ctx, m); err != nil {
 		if errors.Is(err, targets.ErrUnsupported) {
-			return result.ModeResult{Mode: string(m), Repeat: rep, Unsupported: err.Error()}
+			return result.ModeResult{Mode: m, Repeat: rep, Unsupported: err.Error()}
 		}
-		return result.ModeResult{Mode: string(m), Repeat: rep, Error: err.Error()}
+		return result.ModeResult{Mode: m, Repeat: rep, Error: err.Error()}
 	}
 	mr, err := newModeRun(cfg, m, rep)
 	if err != nil {
-		return result.ModeResult{Mode: string(m), Repeat: rep, Error: err.Error()}
+		return result.ModeResult{Mode: m, Repeat: rep, Error: err.Error()}
 	}
 	out, err := mr.run(ctx)
 	if err != nil {

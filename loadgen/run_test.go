@@ -99,7 +99,7 @@ func checkRun(t *testing.T, res *result.Result, dir string, spec *workloads.Spec
 	for i, m := range res.Modes {
 		mode := wantModes[i]
 		t.Run(string(mode), func(t *testing.T) {
-			if m.Mode != string(mode) {
+			if m.Mode != mode {
 				t.Fatalf("mode %d is %q, want %q", i, m.Mode, mode)
 			}
 			if want, ok := unsupported[mode]; ok {
@@ -155,7 +155,7 @@ func checkMode(t *testing.T, m result.ModeResult, dir string, spec *workloads.Sp
 	}
 	dups := v.Counts[vocab.KindDuplicate]
 	switch {
-	case exactlyOnce(m.Mode) && m.TotalOutputs != m.TotalInputs:
+	case exactlyOnce(m.Mode.String()) && m.TotalOutputs != m.TotalInputs:
 		t.Errorf("exactly-once mode: %d outputs for %d inputs; %s", m.TotalOutputs, m.TotalInputs, repro(t))
 	case dups == 0 && m.TotalOutputs != m.TotalInputs:
 		t.Errorf("no duplicates found, yet %d outputs for %d inputs; %s", m.TotalOutputs, m.TotalInputs, repro(t))
@@ -186,16 +186,16 @@ func checkMode(t *testing.T, m result.ModeResult, dir string, spec *workloads.Sp
 		}
 	}
 	wantCommits := m.WindowCommits
-	if m.Mode == string(vocab.Implicit) {
+	if m.Mode == vocab.Implicit {
 		wantCommits = 0 // no commit call
 	}
 	if h := m.Histograms[result.HistCommit]; h.Count != wantCommits {
 		t.Errorf("commit histogram holds %d samples for %d commits in the window", h.Count, wantCommits)
 	}
-	if m.Mode != string(vocab.Implicit) && m.WindowCommits > m.Commits {
+	if m.Mode != vocab.Implicit && m.WindowCommits > m.Commits {
 		t.Errorf("%d commits in the window, %d in all", m.WindowCommits, m.Commits)
 	}
-	if m.Mode != string(vocab.Implicit) && m.Commits == 0 {
+	if m.Mode != vocab.Implicit && m.Commits == 0 {
 		t.Errorf("no commits in mode %s", m.Mode)
 	}
 	if h, ok := m.Histograms[result.HistPollCommit]; !ok || h.Count != m.WindowCommits {
@@ -212,10 +212,10 @@ func checkMode(t *testing.T, m result.ModeResult, dir string, spec *workloads.Sp
 	checkSeries(t, m)
 
 	// The interval logs hold exactly the samples of result.json.
-	checkHlogParity(t, m, dir, m.Mode)
+	checkHlogParity(t, m, dir, m.Mode.String())
 
 	// The dumped ledgers give the in-run verdict again.
-	ld := filepath.Join(dir, "ledgers", m.Mode)
+	ld := filepath.Join(dir, "ledgers", m.Mode.String())
 	for _, f := range []string{verify.InputsFile, verify.OutputsFile} {
 		if st, err := os.Stat(filepath.Join(ld, f)); err != nil || st.Size() == 0 {
 			t.Fatalf("ledger %s: %v (want a non-empty file)", f, err)

@@ -124,7 +124,7 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 			}
 			mr := &modeRun{cfg: &Config{Target: tg}, mode: vocab.Explicit, tcfg: cfg}
 			got := collect(l, mr, st)
-			v := verify.New(string(vocab.Explicit), verify.Options{DeliveryLimit: cfg.DeliveryLimit})
+			v := verify.New(vocab.Explicit, verify.Options{DeliveryLimit: cfg.DeliveryLimit})
 			for _, d := range got.dels {
 				if d.Worker == 0 && d.AckOutcome != tc.want {
 					t.Errorf("ledger: A's delivery of %d: ack %s outcome %q, want %q", d.InputID, d.Ack, d.AckOutcome, tc.want)

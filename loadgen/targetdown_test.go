@@ -80,7 +80,7 @@ func TestRunTargetDownEndsTheModeWithAVerdict(t *testing.T) {
 	}
 	t.Logf("%s: %s, forbidden %v, witness %+v", crashed.Mode, v.Verdict, v.Forbidden, ws)
 	// The dumped ledgers alone give the same verdict.
-	dv, err := verify.VerifyDir(crashed.Mode, filepath.Join(out, "ledgers", crashed.Mode), verify.Options{})
+	dv, err := verify.VerifyDir(crashed.Mode, filepath.Join(out, "ledgers", crashed.Mode.String()), verify.Options{})
 	if err != nil {
 		t.Fatalf("verifying the dumped ledgers: %v", err)
 	}

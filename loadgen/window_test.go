@@ -51,7 +51,7 @@ func TestWindowExcludesWarmupAndGroupFormation(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	for _, m := range res.Modes {
-		t.Run(m.Mode, func(t *testing.T) {
+		t.Run(m.Mode.String(), func(t *testing.T) {
 			if m.Error != "" || m.Verify == nil || !m.Verify.Pass {
 				t.Fatalf("error %q verdict %+v", m.Error, m.Verify)
 			}
@@ -77,7 +77,7 @@ func TestWindowExcludesWarmupAndGroupFormation(t *testing.T) {
 				}
 			}
 			wantCommits := m.WindowCommits
-			if m.Mode == string(vocab.Implicit) {
+			if m.Mode == vocab.Implicit {
 				wantCommits = 0
 			}
 			if h := m.Histograms[result.HistCommit]; h.Count != wantCommits {
@@ -87,7 +87,7 @@ func TestWindowExcludesWarmupAndGroupFormation(t *testing.T) {
 				t.Errorf("poll_to_commit: %d samples, want one per commit of the window (%d)", h.Count, m.WindowCommits)
 			}
 			checkSeries(t, m)
-			checkHlogParity(t, m, dir, m.Mode)
+			checkHlogParity(t, m, dir, m.Mode.String())
 		})
 	}
 }

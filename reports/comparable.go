@@ -39,8 +39,8 @@ func keyOf(r *Run) runKey {
 	}
 	var modes []string
 	for _, m := range res.Modes {
-		if !slices.Contains(modes, m.Mode) {
-			modes = append(modes, m.Mode)
+		if !slices.Contains(modes, m.Mode.String()) {
+			modes = append(modes, m.Mode.String())
 		}
 	}
 	slices.Sort(modes)

@@ -102,7 +102,7 @@ func prepare(run *Run, label string) *runData {
 	byMode := map[string]*modeData{}
 	for i := range run.Result.Modes {
 		m := &run.Result.Modes[i]
-		name := m.Mode
+		name := m.Mode.String()
 		if name == "" {
 			name = "(unnamed)"
 		}
@@ -148,10 +148,10 @@ func prepare(run *Run, label string) *runData {
 		md.repeats = append(md.repeats, rp)
 	}
 	for _, ref := range run.Result.NotRun {
-		md := byMode[ref.Mode]
+		md := byMode[ref.Mode.String()]
 		if md == nil {
-			md = &modeData{mode: ref.Mode}
-			byMode[ref.Mode] = md
+			md = &modeData{mode: ref.Mode.String()}
+			byMode[ref.Mode.String()] = md
 			rd.modes = append(rd.modes, md)
 		}
 		md.notRun = append(md.notRun, ref.Repeat)

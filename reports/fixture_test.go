@@ -125,7 +125,7 @@ func newFixture(t testing.TB, f fixture) *result.Result {
 		for rep := 1; rep <= f.repeats; rep++ {
 			tput := base.throughput * f.throughput * (1 + f.noise*rng.NormFloat64())
 			m := result.ModeResult{
-				Mode: mode, Repeat: rep, MeasuredNs: int64(4 * time.Second),
+				Mode: vocab.Mode(mode), Repeat: rep, MeasuredNs: int64(4 * time.Second),
 				InputsProduced: 8000, OutputsVisible: int64(tput * 4), Throughput: tput, InputRate: 2000,
 				TotalInputs: 12000, TotalOutputs: 12000, Processed: 12010,
 				Redeliveries: int64(rng.IntN(20)), Commits: 400, Aborts: int64(rng.IntN(3)), LockExpiries: int64(rng.IntN(5)),

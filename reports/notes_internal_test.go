@@ -14,7 +14,7 @@ func modeRun(label string, cpus int, modes map[string]*result.ModeResult) *runDa
 	r := &result.Result{Schema: result.Schema, Env: result.Env{NumCPU: cpus}}
 	for _, name := range []string{"implicit", "explicit", "transactional"} {
 		if m := modes[name]; m != nil {
-			m.Mode = name
+			m.Mode = vocab.Mode(name)
 			r.Modes = append(r.Modes, *m)
 		}
 	}

@@ -95,7 +95,7 @@ func TestGenerateUnfinishedRun(t *testing.T) {
 				}
 			}
 			for _, modeRow := range r.NotRun {
-				if !strings.Contains(page, `<tr data-mode="`+modeRow.Mode+`"`) {
+				if !strings.Contains(page, `<tr data-mode="`+modeRow.Mode.String()+`"`) {
 					t.Errorf("report.html has no row for %s, which never ran", modeRow.Mode)
 				}
 			}

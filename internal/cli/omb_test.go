@@ -96,7 +96,7 @@ func TestOMBFilesRun(t *testing.T) {
 				if m.Verify == nil || !m.Verify.Pass {
 					t.Errorf("%s: verdict %+v error %q", m.Mode, m.Verify, m.Error)
 				}
-				checkOMBResult(t, result.OMBPath(out, m.Mode), tc.name, m)
+				checkOMBResult(t, result.OMBPath(out, m.Mode.String()), tc.name, m)
 			}
 		})
 	}

@@ -354,7 +354,7 @@ func runVerdict(res *result.Result, f runFlags) error {
 			failed = append(failed, fmt.Sprintf("%s (%s)", m.Mode, strings.Join(vocab.FindingNames(m.Verify.Forbidden), ", ")))
 		}
 		if m.Error != "" {
-			errs = append(errs, m.Mode+": "+m.Error)
+			errs = append(errs, m.Mode.String()+": "+m.Error)
 		}
 	}
 	if len(failed) > 0 {
@@ -639,13 +639,13 @@ func deliveryLimit(flag int, runDir, ledgerDir string) int {
 }
 
 // modeOf strips a repeat suffix ("explicit-r2" -> "explicit").
-func modeOf(dirName string) string {
+func modeOf(dirName string) vocab.Mode {
 	for _, m := range vocab.AllModes() {
 		if dirName == string(m) || strings.HasPrefix(dirName, string(m)+"-r") {
-			return string(m)
+			return m
 		}
 	}
-	return dirName
+	return vocab.Mode(dirName)
 }
 
 // checkSinkFlag refuses --sink for a workload without the checkpoint model

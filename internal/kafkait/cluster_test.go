@@ -71,7 +71,7 @@ func TestThreeNodeChaos(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			var m *result.ModeResult
 			for i := range r.res.Modes {
-				if r.res.Modes[i].Mode == mode {
+				if r.res.Modes[i].Mode == vocab.Mode(mode) {
 					m = &r.res.Modes[i]
 				}
 			}

@@ -124,7 +124,7 @@ func checkMode(t *testing.T, r run, mode string) *result.ModeResult {
 	}
 	var m *result.ModeResult
 	for i := range r.res.Modes {
-		if r.res.Modes[i].Mode == mode {
+		if r.res.Modes[i].Mode == vocab.Mode(mode) {
 			m = &r.res.Modes[i]
 		}
 	}
@@ -144,7 +144,7 @@ func checkMode(t *testing.T, r run, mode string) *result.ModeResult {
 	if v == nil {
 		t.Fatalf("mode %s: no verdict", mode)
 	}
-	allowed, err := verify.Allowed(mode)
+	allowed, err := verify.Allowed(vocab.Mode(mode))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func chaosMode(t *testing.T, control, mode string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(res.Modes, func(m result.ModeResult) bool { return m.Mode == mode })
+	i := slices.IndexFunc(res.Modes, func(m result.ModeResult) bool { return m.Mode == vocab.Mode(mode) })
 	if i < 0 {
 		t.Fatalf("mode %s: not in the result", mode)
 	}
@@ -85,7 +85,7 @@ func chaosMode(t *testing.T, control, mode string) {
 	if v == nil {
 		t.Fatalf("mode %s: no verdict", mode)
 	}
-	allowed, err := verify.Allowed(mode)
+	allowed, err := verify.Allowed(vocab.Mode(mode))
 	if err != nil {
 		t.Fatal(err)
 	}

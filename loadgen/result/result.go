@@ -67,8 +67,8 @@ type Result struct {
 
 // ModeRef names one run of a mode: the mode and the repeat (from 0).
 type ModeRef struct {
-	Mode   string `json:"mode"`
-	Repeat int    `json:"repeat"`
+	Mode   vocab.Mode `json:"mode"`
+	Repeat int        `json:"repeat"`
 }
 
 // Env says where a run happened.
@@ -89,8 +89,8 @@ type Env struct {
 
 // ModeResult is one mode's run (one repeat of it).
 type ModeResult struct {
-	Mode   string `json:"mode"`
-	Repeat int    `json:"repeat"`
+	Mode   vocab.Mode `json:"mode"`
+	Repeat int        `json:"repeat"`
 	// Unsupported is set (and nothing else) when the target cannot run
 	// the mode; it says why and what to use instead.
 	Unsupported string `json:"unsupported,omitempty"`

@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 const (
@@ -44,11 +46,11 @@ func OMBPath(runDir, mode string) string { return filepath.Join(runDir, mode+omb
 // ModeRunName names one run of mode in the run directory's files: the
 // mode, and its repeat (counted from 0, as ModeResult.Repeat) when the
 // run repeats each mode.
-func ModeRunName(mode string, repeat, repeats int) string {
+func ModeRunName(mode vocab.Mode, repeat, repeats int) string {
 	if repeats > 1 {
 		return fmt.Sprintf("%s-r%d", mode, repeat)
 	}
-	return mode
+	return mode.String()
 }
 
 // LedgersDir holds one directory of ledgers per mode (LedgerDir).

@@ -395,7 +395,10 @@ type TxnResumer interface {
 // picks.
 type FaultScope struct {
 	RunID string
-	Mode  string
+	Mode  vocab.Mode
+	// ModeRun names the mode's run: the mode, with the repeat when the
+	// workload repeats it (explicit-r2).
+	ModeRun string
 	// Config names the mode's topics, group and transactional ids.
 	Config Config
 	// Workers is the number of the mode's workers (transactional ids

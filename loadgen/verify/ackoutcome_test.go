@@ -108,7 +108,7 @@ func TestAckOutcomes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			v := verify.New(tc.mode, verify.Options{DeliveryLimit: limit})
+			v := verify.New(vocab.Mode(tc.mode), verify.Options{DeliveryLimit: limit})
 			for _, d := range tc.dels {
 				v.AddDelivery(d)
 			}
@@ -128,7 +128,7 @@ func TestAckOutcomes(t *testing.T) {
 		})
 	}
 	for _, m := range verify.Modes() {
-		allowed, err := verify.Allowed(m)
+		allowed, err := verify.Allowed(vocab.Mode(m))
 		if err != nil {
 			t.Fatal(err)
 		}

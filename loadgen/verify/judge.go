@@ -571,7 +571,7 @@ func (j *judge) visit(id uint64, r *rec) {
 // have landed, so only per-record refusals (AckRefused) are held against a
 // terminal state.
 func (j *judge) crossCheck(id uint64, r *rec) {
-	if !j.withDeliveries || j.v.mode == string(vocab.Implicit) || r.state == codeUnknown || r.state == codeInvalid {
+	if !j.withDeliveries || j.v.mode == vocab.Implicit || r.state == codeUnknown || r.state == codeInvalid {
 		return
 	}
 	acceptTook := r.flags&flagAcceptCommitted != 0

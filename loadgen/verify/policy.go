@@ -30,7 +30,7 @@ var policies = map[vocab.Mode][]vocab.Finding{
 // deliveryLimited reports whether mode consumes through a share group,
 // whose delivery limit bounds deliveries; a classic consumer group
 // (classic-eos) refetches after every rebalance and has no limit.
-func deliveryLimited(mode string) bool { return vocab.Mode(mode).DeliveryLimited() }
+func deliveryLimited(mode vocab.Mode) bool { return mode.DeliveryLimited() }
 
 // Modes returns the modes with a policy, in report order.
 func Modes() []string { return vocab.ModeNames() }
@@ -40,8 +40,8 @@ func Modes() []string { return vocab.ModeNames() }
 // (at-least-once: duplicates, never loss), nothing for transactional and
 // classic-eos. For any other mode it returns an error matching
 // ErrUnknownMode.
-func Allowed(mode string) ([]vocab.Finding, error) {
-	p, ok := policies[vocab.Mode(mode)]
+func Allowed(mode vocab.Mode) ([]vocab.Finding, error) {
+	p, ok := policies[mode]
 	if !ok {
 		return nil, &modeError{mode: mode}
 	}
@@ -49,7 +49,7 @@ func Allowed(mode string) ([]vocab.Finding, error) {
 }
 
 // modeError names an unknown mode and the valid ones.
-type modeError struct{ mode string }
+type modeError struct{ mode vocab.Mode }
 
 func (e *modeError) Error() string {
 	return fmt.Sprintf("verify: unknown mode %q; want one of %s", e.mode, strings.Join(Modes(), ", "))

@@ -306,7 +306,7 @@ func TestRandomInjected(t *testing.T) {
 
 		maxW := r.IntN(4)
 		for _, mode := range verify.Modes() {
-			v := verify.New(mode, verify.Options{DeliveryLimit: limit, MaxWitnesses: maxW, DLQ: g.dlq})
+			v := verify.New(vocab.Mode(mode), verify.Options{DeliveryLimit: limit, MaxWitnesses: maxW, DLQ: g.dlq})
 			feed(r, v, g.l.ins, g.l.outs)
 			for _, d := range g.l.dlqs {
 				v.AddDLQ(d)
@@ -501,7 +501,7 @@ func TestRandomModel(t *testing.T) {
 		maxW := 1 + r.IntN(5)
 		wantCounts, wantIDs := model(ins, outs, deliveryLimit)
 		mode := verify.Modes()[r.IntN(len(verify.Modes()))]
-		v := verify.New(mode, verify.Options{DeliveryLimit: deliveryLimit, MaxWitnesses: maxW})
+		v := verify.New(vocab.Mode(mode), verify.Options{DeliveryLimit: deliveryLimit, MaxWitnesses: maxW})
 		feed(r, v, ins, outs)
 		got := v.Finish()
 		if !maps.Equal(got.Counts, wantCounts) {

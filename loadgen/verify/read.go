@@ -185,7 +185,7 @@ func decodeMeta(b []byte) (Meta, string, error) {
 	if m.Schema != LedgerSchema {
 		return Meta{}, fmt.Sprintf("schema %q is not %q", m.Schema, LedgerSchema), nil
 	}
-	if _, err := Allowed(m.Mode); err != nil {
+	if _, err := Allowed(vocab.Mode(m.Mode)); err != nil {
 		return Meta{}, fmt.Sprintf("mode %q is not a mode (want one of %s)", m.Mode, strings.Join(Modes(), ", ")), nil
 	}
 	switch {
@@ -446,7 +446,7 @@ func dirOptions(dir string, opts Options) (Options, Meta, error) {
 // mode (ErrUnknownMode); a dir that is missing or not a directory, a
 // ledger.json of another mode, and any error of ReadLedgers is a
 // *LedgerError.
-func VerifyDir(mode, dir string, opts Options) (*result.Verification, error) {
+func VerifyDir(mode vocab.Mode, dir string, opts Options) (*result.Verification, error) {
 	if _, err := Allowed(mode); err != nil {
 		return nil, err
 	}
@@ -463,7 +463,7 @@ func VerifyDir(mode, dir string, opts Options) (*result.Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	if meta.Schema == LedgerSchema && meta.Mode != mode {
+	if meta.Schema == LedgerSchema && meta.Mode != string(mode) {
 		return nil, &LedgerError{Path: filepath.Join(dir, MetaFile), Reason: fmt.Sprintf("mode %q, but the directory holds the ledgers of %s", meta.Mode, mode)}
 	}
 	v := New(mode, opts)

@@ -24,7 +24,7 @@ func TestTargetDownFailsEveryMode(t *testing.T) {
 		{"target went down", down, verify.VerdictFail},
 	} {
 		for _, mode := range verify.Modes() {
-			v := verify.New(mode, verify.Options{TargetDown: tc.down})
+			v := verify.New(vocab.Mode(mode), verify.Options{TargetDown: tc.down})
 			got := v.Finish()
 			if got.Verdict != tc.want {
 				t.Errorf("%s, %s: verdict %s, want %s", tc.name, mode, got.Verdict, tc.want)

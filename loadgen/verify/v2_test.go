@@ -160,7 +160,7 @@ func TestV2Judgements(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
 			opts.DeliveryLimit = limit
-			v := verify.New(tc.mode, opts)
+			v := verify.New(vocab.Mode(tc.mode), opts)
 			for _, d := range tc.dels {
 				v.AddDelivery(d)
 			}

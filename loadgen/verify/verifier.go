@@ -70,7 +70,7 @@ type Options struct {
 // (see "Memory" in the package documentation). It is safe for concurrent
 // use.
 type Verifier struct {
-	mode    string
+	mode    vocab.Mode
 	allowed []vocab.Finding
 	modeErr error
 	opts    Options
@@ -108,7 +108,7 @@ type Verifier struct {
 // New returns a Verifier for mode. An unknown mode still gets a Verifier:
 // it allows no anomaly and its verdict carries a note (Allowed reports the
 // error, VerifyDir fails fast).
-func New(mode string, opts Options) *Verifier {
+func New(mode vocab.Mode, opts Options) *Verifier {
 	v := &Verifier{mode: mode, opts: opts}
 	v.allowed, v.modeErr = Allowed(mode)
 	if v.modeErr != nil {

@@ -45,7 +45,7 @@ func ref(o verify.Output) result.OutputRef {
 }
 
 func run(mode string, opts verify.Options, ins []verify.Input, outs []verify.Output) *result.Verification {
-	v := verify.New(mode, opts)
+	v := verify.New(vocab.Mode(mode), opts)
 	for _, x := range ins {
 		v.AddInput(x)
 	}
@@ -58,7 +58,7 @@ func run(mode string, opts verify.Options, ins []verify.Input, outs []verify.Out
 // wantPass reports whether a verdict with counts passes mode.
 func wantPass(t *testing.T, mode string, counts map[vocab.Finding]int64) bool {
 	t.Helper()
-	allowed, err := verify.Allowed(mode)
+	allowed, err := verify.Allowed(vocab.Mode(mode))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestAllowed(t *testing.T) {
 		{"classic-eos", []vocab.Finding{}},
 	}
 	for _, tt := range tests {
-		got, err := verify.Allowed(tt.mode)
+		got, err := verify.Allowed(vocab.Mode(tt.mode))
 		if err != nil || got == nil || !slices.Equal(got, tt.want) {
 			t.Errorf("Allowed(%q) = %v, %v; want %v, nil", tt.mode, got, err, tt.want)
 		}

@@ -181,7 +181,7 @@ func (b *BrokerControl) Env(sc targets.FaultScope, action, broker, selector stri
 		"SHAREBENCH_FOR=" + durArg(d),
 		"SHAREBENCH_BOOTSTRAP=" + b.t.Info().Brokers,
 		"SHAREBENCH_RUN_ID=" + sc.RunID,
-		"SHAREBENCH_MODE=" + sc.Mode,
+		"SHAREBENCH_MODE=" + sc.ModeRun,
 		"SHAREBENCH_TOPIC_PREFIX=" + prefix,
 		"SHAREBENCH_INPUT_TOPIC=" + sc.Config.InputTopic,
 		"SHAREBENCH_OUTPUT_TOPIC=" + sc.Config.OutputTopic,
