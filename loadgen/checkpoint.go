@@ -29,16 +29,6 @@ import (
 	"github.com/sharebench/sharebench/workloads"
 )
 
-// The checkpoint model's crash phases (defined with the others in
-// pipeline).
-const (
-	PhaseBeforeBarrier  = vocab.BeforeBarrier
-	PhaseAfterPreCommit = vocab.AfterPreCommit
-	PhaseAfterSnapshot  = vocab.AfterSnapshot
-	PhaseAfterNotify    = vocab.AfterNotify
-	PhaseBetweenCommits = vocab.BetweenCommits
-)
-
 // snapshot is a completed checkpoint as the framework's checkpoint storage
 // holds it, until both of its commits have landed.
 type snapshot struct {

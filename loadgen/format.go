@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sharebench/sharebench/loadgen/result"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Formatter writes a run's result.
@@ -215,8 +216,8 @@ func maxLineWidth(s string) int {
 }
 
 func targetName(env result.Env) string {
-	s := env.Target
-	if env.Target == "kafka" {
+	s := env.Target.String()
+	if env.Target == vocab.TargetKafka {
 		switch {
 		case env.Embedded:
 			s += " (embedded kfake)"
@@ -304,7 +305,7 @@ func (BenchFormatter) Format(w io.Writer, r *result.Result) error {
 			continue
 		}
 		lines = append(lines, result.BenchLine{
-			Parts: [][2]string{{"workload", r.Workload}, {"target", r.Env.Target}, {"mode", m.Mode.String()}},
+			Parts: [][2]string{{"workload", r.Workload}, {"target", r.Env.Target.String()}, {"mode", m.Mode.String()}},
 			Procs: r.Env.GOMAXPROCS, Metrics: m.BenchMetrics(),
 		})
 	}

@@ -658,7 +658,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		opts.TargetDown = down.Error()
 	}
 	meta := verify.Meta{
-		Mode: string(mr.mode), Target: info.Target, Brokers: info.Brokers, OutputTopic: mr.tcfg.OutputTopic,
+		Mode: mr.mode, Target: info.Target, Brokers: info.Brokers, OutputTopic: mr.tcfg.OutputTopic,
 		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: unfinished, DrainNote: out.DrainNote,
 		ShareState: ev.state != nil && len(ev.state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: ev.markers,
 		OpenTransactions: ev.open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: opts.DLQAtLeastOnce,

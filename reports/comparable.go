@@ -25,7 +25,7 @@ type runKey struct {
 
 func keyOf(r *Run) runKey {
 	res := r.Result
-	k := runKey{workload: res.Workload, target: res.Env.Target}
+	k := runKey{workload: res.Workload, target: res.Env.Target.String()}
 	var spec struct {
 		Name string `json:"name"`
 	}

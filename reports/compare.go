@@ -415,7 +415,7 @@ func (c *Comparison) WriteBench(w io.Writer) error {
 // writeBenchRun writes one run's configuration lines and benchmark lines.
 func writeBenchRun(w io.Writer, side string, rd *runData) error {
 	env := rd.run.Result.Env
-	config := [][2]string{{"goos", env.OS}, {"goarch", env.Arch}, {"cpu", env.CPU}, {"target", env.Target}, {"side", side}}
+	config := [][2]string{{"goos", env.OS}, {"goarch", env.Arch}, {"cpu", env.CPU}, {"target", env.Target.String()}, {"side", side}}
 	var lines []result.BenchLine
 	for _, md := range rd.modes {
 		for _, rp := range md.repeats {

@@ -140,7 +140,7 @@ func WriteOMB(runDir string, r *result.Result) ([]string, error) {
 			continue
 		}
 		name := result.ModeRunName(m.Mode, m.Repeat, r.Repeats)
-		o, err := ombMode(runDir, name, r.Env.Target, spec, m)
+		o, err := ombMode(runDir, name, r.Env.Target.String(), spec, m)
 		if err != nil {
 			return files, err
 		}

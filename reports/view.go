@@ -47,9 +47,9 @@ func buildEnv(runs []*runData) envTable {
 		{"GOMAXPROCS", func(r *result.Result) string { return positive(r.Env.GOMAXPROCS) }},
 		{"target", func(r *result.Result) string {
 			if r.Env.Embedded {
-				return join(" ", r.Env.Target, "(embedded)")
+				return join(" ", r.Env.Target.String(), "(embedded)")
 			}
-			return r.Env.Target
+			return r.Env.Target.String()
 		}},
 		{"brokers", func(r *result.Result) string { return r.Env.Brokers }},
 		{"broker version", func(r *result.Result) string { return r.Env.BrokerVersion }},

@@ -15,6 +15,7 @@ import (
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 const noDeadline = time.Duration(math.MaxInt64)
@@ -58,18 +59,18 @@ func (s *sim) checkAll() {
 }
 
 // engineCheck names the invariant an engine.CheckInvariants failure breaks.
-func engineCheck(msg string) string {
+func engineCheck(msg string) vocab.Invariant {
 	switch {
 	case strings.Contains(msg, "beyond window"):
-		return "I6 window"
+		return vocab.InvWindow
 	case strings.Contains(msg, "sits on a terminal"):
-		return "I5 spso"
+		return vocab.InvSPSO
 	case strings.Contains(msg, "owner"):
-		return "I2 one-owner"
+		return vocab.InvOneOwner
 	case strings.Contains(msg, "TX_PENDING"):
-		return "I7 tx-pending-held"
+		return vocab.InvTxPendingHeld
 	}
-	return "engine-check"
+	return vocab.InvEngineCheck
 }
 
 // ongoing returns the (producer, epoch) of every ONGOING transaction.
@@ -152,7 +153,7 @@ func (s *sim) checkEndedTxns() {
 		t.forgotten = false
 		if info.State == engine.TxnOngoing && info.ProducerID == t.pid && info.Epoch == t.epoch {
 			if t.clientEnded && t.clientErr == nil {
-				s.fail("I8 commit-atomic", "%s: the client's %s returned ok but the transaction is still ONGOING", t, endWord(t.clientCommit))
+				s.fail(vocab.InvCommitAtomic, "%s: the client's %s returned ok but the transaction is still ONGOING", t, endWord(t.clientCommit))
 			}
 			continue
 		}
@@ -169,9 +170,9 @@ func (s *sim) checkEndedTxns() {
 		}
 		switch {
 		case t.clientEnded && t.clientErr == nil && t.clientCommit != commit:
-			s.fail("I8 commit-atomic", "%s: the client's %s returned ok but the coordinator ended it in %v", t, endWord(t.clientCommit), info.State)
+			s.fail(vocab.InvCommitAtomic, "%s: the client's %s returned ok but the coordinator ended it in %v", t, endWord(t.clientCommit), info.State)
 		case t.clientEnded && t.clientErr != nil && commit:
-			s.fail("I8 commit-atomic", "%s: commit failed (%s) yet the transaction committed", t, errName(t.clientErr))
+			s.fail(vocab.InvCommitAtomic, "%s: commit failed (%s) yet the transaction committed", t, errName(t.clientErr))
 		}
 		s.decisions++
 		t.decided = s.decisions
@@ -197,9 +198,9 @@ func (s *sim) checkOutputs(t *txnTrack) bool {
 		}
 		if recs[0].Aborted == commit {
 			if commit {
-				s.fail("I8 commit-atomic", "%s committed but its record %s@%d is marked aborted", t, o.tp, o.off)
+				s.fail(vocab.InvCommitAtomic, "%s committed but its record %s@%d is marked aborted", t, o.tp, o.off)
 			} else {
-				s.fail("I8 commit-atomic", "%s aborted but its record %s@%d is not marked aborted", t, o.tp, o.off)
+				s.fail(vocab.InvCommitAtomic, "%s aborted but its record %s@%d is not marked aborted", t, o.tp, o.off)
 			}
 			return false
 		}
@@ -231,7 +232,7 @@ func (s *sim) observe(m *spModel, ongoing map[pidEpoch]bool) {
 			return
 		}
 		if !s.restarted || m.spso > 0 {
-			s.fail("I12 recovery", "%s %s: the share partition disappeared (SPSO was %d)", m.group, m.tp, m.spso)
+			s.fail(vocab.InvRecovery, "%s %s: the share partition disappeared (SPSO was %d)", m.group, m.tp, m.spso)
 			return
 		}
 		// A partition whose durable state never changed (only
@@ -248,14 +249,14 @@ func (s *sim) observe(m *spModel, ongoing map[pidEpoch]bool) {
 		return
 	}
 	if info.SPSO < m.spso {
-		s.fail("I5 spso", "%s %s: SPSO moved back from %d to %d", m.group, m.tp, m.spso, info.SPSO)
+		s.fail(vocab.InvSPSO, "%s %s: SPSO moved back from %d to %d", m.group, m.tp, m.spso, info.SPSO)
 		return
 	}
 	if info.End < m.end && !released {
 		// (A restored partition drops trailing records AVAILABLE at count
 		// 0, which is the same as never acquired: checked record by
 		// record below.)
-		s.fail("I6 window", "%s %s: the window end moved back from %d to %d", m.group, m.tp, m.end, info.End)
+		s.fail(vocab.InvWindow, "%s %s: the window end moved back from %d to %d", m.group, m.tp, m.end, info.End)
 		return
 	}
 	hi := max(m.end, info.End)
@@ -290,7 +291,7 @@ func (s *sim) observe(m *spModel, ongoing map[pidEpoch]bool) {
 	}
 	for off := m.spso; off < info.SPSO; off++ {
 		if r := m.get(off); !r.state.Terminal() {
-			s.fail("I5 spso", "%s %s: SPSO advanced to %d past offset %d, which is %s", m.group, m.tp, info.SPSO, off, r)
+			s.fail(vocab.InvSPSO, "%s %s: SPSO advanced to %d past offset %d, which is %s", m.group, m.tp, info.SPSO, off, r)
 			return
 		}
 	}
@@ -304,9 +305,9 @@ func (s *sim) observe(m *spModel, ongoing map[pidEpoch]bool) {
 		m.ackBase, m.arcBase = m.nAck-info.Counters.Accepted, m.nArc-info.Counters.Archived
 	}
 	if info.Counters.Accepted != m.nAck-m.ackBase {
-		s.fail("I1 acknowledged-once", "%s %s: %d acknowledgements counted for %d ACKNOWLEDGED records", m.group, m.tp, info.Counters.Accepted, m.nAck-m.ackBase)
+		s.fail(vocab.InvAcknowledgedOnce, "%s %s: %d acknowledgements counted for %d ACKNOWLEDGED records", m.group, m.tp, info.Counters.Accepted, m.nAck-m.ackBase)
 	} else if info.Counters.Archived != m.nArc-m.arcBase {
-		s.fail("I1 acknowledged-once", "%s %s: %d archivals counted for %d ARCHIVED records", m.group, m.tp, info.Counters.Archived, m.nArc-m.arcBase)
+		s.fail(vocab.InvAcknowledgedOnce, "%s %s: %d archivals counted for %d ARCHIVED records", m.group, m.tp, info.Counters.Archived, m.nArc-m.arcBase)
 	}
 }
 
@@ -319,22 +320,22 @@ func (s *sim) checkWindow(m *spModel, ongoing map[pidEpoch]bool) {
 	}
 	for off := m.spso; off < m.end; off++ {
 		r := m.get(off)
-		at := func(check, format string, args ...any) {
+		at := func(check vocab.Invariant, format string, args ...any) {
 			s.fail(check, "%s %s@%d %s: "+format, append([]any{m.group, m.tp, off, r}, args...)...)
 		}
 		switch {
 		case r.count > limit:
-			at("I4 delivery-limit", "delivered %d times, limit %d", r.count, s.p.limit)
+			at(vocab.InvDeliveryLimit, "delivered %d times, limit %d", r.count, s.p.limit)
 		case (r.state == engine.StateAcquired || r.state == engine.StateTxPending) && off >= m.spso+int64(s.p.maxLocks):
-			at("I6 window", "in flight beyond SPSO %d + %d record locks", m.spso, s.p.maxLocks)
+			at(vocab.InvWindow, "in flight beyond SPSO %d + %d record locks", m.spso, s.p.maxLocks)
 		case r.state == engine.StateAcquired && (r.owner == "" || r.count < 1):
-			at("I2 one-owner", "acquired without an owner or a delivery")
+			at(vocab.InvOneOwner, "acquired without an owner or a delivery")
 		case r.state == engine.StateAcquired && s.fired && r.deadline <= now:
 			at("lock-expiry", "the lock expired at %s but the timers fired at %s left it acquired", fmtDur(r.deadline), fmtDur(now))
 		case r.state == engine.StateTxPending && !ongoing[pidEpoch{r.pid, r.epoch}]:
-			at("I7 tx-pending-held", "staged by a transaction that is not ongoing")
+			at(vocab.InvTxPendingHeld, "staged by a transaction that is not ongoing")
 		case r.state == engine.StateArchived && r.reason == engine.ReasonLimit && r.count < s.p.limit:
-			at("I4 delivery-limit", "archived at the delivery limit after %d of %d deliveries", r.count, s.p.limit)
+			at(vocab.InvDeliveryLimit, "archived at the delivery limit after %d of %d deliveries", r.count, s.p.limit)
 		case r.state == engine.StateArchived && r.reason == engine.ReasonGap && !s.in[m.tp.Partition].gap(off):
 			at("read-committed", "archived as a gap, but it holds a committed input")
 		case r.state == engine.StateArchived && (r.reason == engine.ReasonNone || r.reason == engine.ReasonLogStart):
@@ -388,9 +389,9 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 			implicit = e
 		}
 	}
-	bad := func(check, why string) bool {
+	bad := func(check vocab.Invariant, why string) bool {
 		if released {
-			check, why = "I12 recovery", why+" (across a restart or failover: the restored state must be the state before minus acquisitions)"
+			check, why = vocab.InvRecovery, why+" (across a restart or failover: the restored state must be the state before minus acquisitions)"
 		}
 		s.fail(check, "%s %s@%d: %s -> %s: %s", m.group, m.tp, off, prev, cur, why)
 		return false
@@ -398,10 +399,10 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 	limit := s.p.limit
 	if prev.state.Terminal() {
 		if cur != prev {
-			return bad("I1 terminal-final", "a terminal record changed")
+			return bad(vocab.InvTerminalFinal, "a terminal record changed")
 		}
 		if polled != nil {
-			return bad("I1 terminal-final", "a poll returned a terminal record")
+			return bad(vocab.InvTerminalFinal, "a poll returned a terminal record")
 		}
 		return true
 	}
@@ -419,17 +420,17 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 		}
 		switch {
 		case polled != nil && (cur.count != prev.count+1 || polled.count != cur.count):
-			return bad("I3 delivery-count", "an acquisition must add exactly one delivery")
+			return bad(vocab.InvDeliveryCount, "an acquisition must add exactly one delivery")
 		case cur.state == engine.StateAcquired && polled == nil:
-			return bad("I2 one-owner", "acquired without a poll")
+			return bad(vocab.InvOneOwner, "acquired without a poll")
 		case polled != nil && cur.state != engine.StateAcquired:
-			return bad("I2 one-owner", "a poll by "+polled.member+" returned it but did not acquire it")
+			return bad(vocab.InvOneOwner, "a poll by "+polled.member+" returned it but did not acquire it")
 		case polled != nil:
-			return bad("I2 one-owner", "acquired for "+cur.owner+" by a poll of "+polled.member)
+			return bad(vocab.InvOneOwner, "acquired for "+cur.owner+" by a poll of "+polled.member)
 		case cur.state == engine.StateTxPending:
-			return bad("I2 one-owner", "staged though nobody had acquired it")
+			return bad(vocab.InvOneOwner, "staged though nobody had acquired it")
 		case cur.count != prev.count:
-			return bad("I3 delivery-count", "the delivery count changed without an acquisition")
+			return bad(vocab.InvDeliveryCount, "the delivery count changed without an acquisition")
 		}
 		return bad("transition", "an AVAILABLE record may only be acquired (or archived as a gap)")
 
@@ -468,21 +469,21 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 		}
 		switch {
 		case cur.state == engine.StateAcquired && cur.owner != prev.owner && live:
-			return bad("I2 one-owner", "acquired by a second member while the first held a live lock")
+			return bad(vocab.InvOneOwner, "acquired by a second member while the first held a live lock")
 		case polled != nil && cur.state == engine.StateAcquired && cur.count != prev.count+1:
-			return bad("I3 delivery-count", "an acquisition must add exactly one delivery")
+			return bad(vocab.InvDeliveryCount, "an acquisition must add exactly one delivery")
 		case polled != nil:
-			return bad("I2 one-owner", "a poll by "+polled.member+" returned a record held under a live lock")
+			return bad(vocab.InvOneOwner, "a poll by "+polled.member+" returned a record held under a live lock")
 		case sess && cur.state == engine.StateArchived:
-			return bad("I3 delivery-count", "a session close archived it (it must become AVAILABLE with one delivery less)")
+			return bad(vocab.InvDeliveryCount, "a session close archived it (it must become AVAILABLE with one delivery less)")
 		case cur.state == engine.StateAvailable && cur.count == prev.count && prev.count >= limit:
-			return bad("I4 delivery-limit", "released at the delivery limit instead of archived")
+			return bad(vocab.InvDeliveryLimit, "released at the delivery limit instead of archived")
 		case cur.count != prev.count:
-			return bad("I3 delivery-count", "the delivery count changed without an acquisition or a session close")
+			return bad(vocab.InvDeliveryCount, "the delivery count changed without an acquisition or a session close")
 		case !live && (cur.state == engine.StateAcknowledged || cur.state == engine.StateTxPending):
-			return bad("I2 one-owner", "acknowledged or staged after its lock expired")
+			return bad(vocab.InvOneOwner, "acknowledged or staged after its lock expired")
 		case cur.state == engine.StateAcknowledged || cur.state == engine.StateArchived || cur.state == engine.StateTxPending:
-			return bad("I2 one-owner", "resolved without an acknowledgement or staging by its owner")
+			return bad(vocab.InvOneOwner, "resolved without an acknowledgement or staging by its owner")
 		}
 		return bad("transition", "not a transition of docs/design.md §3.2/§3.3")
 
@@ -492,7 +493,7 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 			if cur == prev && polled == nil {
 				return true
 			}
-			return bad("I7 tx-pending-held", "a TX_PENDING record changed outside its transaction (lock expiry, session close, poll or another producer's marker)")
+			return bad(vocab.InvTxPendingHeld, "a TX_PENDING record changed outside its transaction (lock expiry, session close, poll or another producer's marker)")
 		}
 		if end.completing && cur == prev {
 			// Decided, but the marker has not reached this partition yet:
@@ -500,7 +501,7 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 			return true
 		}
 		if cur.count != prev.count {
-			return bad("I3 delivery-count", "a marker changed the delivery count")
+			return bad(vocab.InvDeliveryCount, "a marker changed the delivery count")
 		}
 		if end.state == txnCommitted {
 			want, reason := engine.StateAcknowledged, engine.ReasonNone
@@ -513,16 +514,16 @@ func (s *sim) transition(m *spModel, off int64, prev, cur rec, evs []event, rele
 			if cur.state == want && cur.reason == reason {
 				return true
 			}
-			return bad("I8 commit-atomic", end.String()+" committed but the record did not take its staged outcome")
+			return bad(vocab.InvCommitAtomic, end.String()+" committed but the record did not take its staged outcome")
 		}
 		toLimit := prev.count >= limit && !s.knobs.AbortToAvailableAtLimit
 		if !toLimit && cur.state == engine.StateAvailable || toLimit && cur.state == engine.StateArchived && cur.reason == engine.ReasonLimit {
 			return true
 		}
 		if cur.state == engine.StateTxPending {
-			return bad("I8 commit-atomic", end.String()+" aborted but the record is still TX_PENDING")
+			return bad(vocab.InvCommitAtomic, end.String()+" aborted but the record is still TX_PENDING")
 		}
-		return bad("I8 commit-atomic", end.String()+" aborted but the record did not go back to AVAILABLE")
+		return bad(vocab.InvCommitAtomic, end.String()+" aborted but the record did not go back to AVAILABLE")
 	}
 	return bad("transition", "unknown state")
 }
@@ -627,7 +628,7 @@ func (s *sim) checkPrediction(w *worker, g int, what string, recs []*targets.Rec
 			s.fail("ack-liveness", "%s: %s by %s of p%d refused though every record was its own under a live lock (or below SPSO)", w.name, what, w.memberID(), p)
 			return
 		case v < 0 && applied:
-			check, why := "I2 one-owner", "held by another member, AVAILABLE, or under an expired lock"
+			check, why := vocab.InvOneOwner, "held by another member, AVAILABLE, or under an expired lock"
 			m := s.share[g][p]
 			for _, r := range recs {
 				if r.Partition != p {
@@ -635,9 +636,9 @@ func (s *sim) checkPrediction(w *worker, g int, what string, recs []*targets.Rec
 				}
 				switch prev := m.get(r.Offset); {
 				case r.Offset < m.spso || prev.state.Terminal():
-					check, why = "I1 terminal-final", "already terminal"
+					check, why = vocab.InvTerminalFinal, "already terminal"
 				case prev.state == engine.StateTxPending:
-					check, why = "I7 tx-pending-held", "TX_PENDING in a transaction"
+					check, why = vocab.InvTxPendingHeld, "TX_PENDING in a transaction"
 				default:
 					continue
 				}
@@ -707,7 +708,7 @@ func (s *sim) checkLSO() {
 		}
 		switch {
 		case lso < low:
-			s.fail("I8 commit-atomic", "%s: LSO %d, want %d: committed records stay invisible to read_committed", tp, lso, want)
+			s.fail(vocab.InvCommitAtomic, "%s: LSO %d, want %d: committed records stay invisible to read_committed", tp, lso, want)
 		case lso > want:
 			s.fail("read-committed", "%s: LSO %d passes %s's first record at %d: read_committed sees uncommitted records", tp, lso, by, want)
 		}
@@ -781,7 +782,7 @@ func (s *sim) checkClassicOffsets() {
 			}
 		}
 		if !landed {
-			s.fail("I8 commit-atomic", "classic group %s %s: committed offset %d, want %d (from the last committed transaction)", s.groups[g], tp, off, s.classicWant[p])
+			s.fail(vocab.InvCommitAtomic, "classic group %s %s: committed offset %d, want %d (from the last committed transaction)", s.groups[g], tp, off, s.classicWant[p])
 			return
 		}
 	}
@@ -816,20 +817,20 @@ func (s *sim) checkDLQ(final bool) {
 				}
 			}
 			if part < 0 || part >= int64(len(s.share[g])) || off < 0 {
-				s.fail("I14 dlq", "%s@%d: a dead-letter copy without its provenance", topic, r.Offset)
+				s.fail(vocab.InvDLQ, "%s@%d: a dead-letter copy without its provenance", topic, r.Offset)
 				return
 			}
 			k := [2]int64{part, off}
 			d.copies[k]++
 			if n := d.copies[k]; n > 1 {
-				s.fail("I14 dlq", "%s: in-%d@%d has %d dead-letter copies, want one", topic, part, off, n)
+				s.fail(vocab.InvDLQ, "%s: in-%d@%d has %d dead-letter copies, want one", topic, part, off, n)
 				return
 			}
 			src := s.share[g][part].get(off)
 			archived := src.state == engine.StateArchived && (src.reason == engine.ReasonRejected || src.reason == engine.ReasonLimit)
 			staged := src.state == engine.StateTxPending && src.staged == engine.AckReject
 			if !archived && !staged {
-				s.fail("I14 dlq", "%s: in-%d@%d has a dead-letter copy but is %s", topic, part, off, src)
+				s.fail(vocab.InvDLQ, "%s: in-%d@%d has a dead-letter copy but is %s", topic, part, off, src)
 				return
 			}
 		}
@@ -840,7 +841,7 @@ func (s *sim) checkDLQ(final bool) {
 			for off := int64(0); off < int64(len(m.recs)); off++ {
 				r := m.recs[off]
 				if r.state == engine.StateArchived && (r.reason == engine.ReasonRejected || r.reason == engine.ReasonLimit) && d.copies[[2]int64{int64(p), off}] != 1 {
-					s.fail("I14 dlq", "%s: in-%d@%d is %s but has %d dead-letter copies, want one", topic, p, off, r, d.copies[[2]int64{int64(p), off}])
+					s.fail(vocab.InvDLQ, "%s: in-%d@%d is %s but has %d dead-letter copies, want one", topic, p, off, r, d.copies[[2]int64{int64(p), off}])
 					return
 				}
 			}
@@ -854,7 +855,7 @@ func (s *sim) checkSweep() {
 	for _, id := range s.txnIDs {
 		info, ok := s.e.Transaction(id)
 		if ok && info.State == engine.TxnOngoing && s.lastSweep-info.Started >= info.Timeout {
-			s.fail("I11 txn-timeout", "%s (producer %d epoch %d) started at %s with timeout %v is still ONGOING after the sweep at %s",
+			s.fail(vocab.InvTxnTimeout, "%s (producer %d epoch %d) started at %s with timeout %v is still ONGOING after the sweep at %s",
 				id, info.ProducerID, info.Epoch, fmtDur(info.Started), info.Timeout, fmtDur(s.lastSweep))
 			return
 		}

@@ -174,7 +174,7 @@ func (s *sim) verify() error {
 		s.logf("verify %s: %s", mode, verdictLine(res))
 		if !res.Pass && s.viol == nil {
 			s.verifying = true
-			s.fail("verify "+string(mode), "%s", verdictDetail(res))
+			s.fail(vocab.VerifierCheck(mode), "%s", verdictDetail(res))
 		}
 	}
 	if s.viol != nil {

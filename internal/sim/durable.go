@@ -99,7 +99,7 @@ func (s *sim) execDurable(st Step, r *rand.Rand) {
 	case KindCoordinatorCrash:
 		_, err := s.t.FaultRunner().Apply(vocab.FaultCoordinatorCrash, map[string]string{"state": workloads.StateNow})
 		if err != nil {
-			s.fail("I12 recovery", "coordinator crash: %v", err)
+			s.fail(vocab.InvRecovery, "coordinator crash: %v", err)
 			return
 		}
 		s.coordCrashed = true
@@ -116,7 +116,7 @@ func (s *sim) execDurable(st Step, r *rand.Rand) {
 			enginetarget.ParamGroup: s.groups[g], enginetarget.ParamTopic: tp.Topic, "partition": strconv.Itoa(int(part))})
 		switch {
 		case err != nil:
-			s.fail("I12 recovery", "failover of %s %s: %v", s.groups[g], tp, err)
+			s.fail(vocab.InvRecovery, "failover of %s %s: %v", s.groups[g], tp, err)
 		case !exists:
 			s.say("failover %s p%d: no share partition yet", s.groups[g], part)
 		default:
@@ -131,7 +131,7 @@ func (s *sim) execDurable(st Step, r *rand.Rand) {
 // afterwards; producers keep their epochs.
 func (s *sim) restart(why string) {
 	if _, err := s.t.FaultRunner().Apply(vocab.FaultEngineRestart, nil); err != nil {
-		s.fail("I12 recovery", "restart: %v", err)
+		s.fail(vocab.InvRecovery, "restart: %v", err)
 		return
 	}
 	s.restarted = true
@@ -172,7 +172,7 @@ func (s *sim) endTxn(w *worker, commit bool) error {
 	// transaction's.
 	rewound := !commit && w.classic != nil && errors.Is(err, engine.ErrUnknownMember)
 	if err != nil && !rewound {
-		s.fail("I9 recovery", "%s of %s decided before the crash (%s) did not complete after recovery: %v", what, w.sl.tid, where, err)
+		s.fail(vocab.InvRecoveryDecided, "%s of %s decided before the crash (%s) did not complete after recovery: %v", what, w.sl.tid, where, err)
 	}
 	return err
 }

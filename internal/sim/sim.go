@@ -54,7 +54,7 @@ type Violation struct {
 	// which the check failed, or -1 when it failed in the drain or the
 	// verifier.
 	Step   int
-	Check  string
+	Check  vocab.Invariant
 	Detail string
 }
 
@@ -453,7 +453,7 @@ func (s *sim) say(format string, args ...any) {
 }
 
 // fail records the first violation of the run.
-func (s *sim) fail(check, format string, args ...any) {
+func (s *sim) fail(check vocab.Invariant, format string, args ...any) {
 	if s.viol != nil || s.cfg.verifierOnly && !s.verifying {
 		return
 	}
@@ -637,9 +637,9 @@ func (s *sim) producerCall(p *engine.Producer, tid, what string, f func() error)
 	err := f()
 	switch {
 	case fenced && err == nil:
-		s.fail("I10 fencing", "%s by fenced producer %s (producer %d epoch %d) succeeded", what, tid, p.ProducerID(), p.Epoch())
+		s.fail(vocab.InvFencing, "%s by fenced producer %s (producer %d epoch %d) succeeded", what, tid, p.ProducerID(), p.Epoch())
 	case fenced && !errors.Is(err, engine.ErrProducerFenced):
-		s.fail("I10 fencing", "%s by fenced producer %s (producer %d epoch %d) failed, but not as fenced: %v", what, tid, p.ProducerID(), p.Epoch(), err)
+		s.fail(vocab.InvFencing, "%s by fenced producer %s (producer %d epoch %d) failed, but not as fenced: %v", what, tid, p.ProducerID(), p.Epoch(), err)
 	}
 	return err
 }

@@ -534,12 +534,12 @@ func (w *worker) stage(recs []*targets.Record, typ engine.AckType) pipeline.Resu
 		s.touch(w.share.ID())
 	}
 	if valid && stale && !errors.Is(err, engine.ErrFencedMemberEpoch) {
-		s.fail("I10 member-epoch", "%s: stage by %s with member epoch %d, the group has %d, returned %v, want fenced member epoch",
+		s.fail(vocab.InvMemberEpoch, "%s: stage by %s with member epoch %d, the group has %d, returned %v, want fenced member epoch",
 			w.name, meta.MemberID, meta.MemberEpoch, current, err)
 		return pipeline.Result[*targets.Record]{Err: err}
 	}
 	if valid && inGroup && !stale && errors.Is(err, engine.ErrFencedMemberEpoch) {
-		s.fail("I10 member-epoch", "%s: stage by %s with its current member epoch %d was fenced: %v", w.name, meta.MemberID, current, err)
+		s.fail(vocab.InvMemberEpoch, "%s: stage by %s with its current member epoch %d was fenced: %v", w.name, meta.MemberID, current, err)
 		return pipeline.Result[*targets.Record]{Err: err}
 	}
 	if valid && !stale {
@@ -611,7 +611,7 @@ func (w *worker) probeAbortable(what string, cause error) {
 		err := p.call()
 		s.say("probe %s after failed %s: %s", p.name, what, errName(err))
 		if !errors.Is(err, engine.ErrAbortableTransaction) {
-			s.fail("I13 abortable", "%s's %s after a failed %s (%v) returned %v, want ErrAbortableTransaction", w.name, p.name, what, cause, err)
+			s.fail(vocab.InvAbortable, "%s's %s after a failed %s (%v) returned %v, want ErrAbortableTransaction", w.name, p.name, what, cause, err)
 			return
 		}
 	}
@@ -632,7 +632,7 @@ func (w *worker) stageRelease(recs []*targets.Record) (pipeline.Result[*targets.
 	})
 	s.say("stage-release: %s", errName(err))
 	if err == nil {
-		s.fail("I7 tx-pending-held", "%s staged RELEASE for %s and the engine accepted it (docs/design.md §3.3: invalid request)", w.name, fmtRecs(recs))
+		s.fail(vocab.InvTxPendingHeld, "%s staged RELEASE for %s and the engine accepted it (docs/design.md §3.3: invalid request)", w.name, fmtRecs(recs))
 	}
 	if errors.As(err, new(*engine.AckError)) {
 		s.touch(w.share.ID())

@@ -73,18 +73,18 @@ type ModeRef struct {
 
 // Env says where a run happened.
 type Env struct {
-	Commit        string   `json:"commit"`
-	GoVersion     string   `json:"go_version"`
-	OS            string   `json:"os"`
-	Arch          string   `json:"arch"`
-	CPU           string   `json:"cpu"`
-	NumCPU        int      `json:"num_cpu"`
-	GOMAXPROCS    int      `json:"gomaxprocs"`
-	Target        string   `json:"target"`
-	Embedded      bool     `json:"embedded"`
-	Brokers       string   `json:"brokers,omitempty"`
-	BrokerVersion string   `json:"broker_version,omitempty"`
-	Notes         []string `json:"notes,omitempty"`
+	Commit        string       `json:"commit"`
+	GoVersion     string       `json:"go_version"`
+	OS            string       `json:"os"`
+	Arch          string       `json:"arch"`
+	CPU           string       `json:"cpu"`
+	NumCPU        int          `json:"num_cpu"`
+	GOMAXPROCS    int          `json:"gomaxprocs"`
+	Target        vocab.Target `json:"target"`
+	Embedded      bool         `json:"embedded"`
+	Brokers       string       `json:"brokers,omitempty"`
+	BrokerVersion string       `json:"broker_version,omitempty"`
+	Notes         []string     `json:"notes,omitempty"`
 }
 
 // ModeResult is one mode's run (one repeat of it).

@@ -206,7 +206,7 @@ func (c Config) GlobalPartition(topic string, p int32) int32 {
 
 // Info describes where a run happens, for the result's environment block.
 type Info struct {
-	Target        string // "engine" or "kafka"
+	Target        vocab.Target
 	Embedded      bool   // true for the in-process engine or an embedded kfake cluster
 	Brokers       string // seed brokers, when a cluster is used
 	BrokerVersion string // when known

@@ -167,12 +167,12 @@ const (
 // OutputTopic, DrainNote and Notes, which no judgement reads, may be
 // left out.
 type Meta struct {
-	Schema        string `json:"schema"`
-	Mode          string `json:"mode"`
-	Target        string `json:"target"`
-	Brokers       string `json:"brokers,omitempty"`
-	OutputTopic   string `json:"output_topic,omitempty"`
-	DeliveryLimit int    `json:"delivery_limit"`
+	Schema        string       `json:"schema"`
+	Mode          vocab.Mode   `json:"mode"`
+	Target        vocab.Target `json:"target"`
+	Brokers       string       `json:"brokers,omitempty"`
+	OutputTopic   string       `json:"output_topic,omitempty"`
+	DeliveryLimit int          `json:"delivery_limit"`
 	// DrainTimedOut is set when the run stopped waiting before every input
 	// was settled; DrainNote says what was left.
 	DrainTimedOut bool   `json:"drain_timed_out"`

@@ -463,7 +463,7 @@ func VerifyDir(mode vocab.Mode, dir string, opts Options) (*result.Verification,
 	if err != nil {
 		return nil, err
 	}
-	if meta.Schema == LedgerSchema && meta.Mode != string(mode) {
+	if meta.Schema == LedgerSchema && meta.Mode != mode {
 		return nil, &LedgerError{Path: filepath.Join(dir, MetaFile), Reason: fmt.Sprintf("mode %q, but the directory holds the ledgers of %s", meta.Mode, mode)}
 	}
 	v := New(mode, opts)

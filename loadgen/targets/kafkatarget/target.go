@@ -84,7 +84,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 	if w := opts.Logger; w != nil {
 		t.logger = func(s string) { fmt.Fprintln(w, "kafka: "+s) }
 	}
-	t.mu.info = targets.Info{Target: "kafka", AcksBeforeNextPoll: true}
+	t.mu.info = targets.Info{Target: vocab.TargetKafka, AcksBeforeNextPoll: true}
 	seeds := opts.Brokers
 	if len(seeds) == 0 {
 		c, err := kfake.NewCluster(
