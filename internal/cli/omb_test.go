@@ -112,7 +112,7 @@ func checkOMBResult(t *testing.T, path, workload string, m result.ModeResult) {
 	if err := json.Unmarshal(data, &o); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if driver := "sharebench-engine-" + m.Mode; o["workload"] != workload || o["driver"] != driver {
+	if driver := "sharebench-engine-" + m.Mode.String(); o["workload"] != workload || o["driver"] != driver {
 		t.Errorf("workload %v driver %v, want %s and %s", o["workload"], o["driver"], workload, driver)
 	}
 	for _, f := range ombChartSeries {
