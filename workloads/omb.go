@@ -13,8 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-
-	"gopkg.in/yaml.v3"
 )
 
 // ombOnly are the fields only an OpenMessaging Benchmark file gives: one of
@@ -64,13 +62,13 @@ func osLookup(name string) (string, bool) { return os.LookupEnv(name) }
 
 // omb decodes a top-level OMB field into s, if key is one that has no
 // field of Spec of its own, and reports whether it was.
-func (d *decoder) omb(k, val *yaml.Node, s *Spec) bool {
-	if k.Value != "consumerPerSubscription" {
+func (d *decoder) omb(k, val *node, s *Spec) bool {
+	if k.value != "consumerPerSubscription" {
 		return false
 	}
-	d.lines[k.Value] = k.Line
+	d.lines[k.value] = k.line
 	var n int
-	if err := d.decode(val, reflect.ValueOf(&n).Elem(), k.Value); err != nil {
+	if err := d.decode(val, reflect.ValueOf(&n).Elem(), k.value); err != nil {
 		d.add(err)
 		return true
 	}

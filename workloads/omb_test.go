@@ -215,6 +215,39 @@ func TestOMBDriverFiles(t *testing.T) {
 	}
 }
 
+// TestOMBDriverNotADriverFile checks that a file that is not a driver file
+// gets one line naming the file and, where the parser gives one, the line.
+func TestOMBDriverNotADriverFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, text string
+		line       int
+		want       string
+	}{
+		{"unknown-field", "name: Kafka\nbrokers: 3\n", 2, `unknown field "brokers"`},
+		{"wrong-type", "name: Kafka\nreplicationFactor: three\n", 2, "replicationFactor"},
+		{"syntax", "name: Kafka\nreset: true: false\n", 2, "mapping value is not allowed"},
+		{"empty", "# nothing\n", 0, "it sets none of them"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, tc.name+".yaml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := workloads.LoadDriver(path)
+			var e *workloads.Error
+			if !errors.As(err, &e) || e.File != path || e.Line != tc.line {
+				t.Fatalf("LoadDriver = %v, want an error at %s:%d", err, path, tc.line)
+			}
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "is not an OMB driver file") || !strings.Contains(msg, tc.want) {
+				t.Errorf("error %q, want one line saying it is not an OMB driver file: %s", msg, tc.want)
+			}
+		})
+	}
+}
+
 func TestOMBDriverRefusals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -7,13 +7,14 @@
 package workloads
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/goccy/go-yaml"
 )
 
 // ombKafkaDriver is the driverClass of OMB's Kafka driver, the one driver
@@ -74,6 +75,9 @@ type ombDriverFile struct {
 	ConsumerConfig    string `yaml:"consumerConfig"`
 }
 
+// notDriverFile opens the error for a file that is not a driver file.
+const notDriverFile = "is not an OMB driver file (name, driverClass, replicationFactor, reset, topicConfig, commonConfig, producerConfig, consumerConfig)"
+
 // LoadDriver reads the OMB driver file at path. It returns the settings
 // sharebench honours, notes on the ones it takes as they are (how OMB
 // reaches its cluster), and every setting it cannot honour at once, as
@@ -84,10 +88,18 @@ func LoadDriver(path string) (*Driver, []string, error) {
 		return nil, nil, &Error{File: path, err: err, Msg: fmt.Sprintf("cannot read the OMB driver file: %v; give the path of a driver-kafka/*.yaml file", unwrapPath(err))}
 	}
 	var f ombDriverFile
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return nil, nil, &Error{File: path, Msg: fmt.Sprintf("is not an OMB driver file (name, driverClass, replicationFactor, reset, topicConfig, commonConfig, producerConfig, consumerConfig): %v", err)}
+	if err := yaml.UnmarshalWithOptions(data, &f, yaml.DisallowUnknownField()); err != nil {
+		e := &Error{File: path, err: err}
+		msg := printable(err.Error())
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			msg, e.Line = printable(ye.GetMessage()), lineOf(ye.GetToken())
+		}
+		e.Msg = notDriverFile + ": " + msg
+		return nil, nil, e
+	}
+	if f == (ombDriverFile{}) {
+		return nil, nil, &Error{File: path, Msg: notDriverFile + ": it sets none of them"}
 	}
 	var (
 		d     = &Driver{Name: f.Name, ReplicationFactor: f.ReplicationFactor}

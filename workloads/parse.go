@@ -4,7 +4,6 @@
 package workloads
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,12 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // maxFileBytes bounds a workload file.
@@ -159,54 +155,40 @@ func asError(err error) *Error {
 	return &Error{Msg: err.Error(), err: err}
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// parseNode parses data into the node of its one YAML document.
-func parseNode(file string, data []byte) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) {
-		return nil, &Error{File: file, Msg: "is empty; write the workload's fields, like \"name: my-workload\""}
-	}
-	if err != nil {
-		e := &Error{File: file, err: err}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		// yaml.v3 reports syntax errors only as text: "yaml: line N: ...".
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			msg = m[2]
+// parseNode parses data into the root node of its one YAML document, a
+// mapping.
+func parseNode(file string, data []byte) (*node, error) {
+	docs, se := parseYAML(data)
+	if se != nil {
+		e := &Error{File: file, Line: se.line, err: se.cause}
+		fix := se.fix
+		if fix == "" {
+			fix = "check the indentation and quoting near this line"
 		}
-		fix := "check the indentation and quoting near this line"
 		if line := tabIndentLine(data); line > 0 {
-			// YAML forbids tabs in indentation, and yaml.v3 often cannot
-			// say where the tab is.
+			// YAML forbids tabs in indentation; the fix names the line
+			// of the tab, which may lie before the one the parser stopped at.
 			if e.Line == 0 {
 				e.Line = line
 			}
 			fix = fmt.Sprintf("line %d is indented with a tab; indent with spaces", line)
 		}
-		e.Msg = "malformed YAML: " + msg + "; " + fix
+		e.Msg = "malformed YAML: " + se.msg + "; " + fix
 		return nil, e
 	}
-	var next yaml.Node
-	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
-		line := next.Line
-		if err != nil {
-			line = 0
-		}
-		return nil, &Error{File: file, Line: line, Msg: "holds more than one YAML document; put one workload in each file and remove the extra ---"}
+	if len(docs) > 1 {
+		return nil, &Error{File: file, Line: docs[1].line, Msg: "holds more than one YAML document; put one workload in each file and remove the extra ---"}
 	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
-	root = deref(root)
-	if root.Kind != yaml.MappingNode {
-		if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
-			return nil, &Error{File: file, Line: root.Line, Msg: "is empty; write the workload's fields, like \"name: my-workload\""}
+	if len(docs) == 0 || docs[0].root == nil || isNull(docs[0].root) {
+		e := &Error{File: file, Msg: "is empty; write the workload's fields, like \"name: my-workload\""}
+		if len(docs) > 0 && docs[0].root != nil {
+			e.Line = docs[0].root.line
 		}
-		return nil, &Error{File: file, Line: root.Line, Msg: fmt.Sprintf(
+		return nil, e
+	}
+	root := docs[0].root
+	if root.kind != mappingNode {
+		return nil, &Error{File: file, Line: root.line, Msg: fmt.Sprintf(
 			"holds %s, not a mapping of workload fields; write one field per line, like \"name: my-workload\"", describe(root))}
 	}
 	return root, nil
@@ -224,7 +206,7 @@ func tabIndentLine(data []byte) int {
 	return 0
 }
 
-// decoder walks a yaml.Node into a Spec, checking each key against the yaml
+// decoder walks a node into a Spec, checking each key against the yaml
 // tags of the struct it fills and recording the line of every field path.
 type decoder struct {
 	file  string
@@ -275,8 +257,8 @@ func (d *decoder) failed(field string) bool {
 
 var durationType = reflect.TypeFor[time.Duration]()
 
-func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) *Error {
-	return &Error{File: d.file, Line: n.Line, Field: field, Msg: fmt.Sprintf(format, args...)}
+func (d *decoder) fail(n *node, field, format string, args ...any) *Error {
+	return &Error{File: d.file, Line: n.line, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (d *decoder) has(path string) bool { _, ok := d.lines[path]; return ok }
@@ -333,36 +315,27 @@ func (d *decoder) exclusive() []*Error {
 
 func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
 
-// deref follows aliases to the node they name.
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
 // describe names what a node holds, for messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
+func describe(n *node) string {
+	switch n.kind {
+	case mappingNode:
 		return "a mapping"
-	case yaml.SequenceNode:
+	case sequenceNode:
 		return "a list"
-	case yaml.ScalarNode:
-		if n.ShortTag() == "!!str" {
-			return strconv.Quote(n.Value)
+	case scalarNode:
+		if n.tag == tagStr {
+			return strconv.Quote(n.value)
 		}
-		return n.Value
+		return n.value
 	}
 	return "an unknown YAML node"
 }
 
-func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+func isNull(n *node) bool { return n.kind == scalarNode && n.tag == tagNull }
 
 // decode stores n into v; field is v's path. A null value leaves v as it is,
 // so an empty field keeps its default.
-func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) error {
-	n = deref(n)
+func (d *decoder) decode(n *node, v reflect.Value, field string) error {
 	if isNull(n) {
 		return nil
 	}
@@ -377,34 +350,34 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) error {
 	case reflect.Map:
 		return d.params(n, v, field)
 	}
-	if n.Kind != yaml.ScalarNode {
+	if n.kind != scalarNode {
 		return d.fail(n, field, "%s is not a single value; write one value after the colon", describe(n))
 	}
-	tag := n.ShortTag()
+	tag := n.tag
 	switch v.Kind() {
 	case reflect.String:
-		v.SetString(n.Value)
+		v.SetString(n.value)
 	case reflect.Bool:
-		var b bool
-		if tag != "!!bool" || n.Decode(&b) != nil {
+		b, ok := n.parsed.(bool)
+		if tag != tagBool || !ok {
 			return d.fail(n, field, "%s is not true or false; write true or false", describe(n))
 		}
 		v.SetBool(b)
 	case reflect.Int:
-		var i int
+		i, ok := n.intValue()
 		switch {
-		case tag == "!!str" && isNumber(n.Value):
+		case tag == tagStr && isNumber(n.value):
 			return d.fail(n, field, "%s is quoted, so it is text, not a whole number; remove the quotes", describe(n))
-		case tag != "!!int" || n.Decode(&i) != nil:
+		case tag != tagInt || !ok:
 			return d.fail(n, field, "%s is not a whole number; write digits only, like 8", describe(n))
 		}
 		v.SetInt(int64(i))
 	case reflect.Float64:
-		var x float64
+		x, ok := n.floatValue()
 		switch {
-		case tag == "!!str" && isNumber(n.Value):
+		case tag == tagStr && isNumber(n.value):
 			return d.fail(n, field, "%s is quoted, so it is text, not a number; remove the quotes", describe(n))
-		case tag != "!!int" && tag != "!!float", n.Decode(&x) != nil:
+		case tag != tagInt && tag != tagFloat, !ok:
 			return d.fail(n, field, "%s is not a number; write a number like 0.5", describe(n))
 		case math.IsNaN(x) || math.IsInf(x, 0):
 			return d.fail(n, field, "%s is not a finite number; write a number like 0.5", describe(n))
@@ -421,14 +394,14 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-func (d *decoder) duration(n *yaml.Node, v reflect.Value, field string) error {
-	if n.Kind != yaml.ScalarNode {
+func (d *decoder) duration(n *node, v reflect.Value, field string) error {
+	if n.kind != scalarNode {
 		return d.fail(n, field, "%s is not a duration; write a Go duration like 500ms, 2s or 1m30s", describe(n))
 	}
-	dur, err := time.ParseDuration(n.Value)
+	dur, err := time.ParseDuration(n.value)
 	if err != nil {
-		if n.ShortTag() == "!!int" || n.ShortTag() == "!!float" {
-			return d.fail(n, field, "%s has no unit; add one, like %sms (Go duration units: ns, us, ms, s, m, h)", n.Value, n.Value)
+		if n.tag == tagInt || n.tag == tagFloat {
+			return d.fail(n, field, "%s has no unit; add one, like %sms (Go duration units: ns, us, ms, s, m, h)", n.value, n.value)
 		}
 		return d.fail(n, field, "%s is not a duration; write a Go duration like 500ms, 2s or 1m30s", describe(n))
 	}
@@ -468,24 +441,24 @@ func join(parent, name string) string {
 	return parent + "." + name
 }
 
-func (d *decoder) mapping(n *yaml.Node, v reflect.Value, field string) error {
+func (d *decoder) mapping(n *node, v reflect.Value, field string) error {
 	fields := yamlFields(v.Type())
-	if n.Kind != yaml.MappingNode {
+	if n.kind != mappingNode {
 		return d.fail(n, field, "%s is not a mapping; write its fields (%s) indented on the lines below it",
 			describe(n), andList(fieldNames(fields)))
 	}
 	// Every key is checked: a problem is recorded and the next key read,
 	// so one run reports all of a file's problems.
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := deref(n.Content[i]), n.Content[i+1]
-		path := join(field, k.Value)
-		if k.Kind != yaml.ScalarNode {
+	for i := 0; i+1 < len(n.content); i += 2 {
+		k, val := n.content[i], n.content[i+1]
+		path := join(field, k.value)
+		if k.kind != scalarNode {
 			d.add(d.fail(k, field, "has %s as a key; keys are field names like %s", describe(k), fields[0].name))
 			continue
 		}
 		var sf *structField
 		for j := range fields {
-			if fields[j].name == k.Value {
+			if fields[j].name == k.value {
 				sf = &fields[j]
 			}
 		}
@@ -493,30 +466,30 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, field string) error {
 			if spec, ok := v.Addr().Interface().(*Spec); ok && d.omb(k, val, spec) {
 				continue
 			}
-			d.add(d.fail(k, path, "%s", unknownField(k.Value, fieldNames(fields))))
+			d.add(d.fail(k, path, "%s", unknownField(k.value, fieldNames(fields))))
 			continue
 		}
 		if line, dup := d.lines[path]; dup {
 			d.add(d.fail(k, path, "given twice (first on line %d); keep one", line))
 			continue
 		}
-		d.lines[path] = k.Line
+		d.lines[path] = k.line
 		d.add(d.decode(val, v.Field(sf.index), path))
 	}
 	return nil
 }
 
-func (d *decoder) sequence(n *yaml.Node, v reflect.Value, field string) error {
-	if n.Kind != yaml.SequenceNode {
-		if n.Kind == yaml.ScalarNode {
-			return d.fail(n, field, "%s is not a list; write a list, like [%s]", describe(n), n.Value)
+func (d *decoder) sequence(n *node, v reflect.Value, field string) error {
+	if n.kind != sequenceNode {
+		if n.kind == scalarNode {
+			return d.fail(n, field, "%s is not a list; write a list, like [%s]", describe(n), n.value)
 		}
 		return d.fail(n, field, "%s is not a list; write each item on its own line starting with \"- \"", describe(n))
 	}
-	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
-	for i, item := range n.Content {
+	out := reflect.MakeSlice(v.Type(), len(n.content), len(n.content))
+	for i, item := range n.content {
 		path := fmt.Sprintf("%s[%d]", field, i)
-		d.lines[path] = item.Line
+		d.lines[path] = item.line
 		d.add(d.decode(item, out.Index(i), path))
 	}
 	v.Set(out)
@@ -524,29 +497,29 @@ func (d *decoder) sequence(n *yaml.Node, v reflect.Value, field string) error {
 }
 
 // params decodes a map of string to string, such as a fault's params.
-func (d *decoder) params(n *yaml.Node, v reflect.Value, field string) error {
-	if n.Kind != yaml.MappingNode {
+func (d *decoder) params(n *node, v reflect.Value, field string) error {
+	if n.kind != mappingNode {
 		return d.fail(n, field, "%s is not a mapping; write each param as \"name: value\" on its own line below it", describe(n))
 	}
-	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := deref(n.Content[i]), deref(n.Content[i+1])
-		path := join(field, k.Value)
+	m := reflect.MakeMapWithSize(v.Type(), len(n.content)/2)
+	for i := 0; i+1 < len(n.content); i += 2 {
+		k, val := n.content[i], n.content[i+1]
+		path := join(field, k.value)
 		switch {
-		case k.Kind != yaml.ScalarNode:
+		case k.kind != scalarNode:
 			return d.fail(k, field, "has %s as a key; keys are param names like worker", describe(k))
-		case val.Kind != yaml.ScalarNode:
+		case val.kind != scalarNode:
 			return d.fail(val, path, "%s is not a single value; write one value after the colon", describe(val))
 		}
 		if line, dup := d.lines[path]; dup {
 			return d.fail(k, path, "given twice (first on line %d); keep one", line)
 		}
-		d.lines[path] = k.Line
-		value := val.Value
+		d.lines[path] = k.line
+		value := val.value
 		if isNull(val) {
 			value = ""
 		}
-		m.SetMapIndex(reflect.ValueOf(k.Value), reflect.ValueOf(value))
+		m.SetMapIndex(reflect.ValueOf(k.value), reflect.ValueOf(value))
 	}
 	v.Set(m)
 	return nil

@@ -118,6 +118,20 @@ func TestParseGood(t *testing.T) {
 				t.Errorf("name %q description %q; want bad-name and the free text", s.Name, s.Description)
 			}
 		}},
+		{"yaml-forms.yaml", func(t *testing.T, s *workloads.Spec) {
+			if s.Description != "Two lines\nof text.\n" {
+				t.Errorf("Description = %q, want the literal block's two lines", s.Description)
+			}
+			if s.AbortRatio != 0.05 || s.RejectRatio != 0 || s.MaxPollRecords != 256 {
+				t.Errorf("abortRatio %v rejectRatio %v maxPollRecords %d, want 0.05, 0 and 256", s.AbortRatio, s.RejectRatio, s.MaxPollRecords)
+			}
+			if s.Transaction.MaxRecords != 50 || s.Transaction.MaxDuration != 20*time.Millisecond {
+				t.Errorf("transaction %+v, want 50 records and 20ms", s.Transaction)
+			}
+			if got, want := vocab.Names(s.Modes()), []string{"explicit", "transactional"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("Modes() = %v, want %v", got, want)
+			}
+		}},
 		{"anchors.yaml", func(t *testing.T, s *workloads.Spec) {
 			if s.CheckpointInterval != 10*time.Second || s.LockDuration != 10*time.Second {
 				t.Errorf("aliased durations: lock %v, checkpoint %v, want 10s each", s.LockDuration, s.CheckpointInterval)
@@ -160,6 +174,48 @@ func roundTrip(t *testing.T, s *workloads.Spec) {
 	}
 	if !reflect.DeepEqual(back, s) {
 		t.Errorf("round trip through YAML changed the spec:\ngot  %+v\nwant %+v\nYAML:\n%s", back, s, data)
+	}
+}
+
+// TestYAMLStrings checks that every kind of string survives YAML and
+// Parse, and is written in the style chosen for it.
+func TestYAMLStrings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		description, line string
+	}{
+		{"plain text", "description: plain text"},
+		{"", `description: ""`},
+		{"8", `description: "8"`},
+		{"0.5", `description: "0.5"`},
+		{"1e3", `description: "1e3"`},
+		{"true", `description: "true"`},
+		{"null", `description: "null"`},
+		{"key: value", `description: 'key: value'`},
+		{"it's # not a comment", `description: 'it''s # not a comment'`},
+		{" leading space", `description: ' leading space'`},
+		{"*not-an-alias", `description: '*not-an-alias'`},
+		{`"quoted"`, `description: '"quoted"'`},
+		{"tab\there", `description: "tab\there"`},
+		{"two\nlines", `description: "two\nlines"`},
+		{"bell\a", `description: "bell\a"`},
+		{"µs and ü", "description: µs and ü"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.description, func(t *testing.T) {
+			t.Parallel()
+			s := workloads.New("strings")
+			s.Description = tt.description
+			s.Defaults()
+			data, err := s.YAML()
+			if err != nil {
+				t.Fatalf("YAML: %v", err)
+			}
+			if !strings.Contains(string(data), "\n"+tt.line+"\n") {
+				t.Errorf("YAML has no line %s:\n%s", tt.line, data)
+			}
+			roundTrip(t, s)
+		})
 	}
 }
 

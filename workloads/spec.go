@@ -4,15 +4,20 @@
 package workloads
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/printer"
+	"github.com/goccy/go-yaml/token"
+
 	"github.com/sharebench/sharebench/vocab"
-	"gopkg.in/yaml.v3"
 )
 
 // ModeAll, in a workload's modes field, stands for every mode
@@ -437,14 +442,53 @@ func (s *Spec) Clone() *Spec {
 // Parsing the result gives back an equal Spec once s has been through
 // Defaults (or came from Parse).
 func (s *Spec) YAML() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(s); err != nil {
+	n, err := yaml.ValueToNode(s, yaml.Indent(2), yaml.IndentSequence(true), yaml.AutoInt())
+	if err != nil {
 		return nil, fmt.Errorf("workloads: encode %q as YAML: %w", s.Name, err)
 	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("workloads: encode %q as YAML: %w", s.Name, err)
+	ast.Walk(stringStyler{}, n)
+	var p printer.Printer
+	return p.PrintNode(n), nil
+}
+
+// stringStyler sets the style of each string of an encoded Spec (see
+// stringStyle). go-yaml's encoder stores a string it quotes as Go's
+// strconv.Quote of it, and quotes every string that starts with '"', so a
+// value starting with '"' is a quoted one.
+type stringStyler struct{}
+
+func (v stringStyler) Visit(n ast.Node) ast.Visitor {
+	s, ok := n.(*ast.StringNode)
+	if !ok {
+		return v
 	}
-	return buf.Bytes(), nil
+	if strings.HasPrefix(s.Value, `"`) {
+		if raw, err := strconv.Unquote(s.Value); err == nil {
+			s.Value = raw
+		}
+	}
+	s.Token.Type = stringStyle(s.Value)
+	return v
+}
+
+// stringStyle is how a string value is written: double-quoted when it is
+// empty, would read back as another type (a number, a bool, null: the quotes
+// show it is text) or holds a line break or a character that is not
+// printable (escaped); plain when go-yaml needs no quotes for it and
+// parseYAML reads the text back as the same string; single-quoted
+// otherwise.
+func stringStyle(v string) token.Type {
+	if v == "" || strings.ContainsFunc(v, func(r rune) bool { return !strconv.IsPrint(r) }) {
+		return token.DoubleQuoteType
+	}
+	docs, se := parseYAML([]byte(v))
+	if se == nil && len(docs) == 1 && docs[0].root != nil && docs[0].root.kind == scalarNode {
+		switch root := docs[0].root; {
+		case root.tag != tagStr:
+			return token.DoubleQuoteType
+		case root.value == v && !token.IsNeedQuoted(v):
+			return token.StringType
+		}
+	}
+	return token.SingleQuoteType
 }
