@@ -98,12 +98,17 @@ type Output struct {
 	VisibleNs int64 `json:"visible_ns"`
 }
 
-// Acknowledgement types a worker sent for a delivery.
-const (
-	AckNone    = "none" // nothing sent (crashed, or the lock expired first)
-	AckAccept  = "accept"
-	AckReject  = "reject"
-	AckRelease = "release"
+// AckNone is a delivery's ack when the worker sent none (it crashed, or the
+// lock expired first).
+const AckNone = "none"
+
+// The acknowledgement types a worker sends for a delivery, spelled as the
+// vocabulary spells them: a ledger's ack field holds one of these or
+// AckNone.
+var (
+	AckAccept  = vocab.AckAccept.String()
+	AckReject  = vocab.AckReject.String()
+	AckRelease = vocab.AckRelease.String()
 )
 
 // Fates of an acknowledgement: whether it took effect.

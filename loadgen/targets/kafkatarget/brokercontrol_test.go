@@ -70,7 +70,7 @@ func TestBrokerSelectors(t *testing.T) {
 	cfg.OutputPartitions = 6
 	_, bc, ran, adm := newThreeBrokers(t, cfg)
 	ctx := ctxT(t)
-	scope := targets.FaultScope{RunID: "run-7", Mode: "classic-eos", Config: cfg, Workers: 4, IntN: func(n int) int { return n - 1 }}
+	scope := targets.FaultScope{RunID: "run-7", Mode: vocab.ClassicEOS, ModeRun: "classic-eos", Config: cfg, Workers: 4, IntN: func(n int) int { return n - 1 }}
 
 	topics, err := adm.ListTopics(ctx, cfg.InputTopic, cfg.OutputTopic)
 	if err != nil {
