@@ -2,6 +2,11 @@
 
 package vocab
 
+import (
+	"fmt"
+	"strings"
+)
+
 // FaultKind names a fault (docs/design.md §8). It is the one spelling of a
 // fault kind: workload files, the fault runners of the targets and the
 // result files all use these constants.
@@ -107,3 +112,21 @@ func FaultKinds() []FaultKind {
 		FaultNetworkPartition, FaultMembershipChurn, FaultSlowCheckpoint, FaultBrokerKill, FaultBrokerRestart, FaultBrokerPause,
 	}
 }
+
+// ParseFaultKind returns the fault kind named s, or an error naming the
+// valid ones.
+func ParseFaultKind(s string) (FaultKind, error) {
+	for _, k := range FaultKinds() {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	names := make([]string, 0, len(FaultKinds()))
+	for _, k := range FaultKinds() {
+		names = append(names, string(k))
+	}
+	return "", fmt.Errorf("vocab: unknown fault kind %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+// String returns the kind's name.
+func (k FaultKind) String() string { return string(k) }

@@ -3,6 +3,11 @@
 
 package vocab
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Finding is the kind of a verifier finding: an anomaly a mode may or may
 // not allow, or an informational kind that never fails a mode. Its value is
 // the name result files and reports print.
@@ -102,3 +107,17 @@ func FindingNames(fs []Finding) []string {
 	}
 	return out
 }
+
+// ParseFinding returns the finding kind named s, or an error naming the
+// valid ones.
+func ParseFinding(s string) (Finding, error) {
+	for _, k := range KindOrder() {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("vocab: unknown finding kind %q (valid: %s)", s, strings.Join(FindingNames(KindOrder()), ", "))
+}
+
+// String returns the kind's name.
+func (f Finding) String() string { return string(f) }

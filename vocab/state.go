@@ -2,6 +2,8 @@
 
 package vocab
 
+import "fmt"
+
 // RecordState is a source record's final share state as a target reports
 // it and a ledger holds it, spelled as Kafka spells the states (the
 // engine's engine.RecordState prints the same names).
@@ -20,3 +22,23 @@ const (
 	// same.
 	StateUnknown RecordState = "UNKNOWN"
 )
+
+// RecordStates lists the final states, Kafka's first. The slice is the
+// caller's.
+func RecordStates() []RecordState {
+	return []RecordState{StateAvailable, StateAcquired, StateAcknowledged, StateArchived, StateTxPending, StateUnknown}
+}
+
+// ParseRecordState returns the state named s, or an error naming the valid
+// ones.
+func ParseRecordState(s string) (RecordState, error) {
+	for _, st := range RecordStates() {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("vocab: unknown record state %q (valid: AVAILABLE, ACQUIRED, ACKNOWLEDGED, ARCHIVED, TX_PENDING, UNKNOWN)", s)
+}
+
+// String returns the state's name.
+func (s RecordState) String() string { return string(s) }
