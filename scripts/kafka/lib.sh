@@ -143,7 +143,9 @@ kafka_node_pid() {
 }
 
 # Start node $1's JVM on its formatted data dir; its output goes to a new
-# log file of its own.
+# log file of its own. The JVM runs in a session of its own (setsid): a
+# caller that kills its command's process group on a timeout (sharebench's
+# broker control does) ends the command, never the broker it started.
 kafka_start_node() {
   local i="$1" dir log n
   dir="$(kafka_node_dir "$i")"
@@ -153,7 +155,7 @@ kafka_start_node() {
   printf '===== %s: starting Kafka %s node %s on %s:%s =====\n' "$(date -Is)" "$KAFKA_VERSION" "$i" "$KAFKA_HOST" "$(kafka_node_port "$i")" > "$log"
   ln -sfn "$log" "$(kafka_node_log "$i")"
   # shellcheck disable=SC2086
-  nohup "$JAVA" ${KAFKA_HEAP_OPTS:--Xms256m -Xmx1g} \
+  setsid nohup "$JAVA" ${KAFKA_HEAP_OPTS:--Xms256m -Xmx1g} \
     -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
     -XX:+ExplicitGCInvokesConcurrent -XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath="$dir" \
     -Djava.awt.headless=true \

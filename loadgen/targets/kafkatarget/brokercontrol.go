@@ -38,7 +38,10 @@ const (
 const BrokerAll = "all"
 
 // controlTimeout bounds one run of the broker-control command beyond the
-// fault's own duration: a broker start waits up to 90 s for the broker.
+// fault's own duration: a broker start waits up to 90 s for the broker. A
+// command that runs longer is stopped, with its process group, and the
+// fault is recorded as failed with what the command printed; a broker it
+// started in its own session (scripts/kafka/control does) keeps running.
 const controlTimeout = 3 * time.Minute
 
 // resolveTimeout bounds the admin requests that resolve a selector; a
@@ -56,11 +59,14 @@ type BrokerControl struct {
 	cmd string
 	// run runs one command line with extra environment; tests replace it.
 	run func(ctx context.Context, line string, env []string, timeout time.Duration) (string, error)
+	// timeout bounds one run of the command beyond the fault's duration
+	// (controlTimeout; tests shorten it).
+	timeout time.Duration
 }
 
 // BrokerControl returns the fault runner that runs cmd for broker faults.
 func (t *Target) BrokerControl(cmd string) *BrokerControl {
-	return &BrokerControl{t: t, cmd: cmd, run: runShell}
+	return &BrokerControl{t: t, cmd: cmd, run: runShell, timeout: controlTimeout}
 }
 
 // Supports reports whether kind can be applied: the broker-* kinds, and
@@ -149,7 +155,7 @@ func (b *BrokerControl) ApplyIn(ctx context.Context, sc targets.FaultScope, kind
 	}
 	line := expand(b.cmd, p.action, broker, p.dur)
 	env := b.Env(sc, p.action, broker, p.selector, p.dur)
-	out, err := b.run(ctx, line, env, controlTimeout+p.dur)
+	out, err := b.run(ctx, line, env, b.timeout+p.dur)
 	if err != nil {
 		return targets.FaultOutcome{Broker: broker}, fmt.Errorf("%s: %v: %s", line, err, lastLines(out, 5))
 	}
