@@ -39,6 +39,11 @@ type Config struct {
 	OutDir string
 	// DumpLedgers writes ledgers/<mode>/inputs.jsonl and outputs.jsonl.
 	DumpLedgers bool
+	// RequireFaults makes a mode whose faults did not all land (a fault
+	// that could not be applied: its broker could not be resolved, its
+	// command failed or timed out) INCONCLUSIVE instead of PASS: a run that
+	// exists to test those faults proves nothing without them.
+	RequireFaults bool
 	// Progress receives one line per second per mode; nil: silent.
 	Progress io.Writer
 	// Args and Flags are recorded in the result as given.

@@ -238,8 +238,19 @@ func lat(ns, count int64) string {
 // verdict is the exactly-once column: PASS, FAIL with the forbidden
 // anomalies, or INCONCLUSIVE with how many inputs were left unjudged (and
 // "drain" when the drain timed out) or because an interrupt stopped the
-// mode before its verdict; allowed anomalies are shown in brackets.
+// mode before its verdict; allowed anomalies are shown in brackets. A mode
+// some of whose faults did not land says so after it ("PASS · 3 of 5
+// faults landed").
 func verdict(m result.ModeResult) string {
+	s := judgement(m)
+	if note := m.FaultsNote(); note != "" && m.Verify != nil {
+		s += " · " + note
+	}
+	return s
+}
+
+// judgement is the verifier's part of the verdict column.
+func judgement(m result.ModeResult) string {
 	v := m.Verify
 	switch {
 	case v == nil && m.Interrupted:
@@ -256,6 +267,9 @@ func verdict(m result.ModeResult) string {
 		}
 		if m.DrainTimedOut {
 			why = append(why, "drain timed out")
+		}
+		if len(why) == 0 {
+			return "INCONCLUSIVE"
 		}
 		return "INCONCLUSIVE: " + strings.Join(why, ", ")
 	}

@@ -683,6 +683,10 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	}
 	out.Verify = v.Finish()
 	out.Verify.Notes = append(out.Verify.Notes, meta.Notes...)
+	if note := out.FaultsNote(); note != "" && mr.cfg.RequireFaults && out.Verify.Pass {
+		out.Verify.Pass, out.Verify.Verdict = false, verify.VerdictInconclusive
+		out.Verify.Notes = append(out.Verify.Notes, "INCONCLUSIVE by --require-faults: "+note+"; the faults the run exists to test did not all happen")
+	}
 	if ev.state == nil {
 		out.Verify.Notes = append(out.Verify.Notes, "the target reports no per-record share state: terminality judged from outputs only")
 	}

@@ -277,6 +277,8 @@ type verdict struct {
 	inconclusive     int // repeats whose verdict is INCONCLUSIVE
 	unjudged         int64
 	repeats          int
+	faultsLanded     int // faults applied, over the repeats
+	faultsFired      int // faults that fired, applied or not
 	counts           map[vocab.Finding]int64
 	forbidden        []vocab.Finding // kinds forbidden and found, sorted
 	allowed          []vocab.Finding // kinds the mode allows (union)
@@ -293,6 +295,9 @@ func verdictOf(md *modeData) verdict {
 		if vr == nil {
 			continue
 		}
+		landed, fired := rp.m.FaultsLanded()
+		v.faultsLanded += landed
+		v.faultsFired += fired
 		v.verified++
 		switch {
 		case len(vr.Forbidden) > 0 || !vr.Pass && !vr.Inconclusive():

@@ -233,8 +233,18 @@ func unfinishedVerdict(md *modeData) (string, string) {
 }
 
 // verdictText is the verifier column: PASS, or FAIL with the forbidden
-// kinds, or "not verified".
+// kinds, or "not verified"; when some faults did not land, how many did
+// ("PASS · 3 of 5 faults landed").
 func verdictText(v verdict) (text, class string) {
+	text, class = judgementText(v)
+	if v.verified > 0 && v.faultsLanded < v.faultsFired {
+		text += fmt.Sprintf(" · %d of %d faults landed", v.faultsLanded, v.faultsFired)
+	}
+	return text, class
+}
+
+// judgementText is the verifier's part of the verifier column.
+func judgementText(v verdict) (text, class string) {
 	switch {
 	case v.verified == 0:
 		return "not verified", "none"
@@ -249,7 +259,10 @@ func verdictText(v verdict) (text, class string) {
 		return text, "fail"
 	}
 	if v.inconclusive > 0 {
-		text = fmt.Sprintf("INCONCLUSIVE: %d unjudged", v.unjudged)
+		text = "INCONCLUSIVE"
+		if v.unjudged > 0 {
+			text += fmt.Sprintf(": %d unjudged", v.unjudged)
+		}
 		if v.repeats > 1 {
 			text += fmt.Sprintf(" (%d of %d repeats)", v.inconclusive, v.verified)
 		}

@@ -251,6 +251,29 @@ type FaultEvent struct {
 	Failed bool `json:"failed,omitempty"`
 }
 
+// FaultsLanded counts the mode's faults that were applied (landed) and
+// all that fired (total): landed < total says the schedule did not happen
+// as written, which the verdict line reports.
+func (m *ModeResult) FaultsLanded() (landed, total int) {
+	for _, f := range m.Faults {
+		total++
+		if !f.Failed {
+			landed++
+		}
+	}
+	return landed, total
+}
+
+// FaultsNote is the verdict's suffix when some faults did not land
+// ("3 of 5 faults landed"), or "" when every fault that fired landed.
+func (m *ModeResult) FaultsNote() string {
+	landed, total := m.FaultsLanded()
+	if landed == total {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d faults landed", landed, total)
+}
+
 // Verification is the verifier's verdict for one mode.
 type Verification struct {
 	// Verdict is PASS, FAIL or INCONCLUSIVE; Pass is true for PASS only.
@@ -275,8 +298,6 @@ type Verification struct {
 	Notes      []string `json:"notes,omitempty"`
 }
 
-// Inconclusive reports whether the verdict is INCONCLUSIVE (a file written
-// before verdicts existed has none: it is PASS or FAIL by Pass).
 // AbortsPerRebalance is FencedAborts per membership change made by the
 // run's churn faults; NaN without one.
 func (m *ModeResult) AbortsPerRebalance() float64 {
@@ -286,6 +307,8 @@ func (m *ModeResult) AbortsPerRebalance() float64 {
 	return float64(m.FencedAborts) / float64(m.Rebalances)
 }
 
+// Inconclusive reports whether the verdict is INCONCLUSIVE (a file written
+// before verdicts existed has none: it is PASS or FAIL by Pass).
 func (v *Verification) Inconclusive() bool { return v != nil && v.Verdict == "INCONCLUSIVE" }
 
 // VerdictName returns the verdict, deriving it from Pass for a file that
