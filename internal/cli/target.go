@@ -135,14 +135,7 @@ func openTarget(ctx context.Context, env *Env, f *runFlags, modes []vocab.Mode, 
 			if err != nil {
 				return nil, nil, err
 			}
-			if len(opts.Brokers) == 0 {
-				opts.Brokers = cc.brokers
-			}
-			insecure := opts.TLSInsecureSkipVerify
-			opts = kafkatarget.Options{Brokers: opts.Brokers,
-				SASLMechanism: cc.opts.SASLMechanism, SASLUser: cc.opts.SASLUser, SASLPassword: cc.opts.SASLPassword,
-				TLS: cc.opts.TLS, TLSCAFile: cc.opts.TLSCAFile, TLSCertFile: cc.opts.TLSCertFile, TLSKeyFile: cc.opts.TLSKeyFile,
-				TLSInsecureSkipVerify: insecure, Keep: f.kafka.keep, Input: opts.Input, FetchMaxPartitionBytes: opts.FetchMaxPartitionBytes}
+			cc.ApplyTo(&opts)
 		} else if opts.SASLMechanism != "" {
 			pw := env.Getenv("SHAREBENCH_SASL_PASSWORD")
 			if f.kafka.saslPasswordFile != "" {
@@ -192,6 +185,16 @@ func parseKnobs(s string) (eng.Knobs, error) {
 		return k, usageErr("--knobs: %v", err)
 	}
 	return k, nil
+}
+
+// loadCommandConfig reads --command-config, its errors naming the flag.
+func loadCommandConfig(path string) (*kafkatarget.ClientProperties, error) {
+	cc, err := kafkatarget.ReadClientProperties(path)
+	var pe *kafkatarget.PropertiesError
+	if errors.As(err, &pe) {
+		return nil, usageErr("--command-config %s: %v", pe.Where(), pe.Err)
+	}
+	return cc, err
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
