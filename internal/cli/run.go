@@ -174,7 +174,11 @@ func runCmd(env *Env, args []string) error {
 	if f.tempDataDir != "" {
 		defer os.RemoveAll(f.tempDataDir) // after the target closes (deferred below)
 	}
-	tgt, faultRunner, err := openTarget(ctx, env, &f, modes, spec)
+	noteEngineDriver(env, &f)
+	if err := f.validate(); err != nil {
+		return err
+	}
+	tgt, faultRunner, err := openTarget(ctx, env, &f, modes)
 	if err != nil {
 		return err
 	}
