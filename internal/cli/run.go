@@ -645,74 +645,135 @@ func verifyCmd(env *Env, args []string) error {
 	if *in == "" {
 		return usageErr("--in is required: the run directory written by 'sharebench run --dump-ledgers'")
 	}
-	names, err := result.LedgerModes(*in)
+	names, err := ledgerModes(*in, *only)
 	if err != nil {
-		return usageErr("%s has no ledgers (%v); re-run with 'sharebench run --dump-ledgers --out %s'", *in, err, *in)
+		return err
 	}
-	if *only != "" {
-		names = slices.DeleteFunc(names, func(n string) bool { return n != *only })
-	}
-	if len(names) == 0 {
-		return usageErr("no ledgers for mode %q under %s", *only, result.LedgersDir(*in))
-	}
-	// The counts result.json records are cross-checked against the
-	// ledgers; a run directory without one is judged from its ledgers
-	// alone, and says so.
-	run, err := result.Read(result.ResultPath(*in))
-	switch {
-	case errors.Is(err, iofs.ErrNotExist):
-		run = nil
-		fmt.Fprintf(env.Stdout, "verify: %s has no %s: the ledgers' counts are not cross-checked\n", *in, result.FileName)
-	case err != nil:
-		return usageErr("%v; the run directory's %s must be readable to cross-check its ledgers", err, result.FileName)
+	run, err := recordedRun(env, *in)
+	if err != nil {
+		return err
 	}
 	// Each mode is judged on its own: a broken ledger is reported and the
-	// other modes are still verified. The exit code is the worst outcome:
-	// an anomaly (3), then a ledger that cannot be read or that result.json
-	// contradicts (2), then an inconclusive verdict (5).
-	var failed, broken, unjudged []string
+	// other modes are still verified.
+	var t verifyTally
 	for _, name := range names {
-		mode := modeOf(name)
-		dir := result.LedgerDir(*in, name)
-		v, err := verify.VerifyDir(mode, dir, verify.Options{DeliveryLimit: deliveryLimit(*limit, *in, dir)})
-		if err == nil && run != nil {
-			if rec := run.ModeRun(name); rec == nil {
-				err = fmt.Errorf("verify: %s records no run of %s, so these ledgers are not the run's", result.ResultPath(*in), name)
-			} else {
-				err = verify.CheckRecorded(dir, v, rec)
-			}
+		t.add(name, verifyLedgers(env, *in, name, *limit, run))
+	}
+	t.broken = append(t.broken, missingLedgers(env, *in, *only, run, names)...)
+	return t.err()
+}
+
+// ledgerModes lists the mode runs with ledgers under the run directory
+// in, only the one named only when it is given.
+func ledgerModes(in, only string) ([]string, error) {
+	names, err := result.LedgerModes(in)
+	if err != nil {
+		return nil, usageErr("%s has no ledgers (%v); re-run with 'sharebench run --dump-ledgers --out %s'", in, err, in)
+	}
+	if only != "" {
+		names = slices.DeleteFunc(names, func(n string) bool { return n != only })
+	}
+	if len(names) == 0 {
+		return nil, usageErr("no ledgers for mode %q under %s", only, result.LedgersDir(in))
+	}
+	return names, nil
+}
+
+// recordedRun reads the run directory's result.json: the counts it records
+// are cross-checked against the ledgers. A run directory without one
+// (nil) is judged from its ledgers alone, and says so.
+func recordedRun(env *Env, in string) (*result.Result, error) {
+	run, err := result.Read(result.ResultPath(in))
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		fmt.Fprintf(env.Stdout, "verify: %s has no %s: the ledgers' counts are not cross-checked\n", in, result.FileName)
+		return nil, nil
+	case err != nil:
+		return nil, usageErr("%v; the run directory's %s must be readable to cross-check its ledgers", err, result.FileName)
+	}
+	return run, nil
+}
+
+// verifyOutcome is how one mode run's ledgers were judged.
+type verifyOutcome int
+
+const (
+	verifyPassed verifyOutcome = iota
+	verifyFailed
+	verifyBroken // not judged: the ledger cannot be read, or result.json contradicts it
+	verifyUnjudged
+)
+
+// verifyLedgers judges one mode run's ledgers and prints the verdict, or
+// why they were not judged.
+func verifyLedgers(env *Env, in, name string, limit int, run *result.Result) verifyOutcome {
+	dir := result.LedgerDir(in, name)
+	v, err := verify.VerifyDir(modeOf(name), dir, verify.Options{DeliveryLimit: deliveryLimit(limit, in, dir)})
+	if err == nil && run != nil {
+		if rec := run.ModeRun(name); rec == nil {
+			err = fmt.Errorf("verify: %s records no run of %s, so these ledgers are not the run's", result.ResultPath(in), name)
+		} else {
+			err = verify.CheckRecorded(dir, v, rec)
 		}
-		if err != nil {
-			fmt.Fprintf(env.Stdout, "verify %s: not judged: %v\n", name, err)
-			broken = append(broken, name)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stdout, "verify %s: not judged: %v\n", name, err)
+		return verifyBroken
+	}
+	verify.Format(env.Stdout, name, v)
+	switch {
+	case v.Inconclusive():
+		return verifyUnjudged
+	case !v.Pass:
+		return verifyFailed
+	}
+	return verifyPassed
+}
+
+// missingLedgers lists, and prints, the mode runs the run verified with
+// its ledgers dumped whose ledgers are missing.
+func missingLedgers(env *Env, in, only string, run *result.Result, names []string) []string {
+	if run == nil || run.Flags["dump-ledgers"] != "true" {
+		return nil
+	}
+	var missing []string
+	for _, m := range run.Modes {
+		name := result.ModeRunName(m.Mode, m.Repeat, run.Repeats)
+		if m.Verify == nil || slices.Contains(names, name) || only != "" && name != only {
 			continue
 		}
-		verify.Format(env.Stdout, name, v)
-		switch {
-		case v.Inconclusive():
-			unjudged = append(unjudged, name)
-		case !v.Pass:
-			failed = append(failed, name)
-		}
+		fmt.Fprintf(env.Stdout, "verify %s: not judged: %s records its verdict, but %s is missing\n", name, result.ResultPath(in), result.LedgerDir(in, name))
+		missing = append(missing, name)
 	}
-	// A mode the run verified with its ledgers dumped must have them.
-	if run != nil && run.Flags["dump-ledgers"] == "true" {
-		for _, m := range run.Modes {
-			name := result.ModeRunName(m.Mode, m.Repeat, run.Repeats)
-			if m.Verify == nil || slices.Contains(names, name) || *only != "" && name != *only {
-				continue
-			}
-			fmt.Fprintf(env.Stdout, "verify %s: not judged: %s records its verdict, but %s is missing\n", name, result.ResultPath(*in), result.LedgerDir(*in, name))
-			broken = append(broken, name)
-		}
+	return missing
+}
+
+// verifyTally collects the mode runs by outcome.
+type verifyTally struct {
+	failed, broken, unjudged []string
+}
+
+func (t *verifyTally) add(name string, o verifyOutcome) {
+	switch o {
+	case verifyFailed:
+		t.failed = append(t.failed, name)
+	case verifyBroken:
+		t.broken = append(t.broken, name)
+	case verifyUnjudged:
+		t.unjudged = append(t.unjudged, name)
 	}
+}
+
+// err is the worst outcome: an anomaly (exit 3), then ledgers that cannot
+// be judged (2), then an inconclusive verdict (5).
+func (t *verifyTally) err() error {
 	switch {
-	case len(failed) > 0:
-		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(failed, ", ")))
-	case len(broken) > 0:
-		return usageErr("ledgers of %s cannot be judged (see above); re-run with --dump-ledgers", strings.Join(broken, ", "))
-	case len(unjudged) > 0:
-		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
+	case len(t.failed) > 0:
+		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(t.failed, ", ")))
+	case len(t.broken) > 0:
+		return usageErr("ledgers of %s cannot be judged (see above); re-run with --dump-ledgers", strings.Join(t.broken, ", "))
+	case len(t.unjudged) > 0:
+		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(t.unjudged, ", ")))
 	}
 	return nil
 }
