@@ -103,3 +103,22 @@ func TestParseClientPropertiesErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestClientPropertiesApplyTo: the file's security replaces the options',
+// brokers given directly win over bootstrap.servers, and the rest stays.
+func TestClientPropertiesApplyTo(t *testing.T) {
+	t.Parallel()
+	p := &ClientProperties{Brokers: []string{"file:9093"},
+		Security: Options{SASLMechanism: SASLPlain, SASLUser: "u", SASLPassword: "p", TLS: true, TLSCAFile: "/ca.pem"}}
+	o := Options{TLSInsecureSkipVerify: true, Keep: true}
+	p.ApplyTo(&o)
+	want := Options{Brokers: []string{"file:9093"}, SASLMechanism: SASLPlain, SASLUser: "u", SASLPassword: "p", TLS: true, TLSCAFile: "/ca.pem", TLSInsecureSkipVerify: true, Keep: true}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("no brokers given:\n got %+v\nwant %+v", o, want)
+	}
+	o = Options{Brokers: []string{"flag:9092"}}
+	p.ApplyTo(&o)
+	if len(o.Brokers) != 1 || o.Brokers[0] != "flag:9092" {
+		t.Errorf("brokers given: %v, want [flag:9092]", o.Brokers)
+	}
+}
