@@ -1,100 +1,39 @@
-// This file tests --command-config: Kafka client properties files for
-// PLAIN and SCRAM over SASL_SSL and SASL_PLAINTEXT, PEM trust and key
-// stores, the properties syntax (comments, separators, continuations,
-// escapes), and one clear error for anything sharebench cannot honour.
+// This file tests that --command-config errors name the flag, the file, the
+// line and the property in one usage line (the translation itself is
+// tested in loadgen/targets/kafkatarget).
 
-package cli
+package cli_test
 
 import (
-	"reflect"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
+	"github.com/sharebench/sharebench/reports"
 )
 
-func TestParseCommandConfig(t *testing.T) {
+func TestCommandConfigErrorNamesFlagAndLine(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
 	for _, tc := range []struct {
-		name string
-		text string
-		want kafkatarget.Options
-		bs   []string
+		name, text, want string
 	}{
-		{"plain-sasl-ssl", `# a comment
-! another
-bootstrap.servers=b1:9093, b2:9093
-security.protocol=SASL_SSL
-sasl.mechanism=PLAIN
-sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \
-    username="alice" \
-    password="s3cr=et";
-ssl.truststore.type=PEM
-ssl.truststore.location=/etc/kafka/ca.pem
-`, kafkatarget.Options{SASLMechanism: kafkatarget.SASLPlain, SASLUser: "alice", SASLPassword: "s3cr=et", TLS: true, TLSCAFile: "/etc/kafka/ca.pem"},
-			[]string{"b1:9093", "b2:9093"}},
-		{"scram-512-plaintext", `security.protocol: SASL_PLAINTEXT
-sasl.mechanism: SCRAM-SHA-512
-sasl.jaas.config: org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" password="pw";
-`, kafkatarget.Options{SASLMechanism: kafkatarget.SASLScramSHA512, SASLUser: "bob", SASLPassword: "pw"}, nil},
-		{"scram-256", "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-256\nsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"p\";\n",
-			kafkatarget.Options{SASLMechanism: kafkatarget.SASLScramSHA256, SASLUser: "u", SASLPassword: "p", TLS: true}, nil},
-		{"default-mechanism-plain", "security.protocol=SASL_PLAINTEXT\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p\";\n",
-			kafkatarget.Options{SASLMechanism: kafkatarget.SASLPlain, SASLUser: "u", SASLPassword: "p"}, nil},
-		{"mtls-pem", "security.protocol SSL\nssl.keystore.type=PEM\nssl.keystore.location=/k/client.pem\nssl.truststore.type=PEM\nssl.truststore.location=/k/ca.pem\nssl.endpoint.identification.algorithm=https\n",
-			kafkatarget.Options{TLS: true, TLSCAFile: "/k/ca.pem", TLSCertFile: "/k/client.pem", TLSKeyFile: "/k/client.pem"}, nil},
-		{"plaintext", "security.protocol=PLAINTEXT\n", kafkatarget.Options{}, nil},
-		{"empty", "", kafkatarget.Options{}, nil},
+		{"unsupported", "security.protocol=SSL\nclient.id=x\n", "client.properties:2: client.id: not supported by sharebench"},
+		{"no-name", "=x\n", "client.properties: line 1: no property name before the value"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cc, err := parseCommandConfig("client.properties", []byte(tc.text))
-			if err != nil {
-				t.Fatalf("parseCommandConfig: %v", err)
-			}
-			if !reflect.DeepEqual(cc.opts, tc.want) {
-				t.Errorf("options\n got %+v\nwant %+v", cc.opts, tc.want)
-			}
-			if strings.Join(cc.brokers, ",") != strings.Join(tc.bs, ",") {
-				t.Errorf("brokers %v, want %v", cc.brokers, tc.bs)
-			}
-		})
-	}
-}
-
-func TestParseCommandConfigErrors(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name, text string
-		want       []string // all in the one error line
-	}{
-		{"unsupported-property", "security.protocol=SASL_SSL\nclient.id=x\n", []string{"client.properties:2: client.id: not supported", "remove the line"}},
-		{"jks-truststore", "security.protocol=SSL\nssl.truststore.location=/k/ts.jks\n", []string{"client.properties:2: ssl.truststore.location", "JKS", "PEM"}},
-		{"pkcs12-keystore", "security.protocol=SSL\nssl.keystore.type=PKCS12\nssl.keystore.location=/k/ks.p12\n", []string{"ssl.keystore.location", "PKCS12"}},
-		{"gssapi", "security.protocol=SASL_SSL\nsasl.mechanism=GSSAPI\n", []string{"sasl.mechanism", "GSSAPI", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"}},
-		{"oauth-module", "security.protocol=SASL_SSL\nsasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;\n", []string{"sasl.jaas.config", "PlainLoginModule"}},
-		{"no-password", "security.protocol=SASL_SSL\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\";\n", []string{"password"}},
-		{"sasl-without-jaas", "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n", []string{"security.protocol", "sasl.jaas.config"}},
-		{"bad-protocol", "security.protocol=TLS\n", []string{"security.protocol", "\"TLS\""}},
-		{"no-hostname-check", "security.protocol=SSL\nssl.endpoint.identification.algorithm=\n", []string{"ssl.endpoint.identification.algorithm"}},
-		{"store-without-ssl", "ssl.truststore.type=PEM\nssl.truststore.location=/k/ca.pem\n", []string{"security.protocol", "SSL or SASL_SSL"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseCommandConfig("client.properties", []byte(tc.text))
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			msg := err.Error()
-			if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "--command-config client.properties") {
-				t.Errorf("want one line naming the flag and the file, got %q", msg)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("error %q lacks %q", msg, w)
-				}
-			}
-			if strings.Contains(msg, "s3cr") {
-				t.Errorf("error echoes a secret: %q", msg)
-			}
-		})
+		path := filepath.Join(dir, tc.name, "client.properties")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := sharebench(t, "run", "--target", "kafka", "--command-config", path)
+		ls := lines(o.stderr)
+		want := "sharebench run: --command-config " + filepath.Join(dir, tc.name, tc.want)
+		if o.code != reports.ExitUsage || len(ls) != 1 || !strings.HasPrefix(ls[0], want) {
+			t.Errorf("%s: got exit %d, stderr %q; want exit %d and one line starting %q", tc.name, o.code, o.stderr, reports.ExitUsage, want)
+		}
 	}
 }

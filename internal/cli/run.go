@@ -21,6 +21,7 @@ import (
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/sink"
+	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/loadgen/verify"
@@ -70,9 +71,7 @@ const runExamples = `  sharebench run                                    # built
   sharebench run --target kafka --brokers 127.0.0.1:9092 --modes implicit,explicit,deferred,classic-eos
   sharebench run --format bench > new.txt && benchstat old.txt new.txt`
 
-func runCmd(env *Env, args []string) error {
-	var f runFlags
-	fs := newFlags(env, "run", "[flags]", runExamples)
+func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.workload, "workload", workloads.DefaultName, "built-in workload name or YAML file (see 'sharebench workloads')")
 	fs.StringVar(&f.target, "target", "engine", "system under test: engine (in-process reference engine) or kafka")
 	fs.StringVar(&f.modes, "modes", "", "comma-separated modes (implicit, explicit, deferred, transactional, classic-eos) or all (default: the workload's)")
@@ -98,58 +97,26 @@ func runCmd(env *Env, args []string) error {
 	fs.StringVar(&f.sink, "sink", "", "ackOnly workloads (the checkpoint model): the external two-phase sink: memory (in-process; durable under --data-dir/sink when --data-dir is given) or a postgres:// URL (PREPARE TRANSACTION; scripts/postgres/up starts a server) (default memory)")
 	fs.StringVar(&f.flush, "flush", "always", "engine target with --data-dir: when the logs are fsynced: always (before each call returns, group commit), interval:DURATION (e.g. interval:10ms) or never")
 	f.kafka.register(fs)
+}
+
+func runCmd(env *Env, args []string) error {
+	var f runFlags
+	fs := newFlags(env, "run", "[flags]", runExamples)
+	f.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	spec, notes, err := workloads.LoadWithNotes(f.workload)
-	if err != nil {
-		return withCode(reports.ExitUsage, err)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(env.Stderr, "sharebench run: note: %s: %s\n", f.workload, n)
-	}
-	if f.ombDriver != "" {
-		d, notes, err := workloads.LoadDriver(f.ombDriver)
-		if err != nil {
-			return withCode(reports.ExitUsage, err)
-		}
-		for _, n := range notes {
-			fmt.Fprintf(env.Stderr, "sharebench run: note: %s: %s\n", f.ombDriver, n)
-		}
-		d.ApplyTo(spec)
-		f.driver = d
-	}
-	if err := applyOverrides(fs, &f, spec); err != nil {
-		return err
-	}
-	if fs.Changed("modes") && strings.TrimSpace(f.modes) == "" {
-		return usageErr("--modes is empty; name the modes (for example --modes explicit,transactional) or pass --modes all, or leave the flag out for the workload's")
-	}
-	if fs.Changed("shards") && f.shards <= 0 {
-		return usageErr("--shards %d: must be at least 1 (leave the flag out for the default, 4×GOMAXPROCS)", f.shards)
-	}
-	modes, err := parseModes(f.modes)
+	spec, notes, err := loadRunWorkload(env, fs, &f)
 	if err != nil {
 		return err
 	}
-	if err := checkSinkFlag(&f, spec); err != nil {
+	modes, err := checkRunFlags(fs, &f, spec)
+	if err != nil {
 		return err
 	}
-	if f.repeat < 1 {
-		return usageErr("--repeat %d: must be at least 1", f.repeat)
-	}
-	// omb prints the text table and also writes each mode as an OMB
-	// TestResult beside result.json.
-	stdoutFormat := f.format
-	if f.format == formatOMB {
-		stdoutFormat = "text"
-	}
-	formatter, err := loadgen.NewFormatter(stdoutFormat)
+	formatter, err := runFormatter(env, &f)
 	if err != nil {
-		return usageErr("--format: unknown format %q (valid: text, json, bench, omb)", f.format)
-	}
-	if _, text := formatter.(loadgen.TextFormatter); text && !f.wide && isTerminal(env.Stdout) {
-		formatter = loadgen.TextFormatter{Width: terminalWidth(env.Stdout, env.Getenv)}
+		return err
 	}
 	if !fs.Changed("seed") {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
@@ -157,8 +124,108 @@ func runCmd(env *Env, args []string) error {
 	if err := prepareOut(&f); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := interruptible(env)
 	defer cancel()
+	tgt, faultRunner, closeTarget, err := openRunTarget(ctx, env, &f, spec, modes)
+	if err != nil {
+		return err
+	}
+	defer closeTarget()
+	printRunStart(env, fs, &f, spec, modes, tgt.Info())
+	snk, err := openSink(ctx, &f, spec)
+	if err != nil {
+		return err
+	}
+	if snk != nil {
+		defer snk.Close()
+		fmt.Fprintf(env.Stderr, "sharebench run: checkpoint model: sink %s\n", snk.Name())
+	}
+	cfg := runConfig(fs, &f, args, spec, notes, modes)
+	cfg.Target, cfg.FaultRunner, cfg.Sink = tgt, faultRunner, snk
+	res, err := runWithProgress(ctx, env, &f, cfg)
+	interrupted := errors.Is(err, loadgen.ErrInterrupted)
+	if err != nil && !interrupted {
+		return runErr(err)
+	}
+	if err := writeRunOutputs(env, &f, formatter, res); err != nil {
+		return err
+	}
+	if interrupted {
+		return interruptedErr(res, f.out)
+	}
+	return runVerdict(res, f)
+}
+
+// loadRunWorkload loads --workload and --omb-driver, printing their notes,
+// and applies the flags that override the workload.
+func loadRunWorkload(env *Env, fs *pflag.FlagSet, f *runFlags) (*workloads.Spec, []string, error) {
+	spec, notes, err := workloads.LoadWithNotes(f.workload)
+	if err != nil {
+		return nil, nil, withCode(reports.ExitUsage, err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(env.Stderr, "sharebench run: note: %s: %s\n", f.workload, n)
+	}
+	if f.ombDriver != "" {
+		d, notes, err := workloads.LoadDriver(f.ombDriver)
+		if err != nil {
+			return nil, nil, withCode(reports.ExitUsage, err)
+		}
+		for _, n := range notes {
+			fmt.Fprintf(env.Stderr, "sharebench run: note: %s: %s\n", f.ombDriver, n)
+		}
+		d.ApplyTo(spec)
+		f.driver = d
+	}
+	if err := applyOverrides(fs, f, spec); err != nil {
+		return nil, nil, err
+	}
+	return spec, notes, nil
+}
+
+// checkRunFlags checks --modes, --shards, --sink and --repeat, before
+// anything is made, and returns the modes asked for (nil: the workload's).
+func checkRunFlags(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) ([]vocab.Mode, error) {
+	if fs.Changed("modes") && strings.TrimSpace(f.modes) == "" {
+		return nil, usageErr("--modes is empty; name the modes (for example --modes explicit,transactional) or pass --modes all, or leave the flag out for the workload's")
+	}
+	if fs.Changed("shards") && f.shards <= 0 {
+		return nil, usageErr("--shards %d: must be at least 1 (leave the flag out for the default, 4×GOMAXPROCS)", f.shards)
+	}
+	modes, err := parseModes(f.modes)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSinkFlag(f, spec); err != nil {
+		return nil, err
+	}
+	if f.repeat < 1 {
+		return nil, usageErr("--repeat %d: must be at least 1", f.repeat)
+	}
+	return modes, nil
+}
+
+// runFormatter is the formatter of --format on stdout: omb prints the text
+// table and also writes each mode as an OMB TestResult beside result.json;
+// the text table fits a terminal unless --wide.
+func runFormatter(env *Env, f *runFlags) (loadgen.Formatter, error) {
+	stdoutFormat := f.format
+	if f.format == formatOMB {
+		stdoutFormat = "text"
+	}
+	formatter, err := loadgen.NewFormatter(stdoutFormat)
+	if err != nil {
+		return nil, usageErr("--format: unknown format %q (valid: text, json, bench, omb)", f.format)
+	}
+	if _, text := formatter.(loadgen.TextFormatter); text && !f.wide && isTerminal(env.Stdout) {
+		formatter = loadgen.TextFormatter{Width: terminalWidth(env.Stdout, env.Getenv)}
+	}
+	return formatter, nil
+}
+
+// interruptible is a context that env.Interrupt cancels.
+func interruptible(env *Env) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
 	if env.Interrupt != nil {
 		go func() {
 			select {
@@ -168,40 +235,61 @@ func runCmd(env *Env, args []string) error {
 			}
 		}()
 	}
-	if err := tempDataDir(env, &f, spec); err != nil {
-		return err
+	return ctx, cancel
+}
+
+// openRunTarget gives the engine a temporary data directory if the
+// workload's faults need one, checks the target flags and opens the
+// target; closeTarget closes it and then removes that directory.
+func openRunTarget(ctx context.Context, env *Env, f *runFlags, spec *workloads.Spec, modes []vocab.Mode) (tgt targets.Target, fr loadgen.FaultRunner, closeTarget func(), err error) {
+	if err := tempDataDir(env, f, spec); err != nil {
+		return nil, nil, nil, err
 	}
-	if f.tempDataDir != "" {
-		defer os.RemoveAll(f.tempDataDir) // after the target closes (deferred below)
+	removeTemp := func() {
+		if f.tempDataDir != "" {
+			os.RemoveAll(f.tempDataDir)
+		}
 	}
-	tgt, faultRunner, err := openTarget(ctx, env, &f, modes, spec)
+	noteEngineDriver(env, f)
+	if err := f.validate(); err != nil {
+		removeTemp()
+		return nil, nil, nil, err
+	}
+	tgt, fr, err = openTarget(ctx, env, f, modes)
 	if err != nil {
-		return err
+		removeTemp()
+		return nil, nil, nil, err
 	}
-	defer tgt.Close()
-	info := tgt.Info()
+	return tgt, fr, func() { tgt.Close(); removeTemp() }, nil
+}
+
+// printRunStart prints the run's first lines: the workload, target and
+// seed with the repro command, the target's notes, and how long the run
+// will take.
+func printRunStart(env *Env, fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec, modes []vocab.Mode, info targets.Info) {
 	fmt.Fprintf(env.Stderr, "sharebench run: workload %s, target %s, seed %d (repeat with: sharebench run --workload %s --seed %d%s)\n",
 		spec.Name, info.Target, f.seed, shellQuote(f.workload), f.seed, reproFlags(fs))
 	for _, n := range info.Notes {
 		fmt.Fprintf(env.Stderr, "sharebench run: %s\n", n)
 	}
 	fmt.Fprintf(env.Stderr, "sharebench run: %s\n", runTime(spec, modes, f.repeat))
-	snk, err := openSink(ctx, &f, spec)
-	if err != nil {
-		return err
-	}
-	if snk != nil {
-		defer snk.Close()
-		fmt.Fprintf(env.Stderr, "sharebench run: checkpoint model: sink %s\n", snk.Name())
-	}
-	cfg := loadgen.Config{
-		Workload: spec, WorkloadRef: f.workload, WorkloadNotes: notes, Target: tgt, Modes: modes, Seed: f.seed,
+}
+
+// runConfig is the load generator's configuration of the run, but for
+// its target, fault runner and sink.
+func runConfig(fs *pflag.FlagSet, f *runFlags, args []string, spec *workloads.Spec, notes []string, modes []vocab.Mode) loadgen.Config {
+	return loadgen.Config{
+		Workload: spec, WorkloadRef: f.workload, WorkloadNotes: notes, Modes: modes, Seed: f.seed,
 		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers,
 		// The arguments Main was given, not os.Args, which differ when
 		// Main is called from a test or an embedding program.
 		Args: append([]string{"sharebench", "run"}, args...), Flags: flagValues(fs), Commit: commit(),
-		FaultRunner: faultRunner, Sink: snk,
 	}
+}
+
+// runWithProgress runs the modes, with progress lines on stderr unless
+// --quiet (redrawn in place on a terminal).
+func runWithProgress(ctx context.Context, env *Env, f *runFlags, cfg loadgen.Config) (*result.Result, error) {
 	var tty *ttyProgress
 	if !f.quiet {
 		cfg.Progress = env.Stderr
@@ -214,14 +302,22 @@ func runCmd(env *Env, args []string) error {
 	if tty != nil {
 		tty.finish()
 	}
-	interrupted := errors.Is(err, loadgen.ErrInterrupted)
-	if err != nil && !interrupted {
-		err = runFlagHints(err)
-		if errors.Is(err, loadgen.ErrBadConfig) {
-			return withCode(reports.ExitUsage, err)
-		}
-		return err
+	return res, err
+}
+
+// runErr is the error of a run that did not finish, naming the flags that
+// give what it lacked; a bad configuration is a usage error.
+func runErr(err error) error {
+	err = runFlagHints(err)
+	if errors.Is(err, loadgen.ErrBadConfig) {
+		return withCode(reports.ExitUsage, err)
 	}
+	return err
+}
+
+// writeRunOutputs prints the result in --format, writes the OMB results
+// and the report, and says where the artifacts are.
+func writeRunOutputs(env *Env, f *runFlags, formatter loadgen.Formatter, res *result.Result) error {
 	if err := formatter.Format(env.Stdout, res); err != nil {
 		return err
 	}
@@ -238,24 +334,27 @@ func runCmd(env *Env, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "sharebench run: artifacts in %s\n", f.out)
-	if interrupted {
-		done := 0
-		for _, m := range res.Modes {
-			if !m.Interrupted {
-				done++
-			}
+	return nil
+}
+
+// interruptedErr is the exit-130 error of an interrupted run: how many
+// modes completed, and which never ran.
+func interruptedErr(res *result.Result, out string) error {
+	done := 0
+	for _, m := range res.Modes {
+		if !m.Interrupted {
+			done++
 		}
-		never := ""
-		if n := len(res.NotRun); n > 0 {
-			names := make([]string, 0, n)
-			for _, m := range res.NotRun {
-				names = append(names, result.ModeRunName(m.Mode, m.Repeat, res.Repeats))
-			}
-			never = fmt.Sprintf("; %s never ran (listed as not_run)", strings.Join(names, ", "))
-		}
-		return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s%s", done, result.ResultPath(f.out), never))
 	}
-	return runVerdict(res, f)
+	never := ""
+	if n := len(res.NotRun); n > 0 {
+		names := make([]string, 0, n)
+		for _, m := range res.NotRun {
+			names = append(names, result.ModeRunName(m.Mode, m.Repeat, res.Repeats))
+		}
+		never = fmt.Sprintf("; %s never ran (listed as not_run)", strings.Join(names, ", "))
+	}
+	return withCode(reports.ExitInterrupted, fmt.Errorf("interrupted: %d completed modes and the interrupted one (marked) are in %s%s", done, result.ResultPath(out), never))
 }
 
 // prepareOut makes the run's output directory: a new one under results/
@@ -292,8 +391,8 @@ const formatOMB = "omb"
 
 // tempDataDir gives the engine a temporary data directory when the
 // workload has engine-side faults (engine restarts, coordinator crashes,
-// failovers) and no --data-dir was given, and says so; runCmd removes it
-// after the run.
+// failovers) and no --data-dir was given, and says so; openRunTarget's
+// closeTarget removes it after the run.
 func tempDataDir(env *Env, f *runFlags, spec *workloads.Spec) error {
 	if f.target != "engine" || f.dataDir != "" {
 		return nil
@@ -546,74 +645,135 @@ func verifyCmd(env *Env, args []string) error {
 	if *in == "" {
 		return usageErr("--in is required: the run directory written by 'sharebench run --dump-ledgers'")
 	}
-	names, err := result.LedgerModes(*in)
+	names, err := ledgerModes(*in, *only)
 	if err != nil {
-		return usageErr("%s has no ledgers (%v); re-run with 'sharebench run --dump-ledgers --out %s'", *in, err, *in)
+		return err
 	}
-	if *only != "" {
-		names = slices.DeleteFunc(names, func(n string) bool { return n != *only })
-	}
-	if len(names) == 0 {
-		return usageErr("no ledgers for mode %q under %s", *only, result.LedgersDir(*in))
-	}
-	// The counts result.json records are cross-checked against the
-	// ledgers; a run directory without one is judged from its ledgers
-	// alone, and says so.
-	run, err := result.Read(result.ResultPath(*in))
-	switch {
-	case errors.Is(err, iofs.ErrNotExist):
-		run = nil
-		fmt.Fprintf(env.Stdout, "verify: %s has no %s: the ledgers' counts are not cross-checked\n", *in, result.FileName)
-	case err != nil:
-		return usageErr("%v; the run directory's %s must be readable to cross-check its ledgers", err, result.FileName)
+	run, err := recordedRun(env, *in)
+	if err != nil {
+		return err
 	}
 	// Each mode is judged on its own: a broken ledger is reported and the
-	// other modes are still verified. The exit code is the worst outcome:
-	// an anomaly (3), then a ledger that cannot be read or that result.json
-	// contradicts (2), then an inconclusive verdict (5).
-	var failed, broken, unjudged []string
+	// other modes are still verified.
+	var t verifyTally
 	for _, name := range names {
-		mode := modeOf(name)
-		dir := result.LedgerDir(*in, name)
-		v, err := verify.VerifyDir(mode, dir, verify.Options{DeliveryLimit: deliveryLimit(*limit, *in, dir)})
-		if err == nil && run != nil {
-			if rec := run.ModeRun(name); rec == nil {
-				err = fmt.Errorf("verify: %s records no run of %s, so these ledgers are not the run's", result.ResultPath(*in), name)
-			} else {
-				err = verify.CheckRecorded(dir, v, rec)
-			}
+		t.add(name, verifyLedgers(env, *in, name, *limit, run))
+	}
+	t.broken = append(t.broken, missingLedgers(env, *in, *only, run, names)...)
+	return t.err()
+}
+
+// ledgerModes lists the mode runs with ledgers under the run directory
+// in, only the one named only when it is given.
+func ledgerModes(in, only string) ([]string, error) {
+	names, err := result.LedgerModes(in)
+	if err != nil {
+		return nil, usageErr("%s has no ledgers (%v); re-run with 'sharebench run --dump-ledgers --out %s'", in, err, in)
+	}
+	if only != "" {
+		names = slices.DeleteFunc(names, func(n string) bool { return n != only })
+	}
+	if len(names) == 0 {
+		return nil, usageErr("no ledgers for mode %q under %s", only, result.LedgersDir(in))
+	}
+	return names, nil
+}
+
+// recordedRun reads the run directory's result.json: the counts it records
+// are cross-checked against the ledgers. A run directory without one
+// (nil) is judged from its ledgers alone, and says so.
+func recordedRun(env *Env, in string) (*result.Result, error) {
+	run, err := result.Read(result.ResultPath(in))
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		fmt.Fprintf(env.Stdout, "verify: %s has no %s: the ledgers' counts are not cross-checked\n", in, result.FileName)
+		return nil, nil
+	case err != nil:
+		return nil, usageErr("%v; the run directory's %s must be readable to cross-check its ledgers", err, result.FileName)
+	}
+	return run, nil
+}
+
+// verifyOutcome is how one mode run's ledgers were judged.
+type verifyOutcome int
+
+const (
+	verifyPassed verifyOutcome = iota
+	verifyFailed
+	verifyBroken // not judged: the ledger cannot be read, or result.json contradicts it
+	verifyUnjudged
+)
+
+// verifyLedgers judges one mode run's ledgers and prints the verdict, or
+// why they were not judged.
+func verifyLedgers(env *Env, in, name string, limit int, run *result.Result) verifyOutcome {
+	dir := result.LedgerDir(in, name)
+	v, err := verify.VerifyDir(modeOf(name), dir, verify.Options{DeliveryLimit: deliveryLimit(limit, in, dir)})
+	if err == nil && run != nil {
+		if rec := run.ModeRun(name); rec == nil {
+			err = fmt.Errorf("verify: %s records no run of %s, so these ledgers are not the run's", result.ResultPath(in), name)
+		} else {
+			err = verify.CheckRecorded(dir, v, rec)
 		}
-		if err != nil {
-			fmt.Fprintf(env.Stdout, "verify %s: not judged: %v\n", name, err)
-			broken = append(broken, name)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stdout, "verify %s: not judged: %v\n", name, err)
+		return verifyBroken
+	}
+	verify.Format(env.Stdout, name, v)
+	switch {
+	case v.Inconclusive():
+		return verifyUnjudged
+	case !v.Pass:
+		return verifyFailed
+	}
+	return verifyPassed
+}
+
+// missingLedgers lists, and prints, the mode runs the run verified with
+// its ledgers dumped whose ledgers are missing.
+func missingLedgers(env *Env, in, only string, run *result.Result, names []string) []string {
+	if run == nil || run.Flags["dump-ledgers"] != "true" {
+		return nil
+	}
+	var missing []string
+	for _, m := range run.Modes {
+		name := result.ModeRunName(m.Mode, m.Repeat, run.Repeats)
+		if m.Verify == nil || slices.Contains(names, name) || only != "" && name != only {
 			continue
 		}
-		verify.Format(env.Stdout, name, v)
-		switch {
-		case v.Inconclusive():
-			unjudged = append(unjudged, name)
-		case !v.Pass:
-			failed = append(failed, name)
-		}
+		fmt.Fprintf(env.Stdout, "verify %s: not judged: %s records its verdict, but %s is missing\n", name, result.ResultPath(in), result.LedgerDir(in, name))
+		missing = append(missing, name)
 	}
-	// A mode the run verified with its ledgers dumped must have them.
-	if run != nil && run.Flags["dump-ledgers"] == "true" {
-		for _, m := range run.Modes {
-			name := result.ModeRunName(m.Mode, m.Repeat, run.Repeats)
-			if m.Verify == nil || slices.Contains(names, name) || *only != "" && name != *only {
-				continue
-			}
-			fmt.Fprintf(env.Stdout, "verify %s: not judged: %s records its verdict, but %s is missing\n", name, result.ResultPath(*in), result.LedgerDir(*in, name))
-			broken = append(broken, name)
-		}
+	return missing
+}
+
+// verifyTally collects the mode runs by outcome.
+type verifyTally struct {
+	failed, broken, unjudged []string
+}
+
+func (t *verifyTally) add(name string, o verifyOutcome) {
+	switch o {
+	case verifyFailed:
+		t.failed = append(t.failed, name)
+	case verifyBroken:
+		t.broken = append(t.broken, name)
+	case verifyUnjudged:
+		t.unjudged = append(t.unjudged, name)
 	}
+}
+
+// err is the worst outcome: an anomaly (exit 3), then ledgers that cannot
+// be judged (2), then an inconclusive verdict (5).
+func (t *verifyTally) err() error {
 	switch {
-	case len(failed) > 0:
-		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(failed, ", ")))
-	case len(broken) > 0:
-		return usageErr("ledgers of %s cannot be judged (see above); re-run with --dump-ledgers", strings.Join(broken, ", "))
-	case len(unjudged) > 0:
-		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(unjudged, ", ")))
+	case len(t.failed) > 0:
+		return withCode(reports.ExitAnomaly, fmt.Errorf("forbidden exactly-once anomalies in %s", strings.Join(t.failed, ", ")))
+	case len(t.broken) > 0:
+		return usageErr("ledgers of %s cannot be judged (see above); re-run with --dump-ledgers", strings.Join(t.broken, ", "))
+	case len(t.unjudged) > 0:
+		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: %s could not be judged (see the notes above)", strings.Join(t.unjudged, ", ")))
 	}
 	return nil
 }

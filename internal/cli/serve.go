@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/internal/serve"
 )
@@ -31,115 +33,204 @@ const serveExamples = `  sharebench serve                                   # in
 // handlers waiting on shard locks for 1.3 s per second, 64 for 0.6 s.
 const serveShards = 64
 
+// serveFlags are serve's flags.
+type serveFlags struct {
+	listen      string
+	allowRemote bool
+	dataDir     string
+	flush       string
+	shards      int
+	txnAck      string
+	maxConns    int
+	maxReq      int32
+	partitions  int32
+	autoCreate  bool
+	pidFile     string
+	logRequests bool
+	cpuProfile  string
+	retention   int64
+	txnVersion  int16
+	adminListen string
+	blockRate   int
+	mutexFrac   int
+}
+
+func (f *serveFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:9092", "address to listen on (loopback only unless --allow-remote)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (the server has no authentication)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "durable engine in this directory (default: in memory)")
+	fs.StringVar(&f.flush, "flush", "always", "with --data-dir: fsync policy (always, interval:DURATION, never)")
+	fs.IntVar(&f.shards, "shards", serveShards, "engine lock shards")
+	fs.StringVar(&f.txnAck, "txn-share-ack", "95", "which draft TxnShareAcknowledge to serve and advertise: off, 93 or 95")
+	fs.IntVar(&f.maxConns, "max-conns", 1024, "cap on open client connections")
+	fs.Int32Var(&f.maxReq, "max-request-bytes", 100<<20, "cap on one request frame (socket.request.max.bytes)")
+	fs.Int32Var(&f.partitions, "partitions", 1, "partitions of auto-created topics (num.partitions)")
+	fs.BoolVar(&f.autoCreate, "auto-create-topics", true, "create topics that Metadata names (auto.create.topics.enable)")
+	fs.StringVar(&f.pidFile, "pid-file", "", "write the server's process id to this file (for signals: SIGHUP restarts the engine from --data-dir, SIGUSR1 crashes and reloads its transaction coordinator)")
+	fs.BoolVar(&f.logRequests, "log-requests", false, "log every request (API, version, client) to stderr")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the server to this file until it stops")
+	fs.Int64Var(&f.retention, "retention-bytes", 0, "bound on each partition's retained record bytes (default: the engine's, 256 MiB)")
+	fs.Int16Var(&f.txnVersion, "transaction-version", 2, "transaction.version feature to finalize: 2 (KIP-890 part 2: EndTxn v5, an epoch per transaction, partitions added by Produce) or 1")
+	fs.StringVar(&f.adminListen, "admin-listen", "", "loopback address of the admin endpoint: POST /control/ACTION applies an engine-side fault (kill, restart, stop, start, coordinator-crash, share-failover), /debug/pprof serves profiles (default: none)")
+	fs.IntVar(&f.blockRate, "block-profile-rate", 0, "runtime.SetBlockProfileRate for /debug/pprof/block (nanoseconds; 0: off)")
+	fs.IntVar(&f.mutexFrac, "mutex-profile-fraction", 0, "runtime.SetMutexProfileFraction for /debug/pprof/mutex (0: off)")
+}
+
 func serveCmd(env *Env, args []string) error {
+	var f serveFlags
 	fs := newFlags(env, "serve", "[flags]", serveExamples)
-	listen := fs.String("listen", "127.0.0.1:9092", "address to listen on (loopback only unless --allow-remote)")
-	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback --listen address (the server has no authentication)")
-	dataDir := fs.String("data-dir", "", "durable engine in this directory (default: in memory)")
-	flush := fs.String("flush", "always", "with --data-dir: fsync policy (always, interval:DURATION, never)")
-	shards := fs.Int("shards", serveShards, "engine lock shards")
-	txnAck := fs.String("txn-share-ack", "95", "which draft TxnShareAcknowledge to serve and advertise: off, 93 or 95")
-	maxConns := fs.Int("max-conns", 1024, "cap on open client connections")
-	maxReq := fs.Int32("max-request-bytes", 100<<20, "cap on one request frame (socket.request.max.bytes)")
-	partitions := fs.Int32("partitions", 1, "partitions of auto-created topics (num.partitions)")
-	autoCreate := fs.Bool("auto-create-topics", true, "create topics that Metadata names (auto.create.topics.enable)")
-	pidFile := fs.String("pid-file", "", "write the server's process id to this file (for signals: SIGHUP restarts the engine from --data-dir, SIGUSR1 crashes and reloads its transaction coordinator)")
-	logRequests := fs.Bool("log-requests", false, "log every request (API, version, client) to stderr")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server to this file until it stops")
-	retention := fs.Int64("retention-bytes", 0, "bound on each partition's retained record bytes (default: the engine's, 256 MiB)")
-	txnVersion := fs.Int16("transaction-version", 2, "transaction.version feature to finalize: 2 (KIP-890 part 2: EndTxn v5, an epoch per transaction, partitions added by Produce) or 1")
-	adminListen := fs.String("admin-listen", "", "loopback address of the admin endpoint: POST /control/ACTION applies an engine-side fault (kill, restart, stop, start, coordinator-crash, share-failover), /debug/pprof serves profiles (default: none)")
-	blockRate := fs.Int("block-profile-rate", 0, "runtime.SetBlockProfileRate for /debug/pprof/block (nanoseconds; 0: off)")
-	mutexFrac := fs.Int("mutex-profile-fraction", 0, "runtime.SetMutexProfileFraction for /debug/pprof/mutex (0: off)")
+	f.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var key int16
-	switch *txnAck {
-	case "off":
-	case "93":
-		key = 93
-	case "95":
-		key = 95
-	default:
-		return usageErr("--txn-share-ack %q (valid: off, 93, 95)", *txnAck)
-	}
-	if *shards < 1 || *shards > 1<<16 {
-		return usageErr("--shards %d out of range (valid: 1 to 65536)", *shards)
-	}
-	opts := []engine.Option{engine.WithShards(*shards)}
-	if *blockRate < 0 || *mutexFrac < 0 {
-		return usageErr("--block-profile-rate and --mutex-profile-fraction must not be negative")
-	}
-	if *retention < 0 {
-		return usageErr("--retention-bytes %d must not be negative", *retention)
-	}
-	if *retention > 0 {
-		opts = append(opts, engine.WithRetentionBytes(*retention))
-	}
-	if *dataDir != "" {
-		p, err := engine.ParseFlushPolicy(*flush)
-		if err != nil {
-			return usageErr("--flush: %v", err)
-		}
-		opts = append(opts, engine.WithDataDir(*dataDir), engine.WithFlushPolicy(p))
-	} else if fs.Changed("flush") {
-		return usageErr("--flush applies with --data-dir")
-	}
-	e, err := engine.New(opts...)
+	key, err := f.txnAckKey()
 	if err != nil {
-		if errors.Is(err, engine.ErrNotDataDir) || errors.Is(err, engine.ErrCorruptLog) || errors.Is(err, engine.ErrDataDirVersion) {
-			return usageErr("--data-dir %s: %v", *dataDir, err)
-		}
+		return err
+	}
+	opts, err := f.engineOptions(fs)
+	if err != nil {
+		return err
+	}
+	e, err := newServeEngine(f.dataDir, opts)
+	if err != nil {
 		return err
 	}
 	defer e.Close()
-	s, err := serve.New(e,
-		serve.WithListen(*listen), serve.WithAllowRemote(*allowRemote), serve.WithTxnShareAck(key),
-		serve.WithMaxConns(*maxConns), serve.WithMaxRequestBytes(*maxReq),
-		serve.WithDefaultPartitions(*partitions), serve.WithAutoCreateTopics(*autoCreate),
-		serve.WithLogger(env.Stderr), serve.WithRequestLog(*logRequests), serve.WithTransactionVersion(*txnVersion),
-	)
+	s, err := f.newServer(env, e, key)
 	if err != nil {
-		if errors.Is(err, serve.ErrConfig) {
-			return usageErr("%v", err)
-		}
 		return err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
-			return usageErr("--cpuprofile: %v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
 			return err
 		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	ctl := serve.NewControl(e)
-	if *adminListen != "" {
-		logf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "sharebench serve: "+format+"\n", args...) }
-		a, err := serve.NewAdmin(*adminListen, ctl, logf)
+	if f.adminListen != "" {
+		a, err := startAdmin(env, f.adminListen, ctl)
 		if err != nil {
 			s.Close()
-			if errors.Is(err, serve.ErrConfig) {
-				return usageErr("--admin-listen: %v", err)
-			}
 			return err
 		}
 		defer a.Close()
-		fmt.Fprintf(env.Stdout, "sharebench serve: admin endpoint on http://%s (POST /control/ACTION, /debug/pprof)\n", a.Addr())
 	}
-	runtime.SetBlockProfileRate(*blockRate)
-	runtime.SetMutexProfileFraction(*mutexFrac)
-	fmt.Fprintf(env.Stdout, "sharebench serve: listening on %s (TxnShareAcknowledge: %s; engine: %s)\n", s.Addr(), *txnAck, engineKind(*dataDir))
-	if *pidFile != "" {
-		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+	runtime.SetBlockProfileRate(f.blockRate)
+	runtime.SetMutexProfileFraction(f.mutexFrac)
+	fmt.Fprintf(env.Stdout, "sharebench serve: listening on %s (TxnShareAcknowledge: %s; engine: %s)\n", s.Addr(), f.txnAck, engineKind(f.dataDir))
+	if f.pidFile != "" {
+		if err := os.WriteFile(f.pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			return usageErr("--pid-file: %v", err)
 		}
-		defer os.Remove(*pidFile)
+		defer os.Remove(f.pidFile)
 	}
+	return serveUntilStopped(env, s, ctl)
+}
+
+// txnAckKey is the API key of the TxnShareAcknowledge --txn-share-ack
+// names; 0 for off.
+func (f *serveFlags) txnAckKey() (int16, error) {
+	switch f.txnAck {
+	case "off":
+		return 0, nil
+	case "93":
+		return 93, nil
+	case "95":
+		return 95, nil
+	}
+	return 0, usageErr("--txn-share-ack %q (valid: off, 93, 95)", f.txnAck)
+}
+
+// engineOptions checks the engine and profiling flags, returning usage
+// errors, and gives the engine's options.
+func (f *serveFlags) engineOptions(fs *pflag.FlagSet) ([]engine.Option, error) {
+	if f.shards < 1 || f.shards > 1<<16 {
+		return nil, usageErr("--shards %d out of range (valid: 1 to 65536)", f.shards)
+	}
+	opts := []engine.Option{engine.WithShards(f.shards)}
+	if f.blockRate < 0 || f.mutexFrac < 0 {
+		return nil, usageErr("--block-profile-rate and --mutex-profile-fraction must not be negative")
+	}
+	if f.retention < 0 {
+		return nil, usageErr("--retention-bytes %d must not be negative", f.retention)
+	}
+	if f.retention > 0 {
+		opts = append(opts, engine.WithRetentionBytes(f.retention))
+	}
+	if f.dataDir != "" {
+		p, err := engine.ParseFlushPolicy(f.flush)
+		if err != nil {
+			return nil, usageErr("--flush: %v", err)
+		}
+		opts = append(opts, engine.WithDataDir(f.dataDir), engine.WithFlushPolicy(p))
+	} else if fs.Changed("flush") {
+		return nil, usageErr("--flush applies with --data-dir")
+	}
+	return opts, nil
+}
+
+// newServeEngine makes the engine; a data directory it cannot use is a
+// usage error naming --data-dir.
+func newServeEngine(dataDir string, opts []engine.Option) (*engine.Engine, error) {
+	e, err := engine.New(opts...)
+	if err != nil {
+		if errors.Is(err, engine.ErrNotDataDir) || errors.Is(err, engine.ErrCorruptLog) || errors.Is(err, engine.ErrDataDirVersion) {
+			return nil, usageErr("--data-dir %s: %v", dataDir, err)
+		}
+		return nil, err
+	}
+	return e, nil
+}
+
+// newServer makes the Kafka-protocol server over e.
+func (f *serveFlags) newServer(env *Env, e *engine.Engine, txnAckKey int16) (*serve.Server, error) {
+	s, err := serve.New(e,
+		serve.WithListen(f.listen), serve.WithAllowRemote(f.allowRemote), serve.WithTxnShareAck(txnAckKey),
+		serve.WithMaxConns(f.maxConns), serve.WithMaxRequestBytes(f.maxReq),
+		serve.WithDefaultPartitions(f.partitions), serve.WithAutoCreateTopics(f.autoCreate),
+		serve.WithLogger(env.Stderr), serve.WithRequestLog(f.logRequests), serve.WithTransactionVersion(f.txnVersion),
+	)
+	if err != nil {
+		if errors.Is(err, serve.ErrConfig) {
+			return nil, usageErr("%v", err)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// startCPUProfile profiles the CPU into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usageErr("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// startAdmin starts the admin endpoint on addr and says where it is.
+func startAdmin(env *Env, addr string, ctl *serve.Control) (*serve.Admin, error) {
+	logf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "sharebench serve: "+format+"\n", args...) }
+	a, err := serve.NewAdmin(addr, ctl, logf)
+	if err != nil {
+		if errors.Is(err, serve.ErrConfig) {
+			return nil, usageErr("--admin-listen: %v", err)
+		}
+		return nil, err
+	}
+	fmt.Fprintf(env.Stdout, "sharebench serve: admin endpoint on http://%s (POST /control/ACTION, /debug/pprof)\n", a.Addr())
+	return a, nil
+}
+
+// serveUntilStopped serves until the server fails, env.Interrupt closes or
+// SIGTERM comes, applying the engine-side faults SIGHUP and SIGUSR1 ask
+// for meanwhile, then closes the server.
+func serveUntilStopped(env *Env, s *serve.Server, ctl *serve.Control) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve() }()
 	term := make(chan os.Signal, 1)
@@ -148,6 +239,7 @@ func serveCmd(env *Env, args []string) error {
 	faults := make(chan os.Signal, 1)
 	signal.Notify(faults, syscall.SIGHUP, syscall.SIGUSR1)
 	defer signal.Stop(faults)
+	var err error
 	for {
 		select {
 		case err = <-errc:

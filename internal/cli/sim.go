@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/sharebench/sharebench/internal/sim"
 	"github.com/sharebench/sharebench/reports"
 )
@@ -32,9 +34,7 @@ type simFlags struct {
 	verbose    bool
 }
 
-func simCmd(env *Env, args []string) error {
-	var f simFlags
-	fs := newFlags(env, "sim", "[flags]", simExamples)
+func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.seed, "seed", 0, "first seed (default: 1 with --seeds, else time-based; printed)")
 	fs.IntVar(&f.steps, "steps", 400, "scheduled steps per seed, before the drain")
 	fs.IntVar(&f.seeds, "seeds", 1, "run this many seeds in a row, from --seed")
@@ -43,31 +43,48 @@ func simCmd(env *Env, args []string) error {
 	fs.DurationVar(&f.shrinkTime, "shrink-time", 30*time.Second, "time allowed to shrink a failing trace (0: do not shrink)")
 	fs.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "seeds simulated at once (each simulation is single-threaded and deterministic)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "print every step of every seed")
+}
+
+// validate checks the flags, returning usage errors, and returns the step
+// indexes --only keeps (nil: every step).
+func (f *simFlags) validate() ([]int, error) {
+	switch {
+	case f.steps < 0:
+		return nil, usageErr("--steps %d: must be at least 0", f.steps)
+	case f.seeds < 1:
+		return nil, usageErr("--seeds %d: must be at least 1", f.seeds)
+	case f.parallel < 1:
+		return nil, usageErr("--parallel %d: must be at least 1", f.parallel)
+	case f.knobs != "safe" && f.knobs != "draft":
+		return nil, usageErr("--knobs %q: want safe or draft", f.knobs)
+	}
+	if f.only == "" {
+		return nil, nil
+	}
+	if f.seeds != 1 {
+		return nil, usageErr("--only replays one seed's trace: drop --seeds")
+	}
+	var only []int
+	for _, part := range strings.Split(f.only, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || i < 0 || i >= f.steps {
+			return nil, usageErr("--only: %q is not a step index in [0, %d)", part, f.steps)
+		}
+		only = append(only, i)
+	}
+	return only, nil
+}
+
+func simCmd(env *Env, args []string) error {
+	var f simFlags
+	fs := newFlags(env, "sim", "[flags]", simExamples)
+	f.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case f.steps < 0:
-		return usageErr("--steps %d: must be at least 0", f.steps)
-	case f.seeds < 1:
-		return usageErr("--seeds %d: must be at least 1", f.seeds)
-	case f.parallel < 1:
-		return usageErr("--parallel %d: must be at least 1", f.parallel)
-	case f.knobs != "safe" && f.knobs != "draft":
-		return usageErr("--knobs %q: want safe or draft", f.knobs)
-	}
-	var only []int
-	if f.only != "" {
-		if f.seeds != 1 {
-			return usageErr("--only replays one seed's trace: drop --seeds")
-		}
-		for _, part := range strings.Split(f.only, ",") {
-			i, err := strconv.Atoi(strings.TrimSpace(part))
-			if err != nil || i < 0 || i >= f.steps {
-				return usageErr("--only: %q is not a step index in [0, %d)", part, f.steps)
-			}
-			only = append(only, i)
-		}
+	only, err := f.validate()
+	if err != nil {
+		return err
 	}
 	if !fs.Changed("seed") {
 		f.seed = 1

@@ -21,7 +21,6 @@ import (
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/reports"
 	"github.com/sharebench/sharebench/vocab"
-	"github.com/sharebench/sharebench/workloads"
 )
 
 type kafkaFlags struct {
@@ -64,121 +63,177 @@ var engineHook eng.Hook
 // cpudemo build (cpudemo.go, -tags cpudemo).
 var targetWrap func(targets.Target) targets.Target
 
-// openTarget opens the target named by the flags and, where it can apply
-// target-side faults, the fault runner.
-func openTarget(ctx context.Context, env *Env, f *runFlags, modes []vocab.Mode, spec *workloads.Spec) (targets.Target, loadgen.FaultRunner, error) {
+// validate checks the target flags against --target and each other,
+// returning usage errors. runCmd calls it once, after a workload's
+// engine-side faults have given the engine a temporary --data-dir.
+func (f *runFlags) validate() error {
 	switch f.target {
 	case "engine":
-		if f.driver != nil && f.driver.ClientSettings() {
-			fmt.Fprintf(env.Stderr, "sharebench run: note: %s: its producer and consumer settings tune Kafka clients; the engine target has none, so they apply only with --target kafka\n", f.ombDriver)
-		}
 		if f.kafka.brokers != "" {
-			return nil, nil, usageErr("--brokers applies to --target kafka; drop it or add --target kafka")
+			return usageErr("--brokers applies to --target kafka; drop it or add --target kafka")
 		}
 		if f.kafka.commandConfig != "" {
-			return nil, nil, usageErr("--command-config applies to --target kafka; drop it or add --target kafka")
+			return usageErr("--command-config applies to --target kafka; drop it or add --target kafka")
 		}
-		knobs, err := parseKnobs(f.knobs)
-		if err != nil {
-			return nil, nil, err
+		if _, err := parseKnobs(f.knobs); err != nil {
+			return err
 		}
-		flush, err := eng.ParseFlushPolicy(f.flush)
-		if err != nil {
-			return nil, nil, usageErr("--flush %q: use always, never or interval:DURATION such as interval:10ms", f.flush)
+		if _, err := parseFlush(f.flush); err != nil {
+			return err
 		}
 		if f.dataDir == "" && f.flush != "always" {
-			return nil, nil, usageErr("--flush applies with --data-dir; add --data-dir DIR")
+			return usageErr("--flush applies with --data-dir; add --data-dir DIR")
 		}
-		t, err := enginetarget.New(enginetarget.Options{Shards: f.shards, Knobs: knobs, DataDir: f.dataDir, Flush: flush, Hook: engineHook})
-		if err != nil {
-			if f.dataDir != "" {
-				return nil, nil, usageErr("--data-dir %s: %v", f.dataDir, err)
-			}
-			return nil, nil, usageErr("%v", err)
-		}
-		var tgt targets.Target = t
-		if targetWrap != nil {
-			tgt = targetWrap(t)
-		}
-		if fr := t.FaultRunner(); fr != nil {
-			return tgt, fr, nil
-		}
-		return tgt, nil, nil
 	case "kafka":
 		if f.knobs != "safe" || f.shards != 0 {
-			return nil, nil, usageErr("--knobs and --shards apply to --target engine")
+			return usageErr("--knobs and --shards apply to --target engine")
 		}
 		if f.dataDir != "" || f.flush != "always" {
-			return nil, nil, usageErr("--data-dir and --flush apply to --target engine")
+			return usageErr("--data-dir and --flush apply to --target engine")
 		}
-		opts := kafkatarget.Options{
-			SASLMechanism: f.kafka.saslMechanism, SASLUser: f.kafka.saslUser,
-			TLS: f.kafka.tls, TLSCAFile: f.kafka.tlsCA, TLSCertFile: f.kafka.tlsCert, TLSKeyFile: f.kafka.tlsKey,
-			TLSInsecureSkipVerify: f.kafka.tlsInsecure, Keep: f.kafka.keep,
+		k := &f.kafka
+		if k.commandConfig != "" && (k.saslMechanism != "" || k.saslUser != "" || k.tls || k.tlsCA != "" || k.tlsCert != "" || k.tlsKey != "") {
+			return usageErr("--command-config sets security itself: drop --sasl-* and --tls* flags, or drop --command-config")
 		}
-		if d := f.driver; d != nil {
-			opts.Input = kafkatarget.ProducerTuning{Linger: d.Linger, BatchMaxBytes: d.BatchMaxBytes, Compression: d.Compression, MaxInFlight: d.MaxInFlight}
-			opts.FetchMaxPartitionBytes = d.FetchMaxPartitionBytes
-		}
-		if f.kafka.brokers != "" {
-			for _, b := range strings.Split(f.kafka.brokers, ",") {
-				if b = strings.TrimSpace(b); b != "" {
-					opts.Brokers = append(opts.Brokers, b)
-				}
-			}
-		}
-		if f.kafka.commandConfig != "" {
-			if opts.SASLMechanism != "" || opts.SASLUser != "" || opts.TLS || opts.TLSCAFile != "" || opts.TLSCertFile != "" || opts.TLSKeyFile != "" {
-				return nil, nil, usageErr("--command-config sets security itself: drop --sasl-* and --tls* flags, or drop --command-config")
-			}
-			cc, err := loadCommandConfig(f.kafka.commandConfig)
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(opts.Brokers) == 0 {
-				opts.Brokers = cc.brokers
-			}
-			insecure := opts.TLSInsecureSkipVerify
-			opts = kafkatarget.Options{Brokers: opts.Brokers,
-				SASLMechanism: cc.opts.SASLMechanism, SASLUser: cc.opts.SASLUser, SASLPassword: cc.opts.SASLPassword,
-				TLS: cc.opts.TLS, TLSCAFile: cc.opts.TLSCAFile, TLSCertFile: cc.opts.TLSCertFile, TLSKeyFile: cc.opts.TLSKeyFile,
-				TLSInsecureSkipVerify: insecure, Keep: f.kafka.keep, Input: opts.Input, FetchMaxPartitionBytes: opts.FetchMaxPartitionBytes}
-		} else if opts.SASLMechanism != "" {
-			pw := env.Getenv("SHAREBENCH_SASL_PASSWORD")
-			if f.kafka.saslPasswordFile != "" {
-				b, err := os.ReadFile(f.kafka.saslPasswordFile)
-				if err != nil {
-					return nil, nil, usageErr("--sasl-password-file: %v", err)
-				}
-				pw = strings.TrimSpace(string(b))
-			}
-			if pw == "" {
-				return nil, nil, usageErr("--sasl-mechanism %s needs a password: --sasl-password-file FILE or SHAREBENCH_SASL_PASSWORD", opts.SASLMechanism)
-			}
-			opts.SASLPassword = pw
-		}
-		t, err := kafkatarget.New(ctx, opts)
-		if err != nil {
-			return nil, nil, kafkaNewErr(err)
-		}
-		// A transactional run asked for by name must fail fast on a broker
-		// without the KIP-1289 API; with --modes unset it is listed as
-		// unsupported in the table instead.
-		for _, m := range modes {
-			if m == vocab.Transactional {
-				if err := t.Supports(ctx, m); err != nil {
-					t.Close()
-					return nil, nil, withCode(reports.ExitUsage, runFlagHints(err))
-				}
-			}
-		}
-		var fr loadgen.FaultRunner
-		if f.kafka.brokerControl != "" {
-			fr = t.BrokerControl(f.kafka.brokerControl)
-		}
-		return t, fr, nil
+	default:
+		return usageErr("--target %q: unknown target (valid: engine, kafka)", f.target)
 	}
-	return nil, nil, usageErr("--target %q: unknown target (valid: engine, kafka)", f.target)
+	return nil
+}
+
+// noteEngineDriver says that an OMB driver file's client settings do not
+// apply to the engine target.
+func noteEngineDriver(env *Env, f *runFlags) {
+	if f.target == "engine" && f.driver != nil && f.driver.ClientSettings() {
+		fmt.Fprintf(env.Stderr, "sharebench run: note: %s: its producer and consumer settings tune Kafka clients; the engine target has none, so they apply only with --target kafka\n", f.ombDriver)
+	}
+}
+
+// openTarget opens the target named by the flags, which have passed
+// validate, and, where it can apply target-side faults, the fault runner.
+func openTarget(ctx context.Context, env *Env, f *runFlags, modes []vocab.Mode) (targets.Target, loadgen.FaultRunner, error) {
+	if f.target == "kafka" {
+		return openKafka(ctx, env, f, modes)
+	}
+	return openEngine(f)
+}
+
+// openEngine opens the in-process engine target.
+func openEngine(f *runFlags) (targets.Target, loadgen.FaultRunner, error) {
+	knobs, err := parseKnobs(f.knobs)
+	if err != nil {
+		return nil, nil, err
+	}
+	flush, err := parseFlush(f.flush)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := enginetarget.New(enginetarget.Options{Shards: f.shards, Knobs: knobs, DataDir: f.dataDir, Flush: flush, Hook: engineHook})
+	if err != nil {
+		if f.dataDir != "" {
+			return nil, nil, usageErr("--data-dir %s: %v", f.dataDir, err)
+		}
+		return nil, nil, usageErr("%v", err)
+	}
+	var tgt targets.Target = t
+	if targetWrap != nil {
+		tgt = targetWrap(t)
+	}
+	if fr := t.FaultRunner(); fr != nil {
+		return tgt, fr, nil
+	}
+	return tgt, nil, nil
+}
+
+// openKafka opens the kafka target. A transactional run asked for by name
+// must fail fast on a broker without the KIP-1289 API; with --modes unset
+// it is listed as unsupported in the table instead.
+func openKafka(ctx context.Context, env *Env, f *runFlags, modes []vocab.Mode) (targets.Target, loadgen.FaultRunner, error) {
+	opts, err := kafkaOptions(env, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := kafkatarget.New(ctx, opts)
+	if err != nil {
+		return nil, nil, kafkaNewErr(err)
+	}
+	for _, m := range modes {
+		if m == vocab.Transactional {
+			if err := t.Supports(ctx, m); err != nil {
+				t.Close()
+				return nil, nil, withCode(reports.ExitUsage, runFlagHints(err))
+			}
+		}
+	}
+	var fr loadgen.FaultRunner
+	if f.kafka.brokerControl != "" {
+		fr = t.BrokerControl(f.kafka.brokerControl)
+	}
+	return t, fr, nil
+}
+
+// kafkaOptions are the kafka target's options from the flags: seed
+// brokers, the OMB driver's client tuning, and security from
+// --command-config or from the --sasl-* and --tls* flags, the password
+// from --sasl-password-file or SHAREBENCH_SASL_PASSWORD.
+func kafkaOptions(env *Env, f *runFlags) (kafkatarget.Options, error) {
+	k := &f.kafka
+	opts := kafkatarget.Options{
+		SASLMechanism: k.saslMechanism, SASLUser: k.saslUser,
+		TLS: k.tls, TLSCAFile: k.tlsCA, TLSCertFile: k.tlsCert, TLSKeyFile: k.tlsKey,
+		TLSInsecureSkipVerify: k.tlsInsecure, Keep: k.keep,
+	}
+	if d := f.driver; d != nil {
+		opts.Input = kafkatarget.ProducerTuning{Linger: d.Linger, BatchMaxBytes: d.BatchMaxBytes, Compression: d.Compression, MaxInFlight: d.MaxInFlight}
+		opts.FetchMaxPartitionBytes = d.FetchMaxPartitionBytes
+	}
+	for _, b := range strings.Split(k.brokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			opts.Brokers = append(opts.Brokers, b)
+		}
+	}
+	switch {
+	case k.commandConfig != "":
+		cc, err := loadCommandConfig(k.commandConfig)
+		if err != nil {
+			return opts, err
+		}
+		cc.ApplyTo(&opts)
+	case opts.SASLMechanism != "":
+		pw, err := saslPassword(env, k)
+		if err != nil {
+			return opts, err
+		}
+		opts.SASLPassword = pw
+	}
+	return opts, nil
+}
+
+// saslPassword reads the SASL password: --sasl-password-file, else
+// SHAREBENCH_SASL_PASSWORD.
+func saslPassword(env *Env, k *kafkaFlags) (string, error) {
+	pw := env.Getenv("SHAREBENCH_SASL_PASSWORD")
+	if k.saslPasswordFile != "" {
+		b, err := os.ReadFile(k.saslPasswordFile)
+		if err != nil {
+			return "", usageErr("--sasl-password-file: %v", err)
+		}
+		pw = strings.TrimSpace(string(b))
+	}
+	if pw == "" {
+		return "", usageErr("--sasl-mechanism %s needs a password: --sasl-password-file FILE or SHAREBENCH_SASL_PASSWORD", k.saslMechanism)
+	}
+	return pw, nil
+}
+
+// parseFlush reads --flush (engine.ParseFlushPolicy), its error naming
+// the flag.
+func parseFlush(s string) (eng.FlushPolicy, error) {
+	p, err := eng.ParseFlushPolicy(s)
+	if err != nil {
+		return p, usageErr("--flush %q: use always, never or interval:DURATION such as interval:10ms", s)
+	}
+	return p, nil
 }
 
 // parseKnobs reads --knobs (engine.ParseKnobs), its error naming the flag.
@@ -192,6 +247,16 @@ func parseKnobs(s string) (eng.Knobs, error) {
 		return k, usageErr("--knobs: %v", err)
 	}
 	return k, nil
+}
+
+// loadCommandConfig reads --command-config, its errors naming the flag.
+func loadCommandConfig(path string) (*kafkatarget.ClientProperties, error) {
+	cc, err := kafkatarget.ReadClientProperties(path)
+	var pe *kafkatarget.PropertiesError
+	if errors.As(err, &pe) {
+		return nil, usageErr("--command-config %s: %v", pe.Where(), pe.Err)
+	}
+	return cc, err
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
