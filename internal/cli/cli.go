@@ -136,7 +136,7 @@ const exitCodesHelp = `Exit codes: 0 ok · 1 runtime error · 2 bad usage or inp
   compare/gate: runs that differ, too few repeats) · 3 a forbidden exactly-once anomaly ·
   4 the gate found a regression · 5 inconclusive: no forbidden anomaly, but the verifier
   could not judge the run (the drain timed out, or inputs it could not judge; the notes
-  say which) · 130 interrupted (SIGINT/SIGTERM; what was measured is written)`
+  say which), or a fault did not land under --require-faults · 130 interrupted (SIGINT/SIGTERM; what was measured is written)`
 
 // newFlags returns a flag set whose usage prints the command's examples.
 func newFlags(env *Env, name, usage, examples string) *pflag.FlagSet {

@@ -454,3 +454,30 @@ func TestVerifyJudgesEachModeOnItsOwn(t *testing.T) {
 		t.Errorf("the intact mode was not judged:\n%v", v)
 	}
 }
+
+// TestRunRequireFaults: a broker fault that cannot land (the embedded kfake
+// cluster names no controller) is counted beside the verdict, and with
+// --require-faults the mode is INCONCLUSIVE, exit 5, with the fault's
+// failure named.
+func TestRunRequireFaults(t *testing.T) {
+	t.Parallel()
+	args := []string{"run", "--workload", "testdata/faults-cannot-land.yaml", "--target", "kafka", "--broker-control", "true", "--quiet", "--no-report", "--seed", "5"}
+	plain := sharebench(t, append(args, "--out", t.TempDir())...)
+	if plain.code != reports.ExitOK || !strings.Contains(plain.stdout, "PASS · 0 of 1 faults landed") {
+		t.Fatalf("without --require-faults: want exit 0 and PASS · 0 of 1 faults landed\n%v", plain)
+	}
+	required := sharebench(t, append(args, "--out", t.TempDir(), "--require-faults")...)
+	if required.code != reports.ExitInconclusive {
+		t.Fatalf("with --require-faults: exit %d, want %d\n%v", required.code, reports.ExitInconclusive, required)
+	}
+	for _, want := range []string{"INCONCLUSIVE · 0 of 1 faults landed"} {
+		if !strings.Contains(required.stdout, want) {
+			t.Errorf("the table does not say %q\n%v", want, required)
+		}
+	}
+	for _, want := range []string{"--require-faults", "broker-restart", "controller"} {
+		if !strings.Contains(required.stderr, want) {
+			t.Errorf("the error line does not name %q\n%v", want, required)
+		}
+	}
+}

@@ -44,22 +44,23 @@ type runFlags struct {
 	out               string
 	format            string
 	// ombDriver is an OMB driver file (--omb-driver); driver what it sets.
-	ombDriver   string
-	driver      *workloads.Driver
-	dumpLedgers bool
-	force       bool
-	wide        bool
-	quiet       bool
-	repeat      int
-	noReport    bool
-	shards      int
-	knobs       string
-	dataDir     string
-	sink        string
-	tempDataDir string // made by the run for a workload's engine-side faults, removed after it
-	flush       string
-	kafka       kafkaFlags
-	share       shareFlags
+	ombDriver     string
+	driver        *workloads.Driver
+	dumpLedgers   bool
+	requireFaults bool
+	force         bool
+	wide          bool
+	quiet         bool
+	repeat        int
+	noReport      bool
+	shards        int
+	knobs         string
+	dataDir       string
+	sink          string
+	tempDataDir   string // made by the run for a workload's engine-side faults, removed after it
+	flush         string
+	kafka         kafkaFlags
+	share         shareFlags
 }
 
 const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine
@@ -87,6 +88,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "format", "text", "output format: text, json, bench (Go benchmark lines for benchstat) or omb (text, and each mode as an OpenMessaging Benchmark result, MODE.omb.json beside result.json, for OMB's chart script)")
 	fs.BoolVar(&f.wide, "wide", false, "text format: the wide table (every column) even on a terminal narrower than it; a pipe or file always gets it")
 	fs.BoolVar(&f.dumpLedgers, "dump-ledgers", false, "write ledgers/<mode>/inputs.jsonl and outputs.jsonl for 'sharebench verify'")
+	fs.BoolVar(&f.requireFaults, "require-faults", false, "a mode whose faults did not all land (a broker that could not be resolved, a control command that failed or timed out) is INCONCLUSIVE (exit 5), not PASS: for runs that exist to test those faults")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fs.IntVar(&f.repeat, "repeat", 1, "run each mode N times, interleaved, keeping every repeat")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report/ (plots, report.html, summary.md) into the run directory")
@@ -280,7 +282,7 @@ func printRunStart(env *Env, fs *pflag.FlagSet, f *runFlags, spec *workloads.Spe
 func runConfig(fs *pflag.FlagSet, f *runFlags, args []string, spec *workloads.Spec, notes []string, modes []vocab.Mode) loadgen.Config {
 	return loadgen.Config{
 		Workload: spec, WorkloadRef: f.workload, WorkloadNotes: notes, Modes: modes, Seed: f.seed,
-		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers,
+		Repeats: f.repeat, OutDir: f.out, DumpLedgers: f.dumpLedgers, RequireFaults: f.requireFaults,
 		// The arguments Main was given, not os.Args, which differ when
 		// Main is called from a test or an embedding program.
 		Args: append([]string{"sharebench", "run"}, args...), Flags: flagValues(fs), Commit: commit(),
@@ -443,10 +445,12 @@ func plural(n int, what string) string {
 // runVerdict maps the result to the exit code: 3 for a forbidden
 // exactly-once anomaly, 1 for a mode that failed to run.
 func runVerdict(res *result.Result, f runFlags) error {
-	var failed, unjudged, errs []string
+	var failed, unjudged, faultsOnly, errs []string
 	for _, m := range res.Modes {
 		switch {
 		case m.Verify == nil:
+		case m.Verify.Inconclusive() && f.requireFaults && m.FaultsNote() != "" && inconclusiveWhy(m) == "":
+			faultsOnly = append(faultsOnly, fmt.Sprintf("%s (%s%s)", m.Mode, m.FaultsNote(), firstFailedFault(m)))
 		case m.Verify.Inconclusive():
 			unjudged = append(unjudged, fmt.Sprintf("%s (%s)", m.Mode, inconclusiveWhy(m)))
 		case !m.Verify.Pass:
@@ -467,7 +471,22 @@ func runVerdict(res *result.Result, f runFlags) error {
 		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive: the verifier could not judge %s; a longer --drain or a target that reports share state settles it (details in %s, reproduce with --seed %d)",
 			strings.Join(unjudged, "; "), result.ResultPath(f.out), f.seed))
 	}
+	if len(faultsOnly) > 0 {
+		return withCode(reports.ExitInconclusive, fmt.Errorf("inconclusive by --require-faults: not every fault landed in %s; each fault's outcome is in %s, reproduce with --seed %d",
+			strings.Join(faultsOnly, "; "), result.ResultPath(f.out), f.seed))
+	}
 	return nil
+}
+
+// firstFailedFault is ": " and the detail of m's first fault that did not
+// land, or "" when every fault landed.
+func firstFailedFault(m result.ModeResult) string {
+	for _, ev := range m.Faults {
+		if ev.Failed {
+			return ": " + ev.Kind + " " + ev.Detail
+		}
+	}
+	return ""
 }
 
 // inconclusiveWhy says why a mode's verdict is INCONCLUSIVE.
