@@ -30,7 +30,7 @@ func TestLongWindowWaitsForTheBacklog(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	for _, m := range res.Modes {
-		t.Run(m.Mode, func(t *testing.T) {
+		t.Run(m.Mode.String(), func(t *testing.T) {
 			if m.Error != "" || m.Verify == nil || !m.Verify.Pass {
 				t.Fatalf("error %q verdict %+v", m.Error, m.Verify)
 			}

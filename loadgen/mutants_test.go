@@ -264,7 +264,7 @@ func mutantMode(spec *workloads.Spec, m vocab.Mode, seed int64, out string) (*re
 	if mr.Error != "" {
 		return nil, fmt.Errorf("the mode failed to run: %s", mr.Error)
 	}
-	v, err := verify.VerifyDir(mr.Mode, filepath.Join(out, "ledgers", mr.Mode), verify.Options{})
+	v, err := verify.VerifyDir(mr.Mode, filepath.Join(out, "ledgers", mr.Mode.String()), verify.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("verifying the dumped ledgers: %w", err)
 	}
@@ -294,7 +294,7 @@ func foundAt(verdicts map[string]*result.Verification) (string, bool) {
 		v := verdicts[mode]
 		switch v.Verdict {
 		case verify.VerdictFail:
-			k := strings.Join(v.Forbidden, ", ")
+			k := strings.Join(vocab.FindingNames(v.Forbidden), ", ")
 			if _, ok := byKinds[k]; !ok {
 				kinds = append(kinds, k)
 			}
@@ -386,7 +386,7 @@ func TestVerifierCatchesMutants(t *testing.T) {
 	var rows []mutantRow
 	var survivors []string
 	caught, observable := 0, 0
-	produced := map[string]bool{}                // anomaly kinds some mutant's run produced
+	produced := map[vocab.Finding]bool{}         // anomaly kinds some mutant's run produced
 	only := os.Getenv("SHAREBENCH_MUTANTS_ONLY") // a comma-separated list, for a repro
 	for _, id := range ids {
 		if only != "" && !slices.Contains(strings.Split(only, ","), id) {

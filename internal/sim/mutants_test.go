@@ -149,7 +149,7 @@ func TestMutants(t *testing.T) {
 			r.check = "SURVIVED"
 		} else {
 			v := caught.Violation
-			r.check, r.seed = v.Check, caught.Seed
+			r.check, r.seed = v.Check.String(), caught.Seed
 			r.where = "drain/verifier"
 			if v.Step >= 0 {
 				r.where = fmt.Sprintf("step #%d", v.Step)
