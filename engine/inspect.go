@@ -210,13 +210,13 @@ func (e *Engine) Transaction(id string) (TxnInfo, bool) {
 	if t == nil {
 		return TxnInfo{}, false
 	}
-	info := TxnInfo{TransactionalID: id, ProducerID: t.pid, Epoch: t.epoch, State: t.state, Timeout: t.timeout,
-		Started: t.started, Transactions: t.seq, Partitions: append([]TopicPartition(nil), t.parts...),
-		Groups: append([]string(nil), t.groups...)}
-	for _, k := range t.shares {
+	info := TxnInfo{TransactionalID: id, ProducerID: t.PID, Epoch: t.Epoch, State: t.State, Timeout: t.Timeout,
+		Started: t.Started, Transactions: t.Seq, Partitions: append([]TopicPartition(nil), t.Parts...),
+		Groups: append([]string(nil), t.Groups...)}
+	for _, k := range t.Shares {
 		info.SharePartitions = append(info.SharePartitions, k.group+"/"+k.tp.String())
 	}
-	info.NextProducerID, info.NextEpoch = t.pid, t.epoch
+	info.NextProducerID, info.NextEpoch = t.PID, t.Epoch
 	if t.job != nil {
 		info.MarkersPending, info.NextProducerID, info.NextEpoch = t.job.pending(), t.job.nextPID, t.job.nextEpoch
 	}

@@ -7,10 +7,12 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,44 +20,23 @@ import (
 	"github.com/sharebench/sharebench/engine/internal/mutant"
 	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
+	"github.com/sharebench/sharebench/engine/internal/txncoord"
 )
 
 // TxnState is a transaction's coordinator state.
-type TxnState int8
+type TxnState = txncoord.State
 
 // Coordinator states.
 const (
-	TxnEmpty TxnState = iota
-	TxnOngoing
-	TxnPrepareCommit
-	TxnPrepareAbort
-	TxnCompleteCommit
-	TxnCompleteAbort
-	TxnPrepareEpochFence
-	TxnDead
+	TxnEmpty             = txncoord.Empty
+	TxnOngoing           = txncoord.Ongoing
+	TxnPrepareCommit     = txncoord.PrepareCommit
+	TxnPrepareAbort      = txncoord.PrepareAbort
+	TxnCompleteCommit    = txncoord.CompleteCommit
+	TxnCompleteAbort     = txncoord.CompleteAbort
+	TxnPrepareEpochFence = txncoord.PrepareEpochFence
+	TxnDead              = txncoord.Dead
 )
-
-func (s TxnState) String() string {
-	switch s {
-	case TxnEmpty:
-		return "EMPTY"
-	case TxnOngoing:
-		return "ONGOING"
-	case TxnPrepareCommit:
-		return "PREPARE_COMMIT"
-	case TxnPrepareAbort:
-		return "PREPARE_ABORT"
-	case TxnCompleteCommit:
-		return "COMPLETE_COMMIT"
-	case TxnCompleteAbort:
-		return "COMPLETE_ABORT"
-	case TxnPrepareEpochFence:
-		return "PREPARE_EPOCH_FENCE"
-	case TxnDead:
-		return "DEAD"
-	}
-	return fmt.Sprintf("TxnState(%d)", int8(s))
-}
 
 type txnShard struct {
 	mu struct {
@@ -70,57 +51,19 @@ type shareKey struct {
 	tp    TopicPartition
 }
 
+// txnState is one transactional id's coordinator state: the pure core
+// (txncoord: states, epochs, participants and every decision on them) and
+// the decided transaction's markers on their way.
 type txnState struct {
-	id      string
-	pid     int64
-	epoch   int16
-	state   TxnState
-	timeout time.Duration
-	started time.Duration
-	seq     int64 // transactions begun under this id
-
-	parts  []TopicPartition
-	shares []shareKey
-	groups []string
-	// timedOutEpoch is the epoch whose transaction the sweep aborted, so
-	// that producer's next call can say why it is fenced.
-	timedOutEpoch int16
+	txncoord.Txn[TopicPartition, shareKey]
 	// job is the decided transaction's markers on their way (PREPARE_*),
 	// nil otherwise (markers.go).
 	job *markerJob
 }
 
-// addPart, addShare and addGroup add a participant and report whether it
-// is new (and so must be logged before the data it covers).
-func (t *txnState) addPart(tp TopicPartition) bool {
-	for _, x := range t.parts {
-		if x == tp {
-			return false
-		}
-	}
-	t.parts = append(t.parts, tp)
-	return true
-}
-
-func (t *txnState) addShare(k shareKey) bool {
-	for _, x := range t.shares {
-		if x == k {
-			return false
-		}
-	}
-	t.shares = append(t.shares, k)
-	return true
-}
-
-func (t *txnState) addGroup(g string) bool {
-	for _, x := range t.groups {
-		if x == g {
-			return false
-		}
-	}
-	t.groups = append(t.groups, g)
-	return true
-}
+// nextPIDFunc is the producer id source the core draws from when an epoch
+// bump rolls the producer id.
+func (e *Engine) nextPIDFunc() int64 { return e.nextPID.Add(1) }
 
 // ProducerConfig configures a producer.
 type ProducerConfig struct {
@@ -238,12 +181,12 @@ func (e *Engine) initTransactionalOp(op *syncPoint, id string, timeout time.Dura
 	defer ts.mu.Unlock()
 	t := ts.mu.txns[id]
 	if t == nil {
-		t = &txnState{id: id, pid: e.nextPID.Add(1), state: TxnEmpty, timeout: timeout, timedOutEpoch: -1}
+		t = &txnState{Txn: *txncoord.New[TopicPartition, shareKey](id, e.nextPID.Add(1), timeout)}
 		ts.mu.txns[id] = t
 		e.jTxnLocked(op, t, -1, 0)
-		return t.pid, t.epoch, nil
+		return t.PID, t.Epoch, nil
 	}
-	if t.state == TxnOngoing && !mutant.On("fence-keeps-open-txn") {
+	if t.FenceAborts() {
 		// Fence the previous producer: abort its transaction (the markers
 		// carry the bumped epoch).
 		err := e.endTxnLocked(op, t, false, now)
@@ -270,22 +213,10 @@ func (e *Engine) initTransactionalOp(op *syncPoint, id string, timeout time.Dura
 			return 0, 0, fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, id)
 		}
 	}
-	e.bumpEpochLocked(t)
-	t.state = TxnEmpty
-	t.timeout = timeout
+	t.Reinit(timeout, e.nextPIDFunc)
 	e.stats.fenced.Add(1)
 	e.jTxnLocked(op, t, -1, 0)
-	return t.pid, t.epoch, nil
-}
-
-// bumpEpochLocked increments the epoch, rolling to a new producer id when
-// the epoch would overflow (as Kafka does).
-func (e *Engine) bumpEpochLocked(t *txnState) {
-	if t.epoch >= math.MaxInt16-1 {
-		t.pid, t.epoch = e.nextPID.Add(1), 0
-		return
-	}
-	t.epoch++
+	return t.PID, t.Epoch, nil
 }
 
 // ProducerID returns the producer id (-1 for a plain producer).
@@ -316,19 +247,19 @@ func (p *Producer) TxnSeq() int64 {
 // checkLocked validates the producer against its transactional id's state.
 // Both the producer's lock and the transaction's shard lock are held.
 func (p *Producer) checkLocked(t *txnState) error {
-	// A transaction decided while the producer still holds its epoch was
-	// ended by the coordinator (timeout sweep, fencing), not by this
-	// producer, whose own end moves it to the epoch after the markers:
-	// the epoch is as good as bumped.
-	decided := t != nil && t.job != nil && t.pid == p.mu.pid && t.epoch == p.mu.epoch
-	if (t == nil || t.pid != p.mu.pid || t.epoch != p.mu.epoch || decided) && !(t != nil && mutant.On("fenced-producer-accepted")) {
-		p.e.stats.fenced.Add(1)
-		if t != nil && t.pid == p.mu.pid && t.timedOutEpoch == p.mu.epoch {
-			return fmt.Errorf("%w: %w: transactional id %q epoch %d", ErrProducerFenced, ErrTransactionTimedOut, p.cfg.TransactionalID, p.mu.epoch)
-		}
-		return fmt.Errorf("%w: transactional id %q producer %d epoch %d", ErrProducerFenced, p.cfg.TransactionalID, p.mu.pid, p.mu.epoch)
+	v := txncoord.Fenced // an id never initialised has no producer
+	if t != nil {
+		v = t.Admit(p.mu.pid, p.mu.epoch, t.job != nil)
 	}
-	return nil
+	switch v {
+	case txncoord.Admitted:
+		return nil
+	case txncoord.FencedTimedOut:
+		p.e.stats.fenced.Add(1)
+		return fmt.Errorf("%w: %w: transactional id %q epoch %d", ErrProducerFenced, ErrTransactionTimedOut, p.cfg.TransactionalID, p.mu.epoch)
+	}
+	p.e.stats.fenced.Add(1)
+	return fmt.Errorf("%w: transactional id %q producer %d epoch %d", ErrProducerFenced, p.cfg.TransactionalID, p.mu.pid, p.mu.epoch)
 }
 
 // withTxn runs f with the producer's lock and its transaction's shard lock
@@ -442,15 +373,10 @@ func (p *Producer) adoptCompleted(commit bool) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.mu.txns[p.cfg.TransactionalID]
-	want := TxnCompleteAbort
-	if commit {
-		want = TxnCompleteCommit
-	}
-	if t == nil || p.mu.txn == 0 || t.seq != p.mu.txn || t.state != want || t.pid != p.mu.pid ||
-		t.epoch != p.mu.epoch+1 || t.timedOutEpoch == p.mu.epoch {
+	if t == nil || !t.Adopts(p.mu.txn, commit, p.mu.pid, p.mu.epoch) {
 		return false
 	}
-	p.mu.epoch, p.mu.txn = t.epoch, 0
+	p.mu.epoch, p.mu.txn = t.Epoch, 0
 	p.mu.abortable = nil
 	clear(p.mu.seqs)
 	return true
@@ -468,14 +394,10 @@ func (p *Producer) Begin() error {
 	e := p.e
 	var op syncPoint
 	return p.withTxn(&op, func(t *txnState, now time.Duration) error {
-		switch t.state {
-		case TxnEmpty, TxnCompleteCommit, TxnCompleteAbort:
-		default:
-			return fmt.Errorf("%w: begin in state %v", ErrInvalidTxnState, t.state)
+		if !t.Begin(now) {
+			return fmt.Errorf("%w: begin in state %v", ErrInvalidTxnState, t.State)
 		}
-		t.state, t.started = TxnOngoing, now
-		t.seq++
-		p.mu.txn = t.seq
+		p.mu.txn = t.Seq
 		// ONGOING is a coordinator state like any other: logged (with
 		// its start, which the timeout counts from) before Begin returns.
 		e.jTxnLocked(&op, t, -1, 0)
@@ -516,8 +438,8 @@ func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRe
 			if err := p.abortableLocked(); err != nil {
 				return err
 			}
-			if t.state != TxnOngoing {
-				return fmt.Errorf("%w: produce outside a transaction (state %v)", ErrInvalidTxnState, t.state)
+			if !t.Ongoing() {
+				return fmt.Errorf("%w: produce outside a transaction (state %v)", ErrInvalidTxnState, t.State)
 			}
 			// The partition must exist before it joins the transaction
 			// (journaled before its records). A topic's partition count
@@ -526,7 +448,7 @@ func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRe
 			if cur, err := e.topic(topicName); err != nil || cur != tpc || partitionID < 0 || partitionID >= tpc.partitions {
 				return fmt.Errorf("%w: %s", ErrUnknownTopicOrPartition, tp)
 			}
-			if t.addPart(tp) {
+			if t.AddPart(tp) {
 				e.jTxnLocked(&op, t, -1, 0)
 			}
 			return appendTo(true)
@@ -579,8 +501,8 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 		if err := p.abortableLocked(); err != nil {
 			return err
 		}
-		if t.state != TxnOngoing {
-			return fmt.Errorf("%w: staging acknowledgements outside a transaction (state %v)", ErrInvalidTxnState, t.state)
+		if !t.Ongoing() {
+			return fmt.Errorf("%w: staging acknowledgements outside a transaction (state %v)", ErrInvalidTxnState, t.State)
 		}
 		owner, err := e.checkShareMember(meta, now)
 		if err != nil {
@@ -590,7 +512,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 		var failed map[TopicPartition]error
 		var copies []deadLetters // dead-letter copies of staged REJECTs, written in the transaction
 		for _, tp := range order {
-			if t.addShare(shareKey{meta.GroupID, tp}) {
+			if t.AddShare(shareKey{meta.GroupID, tp}) {
 				e.jTxnLocked(&op, t, -1, 0)
 			}
 			err := e.withPartitionOp(tp, &op, func(part *partition) error {
@@ -612,15 +534,15 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 						return fmt.Errorf("%w: offset %d is below SPSO %d (terminal)", ErrInvalidRecordState, b.First, sp.SPSO())
 					}
 				}
-				if err := sp.Stage(now, owner, sharepart.ProducerID(t.pid), t.epoch, bs); err != nil {
+				if err := sp.Stage(now, owner, sharepart.ProducerID(t.PID), t.Epoch, bs); err != nil {
 					return err
 				}
 				if e.cfg.hook != nil {
-					if err := e.cfg.hook(HookStageWrite, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID, Topic: tp.Topic, Partition: tp.Partition}); err != nil {
+					if err := e.cfg.hook(HookStageWrite, HookInfo{TransactionalID: t.ID, ProducerID: t.PID, Epoch: t.Epoch, Group: meta.GroupID, Topic: tp.Topic, Partition: tp.Partition}); err != nil {
 						if e.injectedCrash(err) {
 							return ErrCrashed
 						}
-						sp.UnstageFailed(now, owner, sharepart.ProducerID(t.pid), t.epoch, bs)
+						sp.UnstageFailed(now, owner, sharepart.ProducerID(t.PID), t.Epoch, bs)
 						e.stats.stageFailed.Add(1)
 						return fmt.Errorf("engine: staging write failed: %w", err)
 					}
@@ -646,7 +568,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 		if failed != nil {
 			return &AckError{Partitions: failed}
 		}
-		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
+		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.ID, ProducerID: t.PID, Epoch: t.Epoch, Group: meta.GroupID})
 	})))
 }
 
@@ -656,7 +578,7 @@ func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta Group
 // transaction's locks are held.
 func (p *Producer) produceCopiesLocked(op *syncPoint, t *txnState, dl deadLetters, now time.Duration) error {
 	e := p.e
-	if t.addPart(dl.tp) {
+	if t.AddPart(dl.tp) {
 		e.jTxnLocked(op, t, -1, 0)
 	}
 	err := e.withPartitionOp(dl.tp, op, func(part *partition) error {
@@ -706,18 +628,18 @@ func (p *Producer) SendOffsetsToTransaction(offsets map[TopicPartition]int64, me
 		if err := p.abortableLocked(); err != nil {
 			return err
 		}
-		if t.state != TxnOngoing {
-			return fmt.Errorf("%w: sending offsets outside a transaction (state %v)", ErrInvalidTxnState, t.state)
+		if !t.Ongoing() {
+			return fmt.Errorf("%w: sending offsets outside a transaction (state %v)", ErrInvalidTxnState, t.State)
 		}
-		if err := e.addPendingOffsets(t.pid, offsets, meta); err != nil {
+		if err := e.addPendingOffsets(t.PID, offsets, meta); err != nil {
 			return err
 		}
 		// The participant is logged before the offsets it covers.
-		if t.addGroup(meta.GroupID) {
+		if t.AddGroup(meta.GroupID) {
 			e.jTxnLocked(&op, t, -1, 0)
 		}
-		e.jPendingOffsets(&op, meta.GroupID, t.pid, offsets)
-		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
+		e.jPendingOffsets(&op, meta.GroupID, t.PID, offsets)
+		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.ID, ProducerID: t.PID, Epoch: t.Epoch, Group: meta.GroupID})
 	})))
 }
 
@@ -759,12 +681,12 @@ func (p *Producer) end(commit bool) error {
 				return err
 			}
 		}
-		if t.state != TxnOngoing {
+		if !t.Ongoing() {
 			if !commit {
 				p.mu.abortable = nil
 				return nil
 			}
-			return fmt.Errorf("%w: commit in state %v", ErrInvalidTxnState, t.state)
+			return fmt.Errorf("%w: commit in state %v", ErrInvalidTxnState, t.State)
 		}
 		if err := e.endTxnLocked(&op, t, commit, now); err != nil {
 			return err
@@ -775,7 +697,7 @@ func (p *Producer) end(commit bool) error {
 		if t.job != nil {
 			p.mu.pid, p.mu.epoch = t.job.nextPID, t.job.nextEpoch
 		} else {
-			p.mu.pid, p.mu.epoch = t.pid, t.epoch
+			p.mu.pid, p.mu.epoch = t.PID, t.Epoch
 		}
 		p.mu.txn = 0
 		p.mu.abortable = nil
@@ -801,25 +723,20 @@ func (p *Producer) end(commit bool) error {
 // (ErrCrashed: an injected crash or a journal failure) leaves the
 // transaction where the crash struck.
 func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.Duration) error {
-	if commit {
-		t.state = TxnPrepareCommit
-	} else {
-		t.state = TxnPrepareAbort
-	}
-	oldPID := t.pid
-	// The decision is made: bump the epoch now (KIP-890), so the markers
-	// carry the new epoch and fence anything the old epoch still sends.
-	markerEpoch := t.epoch + 1
-	if t.epoch >= math.MaxInt16-1 {
-		markerEpoch = t.epoch
+	oldPID := t.PID
+	// The decision is made: the markers carry the next epoch (KIP-890),
+	// fencing anything the old epoch still sends.
+	markerEpoch, ok := t.Prepare(commit)
+	if !ok {
+		return fmt.Errorf("%w: ending in state %v", ErrInvalidTxnState, t.State)
 	}
 	sortParticipantsLocked(t)
 	e.jTxnLocked(op, t, oldPID, markerEpoch)
 	if err := e.waitLocked(op); err != nil {
 		return err
 	}
-	markers := len(t.parts) + len(t.shares) + len(t.groups)
-	info := &HookInfo{TransactionalID: t.id, ProducerID: oldPID, Epoch: markerEpoch, Commit: commit, Markers: markers}
+	markers := len(t.Parts) + len(t.Shares) + len(t.Groups)
+	info := &HookInfo{TransactionalID: t.ID, ProducerID: oldPID, Epoch: markerEpoch, Commit: commit, Markers: markers}
 	if err := e.callHook(HookTxnPrepared, *info); err != nil {
 		return err
 	}
@@ -844,21 +761,21 @@ func (e *Engine) finishTxnLocked(op *syncPoint, t *txnState, commit bool, marker
 	if err != nil {
 		return err
 	}
+	if pid, epoch := t.Next(e.nextPIDFunc); !t.Complete(commit, pid, epoch) {
+		return fmt.Errorf("%w: completing in state %v", ErrInvalidTxnState, t.State)
+	}
 	if commit {
-		t.state = TxnCompleteCommit
 		e.stats.committed.Add(1)
 	} else {
-		t.state = TxnCompleteAbort
 		e.stats.aborted.Add(1)
 	}
-	e.bumpEpochLocked(t)
 	e.jTxnLocked(op, t, markerPID, markerEpoch)
 	if info != nil {
 		if err := e.callHook(HookTxnCompleted, *info); err != nil {
 			return err
 		}
 	}
-	t.parts, t.shares, t.groups = t.parts[:0], t.shares[:0], t.groups[:0]
+	t.Forget()
 	e.notifyTopics(changed)
 	return nil
 }
@@ -876,7 +793,7 @@ func (e *Engine) sendMarkersLocked(op *syncPoint, t *txnState, commit bool, pid 
 		info.Marker++
 		return e.callHook(HookTxnMarker, *info)
 	}
-	for _, tp := range t.parts {
+	for _, tp := range t.Parts {
 		if commit && mutant.On("commit-outputs-unmarked") {
 			continue
 		}
@@ -886,14 +803,14 @@ func (e *Engine) sendMarkersLocked(op *syncPoint, t *txnState, commit bool, pid 
 			return changed, err
 		}
 	}
-	for _, k := range t.shares {
+	for _, k := range t.Shares {
 		e.markShare(op, k, pid, epoch, commit, now)
 		changed = append(changed, k.tp.Topic)
 		if err := markerHook(); err != nil {
 			return changed, err
 		}
 	}
-	for _, g := range t.groups {
+	for _, g := range t.Groups {
 		e.offsetMarker(op, g, pid, commit)
 		if err := markerHook(); err != nil {
 			return changed, err
@@ -933,11 +850,14 @@ func (e *Engine) injectedCrash(err error) bool {
 	return true
 }
 
-func tpLess(a, b TopicPartition) bool {
-	if a.Topic != b.Topic {
-		return a.Topic < b.Topic
+func tpLess(a, b TopicPartition) bool { return tpCompare(a, b) < 0 }
+
+// tpCompare orders partitions by topic, then partition number.
+func tpCompare(a, b TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
 	}
-	return a.Partition < b.Partition
+	return cmp.Compare(a.Partition, b.Partition)
 }
 
 // lastSweep is when the abort sweep last ran; it runs at most once per
@@ -983,9 +903,8 @@ func (e *Engine) AbortTimedOutTransactions() int {
 		sort.Strings(ids)
 		for _, id := range ids {
 			t := ts.mu.txns[id]
-			if t.state == TxnOngoing && now-t.started >= t.timeout && !mutant.On("sweep-skips-timed-out") {
-				// Set first so the logged completion carries it.
-				t.timedOutEpoch = t.epoch
+			if t.TimedOut(now) {
+				t.MarkTimedOut()
 				err := e.endTxnLocked(&op, t, false, now)
 				if errors.Is(err, errCoordinatorCrash) {
 					// Reloaded, the coordinator completed the abort; the
@@ -1035,13 +954,13 @@ func (e *Engine) ResumeProducer(cfg ProducerConfig, pid int64, epoch int16) (*Pr
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.mu.txns[cfg.TransactionalID]
-	if t == nil || t.pid != pid || t.epoch != epoch || t.state != TxnOngoing || t.job != nil {
+	if t == nil || !t.Resumable(pid, epoch, t.job != nil) {
 		return nil, fmt.Errorf("%w: transactional id %q has no open transaction of producer %d epoch %d to resume", ErrProducerFenced, cfg.TransactionalID, pid, epoch)
 	}
 	p := &Producer{e: e, cfg: cfg}
 	p.mu.seqs = map[TopicPartition]int32{}
 	p.mu.pid, p.mu.epoch = pid, epoch
-	p.mu.txn = t.seq
+	p.mu.txn = t.Seq
 	p.mu.inc = e.incarnation()
 	return p, nil
 }
