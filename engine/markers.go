@@ -358,9 +358,6 @@ func (e *Engine) sendPendingLocked(op *syncPoint, t *txnState, j *markerJob, now
 		j.info.Marker++
 		err = e.callHook(HookTxnMarker, j.info)
 	}
-	// dropped reports whether a cut-off participant's marker is kept for a
-	// retry (the rule) or, under the mutant, dropped as if delivered.
-	keepCut := func() bool { return !mutant.On("marker-dropped-without-retry") }
 	parts := j.parts[:0]
 	for _, tp := range j.parts {
 		switch {
@@ -368,12 +365,12 @@ func (e *Engine) sendPendingLocked(op *syncPoint, t *txnState, j *markerJob, now
 			parts = append(parts, tp)
 			continue
 		case e.markers.cutOff(tp, now):
-			if keepCut() {
+			if keepCutMarker() {
 				parts = append(parts, tp)
 			}
 			continue
 		}
-		if !j.commit || !mutant.On("commit-outputs-unmarked") {
+		if !outputMarkerSkipped(j.commit) {
 			e.markPartition(op, tp, j.pid, j.epoch, j.commit, now)
 		}
 		j.changed = append(j.changed, tp.Topic)
@@ -387,7 +384,7 @@ func (e *Engine) sendPendingLocked(op *syncPoint, t *txnState, j *markerJob, now
 			shares = append(shares, k)
 			continue
 		case e.markers.cutOff(k.tp, now):
-			if keepCut() {
+			if keepCutMarker() {
 				shares = append(shares, k)
 			}
 			continue
@@ -439,6 +436,23 @@ func abandonJobsLocked(ts *txnShard) {
 			t.job = nil
 		}
 	}
+}
+
+// keepCutMarker reports whether a cut-off participant's marker is kept
+// for a retry: always (the rule), but under the
+// marker-dropped-without-retry mutant it is dropped as if delivered.
+func keepCutMarker() bool {
+	if mutant.On("marker-dropped-without-retry") {
+		return false
+	}
+	return true
+}
+
+// outputMarkerSkipped is the seam of the commit-outputs-unmarked mutant:
+// under it a commit marker never reaches the output partitions. The rule
+// is that every participant gets its marker, so it is false.
+func outputMarkerSkipped(commit bool) bool {
+	return commit && mutant.On("commit-outputs-unmarked")
 }
 
 // markPartition writes a transaction marker to an output partition.

@@ -110,6 +110,15 @@ func (p *Producer) abortableLocked() error {
 	return fmt.Errorf("%w: %w", ErrAbortableTransaction, p.mu.abortable)
 }
 
+// commitRefusalLocked returns why the open transaction cannot commit: it
+// is abortable (abortableLocked). The producer's lock is held.
+func (p *Producer) commitRefusalLocked() error {
+	if mutant.On("commit-after-failed-staging") {
+		return nil
+	}
+	return p.abortableLocked()
+}
+
 // failStaging puts the open transaction in the abortable state after a
 // staging call failed with err (docs/design.md §3.3: a transaction in which a
 // staging call failed can only abort, as Kafka's producer after a failed
@@ -611,11 +620,20 @@ func (e *Engine) checkShareMember(meta GroupMetadata, now time.Duration) (sharep
 	if st == nil {
 		return 0, fmt.Errorf("%w: %q in group %q", ErrUnknownMember, meta.MemberID, meta.GroupID)
 	}
-	if st.epoch != meta.MemberEpoch && !mutant.On("stale-member-epoch-accepted") {
+	if memberEpochStale(st.epoch, meta.MemberEpoch) {
 		return 0, fmt.Errorf("%w: member %q epoch %d, group has %d", ErrFencedMemberEpoch, meta.MemberID, meta.MemberEpoch, st.epoch)
 	}
 	st.lastSeen = now
 	return st.owner, nil
+}
+
+// memberEpochStale reports whether a staging call at member epoch sent
+// must be fenced because the group holds the member at epoch held.
+func memberEpochStale(held, sent int32) bool {
+	if mutant.On("stale-member-epoch-accepted") {
+		return false
+	}
+	return held != sent
 }
 
 // SendOffsetsToTransaction adds a classic group's offsets (the next offset
@@ -676,8 +694,8 @@ func (p *Producer) end(commit bool) error {
 	}
 	var op syncPoint
 	err := p.withTxn(&op, func(t *txnState, now time.Duration) error {
-		if commit && !mutant.On("commit-after-failed-staging") {
-			if err := p.abortableLocked(); err != nil {
+		if commit {
+			if err := p.commitRefusalLocked(); err != nil {
 				return err
 			}
 		}
@@ -794,7 +812,7 @@ func (e *Engine) sendMarkersLocked(op *syncPoint, t *txnState, commit bool, pid 
 		return e.callHook(HookTxnMarker, *info)
 	}
 	for _, tp := range t.Parts {
-		if commit && mutant.On("commit-outputs-unmarked") {
+		if outputMarkerSkipped(commit) {
 			continue
 		}
 		e.markPartition(op, tp, pid, epoch, commit, now)

@@ -543,11 +543,23 @@ func (sp *SharePartition) locked() int64 {
 	return acquired + max(0, pending-int64(sp.cfg.Knobs.TxPendingLimit))
 }
 
+// deliveryIncrement is what one acquisition adds to a record's delivery
+// count: one, so the delivery limit bounds redeliveries.
+func deliveryIncrement() uint16 {
+	if mutant.On("no-delivery-increment") {
+		return 0
+	}
+	return 1
+}
+
 // acquireRoom returns how many more records a poll may acquire under the
 // TxPendingLimit knob (see locked); without the knob the window's offsets
 // bound acquisition exactly and it returns math.MaxInt64.
 func (sp *SharePartition) acquireRoom() int64 {
-	if sp.cfg.Knobs.TxPendingLimit == 0 || mutant.On("window-unbounded") {
+	if mutant.On("window-unbounded") {
+		return math.MaxInt64
+	}
+	if sp.cfg.Knobs.TxPendingLimit == 0 {
 		return math.MaxInt64
 	}
 	return max(0, int64(sp.cfg.MaxRecordLocks)-sp.locked())
@@ -613,8 +625,8 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		}
 		n := r.n()
 		r.state, r.owner, r.deadline = Acquired, owner, deadline
-		if r.count < math.MaxUint16 && !mutant.On("no-delivery-increment") {
-			r.count++
+		if r.count < math.MaxUint16 {
+			r.count += deliveryIncrement()
 		}
 		sp.ctr.Acquired += n
 		if r.count > 1 {
@@ -826,6 +838,15 @@ func (sp *SharePartition) AcknowledgeNoOps(now time.Duration, owner Owner, batch
 
 // checkOwned validates every in-window offset of b: acquired by owner, with
 // a type check accepts.
+// ownedByOther reports whether the acquired run r is locked by a member
+// other than owner, who then may not acknowledge it.
+func ownedByOther(r *run, owner Owner) bool {
+	if mutant.On("non-owner-accepted") {
+		return false
+	}
+	return r.owner != owner
+}
+
 func (sp *SharePartition) checkOwned(b *Batch, owner Owner, check func(AckType) error) error {
 	if b.Last >= sp.end {
 		return fmt.Errorf("%w: [%d,%d] reaches beyond the window end %d", ErrOutOfRange, b.First, b.Last, sp.end)
@@ -843,7 +864,7 @@ func (sp *SharePartition) checkOwned(b *Batch, owner Owner, check func(AckType) 
 		if r.state != Acquired {
 			return fmt.Errorf("%w: offset %d is %v", ErrInvalidRecordState, o, r.state)
 		}
-		if r.owner != owner && !mutant.On("non-owner-accepted") {
+		if ownedByOther(r, owner) {
 			return fmt.Errorf("%w: offset %d", ErrNotOwner, o)
 		}
 		for x := o; x <= last; x++ {
@@ -890,10 +911,19 @@ func (sp *SharePartition) applyEach(b *Batch, f func(*run, AckType)) {
 	}
 }
 
+// atDeliveryLimit reports whether r has been delivered as often as the
+// delivery limit allows, so it is archived rather than made available.
+func (sp *SharePartition) atDeliveryLimit(r *run) bool {
+	if mutant.On("ignore-delivery-limit") {
+		return false
+	}
+	return int(r.count) >= sp.cfg.DeliveryLimit
+}
+
 // makeAvailable returns r to AVAILABLE, or archives it at the delivery limit.
 func (sp *SharePartition) makeAvailable(r *run) {
 	r.owner, r.deadline, r.pid, r.epoch, r.staged = 0, NoDeadline, 0, 0, 0
-	if int(r.count) >= sp.cfg.DeliveryLimit && !mutant.On("ignore-delivery-limit") {
+	if sp.atDeliveryLimit(r) {
 		r.state, r.reason = Archived, ReasonLimit
 		sp.ctr.Archived += r.n()
 		sp.deadLetter(r, false)
@@ -1055,6 +1085,15 @@ func (sp *SharePartition) UnstageFailed(now time.Duration, owner Owner, pid Prod
 	sp.merge()
 }
 
+// markerOfOther reports whether a marker of producer pid leaves the
+// TX_PENDING run r alone because another producer staged it.
+func markerOfOther(r *run, pid ProducerID) bool {
+	if mutant.On("marker-any-producer") {
+		return false
+	}
+	return r.pid != pid
+}
+
 // Marker applies a transaction marker of producer pid at epoch: commit moves
 // its TX_PENDING records to their staged outcome, abort returns them to
 // AVAILABLE (count kept, owner cleared). Records staged by another producer
@@ -1065,7 +1104,7 @@ func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16,
 	var n int64
 	for i := sp.head; i < len(sp.runs); i++ {
 		r := &sp.runs[i]
-		if r.state != TxPending || r.pid != pid && !mutant.On("marker-any-producer") {
+		if r.state != TxPending || markerOfOther(r, pid) {
 			continue
 		}
 		if sp.cfg.Knobs.ExactEpochMatch {
@@ -1250,9 +1289,18 @@ func (sp *SharePartition) archiveBelowLogStart() {
 	}
 }
 
+// spsoPasses reports whether SPSO may move over a run in state s: only a
+// terminal one.
+func spsoPasses(s State) bool {
+	if mutant.On("spso-over-nonterminal") {
+		return s.Terminal() || s == Available
+	}
+	return s.Terminal()
+}
+
 // advance moves SPSO over the longest prefix of terminal records.
 func (sp *SharePartition) advance() {
-	for sp.head < len(sp.runs) && (sp.runs[sp.head].state.Terminal() || sp.runs[sp.head].state == Available && mutant.On("spso-over-nonterminal")) {
+	for sp.head < len(sp.runs) && spsoPasses(sp.runs[sp.head].state) {
 		r := &sp.runs[sp.head]
 		if sp.cfg.KeepHistory {
 			sp.hist.put(r.first, r.last, r.state, r.reason, int(r.count))
