@@ -317,6 +317,13 @@ func (e *Engine) ShareGroups() []string {
 // holding a lock slot (records kept from a window that was lowered since
 // they were acquired excepted). batch_optimized may overshoot the window
 // by design, so it is not bounded there.
+//
+// It is exported for embedders that drive the engine step by step and
+// check it between steps: the simulator (internal/sim) calls it after
+// every step, in every build, and names the broken invariant in its
+// verdict. The invariants build tag (engine/internal/invariants) runs the
+// same share-partition checks after every mutation instead, inside the
+// engine; this is the between-steps view that needs no special build.
 func (e *Engine) CheckInvariants() error {
 	if err := e.enter(); err != nil {
 		return err

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sharebench/sharebench/engine/internal/invariants"
 	"github.com/sharebench/sharebench/engine/internal/mutant"
 )
 
@@ -350,6 +351,9 @@ func (sp *SharePartition) Config() Config { return sp.cfg }
 // SetConfig changes the configuration for future transitions (a group
 // config update).
 func (sp *SharePartition) SetConfig(cfg Config) error {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -573,6 +577,9 @@ func (sp *SharePartition) acquireRoom() int64 {
 // locked). It appends the acquired ranges to dst. Gap offsets met on the
 // way are archived.
 func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetchEnd int64, log Log, dst []Range) []Range {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if owner == 0 || max <= 0 {
 		return dst
 	}
@@ -760,6 +767,9 @@ func disjoint(batches []Batch) error {
 // any offset fails validation nothing changes. Offsets below SPSO are no-op
 // successes (Kafka skips them the same way: they are terminal already).
 func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []Batch) error {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	_, err := sp.AcknowledgeNoOps(now, owner, batches)
 	return err
 }
@@ -772,6 +782,9 @@ func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []
 // an acknowledgement of a record the owner no longer held. noop is nil
 // when err is not.
 func (sp *SharePartition) AcknowledgeNoOps(now time.Duration, owner Owner, batches []Batch) (noop []Batch, err error) {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	sp.expireDue(now)
 	if err := disjoint(batches); err != nil {
 		return nil, err
@@ -961,6 +974,9 @@ func (sp *SharePartition) HasDeadLetters() bool { return len(sp.dead) > 0 }
 // cancelled: the transaction timeout governs the hold. RELEASE and RENEW
 // cannot be staged.
 func (sp *SharePartition) Stage(now time.Duration, owner Owner, pid ProducerID, epoch int16, batches []Batch) error {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	sp.expireDue(now)
 	checkType := func(t AckType) error {
 		switch t {
@@ -1053,6 +1069,9 @@ func (sp *SharePartition) identicalRetry(b *Batch, pid ProducerID, epoch int16) 
 // TxPendingLimit knob a staging frees lock slots a poll may then fill, and
 // a later undo would hold more records than the window has slots.
 func (sp *SharePartition) UnstageFailed(now time.Duration, owner Owner, pid ProducerID, epoch int16, batches []Batch) {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	deadline := now + sp.cfg.LockDuration
 	if sp.cfg.Knobs.FailedStageNoLock {
 		deadline = NoDeadline
@@ -1100,6 +1119,9 @@ func markerOfOther(r *run, pid ProducerID) bool {
 // are untouched, and a replayed marker finds nothing to do. It returns how
 // many records changed.
 func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16, commit bool) int64 {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	sp.expireDue(now)
 	var n int64
 	for i := sp.head; i < len(sp.runs); i++ {
@@ -1175,6 +1197,9 @@ func (sp *SharePartition) NextDeadline() time.Duration { return sp.nextD }
 // AVAILABLE, or ARCHIVED at the delivery limit. TX_PENDING records have no
 // lock and are untouched. It returns how many records expired.
 func (sp *SharePartition) Expire(now time.Duration) int64 {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if now < sp.nextD {
 		return 0
 	}
@@ -1216,6 +1241,9 @@ func (sp *SharePartition) expireDue(now time.Duration) {
 // it left): AVAILABLE with the delivery count reduced by one, since the
 // delivery never completed; never archived. TX_PENDING records are untouched.
 func (sp *SharePartition) ReleaseOwner(now time.Duration, owner Owner) int64 {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	sp.expireDue(now)
 	var n int64
 	for i := sp.head; i < len(sp.runs); i++ {
@@ -1246,6 +1274,9 @@ func (sp *SharePartition) ReleaseOwner(now time.Duration, owner Owner) int64 {
 // AVAILABLE records below it are archived, records never brought into the
 // window below it are skipped.
 func (sp *SharePartition) AdvanceLogStart(offset int64) {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if offset > sp.logStart {
 		sp.logStart = offset
 	}
@@ -1339,6 +1370,15 @@ func (sp *SharePartition) merge() {
 	}
 	clear(sp.runs[w+1:])
 	sp.runs = sp.runs[:w+1]
+}
+
+// checked is what every mutator defers in an invariants build: Check,
+// and a panic naming the broken rule, so a violation stops at the call
+// that made it rather than surfacing later as a wrong delivery.
+func (sp *SharePartition) checked() {
+	if err := sp.Check(); err != nil {
+		panic(fmt.Sprintf("sharepart: invariant broken: %v", err))
+	}
 }
 
 // Check verifies the structural invariants: runs contiguous over
