@@ -5,10 +5,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -762,4 +764,14 @@ func (e *Engine) WaitTopic(ctx context.Context, topicName string, d time.Duratio
 		return ctx.Err()
 	}
 	return nil
+}
+
+func tpLess(a, b TopicPartition) bool { return tpCompare(a, b) < 0 }
+
+// tpCompare orders partitions by topic, then partition number.
+func tpCompare(a, b TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
 }
