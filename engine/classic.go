@@ -419,9 +419,18 @@ func (e *Engine) offsetMarker(op *syncPoint, group string, pid int64, commit boo
 	e.jOffsetMarker(op, group, pid, commit)
 }
 
+// offsetsCommit reports whether a marker makes the producer's pending
+// offsets the group's committed ones: only a commit marker does.
+func offsetsCommit(commit bool) bool {
+	if mutant.On("classic-abort-commits-offsets") {
+		return true
+	}
+	return commit
+}
+
 // applyOffsetMarker is offsetMarker's change, shared with recovery.
 func applyOffsetMarker(g *classicGroup, pid int64, commit bool) {
-	if commit || mutant.On("classic-abort-commits-offsets") {
+	if offsetsCommit(commit) {
 		for tp, off := range g.pending[pid] {
 			g.committed[tp] = off
 		}

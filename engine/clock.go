@@ -14,12 +14,21 @@ import (
 // down into the pure state machines.
 type Clock interface {
 	Now() time.Duration
+	// Manual reports whether the clock moves only when its owner moves
+	// it. The engine then starts no timer goroutine (lock expiry, the
+	// abort sweep, marker retries wait for Engine.FireTimers) and never
+	// sleeps on wall time, since no wall-clock wait could see the clock
+	// move: a single-goroutine driver stays reproducible.
+	Manual() bool
 }
 
 // realClock is monotonic time since the engine started.
 type realClock struct{ start time.Time }
 
 func (c realClock) Now() time.Duration { return time.Since(c.start) }
+
+// Manual is false: real time moves by itself.
+func (realClock) Manual() bool { return false }
 
 // ManualClock is a Clock that moves only when told to. With a manual clock
 // the engine starts no timer goroutine: the caller fires due timers with
@@ -38,6 +47,9 @@ func (c *ManualClock) Now() time.Duration {
 	defer c.mu.Unlock()
 	return c.now
 }
+
+// Manual is true: the clock moves only by Advance and Set.
+func (*ManualClock) Manual() bool { return true }
 
 // Advance moves the clock forward by d (never backwards).
 func (c *ManualClock) Advance(d time.Duration) {

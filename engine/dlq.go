@@ -156,8 +156,11 @@ func (e *Engine) writeDeadLetters(op *syncPoint, dls []deadLetters) {
 // batches just staged in group's share partition of p, for the staging
 // transaction to write (the safe knob). The data shard lock is held.
 func (e *Engine) stagedRejectCopiesLocked(p *partition, group string, sp *sharepart.SharePartition, batches []sharepart.Batch, dst []deadLetters) []deadLetters {
+	if mutant.On("dlq-staged-reject-not-copied") {
+		return dst
+	}
 	cfg := sp.Config()
-	if cfg.DeadLetterTopic == "" || e.cfg.knobs.DLQAfterMarker || mutant.On("dlq-staged-reject-not-copied") {
+	if cfg.DeadLetterTopic == "" || e.cfg.knobs.DLQAfterMarker {
 		return dst
 	}
 	for bi := range batches {

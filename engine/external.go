@@ -63,17 +63,17 @@ func (p *Producer) SendGroupOffsetsToTransaction(group string, offsets map[Topic
 	}
 	var op syncPoint
 	return coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
-		if t.state != TxnOngoing {
-			return fmt.Errorf("%w: sending offsets outside a transaction (state %v)", ErrInvalidTxnState, t.state)
+		if t.State != TxnOngoing {
+			return fmt.Errorf("%w: sending offsets outside a transaction (state %v)", ErrInvalidTxnState, t.State)
 		}
 		gs := e.groupShard(group)
 		gs.mu.Lock()
 		g, err := e.classicGroupLocked(&op, gs, group)
 		if err == nil {
-			pend := g.pending[t.pid]
+			pend := g.pending[t.PID]
 			if pend == nil {
 				pend = map[TopicPartition]int64{}
-				g.pending[t.pid] = pend
+				g.pending[t.PID] = pend
 			}
 			for tp, off := range offsets {
 				pend[tp] = off
@@ -83,11 +83,11 @@ func (p *Producer) SendGroupOffsetsToTransaction(group string, offsets map[Topic
 		if err != nil {
 			return err
 		}
-		if t.addGroup(group) {
+		if t.AddGroup(group) {
 			e.jTxnLocked(&op, t, -1, 0)
 		}
-		e.jPendingOffsets(&op, group, t.pid, offsets)
-		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: group})
+		e.jPendingOffsets(&op, group, t.PID, offsets)
+		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.ID, ProducerID: t.PID, Epoch: t.Epoch, Group: group})
 	}))
 }
 

@@ -4,6 +4,8 @@
 
 package engine
 
+import "errors"
+
 // HookPoint names a place in the engine where the hook is called.
 type HookPoint string
 
@@ -54,3 +56,34 @@ type HookInfo struct {
 // before COMPLETE_COMMIT" is HookTxnMarker with Marker == Markers; after
 // COMPLETE_COMMIT is HookTxnCompleted; Commit false gives the abort cases.
 type Hook func(HookPoint, HookInfo) error
+
+// callHook calls the hook at pt. Only an injected crash (a returned error
+// wrapping ErrInjectedCrash, with a data directory) counts: the engine
+// crashes there and callHook returns ErrCrashed; other errors are ignored
+// (the in-memory engine has nothing to fail at these points).
+func (e *Engine) callHook(pt HookPoint, info HookInfo) error {
+	if e.cfg.hook == nil {
+		return nil
+	}
+	err := e.cfg.hook(pt, info)
+	if e.injectedCrash(err) {
+		return ErrCrashed
+	}
+	if err != nil && e.dur != nil && errors.Is(err, ErrInjectedCoordinatorCrash) && pt != HookStageWrite {
+		if ferr := e.jrn().g.Flush(); ferr != nil {
+			return e.journalFailed(ferr)
+		}
+		return errCoordinatorCrash
+	}
+	return nil
+}
+
+// injectedCrash crashes the engine, after making durable what was
+// appended so far, when err is an injected crash.
+func (e *Engine) injectedCrash(err error) bool {
+	if err == nil || e.dur == nil || !errors.Is(err, ErrInjectedCrash) {
+		return false
+	}
+	e.crashNow(true)
+	return true
+}

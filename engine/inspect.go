@@ -210,13 +210,13 @@ func (e *Engine) Transaction(id string) (TxnInfo, bool) {
 	if t == nil {
 		return TxnInfo{}, false
 	}
-	info := TxnInfo{TransactionalID: id, ProducerID: t.pid, Epoch: t.epoch, State: t.state, Timeout: t.timeout,
-		Started: t.started, Transactions: t.seq, Partitions: append([]TopicPartition(nil), t.parts...),
-		Groups: append([]string(nil), t.groups...)}
-	for _, k := range t.shares {
+	info := TxnInfo{TransactionalID: id, ProducerID: t.PID, Epoch: t.Epoch, State: t.State, Timeout: t.Timeout,
+		Started: t.Started, Transactions: t.Seq, Partitions: append([]TopicPartition(nil), t.Parts...),
+		Groups: append([]string(nil), t.Groups...)}
+	for _, k := range t.Shares {
 		info.SharePartitions = append(info.SharePartitions, k.group+"/"+k.tp.String())
 	}
-	info.NextProducerID, info.NextEpoch = t.pid, t.epoch
+	info.NextProducerID, info.NextEpoch = t.PID, t.Epoch
 	if t.job != nil {
 		info.MarkersPending, info.NextProducerID, info.NextEpoch = t.job.pending(), t.job.nextPID, t.job.nextEpoch
 	}
@@ -317,6 +317,13 @@ func (e *Engine) ShareGroups() []string {
 // holding a lock slot (records kept from a window that was lowered since
 // they were acquired excepted). batch_optimized may overshoot the window
 // by design, so it is not bounded there.
+//
+// It is exported for embedders that drive the engine step by step and
+// check it between steps: the simulator (internal/sim) calls it after
+// every step, in every build, and names the broken invariant in its
+// verdict. The invariants build tag (engine/internal/invariants) runs the
+// same share-partition checks after every mutation instead, inside the
+// engine; this is the between-steps view that needs no special build.
 func (e *Engine) CheckInvariants() error {
 	if err := e.enter(); err != nil {
 		return err

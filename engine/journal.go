@@ -228,9 +228,9 @@ func (e *Engine) jTxnLocked(op *syncPoint, t *txnState, markerPID int64, markerE
 	if j == nil {
 		return
 	}
-	r := txnRecord{id: t.id, pid: t.pid, epoch: t.epoch, state: t.state, timeout: t.timeout, started: t.started,
-		seq: t.seq, timedOutEpoch: t.timedOutEpoch, markerPID: markerPID, markerEpoch: markerEpoch,
-		parts: t.parts, shares: t.shares, groups: t.groups}
+	r := txnRecord{id: t.ID, pid: t.PID, epoch: t.Epoch, state: t.State, timeout: t.Timeout, started: t.Started,
+		seq: t.Seq, timedOutEpoch: t.TimedOutEpoch, markerPID: markerPID, markerEpoch: markerEpoch,
+		parts: t.Parts, shares: t.Shares, groups: t.Groups}
 	j.add(op, j.txn, 0, r.encode)
 }
 

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -321,17 +321,13 @@ func (e *Engine) markerLoop() {
 // held.
 func (e *Engine) decideLocked(t *txnState, commit bool, pid int64, markerEpoch int16, info HookInfo) *markerJob {
 	j := &markerJob{commit: commit, pid: pid, epoch: markerEpoch, info: info, done: make(chan struct{}),
-		parts:  append([]TopicPartition(nil), t.parts...),
-		shares: append([]shareKey(nil), t.shares...),
-		groups: append([]string(nil), t.groups...),
+		parts:  append([]TopicPartition(nil), t.Parts...),
+		shares: append([]shareKey(nil), t.Shares...),
+		groups: append([]string(nil), t.Groups...),
 	}
-	if t.epoch >= math.MaxInt16-1 {
-		j.nextPID, j.nextEpoch = e.nextPID.Add(1), 0
-	} else {
-		j.nextPID, j.nextEpoch = t.pid, t.epoch+1
-	}
+	j.nextPID, j.nextEpoch = t.Next(e.nextPIDFunc)
 	t.job = j
-	e.markers.add(t.id, e.clock.Now(), markerSendDelay)
+	e.markers.add(t.ID, e.clock.Now(), markerSendDelay)
 	return j
 }
 
@@ -362,9 +358,6 @@ func (e *Engine) sendPendingLocked(op *syncPoint, t *txnState, j *markerJob, now
 		j.info.Marker++
 		err = e.callHook(HookTxnMarker, j.info)
 	}
-	// dropped reports whether a cut-off participant's marker is kept for a
-	// retry (the rule) or, under the mutant, dropped as if delivered.
-	keepCut := func() bool { return !mutant.On("marker-dropped-without-retry") }
 	parts := j.parts[:0]
 	for _, tp := range j.parts {
 		switch {
@@ -372,12 +365,12 @@ func (e *Engine) sendPendingLocked(op *syncPoint, t *txnState, j *markerJob, now
 			parts = append(parts, tp)
 			continue
 		case e.markers.cutOff(tp, now):
-			if keepCut() {
+			if keepCutMarker() {
 				parts = append(parts, tp)
 			}
 			continue
 		}
-		if !j.commit || !mutant.On("commit-outputs-unmarked") {
+		if !outputMarkerSkipped(j.commit) {
 			e.markPartition(op, tp, j.pid, j.epoch, j.commit, now)
 		}
 		j.changed = append(j.changed, tp.Topic)
@@ -391,7 +384,7 @@ func (e *Engine) sendPendingLocked(op *syncPoint, t *txnState, j *markerJob, now
 			shares = append(shares, k)
 			continue
 		case e.markers.cutOff(k.tp, now):
-			if keepCut() {
+			if keepCutMarker() {
 				shares = append(shares, k)
 			}
 			continue
@@ -416,18 +409,18 @@ func (e *Engine) sendPendingLocked(op *syncPoint, t *txnState, j *markerJob, now
 
 // completeLocked logs COMPLETE_* for t once every marker of j is applied.
 func (e *Engine) completeLocked(op *syncPoint, t *txnState, j *markerJob) error {
+	if !t.Complete(j.commit, j.nextPID, j.nextEpoch) {
+		return fmt.Errorf("%w: completing in state %v", ErrInvalidTxnState, t.State)
+	}
 	if j.commit {
-		t.state = TxnCompleteCommit
 		e.stats.committed.Add(1)
 	} else {
-		t.state = TxnCompleteAbort
 		e.stats.aborted.Add(1)
 	}
-	t.pid, t.epoch = j.nextPID, j.nextEpoch
 	e.jTxnLocked(op, t, j.pid, j.epoch)
-	t.parts, t.shares, t.groups = t.parts[:0], t.shares[:0], t.groups[:0]
+	t.Forget()
 	t.job = nil
-	e.markers.remove(t.id)
+	e.markers.remove(t.ID)
 	close(j.done)
 	e.notifyTopics(j.changed)
 	return e.callHook(HookTxnCompleted, j.info)
@@ -443,6 +436,23 @@ func abandonJobsLocked(ts *txnShard) {
 			t.job = nil
 		}
 	}
+}
+
+// keepCutMarker reports whether a cut-off participant's marker is kept
+// for a retry: always (the rule), but under the
+// marker-dropped-without-retry mutant it is dropped as if delivered.
+func keepCutMarker() bool {
+	if mutant.On("marker-dropped-without-retry") {
+		return false
+	}
+	return true
+}
+
+// outputMarkerSkipped is the seam of the commit-outputs-unmarked mutant:
+// under it a commit marker never reaches the output partitions. The rule
+// is that every participant gets its marker, so it is false.
+func outputMarkerSkipped(commit bool) bool {
+	return commit && mutant.On("commit-outputs-unmarked")
 }
 
 // markPartition writes a transaction marker to an output partition.
@@ -470,12 +480,12 @@ func (e *Engine) markShare(op *syncPoint, k shareKey, pid int64, epoch int16, co
 // sortParticipantsLocked puts t's participants in the order markers are
 // sent. The transaction's shard lock is held.
 func sortParticipantsLocked(t *txnState) {
-	sort.Slice(t.parts, func(i, j int) bool { return tpLess(t.parts[i], t.parts[j]) })
-	sort.Slice(t.shares, func(i, j int) bool {
-		if t.shares[i].group != t.shares[j].group {
-			return t.shares[i].group < t.shares[j].group
+	t.Parts.Sort(tpCompare)
+	t.Shares.Sort(func(a, b shareKey) int {
+		if c := strings.Compare(a.group, b.group); c != 0 {
+			return c
 		}
-		return tpLess(t.shares[i].tp, t.shares[j].tp)
+		return tpCompare(a.tp, b.tp)
 	})
-	sort.Strings(t.groups)
+	t.Groups.Sort(strings.Compare)
 }

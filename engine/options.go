@@ -225,13 +225,13 @@ type Option func(*config)
 // differential tests compare the two).
 func WithShards(n int) Option { return func(c *config) { c.shards = n } }
 
-// WithClock sets the clock. A *ManualClock also turns off the timer
-// goroutine: call FireTimers to expire locks and time out transactions.
-// Default: the real monotonic clock.
+// WithClock sets the clock. A manual clock (Clock.Manual true, as a
+// *ManualClock) also turns off the timer goroutine: call FireTimers to
+// expire locks and time out transactions. Default: the real monotonic clock.
 func WithClock(clk Clock) Option {
 	return func(c *config) {
 		c.clock = clk
-		_, c.manual = clk.(*ManualClock)
+		c.manual = clk.Manual()
 	}
 }
 

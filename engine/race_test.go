@@ -301,11 +301,14 @@ func raceWorker(ctx context.Context, e *engine.Engine, m *engine.ShareMember, p 
 		err = p.SendShareAcksToTransaction(acks, m.Metadata())
 		if err != nil {
 			var ae *engine.AckError
-			if !errors.As(err, &ae) {
+			if !errors.As(err, &ae) && !errors.Is(err, engine.ErrFencedMemberEpoch) {
 				return fmt.Errorf("stage: %w", err)
 			}
 			// A lock expired before staging: some records are gone to
-			// another member. Abort; the rest return to AVAILABLE.
+			// another member. Or a member joining since the poll (the
+			// workers start as their members join) bumped this member's
+			// epoch, which fences its staging until its next poll learns
+			// the new one. Abort; the records return to AVAILABLE.
 			c.stageFail.Add(1)
 			unlucky = true
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sharebench/sharebench/engine/internal/plog"
 	"github.com/sharebench/sharebench/engine/internal/sharepart"
+	"github.com/sharebench/sharebench/engine/internal/txncoord"
 	"github.com/sharebench/sharebench/engine/internal/wal"
 )
 
@@ -581,10 +582,10 @@ func lostTopics(dir string, rs *replayState, truncated []Truncation) error {
 
 // txnStateOf is the coordinator state a transaction record describes.
 func txnStateOf(r *txnRecord, now time.Duration) *txnState {
-	t := &txnState{id: r.id, pid: r.pid, epoch: r.epoch, state: r.state, timeout: r.timeout, started: min(r.started, now),
-		seq: r.seq, timedOutEpoch: r.timedOutEpoch}
+	t := &txnState{Txn: txncoord.Txn[TopicPartition, shareKey]{ID: r.id, PID: r.pid, Epoch: r.epoch, State: r.state,
+		Timeout: r.timeout, Started: min(r.started, now), Seq: r.seq, TimedOutEpoch: r.timedOutEpoch}}
 	if r.state == TxnOngoing {
-		t.parts, t.shares, t.groups = r.parts, r.shares, r.groups
+		t.Parts, t.Shares, t.Groups = r.parts, r.shares, r.groups
 	}
 	return t
 }
@@ -598,16 +599,16 @@ func txnStateOf(r *txnRecord, now time.Duration) *txnState {
 func (e *Engine) resolveTxnLocked(op *syncPoint, t *txnState, r *txnRecord, now time.Duration, rep *RecoveryReport) error {
 	switch r.state {
 	case TxnPrepareCommit, TxnPrepareAbort:
-		t.parts, t.shares, t.groups = r.parts, r.shares, r.groups
+		t.Parts, t.Shares, t.Groups = r.parts, r.shares, r.groups
 		rep.Completed++
 		return e.finishTxnLocked(op, t, r.state == TxnPrepareCommit, r.markerPID, r.markerEpoch, now, nil)
 	case TxnCompleteCommit, TxnCompleteAbort:
 		if r.markerPID < 0 || len(r.parts)+len(r.shares)+len(r.groups) == 0 {
 			return nil
 		}
-		t.parts, t.shares, t.groups = r.parts, r.shares, r.groups
+		t.Parts, t.Shares, t.Groups = r.parts, r.shares, r.groups
 		_, err := e.sendMarkersLocked(op, t, r.state == TxnCompleteCommit, r.markerPID, r.markerEpoch, now, nil)
-		t.parts, t.shares, t.groups = nil, nil, nil
+		t.Parts, t.Shares, t.Groups = nil, nil, nil
 		return err
 	case TxnOngoing:
 		rep.Ongoing++

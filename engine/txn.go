@@ -1,61 +1,38 @@
-// This file holds the transaction coordinator (docs/design.md §3.5) and the
-// producer handle: init with fencing, begin, produce, KIP-1289's
-// SendShareAcksToTransaction, SendOffsetsToTransaction, and the two-phase
-// end (PREPARE_*, markers to every participant, COMPLETE_*), plus the
-// timeout sweep.
+// This file holds the transaction coordinator (docs/design.md §3.5) around
+// its pure core (internal/txncoord): InitProducerId with fencing, the
+// producer's admission to its transactional id, begin, the two-phase end
+// (PREPARE_*, markers to every participant, COMPLETE_*), a retried end
+// adopting recovery's completion, and the timeout sweep. The core decides;
+// this layer takes the shard locks, journals each state before it is
+// acted on, calls the hooks and sends the markers.
 
 package engine
 
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/sharebench/sharebench/engine/internal/mutant"
-	"github.com/sharebench/sharebench/engine/internal/plog"
-	"github.com/sharebench/sharebench/engine/internal/sharepart"
+	"github.com/sharebench/sharebench/engine/internal/txncoord"
 )
 
 // TxnState is a transaction's coordinator state.
-type TxnState int8
+type TxnState = txncoord.State
 
 // Coordinator states.
 const (
-	TxnEmpty TxnState = iota
-	TxnOngoing
-	TxnPrepareCommit
-	TxnPrepareAbort
-	TxnCompleteCommit
-	TxnCompleteAbort
-	TxnPrepareEpochFence
-	TxnDead
+	TxnEmpty             = txncoord.Empty
+	TxnOngoing           = txncoord.Ongoing
+	TxnPrepareCommit     = txncoord.PrepareCommit
+	TxnPrepareAbort      = txncoord.PrepareAbort
+	TxnCompleteCommit    = txncoord.CompleteCommit
+	TxnCompleteAbort     = txncoord.CompleteAbort
+	TxnPrepareEpochFence = txncoord.PrepareEpochFence
+	TxnDead              = txncoord.Dead
 )
-
-func (s TxnState) String() string {
-	switch s {
-	case TxnEmpty:
-		return "EMPTY"
-	case TxnOngoing:
-		return "ONGOING"
-	case TxnPrepareCommit:
-		return "PREPARE_COMMIT"
-	case TxnPrepareAbort:
-		return "PREPARE_ABORT"
-	case TxnCompleteCommit:
-		return "COMPLETE_COMMIT"
-	case TxnCompleteAbort:
-		return "COMPLETE_ABORT"
-	case TxnPrepareEpochFence:
-		return "PREPARE_EPOCH_FENCE"
-	case TxnDead:
-		return "DEAD"
-	}
-	return fmt.Sprintf("TxnState(%d)", int8(s))
-}
 
 type txnShard struct {
 	mu struct {
@@ -70,159 +47,19 @@ type shareKey struct {
 	tp    TopicPartition
 }
 
+// txnState is one transactional id's coordinator state: the pure core
+// (txncoord: states, epochs, participants and every decision on them) and
+// the decided transaction's markers on their way.
 type txnState struct {
-	id      string
-	pid     int64
-	epoch   int16
-	state   TxnState
-	timeout time.Duration
-	started time.Duration
-	seq     int64 // transactions begun under this id
-
-	parts  []TopicPartition
-	shares []shareKey
-	groups []string
-	// timedOutEpoch is the epoch whose transaction the sweep aborted, so
-	// that producer's next call can say why it is fenced.
-	timedOutEpoch int16
+	txncoord.Txn[TopicPartition, shareKey]
 	// job is the decided transaction's markers on their way (PREPARE_*),
 	// nil otherwise (markers.go).
 	job *markerJob
 }
 
-// addPart, addShare and addGroup add a participant and report whether it
-// is new (and so must be logged before the data it covers).
-func (t *txnState) addPart(tp TopicPartition) bool {
-	for _, x := range t.parts {
-		if x == tp {
-			return false
-		}
-	}
-	t.parts = append(t.parts, tp)
-	return true
-}
-
-func (t *txnState) addShare(k shareKey) bool {
-	for _, x := range t.shares {
-		if x == k {
-			return false
-		}
-	}
-	t.shares = append(t.shares, k)
-	return true
-}
-
-func (t *txnState) addGroup(g string) bool {
-	for _, x := range t.groups {
-		if x == g {
-			return false
-		}
-	}
-	t.groups = append(t.groups, g)
-	return true
-}
-
-// ProducerConfig configures a producer.
-type ProducerConfig struct {
-	// TransactionalID makes the producer transactional; creating it fences
-	// any earlier producer with the same id and aborts its open
-	// transaction.
-	TransactionalID string
-	// Idempotent gives a non-transactional producer a producer id and
-	// sequence numbers. Transactional producers are always idempotent.
-	Idempotent bool
-	// TransactionTimeout is transaction.timeout.ms; 0 takes the engine's
-	// default (60s).
-	TransactionTimeout time.Duration
-}
-
-// Producer produces records, idempotently and in transactions when
-// configured. A producer is driven by one goroutine at a time.
-type Producer struct {
-	e   *Engine
-	cfg ProducerConfig
-
-	mu struct {
-		sync.Mutex
-		pid   int64
-		epoch int16
-		seqs  map[TopicPartition]int32
-		txn   int64 // transaction sequence of the open transaction, 0 if none
-		// inc is the engine incarnation (restarts) the sequences belong
-		// to: an idempotent producer bumps its epoch after a restart.
-		inc int64
-		// abortable is the cause that put the open transaction in the
-		// abortable state (a failed staging call), nil otherwise. While
-		// set, Produce, staging and Commit fail; Abort clears it.
-		abortable error
-	}
-}
-
-// abortableLocked returns the abortable-transaction error of the open
-// transaction, or nil. The producer's lock is held.
-func (p *Producer) abortableLocked() error {
-	if p.mu.abortable == nil {
-		return nil
-	}
-	return fmt.Errorf("%w: %w", ErrAbortableTransaction, p.mu.abortable)
-}
-
-// failStaging puts the open transaction in the abortable state after a
-// staging call failed with err (docs/design.md §3.3: a transaction in which a
-// staging call failed can only abort, as Kafka's producer after a failed
-// TxnOffsetCommit). A crash or a fenced producer is not abortable: the
-// producer must be replaced, and the coordinator aborts on its own. It
-// returns the error the caller sees.
-func (p *Producer) failStaging(err error) error {
-	if err == nil || errors.Is(err, ErrCrashed) || errors.Is(err, ErrProducerFenced) || errors.Is(err, ErrAbortableTransaction) {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.mu.txn == 0 {
-		return err // no open transaction: nothing to make abortable
-	}
-	if p.mu.abortable == nil {
-		p.mu.abortable = err
-	}
-	return fmt.Errorf("%w: %w", ErrAbortableTransaction, err)
-}
-
-// NewProducer returns a producer. A transactional producer is initialised
-// (InitProducerId): the transactional id's epoch is bumped, fencing the
-// previous producer, whose open transaction is aborted. A decided
-// transaction of the id (that abort, or the previous producer's last
-// commit or abort) completes first: its markers are applied before
-// NewProducer returns, and while a participant cannot be reached it fails
-// with ErrConcurrentTransactions, to be retried, as Kafka answers
-// InitProducerId with CONCURRENT_TRANSACTIONS.
-func (e *Engine) NewProducer(cfg ProducerConfig) (*Producer, error) {
-	if cfg.TransactionTimeout == 0 {
-		cfg.TransactionTimeout = e.cfg.txnTimeout
-	}
-	if cfg.TransactionTimeout < 0 || cfg.TransactionTimeout > e.cfg.txnMaxTimeout {
-		return nil, fmt.Errorf("%w: transaction.timeout.ms %v exceeds transaction.max.timeout.ms %v", ErrInvalidConfig, cfg.TransactionTimeout, e.cfg.txnMaxTimeout)
-	}
-	if err := e.enterWrite(); err != nil {
-		return nil, err
-	}
-	defer e.exit()
-	p := &Producer{e: e, cfg: cfg}
-	p.mu.seqs = map[TopicPartition]int32{}
-	p.mu.pid = plog.NoProducer
-	p.mu.inc = e.incarnation()
-	switch {
-	case cfg.TransactionalID != "":
-		pid, epoch, err := e.initTransactional(cfg.TransactionalID, cfg.TransactionTimeout)
-		if err != nil {
-			return nil, err
-		}
-		p.mu.pid, p.mu.epoch = pid, epoch
-	case cfg.Idempotent:
-		p.mu.pid = e.nextPID.Add(1)
-	}
-	return p, nil
-}
+// nextPIDFunc is the producer id source the core draws from when an epoch
+// bump rolls the producer id.
+func (e *Engine) nextPIDFunc() int64 { return e.nextPID.Add(1) }
 
 // initTransactional is InitProducerId for a transactional id.
 func (e *Engine) initTransactional(id string, timeout time.Duration) (int64, int16, error) {
@@ -238,12 +75,12 @@ func (e *Engine) initTransactionalOp(op *syncPoint, id string, timeout time.Dura
 	defer ts.mu.Unlock()
 	t := ts.mu.txns[id]
 	if t == nil {
-		t = &txnState{id: id, pid: e.nextPID.Add(1), state: TxnEmpty, timeout: timeout, timedOutEpoch: -1}
+		t = &txnState{Txn: *txncoord.New[TopicPartition, shareKey](id, e.nextPID.Add(1), timeout)}
 		ts.mu.txns[id] = t
 		e.jTxnLocked(op, t, -1, 0)
-		return t.pid, t.epoch, nil
+		return t.PID, t.Epoch, nil
 	}
-	if t.state == TxnOngoing && !mutant.On("fence-keeps-open-txn") {
+	if t.FenceAborts() {
 		// Fence the previous producer: abort its transaction (the markers
 		// carry the bumped epoch).
 		err := e.endTxnLocked(op, t, false, now)
@@ -270,65 +107,28 @@ func (e *Engine) initTransactionalOp(op *syncPoint, id string, timeout time.Dura
 			return 0, 0, fmt.Errorf("%w: transactional id %q", ErrConcurrentTransactions, id)
 		}
 	}
-	e.bumpEpochLocked(t)
-	t.state = TxnEmpty
-	t.timeout = timeout
+	t.Reinit(timeout, e.nextPIDFunc)
 	e.stats.fenced.Add(1)
 	e.jTxnLocked(op, t, -1, 0)
-	return t.pid, t.epoch, nil
-}
-
-// bumpEpochLocked increments the epoch, rolling to a new producer id when
-// the epoch would overflow (as Kafka does).
-func (e *Engine) bumpEpochLocked(t *txnState) {
-	if t.epoch >= math.MaxInt16-1 {
-		t.pid, t.epoch = e.nextPID.Add(1), 0
-		return
-	}
-	t.epoch++
-}
-
-// ProducerID returns the producer id (-1 for a plain producer).
-func (p *Producer) ProducerID() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.mu.pid
-}
-
-// Epoch returns the producer's current epoch.
-func (p *Producer) Epoch() int16 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.mu.epoch
-}
-
-// TransactionalID returns the transactional id ("" if none).
-func (p *Producer) TransactionalID() string { return p.cfg.TransactionalID }
-
-// TxnSeq returns the sequence number of the open transaction (1 for the
-// producer id's first), or 0 when none is open.
-func (p *Producer) TxnSeq() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.mu.txn
+	return t.PID, t.Epoch, nil
 }
 
 // checkLocked validates the producer against its transactional id's state.
 // Both the producer's lock and the transaction's shard lock are held.
 func (p *Producer) checkLocked(t *txnState) error {
-	// A transaction decided while the producer still holds its epoch was
-	// ended by the coordinator (timeout sweep, fencing), not by this
-	// producer, whose own end moves it to the epoch after the markers:
-	// the epoch is as good as bumped.
-	decided := t != nil && t.job != nil && t.pid == p.mu.pid && t.epoch == p.mu.epoch
-	if (t == nil || t.pid != p.mu.pid || t.epoch != p.mu.epoch || decided) && !(t != nil && mutant.On("fenced-producer-accepted")) {
-		p.e.stats.fenced.Add(1)
-		if t != nil && t.pid == p.mu.pid && t.timedOutEpoch == p.mu.epoch {
-			return fmt.Errorf("%w: %w: transactional id %q epoch %d", ErrProducerFenced, ErrTransactionTimedOut, p.cfg.TransactionalID, p.mu.epoch)
-		}
-		return fmt.Errorf("%w: transactional id %q producer %d epoch %d", ErrProducerFenced, p.cfg.TransactionalID, p.mu.pid, p.mu.epoch)
+	v := txncoord.Fenced // an id never initialised has no producer
+	if t != nil {
+		v = t.Admit(p.mu.pid, p.mu.epoch, t.job != nil)
 	}
-	return nil
+	switch v {
+	case txncoord.Admitted:
+		return nil
+	case txncoord.FencedTimedOut:
+		p.e.stats.fenced.Add(1)
+		return fmt.Errorf("%w: %w: transactional id %q epoch %d", ErrProducerFenced, ErrTransactionTimedOut, p.cfg.TransactionalID, p.mu.epoch)
+	}
+	p.e.stats.fenced.Add(1)
+	return fmt.Errorf("%w: transactional id %q producer %d epoch %d", ErrProducerFenced, p.cfg.TransactionalID, p.mu.pid, p.mu.epoch)
 }
 
 // withTxn runs f with the producer's lock and its transaction's shard lock
@@ -442,25 +242,13 @@ func (p *Producer) adoptCompleted(commit bool) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.mu.txns[p.cfg.TransactionalID]
-	want := TxnCompleteAbort
-	if commit {
-		want = TxnCompleteCommit
-	}
-	if t == nil || p.mu.txn == 0 || t.seq != p.mu.txn || t.state != want || t.pid != p.mu.pid ||
-		t.epoch != p.mu.epoch+1 || t.timedOutEpoch == p.mu.epoch {
+	if t == nil || !t.Adopts(p.mu.txn, commit, p.mu.pid, p.mu.epoch) {
 		return false
 	}
-	p.mu.epoch, p.mu.txn = t.epoch, 0
+	p.mu.epoch, p.mu.txn = t.Epoch, 0
 	p.mu.abortable = nil
 	clear(p.mu.seqs)
 	return true
-}
-
-func (e *Engine) incarnation() int64 {
-	if e.dur == nil {
-		return 0
-	}
-	return e.dur.incarnation.Load()
 }
 
 // Begin opens a transaction.
@@ -468,257 +256,15 @@ func (p *Producer) Begin() error {
 	e := p.e
 	var op syncPoint
 	return p.withTxn(&op, func(t *txnState, now time.Duration) error {
-		switch t.state {
-		case TxnEmpty, TxnCompleteCommit, TxnCompleteAbort:
-		default:
-			return fmt.Errorf("%w: begin in state %v", ErrInvalidTxnState, t.state)
+		if !t.Begin(now) {
+			return fmt.Errorf("%w: begin in state %v", ErrInvalidTxnState, t.State)
 		}
-		t.state, t.started = TxnOngoing, now
-		t.seq++
-		p.mu.txn = t.seq
+		p.mu.txn = t.Seq
 		// ONGOING is a coordinator state like any other: logged (with
 		// its start, which the timeout counts from) before Begin returns.
 		e.jTxnLocked(&op, t, -1, 0)
 		return nil
 	})
-}
-
-// Produce appends records to one partition: inside the open transaction for
-// a transactional producer, idempotently for an idempotent one, plainly
-// otherwise. It returns the first record's offset.
-func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRecord) (int64, error) {
-	e := p.e
-	if err := e.enterWrite(); err != nil {
-		return 0, err
-	}
-	defer e.exit()
-	tpc, err := e.topic(topicName)
-	if err != nil {
-		return 0, err
-	}
-	tp := TopicPartition{topicName, partitionID}
-	var base int64
-	var op syncPoint
-	appendTo := func(txn bool) error {
-		return e.withPartitionOp(tp, &op, func(part *partition) error {
-			seq := p.mu.seqs[tp]
-			b := batchOf(recs, p.mu.pid, p.mu.epoch, seq, txn, int64(e.clock.Now()))
-			var err error
-			base, err = e.appendLocked(part, b)
-			if err == nil {
-				p.mu.seqs[tp] = seq + int32(len(recs))
-			}
-			return mapLogErr(err)
-		})
-	}
-	if p.cfg.TransactionalID != "" {
-		err = p.withTxn(&op, func(t *txnState, now time.Duration) error {
-			if err := p.abortableLocked(); err != nil {
-				return err
-			}
-			if t.state != TxnOngoing {
-				return fmt.Errorf("%w: produce outside a transaction (state %v)", ErrInvalidTxnState, t.state)
-			}
-			// The partition must exist before it joins the transaction
-			// (journaled before its records). A topic's partition count
-			// never changes, so the check takes no partition lock; the
-			// append below takes it once.
-			if cur, err := e.topic(topicName); err != nil || cur != tpc || partitionID < 0 || partitionID >= tpc.partitions {
-				return fmt.Errorf("%w: %s", ErrUnknownTopicOrPartition, tp)
-			}
-			if t.addPart(tp) {
-				e.jTxnLocked(&op, t, -1, 0)
-			}
-			return appendTo(true)
-		})
-	} else {
-		p.mu.Lock()
-		if inc := e.incarnation(); p.mu.inc != inc && p.mu.pid != plog.NoProducer {
-			// The engine restarted since this producer's last batch: a
-			// batch cut short by the crash may or may not be in the log,
-			// so the sequences are unknown. A new epoch resets them, as
-			// a Kafka producer bumps its epoch on an unknown sequence.
-			if p.mu.epoch < math.MaxInt16-1 {
-				p.mu.epoch++
-			}
-			clear(p.mu.seqs)
-		}
-		p.mu.inc = e.incarnation()
-		err = appendTo(false)
-		p.mu.Unlock()
-		err = e.finish(&op, err)
-	}
-	if err == nil {
-		tpc.changed()
-	}
-	return base, err
-}
-
-func mapLogErr(err error) error {
-	if errors.Is(err, plog.ErrProducerFenced) {
-		return fmt.Errorf("%w: %w", ErrProducerFenced, err)
-	}
-	return err
-}
-
-// SendShareAcksToTransaction stages share-group acknowledgements in the open
-// transaction (KIP-1289's sendShareAcknowledgementsToTransaction): each
-// acknowledged record goes from ACQUIRED to TX_PENDING and resolves with the
-// transaction's marker. meta fences a member that is no longer in its group
-// or has a stale epoch. Only ACCEPT, REJECT and gap can be staged. Each
-// partition stages all or nothing (unless Knobs.StageStopAtFirstFailure
-// leaves a failed partition's earlier batches staged); failures come back
-// in an *AckError, and any failure leaves the transaction abortable: every
-// later Produce, staging and Commit fails with ErrAbortableTransaction and
-// only Abort succeeds, so the outputs of a transaction whose acks did not
-// all stage never become visible.
-func (p *Producer) SendShareAcksToTransaction(acks []Acknowledgement, meta GroupMetadata) error {
-	e := p.e
-	var op syncPoint
-	return p.failStaging(coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
-		if err := p.abortableLocked(); err != nil {
-			return err
-		}
-		if t.state != TxnOngoing {
-			return fmt.Errorf("%w: staging acknowledgements outside a transaction (state %v)", ErrInvalidTxnState, t.state)
-		}
-		owner, err := e.checkShareMember(meta, now)
-		if err != nil {
-			return err
-		}
-		order, batches := byPartition(acks)
-		var failed map[TopicPartition]error
-		var copies []deadLetters // dead-letter copies of staged REJECTs, written in the transaction
-		for _, tp := range order {
-			if t.addShare(shareKey{meta.GroupID, tp}) {
-				e.jTxnLocked(&op, t, -1, 0)
-			}
-			err := e.withPartitionOp(tp, &op, func(part *partition) error {
-				sp := part.shares[meta.GroupID]
-				if sp == nil {
-					return fmt.Errorf("%w: group %q never acquired from %s", ErrInvalidRecordState, meta.GroupID, tp)
-				}
-				bs := batches[tp]
-				// Staging a terminal record is rejected (docs/design.md §3.3), and
-				// every offset below SPSO is terminal. sharepart.Stage, like
-				// Acknowledge, skips offsets below SPSO as no-op successes:
-				// a member whose lock expired while another member committed
-				// the same records would then commit a second output for
-				// them (an exactly-once duplicate, found by race_test.go).
-				// Expire first so SPSO is current.
-				sp.Expire(now)
-				for _, b := range bs {
-					if b.First < sp.SPSO() {
-						return fmt.Errorf("%w: offset %d is below SPSO %d (terminal)", ErrInvalidRecordState, b.First, sp.SPSO())
-					}
-				}
-				if err := sp.Stage(now, owner, sharepart.ProducerID(t.pid), t.epoch, bs); err != nil {
-					return err
-				}
-				if e.cfg.hook != nil {
-					if err := e.cfg.hook(HookStageWrite, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID, Topic: tp.Topic, Partition: tp.Partition}); err != nil {
-						if e.injectedCrash(err) {
-							return ErrCrashed
-						}
-						sp.UnstageFailed(now, owner, sharepart.ProducerID(t.pid), t.epoch, bs)
-						e.stats.stageFailed.Add(1)
-						return fmt.Errorf("engine: staging write failed: %w", err)
-					}
-				}
-				copies = e.stagedRejectCopiesLocked(part, meta.GroupID, sp, bs, copies)
-				return nil
-			})
-			if errors.Is(err, ErrCrashed) {
-				return err
-			}
-			if err != nil {
-				if failed == nil {
-					failed = map[TopicPartition]error{}
-				}
-				failed[tp] = err
-			}
-		}
-		for _, dl := range copies {
-			if err := p.produceCopiesLocked(&op, t, dl, now); err != nil {
-				return err
-			}
-		}
-		if failed != nil {
-			return &AckError{Partitions: failed}
-		}
-		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
-	})))
-}
-
-// produceCopiesLocked writes dead-letter copies in the open transaction t,
-// whose participant their DLQ partition becomes, so they are committed or
-// aborted with it (the safe DLQ knob). The producer's and the
-// transaction's locks are held.
-func (p *Producer) produceCopiesLocked(op *syncPoint, t *txnState, dl deadLetters, now time.Duration) error {
-	e := p.e
-	if t.addPart(dl.tp) {
-		e.jTxnLocked(op, t, -1, 0)
-	}
-	err := e.withPartitionOp(dl.tp, op, func(part *partition) error {
-		seq := p.mu.seqs[dl.tp]
-		if _, err := e.appendLocked(part, batchOf(dl.recs, p.mu.pid, p.mu.epoch, seq, true, int64(now))); err != nil {
-			return mapLogErr(err)
-		}
-		p.mu.seqs[dl.tp] = seq + int32(len(dl.recs))
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	e.stats.dlqWritten.Add(int64(len(dl.recs)))
-	return nil
-}
-
-// checkShareMember fences staging by a member that left or whose epoch is
-// stale, and returns its owner index. Called with a transaction shard lock
-// held; takes the group shard lock (lockorder.go).
-func (e *Engine) checkShareMember(meta GroupMetadata, now time.Duration) (sharepart.Owner, error) {
-	gs := e.groupShard(meta.GroupID)
-	gs.mu.Lock()
-	defer gs.mu.Unlock()
-	g := gs.mu.share[meta.GroupID]
-	if g == nil {
-		return 0, fmt.Errorf("%w: %q", ErrUnknownGroup, meta.GroupID)
-	}
-	st := g.members[meta.MemberID]
-	if st == nil {
-		return 0, fmt.Errorf("%w: %q in group %q", ErrUnknownMember, meta.MemberID, meta.GroupID)
-	}
-	if st.epoch != meta.MemberEpoch && !mutant.On("stale-member-epoch-accepted") {
-		return 0, fmt.Errorf("%w: member %q epoch %d, group has %d", ErrFencedMemberEpoch, meta.MemberID, meta.MemberEpoch, st.epoch)
-	}
-	st.lastSeen = now
-	return st.owner, nil
-}
-
-// SendOffsetsToTransaction adds a classic group's offsets (the next offset
-// to consume, per partition) to the open transaction; they become the
-// group's committed offsets only if the transaction commits.
-func (p *Producer) SendOffsetsToTransaction(offsets map[TopicPartition]int64, meta ClassicGroupMetadata) error {
-	e := p.e
-	var op syncPoint
-	return p.failStaging(coordinatorReloaded(p.withTxn(&op, func(t *txnState, now time.Duration) error {
-		if err := p.abortableLocked(); err != nil {
-			return err
-		}
-		if t.state != TxnOngoing {
-			return fmt.Errorf("%w: sending offsets outside a transaction (state %v)", ErrInvalidTxnState, t.state)
-		}
-		if err := e.addPendingOffsets(t.pid, offsets, meta); err != nil {
-			return err
-		}
-		// The participant is logged before the offsets it covers.
-		if t.addGroup(meta.GroupID) {
-			e.jTxnLocked(&op, t, -1, 0)
-		}
-		e.jPendingOffsets(&op, meta.GroupID, t.pid, offsets)
-		return e.callHook(HookTxnOngoing, HookInfo{TransactionalID: t.id, ProducerID: t.pid, Epoch: t.epoch, Group: meta.GroupID})
-	})))
 }
 
 // Commit decides the open transaction as committed, as Kafka's EndTxn
@@ -754,17 +300,17 @@ func (p *Producer) end(commit bool) error {
 	}
 	var op syncPoint
 	err := p.withTxn(&op, func(t *txnState, now time.Duration) error {
-		if commit && !mutant.On("commit-after-failed-staging") {
-			if err := p.abortableLocked(); err != nil {
+		if commit {
+			if err := p.commitRefusalLocked(); err != nil {
 				return err
 			}
 		}
-		if t.state != TxnOngoing {
+		if !t.Ongoing() {
 			if !commit {
 				p.mu.abortable = nil
 				return nil
 			}
-			return fmt.Errorf("%w: commit in state %v", ErrInvalidTxnState, t.state)
+			return fmt.Errorf("%w: commit in state %v", ErrInvalidTxnState, t.State)
 		}
 		if err := e.endTxnLocked(&op, t, commit, now); err != nil {
 			return err
@@ -775,7 +321,7 @@ func (p *Producer) end(commit bool) error {
 		if t.job != nil {
 			p.mu.pid, p.mu.epoch = t.job.nextPID, t.job.nextEpoch
 		} else {
-			p.mu.pid, p.mu.epoch = t.pid, t.epoch
+			p.mu.pid, p.mu.epoch = t.PID, t.Epoch
 		}
 		p.mu.txn = 0
 		p.mu.abortable = nil
@@ -801,25 +347,20 @@ func (p *Producer) end(commit bool) error {
 // (ErrCrashed: an injected crash or a journal failure) leaves the
 // transaction where the crash struck.
 func (e *Engine) endTxnLocked(op *syncPoint, t *txnState, commit bool, now time.Duration) error {
-	if commit {
-		t.state = TxnPrepareCommit
-	} else {
-		t.state = TxnPrepareAbort
-	}
-	oldPID := t.pid
-	// The decision is made: bump the epoch now (KIP-890), so the markers
-	// carry the new epoch and fence anything the old epoch still sends.
-	markerEpoch := t.epoch + 1
-	if t.epoch >= math.MaxInt16-1 {
-		markerEpoch = t.epoch
+	oldPID := t.PID
+	// The decision is made: the markers carry the next epoch (KIP-890),
+	// fencing anything the old epoch still sends.
+	markerEpoch, ok := t.Prepare(commit)
+	if !ok {
+		return fmt.Errorf("%w: ending in state %v", ErrInvalidTxnState, t.State)
 	}
 	sortParticipantsLocked(t)
 	e.jTxnLocked(op, t, oldPID, markerEpoch)
 	if err := e.waitLocked(op); err != nil {
 		return err
 	}
-	markers := len(t.parts) + len(t.shares) + len(t.groups)
-	info := &HookInfo{TransactionalID: t.id, ProducerID: oldPID, Epoch: markerEpoch, Commit: commit, Markers: markers}
+	markers := len(t.Parts) + len(t.Shares) + len(t.Groups)
+	info := &HookInfo{TransactionalID: t.ID, ProducerID: oldPID, Epoch: markerEpoch, Commit: commit, Markers: markers}
 	if err := e.callHook(HookTxnPrepared, *info); err != nil {
 		return err
 	}
@@ -844,21 +385,21 @@ func (e *Engine) finishTxnLocked(op *syncPoint, t *txnState, commit bool, marker
 	if err != nil {
 		return err
 	}
+	if pid, epoch := t.Next(e.nextPIDFunc); !t.Complete(commit, pid, epoch) {
+		return fmt.Errorf("%w: completing in state %v", ErrInvalidTxnState, t.State)
+	}
 	if commit {
-		t.state = TxnCompleteCommit
 		e.stats.committed.Add(1)
 	} else {
-		t.state = TxnCompleteAbort
 		e.stats.aborted.Add(1)
 	}
-	e.bumpEpochLocked(t)
 	e.jTxnLocked(op, t, markerPID, markerEpoch)
 	if info != nil {
 		if err := e.callHook(HookTxnCompleted, *info); err != nil {
 			return err
 		}
 	}
-	t.parts, t.shares, t.groups = t.parts[:0], t.shares[:0], t.groups[:0]
+	t.Forget()
 	e.notifyTopics(changed)
 	return nil
 }
@@ -876,8 +417,8 @@ func (e *Engine) sendMarkersLocked(op *syncPoint, t *txnState, commit bool, pid 
 		info.Marker++
 		return e.callHook(HookTxnMarker, *info)
 	}
-	for _, tp := range t.parts {
-		if commit && mutant.On("commit-outputs-unmarked") {
+	for _, tp := range t.Parts {
+		if outputMarkerSkipped(commit) {
 			continue
 		}
 		e.markPartition(op, tp, pid, epoch, commit, now)
@@ -886,58 +427,20 @@ func (e *Engine) sendMarkersLocked(op *syncPoint, t *txnState, commit bool, pid 
 			return changed, err
 		}
 	}
-	for _, k := range t.shares {
+	for _, k := range t.Shares {
 		e.markShare(op, k, pid, epoch, commit, now)
 		changed = append(changed, k.tp.Topic)
 		if err := markerHook(); err != nil {
 			return changed, err
 		}
 	}
-	for _, g := range t.groups {
+	for _, g := range t.Groups {
 		e.offsetMarker(op, g, pid, commit)
 		if err := markerHook(); err != nil {
 			return changed, err
 		}
 	}
 	return changed, nil
-}
-
-// callHook calls the hook at pt. Only an injected crash (a returned error
-// wrapping ErrInjectedCrash, with a data directory) counts: the engine
-// crashes there and callHook returns ErrCrashed; other errors are ignored
-// (the in-memory engine has nothing to fail at these points).
-func (e *Engine) callHook(pt HookPoint, info HookInfo) error {
-	if e.cfg.hook == nil {
-		return nil
-	}
-	err := e.cfg.hook(pt, info)
-	if e.injectedCrash(err) {
-		return ErrCrashed
-	}
-	if err != nil && e.dur != nil && errors.Is(err, ErrInjectedCoordinatorCrash) && pt != HookStageWrite {
-		if ferr := e.jrn().g.Flush(); ferr != nil {
-			return e.journalFailed(ferr)
-		}
-		return errCoordinatorCrash
-	}
-	return nil
-}
-
-// injectedCrash crashes the engine, after making durable what was
-// appended so far, when err is an injected crash.
-func (e *Engine) injectedCrash(err error) bool {
-	if err == nil || e.dur == nil || !errors.Is(err, ErrInjectedCrash) {
-		return false
-	}
-	e.crashNow(true)
-	return true
-}
-
-func tpLess(a, b TopicPartition) bool {
-	if a.Topic != b.Topic {
-		return a.Topic < b.Topic
-	}
-	return a.Partition < b.Partition
 }
 
 // lastSweep is when the abort sweep last ran; it runs at most once per
@@ -983,9 +486,8 @@ func (e *Engine) AbortTimedOutTransactions() int {
 		sort.Strings(ids)
 		for _, id := range ids {
 			t := ts.mu.txns[id]
-			if t.state == TxnOngoing && now-t.started >= t.timeout && !mutant.On("sweep-skips-timed-out") {
-				// Set first so the logged completion carries it.
-				t.timedOutEpoch = t.epoch
+			if t.TimedOut(now) {
+				t.MarkTimedOut()
 				err := e.endTxnLocked(&op, t, false, now)
 				if errors.Is(err, errCoordinatorCrash) {
 					// Reloaded, the coordinator completed the abort; the
@@ -1007,41 +509,4 @@ func (e *Engine) AbortTimedOutTransactions() int {
 		ts.mu.Unlock()
 	}
 	return n
-}
-
-// ResumeProducer returns a producer that continues the transaction the
-// producer pid at epoch of cfg.TransactionalID has open, without
-// initialising it (no epoch bump, no abort), so that it can commit or abort
-// that transaction. A restarted stream-processing task uses it to finish a
-// transaction its last completed checkpoint recorded as pre-committed:
-// Flink's Kafka sink resumes one by its producer id and epoch, and KIP-939's
-// two-phase-commit client API (keepPreparedTxn) makes that an operation of
-// the client. It fails with ErrProducerFenced when that producer is no
-// longer the transactional id's current one or its transaction is no
-// longer open (it committed, aborted, timed out, or a newer producer fenced
-// it).
-func (e *Engine) ResumeProducer(cfg ProducerConfig, pid int64, epoch int16) (*Producer, error) {
-	if cfg.TransactionalID == "" {
-		return nil, fmt.Errorf("%w: resuming needs a transactional id", ErrInvalidConfig)
-	}
-	if cfg.TransactionTimeout == 0 {
-		cfg.TransactionTimeout = e.cfg.txnTimeout
-	}
-	if err := e.enter(); err != nil {
-		return nil, err
-	}
-	defer e.exit()
-	ts := e.txnShard(cfg.TransactionalID)
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	t := ts.mu.txns[cfg.TransactionalID]
-	if t == nil || t.pid != pid || t.epoch != epoch || t.state != TxnOngoing || t.job != nil {
-		return nil, fmt.Errorf("%w: transactional id %q has no open transaction of producer %d epoch %d to resume", ErrProducerFenced, cfg.TransactionalID, pid, epoch)
-	}
-	p := &Producer{e: e, cfg: cfg}
-	p.mu.seqs = map[TopicPartition]int32{}
-	p.mu.pid, p.mu.epoch = pid, epoch
-	p.mu.txn = t.seq
-	p.mu.inc = e.incarnation()
-	return p, nil
 }

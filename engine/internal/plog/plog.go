@@ -77,6 +77,15 @@ type entry struct {
 	flags uint8
 }
 
+// abortedHidden reports whether a read_committed fetch skips e as a record
+// of an aborted transaction.
+func abortedHidden(e *entry) bool {
+	if mutant.On("read-committed-aborted") {
+		return false
+	}
+	return e.flags&flagAborted != 0
+}
+
 const (
 	flagTxn uint8 = 1 << iota
 	flagControl
@@ -464,7 +473,7 @@ func (l *Log) FetchBelow(offset int64, max int, readCommitted bool, limit int64,
 	o := offset
 	for ; o < end && max > 0; o++ {
 		s, e := l.at(o)
-		if e.flags&flagControl != 0 || (readCommitted && e.flags&flagAborted != 0 && !mutant.On("read-committed-aborted")) {
+		if e.flags&flagControl != 0 || readCommitted && abortedHidden(e) {
 			continue
 		}
 		dst = append(dst, record(o, s, e))

@@ -20,6 +20,8 @@ package sharepart
 import (
 	"fmt"
 	"math"
+
+	"github.com/sharebench/sharebench/engine/internal/invariants"
 )
 
 // DurableRun is a run of records in one durable state.
@@ -264,6 +266,9 @@ func (sp *SharePartition) normalize() error {
 // the window end come in AVAILABLE at count 0), SPSO moves to d.SPSO, and
 // history (when kept) records what left the window.
 func (sp *SharePartition) ApplyDelta(d *Delta) error {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if d.SPSO < sp.spso || d.SPSO >= maxOffset {
 		return fmt.Errorf("engine: delta SPSO %d behind SPSO %d", d.SPSO, sp.spso)
 	}
@@ -348,6 +353,9 @@ func (sp *SharePartition) putHistory(runs []DurableRun, spso int64) error {
 // PutHistory records final states of records below SPSO (restoring the
 // history a partition keeps with KeepHistory; a no-op without it).
 func (sp *SharePartition) PutHistory(runs []DurableRun) error {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if !sp.cfg.KeepHistory {
 		return nil
 	}
@@ -361,6 +369,9 @@ func (sp *SharePartition) PutHistory(runs []DurableRun) error {
 // there are new). The caller makes the result durable with a snapshot,
 // since a delta cannot move SPSO back. It reports whether anything changed.
 func (sp *SharePartition) TruncateTo(end int64) bool {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if end >= sp.end {
 		return false
 	}

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sharebench/sharebench/engine/internal/invariants"
 	"github.com/sharebench/sharebench/engine/internal/mutant"
 )
 
@@ -350,6 +351,9 @@ func (sp *SharePartition) Config() Config { return sp.cfg }
 // SetConfig changes the configuration for future transitions (a group
 // config update).
 func (sp *SharePartition) SetConfig(cfg Config) error {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -543,11 +547,23 @@ func (sp *SharePartition) locked() int64 {
 	return acquired + max(0, pending-int64(sp.cfg.Knobs.TxPendingLimit))
 }
 
+// deliveryIncrement is what one acquisition adds to a record's delivery
+// count: one, so the delivery limit bounds redeliveries.
+func deliveryIncrement() uint16 {
+	if mutant.On("no-delivery-increment") {
+		return 0
+	}
+	return 1
+}
+
 // acquireRoom returns how many more records a poll may acquire under the
 // TxPendingLimit knob (see locked); without the knob the window's offsets
 // bound acquisition exactly and it returns math.MaxInt64.
 func (sp *SharePartition) acquireRoom() int64 {
-	if sp.cfg.Knobs.TxPendingLimit == 0 || mutant.On("window-unbounded") {
+	if mutant.On("window-unbounded") {
+		return math.MaxInt64
+	}
+	if sp.cfg.Knobs.TxPendingLimit == 0 {
 		return math.MaxInt64
 	}
 	return max(0, int64(sp.cfg.MaxRecordLocks)-sp.locked())
@@ -561,6 +577,9 @@ func (sp *SharePartition) acquireRoom() int64 {
 // locked). It appends the acquired ranges to dst. Gap offsets met on the
 // way are archived.
 func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetchEnd int64, log Log, dst []Range) []Range {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if owner == 0 || max <= 0 {
 		return dst
 	}
@@ -613,8 +632,8 @@ func (sp *SharePartition) Acquire(now time.Duration, owner Owner, max int, fetch
 		}
 		n := r.n()
 		r.state, r.owner, r.deadline = Acquired, owner, deadline
-		if r.count < math.MaxUint16 && !mutant.On("no-delivery-increment") {
-			r.count++
+		if r.count < math.MaxUint16 {
+			r.count += deliveryIncrement()
 		}
 		sp.ctr.Acquired += n
 		if r.count > 1 {
@@ -748,6 +767,9 @@ func disjoint(batches []Batch) error {
 // any offset fails validation nothing changes. Offsets below SPSO are no-op
 // successes (Kafka skips them the same way: they are terminal already).
 func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []Batch) error {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	_, err := sp.AcknowledgeNoOps(now, owner, batches)
 	return err
 }
@@ -760,6 +782,9 @@ func (sp *SharePartition) Acknowledge(now time.Duration, owner Owner, batches []
 // an acknowledgement of a record the owner no longer held. noop is nil
 // when err is not.
 func (sp *SharePartition) AcknowledgeNoOps(now time.Duration, owner Owner, batches []Batch) (noop []Batch, err error) {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	sp.expireDue(now)
 	if err := disjoint(batches); err != nil {
 		return nil, err
@@ -826,6 +851,15 @@ func (sp *SharePartition) AcknowledgeNoOps(now time.Duration, owner Owner, batch
 
 // checkOwned validates every in-window offset of b: acquired by owner, with
 // a type check accepts.
+// ownedByOther reports whether the acquired run r is locked by a member
+// other than owner, who then may not acknowledge it.
+func ownedByOther(r *run, owner Owner) bool {
+	if mutant.On("non-owner-accepted") {
+		return false
+	}
+	return r.owner != owner
+}
+
 func (sp *SharePartition) checkOwned(b *Batch, owner Owner, check func(AckType) error) error {
 	if b.Last >= sp.end {
 		return fmt.Errorf("%w: [%d,%d] reaches beyond the window end %d", ErrOutOfRange, b.First, b.Last, sp.end)
@@ -843,7 +877,7 @@ func (sp *SharePartition) checkOwned(b *Batch, owner Owner, check func(AckType) 
 		if r.state != Acquired {
 			return fmt.Errorf("%w: offset %d is %v", ErrInvalidRecordState, o, r.state)
 		}
-		if r.owner != owner && !mutant.On("non-owner-accepted") {
+		if ownedByOther(r, owner) {
 			return fmt.Errorf("%w: offset %d", ErrNotOwner, o)
 		}
 		for x := o; x <= last; x++ {
@@ -890,10 +924,19 @@ func (sp *SharePartition) applyEach(b *Batch, f func(*run, AckType)) {
 	}
 }
 
+// atDeliveryLimit reports whether r has been delivered as often as the
+// delivery limit allows, so it is archived rather than made available.
+func (sp *SharePartition) atDeliveryLimit(r *run) bool {
+	if mutant.On("ignore-delivery-limit") {
+		return false
+	}
+	return int(r.count) >= sp.cfg.DeliveryLimit
+}
+
 // makeAvailable returns r to AVAILABLE, or archives it at the delivery limit.
 func (sp *SharePartition) makeAvailable(r *run) {
 	r.owner, r.deadline, r.pid, r.epoch, r.staged = 0, NoDeadline, 0, 0, 0
-	if int(r.count) >= sp.cfg.DeliveryLimit && !mutant.On("ignore-delivery-limit") {
+	if sp.atDeliveryLimit(r) {
 		r.state, r.reason = Archived, ReasonLimit
 		sp.ctr.Archived += r.n()
 		sp.deadLetter(r, false)
@@ -931,6 +974,9 @@ func (sp *SharePartition) HasDeadLetters() bool { return len(sp.dead) > 0 }
 // cancelled: the transaction timeout governs the hold. RELEASE and RENEW
 // cannot be staged.
 func (sp *SharePartition) Stage(now time.Duration, owner Owner, pid ProducerID, epoch int16, batches []Batch) error {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	sp.expireDue(now)
 	checkType := func(t AckType) error {
 		switch t {
@@ -1023,6 +1069,9 @@ func (sp *SharePartition) identicalRetry(b *Batch, pid ProducerID, epoch int16) 
 // TxPendingLimit knob a staging frees lock slots a poll may then fill, and
 // a later undo would hold more records than the window has slots.
 func (sp *SharePartition) UnstageFailed(now time.Duration, owner Owner, pid ProducerID, epoch int16, batches []Batch) {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	deadline := now + sp.cfg.LockDuration
 	if sp.cfg.Knobs.FailedStageNoLock {
 		deadline = NoDeadline
@@ -1055,17 +1104,29 @@ func (sp *SharePartition) UnstageFailed(now time.Duration, owner Owner, pid Prod
 	sp.merge()
 }
 
+// markerOfOther reports whether a marker of producer pid leaves the
+// TX_PENDING run r alone because another producer staged it.
+func markerOfOther(r *run, pid ProducerID) bool {
+	if mutant.On("marker-any-producer") {
+		return false
+	}
+	return r.pid != pid
+}
+
 // Marker applies a transaction marker of producer pid at epoch: commit moves
 // its TX_PENDING records to their staged outcome, abort returns them to
 // AVAILABLE (count kept, owner cleared). Records staged by another producer
 // are untouched, and a replayed marker finds nothing to do. It returns how
 // many records changed.
 func (sp *SharePartition) Marker(now time.Duration, pid ProducerID, epoch int16, commit bool) int64 {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	sp.expireDue(now)
 	var n int64
 	for i := sp.head; i < len(sp.runs); i++ {
 		r := &sp.runs[i]
-		if r.state != TxPending || r.pid != pid && !mutant.On("marker-any-producer") {
+		if r.state != TxPending || markerOfOther(r, pid) {
 			continue
 		}
 		if sp.cfg.Knobs.ExactEpochMatch {
@@ -1136,6 +1197,9 @@ func (sp *SharePartition) NextDeadline() time.Duration { return sp.nextD }
 // AVAILABLE, or ARCHIVED at the delivery limit. TX_PENDING records have no
 // lock and are untouched. It returns how many records expired.
 func (sp *SharePartition) Expire(now time.Duration) int64 {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if now < sp.nextD {
 		return 0
 	}
@@ -1177,6 +1241,9 @@ func (sp *SharePartition) expireDue(now time.Duration) {
 // it left): AVAILABLE with the delivery count reduced by one, since the
 // delivery never completed; never archived. TX_PENDING records are untouched.
 func (sp *SharePartition) ReleaseOwner(now time.Duration, owner Owner) int64 {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	sp.expireDue(now)
 	var n int64
 	for i := sp.head; i < len(sp.runs); i++ {
@@ -1207,6 +1274,9 @@ func (sp *SharePartition) ReleaseOwner(now time.Duration, owner Owner) int64 {
 // AVAILABLE records below it are archived, records never brought into the
 // window below it are skipped.
 func (sp *SharePartition) AdvanceLogStart(offset int64) {
+	if invariants.Enabled {
+		defer sp.checked()
+	}
 	if offset > sp.logStart {
 		sp.logStart = offset
 	}
@@ -1250,9 +1320,18 @@ func (sp *SharePartition) archiveBelowLogStart() {
 	}
 }
 
+// spsoPasses reports whether SPSO may move over a run in state s: only a
+// terminal one.
+func spsoPasses(s State) bool {
+	if mutant.On("spso-over-nonterminal") {
+		return s.Terminal() || s == Available
+	}
+	return s.Terminal()
+}
+
 // advance moves SPSO over the longest prefix of terminal records.
 func (sp *SharePartition) advance() {
-	for sp.head < len(sp.runs) && (sp.runs[sp.head].state.Terminal() || sp.runs[sp.head].state == Available && mutant.On("spso-over-nonterminal")) {
+	for sp.head < len(sp.runs) && spsoPasses(sp.runs[sp.head].state) {
 		r := &sp.runs[sp.head]
 		if sp.cfg.KeepHistory {
 			sp.hist.put(r.first, r.last, r.state, r.reason, int(r.count))
@@ -1291,6 +1370,15 @@ func (sp *SharePartition) merge() {
 	}
 	clear(sp.runs[w+1:])
 	sp.runs = sp.runs[:w+1]
+}
+
+// checked is what every mutator defers in an invariants build: Check,
+// and a panic naming the broken rule, so a violation stops at the call
+// that made it rather than surfacing later as a wrong delivery.
+func (sp *SharePartition) checked() {
+	if err := sp.Check(); err != nil {
+		panic(fmt.Sprintf("sharepart: invariant broken: %v", err))
+	}
 }
 
 // Check verifies the structural invariants: runs contiguous over

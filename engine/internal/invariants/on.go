@@ -1,0 +1,6 @@
+//go:build invariants
+
+package invariants
+
+// Enabled is true: this build has the invariants tag.
+const Enabled = true
