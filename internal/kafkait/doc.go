@@ -19,6 +19,9 @@
 //     crashes, abort ratio, slow processing, a stalled worker, a zombie
 //     producer) in implicit, explicit, deferred and classic-eos; each passes
 //     the verifier with only the anomalies its mode allows.
+//   - TestConformance: the targets.Target conformance suite
+//     (loadgen/targets/targettest) through the Kafka target, as the engine
+//     target and kfake run it in their packages' tests.
 //   - TestModes: a quick run of every mode the broker supports, verified.
 //   - TestTransactionalFailsFast: --modes transactional stops before running
 //     anything with the unsupported-broker message.

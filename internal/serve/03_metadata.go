@@ -10,14 +10,17 @@ package serve
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/internal/txnshareack"
 )
 
 func init() { register(int16(kmsg.Metadata), 0, 12, (*Server).handleMetadata) }
 
 // ClusterID is the cluster id the server reports (Metadata,
 // DescribeCluster), by which a client can tell it is talking to
-// sharebench serve.
-const ClusterID = "sharebench-serve"
+// sharebench serve. It is defined in txnshareack so that clients can
+// know it without importing the server.
+const ClusterID = txnshareack.ClusterID
 
 const clusterID = ClusterID
 

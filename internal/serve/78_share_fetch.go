@@ -101,34 +101,25 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 	var acks []engine.Acknowledgement
 	ackTP := map[engine.TopicPartition]partKey{}
 	for _, t := range req.Topics {
-		name, ok := s.topicName(t.TopicID)
+		name, known := s.topicName(t.TopicID)
 		for _, p := range t.Partitions {
 			k := partKey{t.TopicID, p.Partition}
-			if !ok {
-				get(k).ErrorCode = kerr.UnknownTopicID.Code
+			ap := decodeAcks(name, known, p.Partition, p.AcknowledgementBatches, shareFetchBatch)
+			if !known {
+				get(k).ErrorCode = ap.code
 				continue
 			}
-			tp := engine.TopicPartition{Topic: name, Partition: p.Partition}
 			if m.session != nil {
-				m.session.parts[tp] = true
+				m.session.parts[ap.tp] = true
 			}
-			if len(p.AcknowledgementBatches) == 0 {
-				continue
+			switch {
+			case ap.code != 0:
+				get(k).AcknowledgeErrorCode = ap.code
+			case len(ap.acks) > 0:
+				acks = append(acks, ap.acks...)
+				ackTP[ap.tp] = k
+				get(k)
 			}
-			first := make([]int64, len(p.AcknowledgementBatches))
-			last := make([]int64, len(p.AcknowledgementBatches))
-			types := make([][]int8, len(p.AcknowledgementBatches))
-			for i, b := range p.AcknowledgementBatches {
-				first[i], last[i], types[i] = b.FirstOffset, b.LastOffset, b.AcknowledgeTypes
-			}
-			a, ok := acksOf(tp, first, last, types)
-			if !ok {
-				get(k).AcknowledgeErrorCode = kerr.InvalidRequest.Code
-				continue
-			}
-			acks = append(acks, a...)
-			ackTP[tp] = k
-			get(k)
 		}
 	}
 	for _, f := range req.ForgottenTopicsData {

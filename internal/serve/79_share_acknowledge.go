@@ -58,36 +58,14 @@ func (s *Server) handleShareAcknowledge(c *conn, kreq kmsg.Request) (kmsg.Respon
 		resp.ErrorCode = code
 		return resp, nil
 	}
-	type result struct {
-		tp   engine.TopicPartition
-		code int16
-		err  error
-	}
 	var acks []engine.Acknowledgement
-	results := make([][]result, len(req.Topics))
+	results := make([][]ackPartition, len(req.Topics))
 	for i, t := range req.Topics {
-		name, ok := s.topicName(t.TopicID)
+		name, known := s.topicName(t.TopicID)
 		for _, p := range t.Partitions {
-			tp := engine.TopicPartition{Topic: name, Partition: p.Partition}
-			r := result{tp: tp}
-			if !ok {
-				r.code = kerr.UnknownTopicID.Code
-				results[i] = append(results[i], r)
-				continue
-			}
-			first := make([]int64, len(p.AcknowledgementBatches))
-			last := make([]int64, len(p.AcknowledgementBatches))
-			types := make([][]int8, len(p.AcknowledgementBatches))
-			for j, b := range p.AcknowledgementBatches {
-				first[j], last[j], types[j] = b.FirstOffset, b.LastOffset, b.AcknowledgeTypes
-			}
-			a, ok := acksOf(tp, first, last, types)
-			if !ok {
-				r.code = kerr.InvalidRequest.Code
-			} else {
-				acks = append(acks, a...)
-			}
-			results[i] = append(results[i], r)
+			ap := decodeAcks(name, known, p.Partition, p.AcknowledgementBatches, shareAckBatch)
+			acks = append(acks, ap.acks...)
+			results[i] = append(results[i], ap)
 		}
 	}
 	failed, err := ackCodes(m.em, acks)

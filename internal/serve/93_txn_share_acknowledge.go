@@ -34,36 +34,20 @@ func txnShareAckAPI(key int16) api {
 func (s *Server) handleTxnShareAcknowledge(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*txnshareack.Request)
 	resp := req.ResponseKind().(*txnshareack.Response)
+	// result is one partition's answer: its decoding's, else the
+	// staging's.
 	type result struct {
-		tp   engine.TopicPartition
-		code int16
-		err  error
+		ackPartition
+		err error
 	}
 	results := make([][]result, len(req.Topics))
 	var acks []engine.Acknowledgement
 	for i, t := range req.Topics {
-		name, ok := s.topicName(t.TopicID)
+		name, known := s.topicName(t.TopicID)
 		for _, p := range t.Partitions {
-			tp := engine.TopicPartition{Topic: name, Partition: p.Partition}
-			r := result{tp: tp}
-			if !ok {
-				r.code = kerr.UnknownTopicID.Code
-				results[i] = append(results[i], r)
-				continue
-			}
-			first := make([]int64, len(p.Batches))
-			last := make([]int64, len(p.Batches))
-			types := make([][]int8, len(p.Batches))
-			for j, b := range p.Batches {
-				first[j], last[j], types[j] = b.FirstOffset, b.LastOffset, b.AcknowledgeTypes
-			}
-			a, ok := acksOf(tp, first, last, types)
-			if !ok {
-				r.code = kerr.InvalidRequest.Code
-			} else {
-				acks = append(acks, a...)
-			}
-			results[i] = append(results[i], r)
+			ap := decodeAcks(name, known, p.Partition, p.Batches, txnShareAckBatch)
+			acks = append(acks, ap.acks...)
+			results[i] = append(results[i], result{ackPartition: ap})
 		}
 	}
 	fill := func() (kmsg.Response, error) {

@@ -20,7 +20,6 @@
 package serve
 
 import (
-	"errors"
 	"slices"
 	"sort"
 	"sync"
@@ -249,55 +248,6 @@ func (s *Server) assignmentLocked(m *member) map[string][]int32 {
 		out[t] = ps
 	}
 	return out
-}
-
-// acks converts wire acknowledgement batches of one partition into engine
-// acknowledgements; ok is false for a malformed batch.
-func acksOf(tp engine.TopicPartition, first, last []int64, types [][]int8) ([]engine.Acknowledgement, bool) {
-	out := make([]engine.Acknowledgement, 0, len(first))
-	for i := range first {
-		a := engine.Acknowledgement{Topic: tp.Topic, Partition: tp.Partition, First: first[i], Last: last[i]}
-		ts := types[i]
-		switch {
-		case last[i] < first[i] || len(ts) == 0:
-			return nil, false
-		case len(ts) == 1:
-			a.Type = engine.AckType(ts[0])
-		case int64(len(ts)) == last[i]-first[i]+1:
-			a.Types = make([]engine.AckType, len(ts))
-			for j, t := range ts {
-				a.Types[j] = engine.AckType(t)
-			}
-		default:
-			return nil, false
-		}
-		out = append(out, a)
-	}
-	return out, true
-}
-
-// ackCodes applies acks as member m and returns each partition's error.
-func ackCodes(em *engine.ShareMember, acks []engine.Acknowledgement) (map[engine.TopicPartition]error, error) {
-	if len(acks) == 0 {
-		return nil, nil
-	}
-	err := em.Acknowledge(acks)
-	var ae *engine.AckError
-	if errors.As(err, &ae) {
-		return ae.Partitions, nil
-	}
-	return nil, err
-}
-
-// ackCallCode is the top-level error code of acknowledgements that failed
-// as a whole with err. An engine member that is gone (its engine session
-// timed out, releasing its records) has no share session any more:
-// SHARE_SESSION_NOT_FOUND, as Kafka answers a request on a closed session.
-func ackCallCode(err error) int16 {
-	if errors.Is(err, engine.ErrUnknownMember) {
-		return kerr.ShareSessionNotFound.Code
-	}
-	return errCode(err)
 }
 
 // checkSessionLocked validates and advances the share session for a

@@ -17,4 +17,7 @@
 //	req.TransactionalID = &id
 //	...
 //	b := req.AppendTo(nil)
+//
+// ClusterID, the cluster id serve reports, is here for the same reason:
+// it is serve's wire vocabulary, which clients need without the server.
 package txnshareack

@@ -33,9 +33,10 @@ type crashState struct {
 	crashedSince atomic.Int64 // unix ns the engine was first seen crashed with no restart under way; 0: not
 	mu           struct {
 		sync.Mutex
-		failed   error    // the last failed restart's error, until the engine is replaced
-		replaced []string // one line per engine replaced after it went down
-		dir      string   // the data directory in use ("": Options.DataDir)
+		failed   error         // the last failed restart's error, until the engine is replaced
+		failedCh chan struct{} // closed when a restart fails; nil until restartFailed asks
+		replaced []string      // one line per engine replaced after it went down
+		dir      string        // the data directory in use ("": Options.DataDir)
 	}
 }
 
@@ -50,10 +51,24 @@ func (t *Target) restart() (eng.RecoveryReport, error) {
 	defer t.crash.mu.Unlock()
 	if err != nil {
 		t.crash.mu.failed = err
+		if t.crash.mu.failedCh != nil {
+			close(t.crash.mu.failedCh)
+			t.crash.mu.failedCh = nil
+		}
 	} else {
 		t.crash.mu.failed = nil
 	}
 	return rep, err
+}
+
+// restartFailed returns a channel closed when the next restart fails.
+func (c *crashState) restartFailed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mu.failedCh == nil {
+		c.mu.failedCh = make(chan struct{})
+	}
+	return c.mu.failedCh
 }
 
 // Down reports, once the engine crashed and will not come back, why: the

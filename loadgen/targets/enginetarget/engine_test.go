@@ -227,10 +227,6 @@ func TestClassicEOSPendingAndInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := pollAll(t, w, 6)
-	// A classic worker cannot ack outside a transaction.
-	if err := w.Ack(ctx, recs, vocab.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
-		t.Errorf("Ack in classic-eos: %v, want ErrUnsupported", err)
-	}
 	if err := w.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +250,10 @@ func TestClassicEOSPendingAndInspect(t *testing.T) {
 	}
 }
 
-func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
+// TestSupportsEveryMode: the engine runs every mode, the transactional
+// one included, and refuses an unknown mode with ErrUnsupported (the
+// contract every target keeps is in targettest).
+func TestSupportsEveryMode(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	cfg := testConfig("plain")
@@ -262,23 +261,8 @@ func TestNonTransactionalWorkerRefusesTransactions(t *testing.T) {
 	if err := tg.Setup(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	w, err := tg.NewWorker(ctx, cfg, vocab.Explicit, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tid, epoch := w.TxnInfo(); tid != "" || epoch != -1 {
-		t.Errorf("TxnInfo = %q, %d; want \"\", -1", tid, epoch)
-	}
-	for name, err := range map[string]error{"Begin": w.Begin(ctx), "Commit": w.Commit(ctx), "Abort": w.Abort(ctx), "StageAcks": w.StageAcks(ctx, nil, vocab.AckAccept)} {
-		if !errors.Is(err, targets.ErrUnsupported) {
-			t.Errorf("%s in explicit mode: %v, want ErrUnsupported", name, err)
-		}
-	}
 	if _, err := tg.NewWorker(ctx, cfg, vocab.Mode("sometimes"), 0); !errors.Is(err, targets.ErrUnsupported) {
 		t.Errorf("NewWorker of an unknown mode: %v, want ErrUnsupported", err)
-	}
-	if err := tg.Supports(ctx, vocab.Mode("sometimes")); err == nil {
-		t.Error("Supports of an unknown mode succeeded")
 	}
 	for _, m := range vocab.AllModes() {
 		if err := tg.Supports(ctx, m); err != nil {

@@ -540,15 +540,38 @@ func summary(r eng.RecoveryReport) string {
 	return s
 }
 
-// awaitRestart waits while the engine is crashed (a fault restarting it),
-// at most a few seconds. On a manual clock it does not wait: the one
+// restartWait bounds awaitRestart. A fault's restart takes milliseconds;
+// a caller that waited this long retries (or learns from Down that the
+// engine is not coming back) instead of waiting on.
+const restartWait = 5 * time.Second
+
+// awaitRestart waits while the engine is crashed (a fault restarting it)
+// until the engine runs again (Engine.Running), a restart fails, ctx is
+// done or restartWait passes. On a manual clock it does not wait: the one
 // caller is the only one who could restart the engine.
 func (t *Target) awaitRestart(ctx context.Context) {
 	if t.opts.Clock != nil {
 		return
 	}
-	for i := 0; i < 5000 && t.e.Crashed() && ctx.Err() == nil && t.Down() == nil; i++ {
-		time.Sleep(time.Millisecond)
+	deadline := time.NewTimer(restartWait)
+	defer deadline.Stop()
+	for {
+		// Both channels are taken before the checks, so a restart that
+		// completes or fails after them still wakes this wait.
+		running, failed := t.e.Running(), t.crash.restartFailed()
+		if !t.e.Crashed() || t.Down() != nil {
+			return
+		}
+		select {
+		case <-running:
+			// A crash after the restart shows on the next Running:
+			// check again.
+		case <-failed:
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		}
 	}
 }
 

@@ -1,14 +1,16 @@
 // Package kafkatarget is the Kafka target of the load generator: it implements
-// target.Target against a real Kafka cluster (4.1+ with share groups) through
+// targets.Target against a real Kafka cluster (4.1+ with share groups) through
 // franz-go, or, when no brokers are given, against an embedded kfake cluster
 // on 127.0.0.1 that lives as long as the Target.
 //
-//	t, err := kafka.New(ctx, kafka.Options{Brokers: []string{"localhost:9092"}})
+//	t, err := kafkatarget.New(ctx, kafkatarget.Options{Brokers: []string{"localhost:9092"}})
 //	if err != nil { ... }           // one line naming the brokers and the fix
 //	defer t.Close()
-//	if err := t.Supports(ctx, mode); err != nil { ... } // wraps target.ErrUnsupported
+//	if err := t.Supports(ctx, mode); err != nil { ... } // wraps targets.ErrUnsupported
 //	err = t.Setup(ctx, cfg)          // topics + share group configs
 //	w, err := t.NewWorker(ctx, cfg, mode, id)
+//
+// Example (example_test.go) runs this on the embedded cluster.
 //
 // How each mode maps onto Kafka (docs/design.md §5):
 //
@@ -24,7 +26,7 @@
 //   - transactional (KIP-1289): only on a broker that advertises the
 //     draft's TxnShareAcknowledge (key 95, or key 93 on a broker without
 //     streams-group APIs), which today means sharebench serve; elsewhere
-//     Supports returns an error wrapping target.ErrUnsupported that points
+//     Supports returns an error wrapping targets.ErrUnsupported that points
 //     at deferred mode or the engine target. The worker (txn_worker.go)
 //     is a share-group member of its own (heartbeats, ShareFetch,
 //     ShareAcknowledge for releases and renewals), because staging needs
@@ -32,7 +34,7 @@
 //     itself; a kgo transactional producer writes the outputs; StageAcks
 //     sends TxnShareAcknowledge with the member epoch of the last
 //     heartbeat on a connection of its own to the transaction
-//     coordinator. A fenced member epoch wraps target.ErrFenced; after a
+//     coordinator. A fenced member epoch wraps targets.ErrFenced; after a
 //     failed staging the transaction can only abort. A transaction with
 //     acknowledgements and no outputs ends with an EndTxn of its own.
 //   - classic-eos: a classic consumer group member that fetches

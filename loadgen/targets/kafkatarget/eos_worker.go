@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -43,9 +41,9 @@ type tpo struct {
 }
 
 // eosWorker implements targets.Worker for classic-eos. Like shareWorker, its
-// methods run on one goroutine except closeForTarget.
+// methods run on one goroutine; lifecycle says how it ends.
 type eosWorker struct {
-	t     *Target
+	lifecycle
 	cfg   targets.Config
 	d     *dialer
 	sess  *kgo.GroupTransactSession
@@ -60,13 +58,11 @@ type eosWorker struct {
 	// which covers every polled record, so Commit refuses while any is
 	// unstaged.
 	unstaged map[tpo]struct{}
-
-	once sync.Once
-	done atomic.Bool
 }
 
 func (t *Target) newEOSWorker(ctx context.Context, cfg targets.Config, id int) (*eosWorker, error) {
-	w := &eosWorker{t: t, cfg: cfg, d: t.conn.newDialer(), txnID: transactionalID(cfg, id), epoch: -1, unstaged: make(map[tpo]struct{})}
+	w := &eosWorker{lifecycle: lifecycle{t: t}, cfg: cfg, d: t.conn.newDialer(), txnID: transactionalID(cfg, id), epoch: -1, unstaged: make(map[tpo]struct{})}
+	w.worker = w
 	opts := append(t.conn.clientOpts(w.d, "classic-eos-worker-"+strconv.Itoa(id)),
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(cfg.Inputs()...),
@@ -96,12 +92,12 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg targets.Config, id int) (
 	w.sess = sess
 	pid, epoch, err := sess.Client().ProducerID(ctx)
 	if err != nil {
-		w.shutdown(true, ctx)
+		w.shutdown(ctx, true)
 		return nil, fmt.Errorf("kafka: initializing transactional id %s: %w", w.txnID, err)
 	}
 	w.epoch, w.pid = epoch, pid
-	if err := t.track(w); err != nil {
-		w.shutdown(true, ctx)
+	if err := w.register(); err != nil {
+		w.shutdown(ctx, true)
 		return nil, err
 	}
 	return w, nil
@@ -248,45 +244,26 @@ func (w *eosWorker) ProducerID() int64 { return w.pid }
 // TxnInfo reports the transactional id and the producer epoch.
 func (w *eosWorker) TxnInfo() (string, int16) { return w.txnID, w.epoch }
 
-// Crash drops the worker as a killed process would: no leave, no end of the
-// open transaction (the next worker with this id fences it).
-func (w *eosWorker) Crash() {
-	w.t.untrack(w)
-	w.shutdown(true, context.Background())
+// crash closes the session after crashLeave: no leave, no end of the open
+// transaction (the next worker with this id fences it).
+func (w *eosWorker) crash() {
+	crashLeave(w.d, w.sess.Client())
+	w.sess.Close()
 }
 
-// Close aborts an open transaction and leaves the group.
-func (w *eosWorker) Close(ctx context.Context) error {
-	w.t.untrack(w)
-	return w.shutdown(false, ctx)
-}
-
-func (w *eosWorker) closeForTarget() {
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	w.shutdown(false, ctx)
-}
-
-func (w *eosWorker) shutdown(crash bool, ctx context.Context) error {
+// leave aborts an open transaction and leaves the group.
+func (w *eosWorker) leave(ctx context.Context) error {
 	var errs []error
-	w.once.Do(func() {
-		w.done.Store(true)
-		if crash {
-			crashLeave(w.d, w.sess.Client())
-			w.sess.Close()
-			return
+	if w.inTxn {
+		if _, err := w.sess.End(ctx, kgo.TryAbort); err != nil {
+			errs = append(errs, fmt.Errorf("kafka: aborting the transaction of %s: %w", w.txnID, err))
 		}
-		if w.inTxn {
-			if _, err := w.sess.End(ctx, kgo.TryAbort); err != nil {
-				errs = append(errs, fmt.Errorf("kafka: aborting the transaction of %s: %w", w.txnID, err))
-			}
-		}
-		// A transactional client never commits on revoke, so leaving
-		// commits nothing the transactions did not.
-		if err := w.sess.Client().LeaveGroupContext(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("kafka: leaving group %s: %w", w.cfg.Group, err))
-		}
-		w.sess.Close()
-	})
+	}
+	// A transactional client never commits on revoke, so leaving
+	// commits nothing the transactions did not.
+	if err := w.sess.Client().LeaveGroupContext(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("kafka: leaving group %s: %w", w.cfg.Group, err))
+	}
+	w.sess.Close()
 	return errors.Join(errs...)
 }

@@ -3,7 +3,6 @@
 package kafkatarget
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
@@ -20,12 +19,6 @@ func TestClassicEOSCommitAndAbort(t *testing.T) {
 	ctx := ctxT(t)
 
 	w := newWorker(t, tg, cfg, vocab.ClassicEOS, 2)
-	if id, epoch := w.TxnInfo(); id != cfg.TransactionalIDPrefix+"2" || epoch < 0 {
-		t.Fatalf("TxnInfo = %q, %d; want %q and a known epoch", id, epoch, cfg.TransactionalIDPrefix+"2")
-	}
-	if err := w.Ack(ctx, nil, vocab.AckAccept); !errors.Is(err, targets.ErrUnsupported) {
-		t.Errorf("Ack in classic-eos = %v, want ErrUnsupported", err)
-	}
 	committedOffset := func() int64 {
 		t.Helper()
 		offs, err := tg.adm.FetchOffsets(ctx, cfg.Group)

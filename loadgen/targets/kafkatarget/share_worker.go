@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -88,11 +87,10 @@ func transactionalID(cfg targets.Config, id int) string {
 }
 
 // shareWorker implements targets.Worker for the share-group modes. Its
-// methods run on one goroutine (the targets.Worker contract), except
-// closeForTarget, which Target.Close may call from another; once guards the
-// shutdown and done tells later calls the worker is gone.
+// methods run on one goroutine (the targets.Worker contract); lifecycle
+// says how it ends.
 type shareWorker struct {
-	t    *Target
+	lifecycle
 	mode vocab.Mode
 	cfg  targets.Config
 	d    *dialer
@@ -116,13 +114,11 @@ type shareWorker struct {
 	// acks (kgo's ShareAckCallback runs on a kgo goroutine).
 	ackMu   sync.Mutex
 	ackErrs []kgo.ShareAckResult
-
-	once sync.Once
-	done atomic.Bool
 }
 
 func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m vocab.Mode, id int) (*shareWorker, error) {
-	w := &shareWorker{t: t, mode: m, cfg: cfg, d: t.conn.newDialer(), epoch: -1}
+	w := &shareWorker{lifecycle: lifecycle{t: t}, mode: m, cfg: cfg, d: t.conn.newDialer(), epoch: -1}
+	w.worker = w
 	name := string(m) + "-worker-" + strconv.Itoa(id)
 	copts := append(t.conn.clientOpts(w.d, name),
 		kgo.ShareGroup(cfg.Group),
@@ -171,13 +167,13 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m vocab
 		// same transactional id and aborts its open transaction.
 		pid, epoch, err := prod.ProducerID(ctx)
 		if err != nil {
-			w.shutdown(true, ctx)
+			w.shutdown(ctx, true)
 			return nil, fmt.Errorf("kafka: initializing transactional id %s: %w", w.txnID, err)
 		}
 		w.epoch, w.pid = epoch, pid
 	}
-	if err := t.track(w); err != nil {
-		w.shutdown(true, ctx)
+	if err := w.register(); err != nil {
+		w.shutdown(ctx, true)
 		return nil, err
 	}
 	return w, nil
@@ -224,8 +220,6 @@ func (w *shareWorker) takeAckErrs(krs []*kgo.Record) (map[ackTP]bool, []error) {
 	}
 	return bad, dedupErrs(errs)
 }
-
-var errWorkerClosed = errors.New("kafka: worker is closed or crashed")
 
 // Poll acquires up to max records (cfg.MaxPollRecords when max <= 0). In
 // implicit mode kgo first accepts the previous poll's records; in explicit
@@ -458,66 +452,35 @@ func (w *shareWorker) TxnInfo() (string, int16) {
 	return w.txnID, w.epoch
 }
 
-// Crash drops the worker as a killed process would: its connections close
-// (the broker then releases what its share session held), and nothing
-// more is sent: no ack, no leave, no end of the open transaction, which
-// stays open until a worker with the same id fences it or it times out.
-func (w *shareWorker) Crash() {
-	w.t.untrack(w)
-	w.shutdown(true, context.Background())
+// crash closes the clients after crashLeave: the broker then releases what
+// the share session held, and a deferred worker's open transaction stays
+// open until a worker with the same id fences it or it times out.
+func (w *shareWorker) crash() {
+	crashLeave(w.d, w.cons)
+	w.cons.Close()
+	w.prod.Close()
 }
 
-// Close leaves cleanly: an implicit worker accepts its last poll (as
-// kgo's next poll would have), an open transaction is aborted, records
+// leave ends the worker cleanly: an implicit worker accepts its last poll
+// (as kgo's next poll would have), an open transaction is aborted, records
 // still held are released, and the member leaves the group.
-func (w *shareWorker) Close(ctx context.Context) error {
-	w.t.untrack(w)
-	return w.shutdown(false, ctx)
-}
-
-func (w *shareWorker) closeForTarget() {
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	w.shutdown(false, ctx)
-}
-
-func (w *shareWorker) shutdown(crash bool, ctx context.Context) error {
+func (w *shareWorker) leave(ctx context.Context) error {
 	var errs []error
-	w.once.Do(func() {
-		w.done.Store(true)
-		if crash {
-			crashLeave(w.d, w.cons)
-			w.cons.Close()
-			w.prod.Close()
-			return
+	if w.mode == vocab.Implicit {
+		w.cons.MarkAcks(kgo.AckAccept)
+		if err := w.cons.FlushAcks(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("kafka: accepting the last poll: %w", err))
 		}
-		if w.mode == vocab.Implicit {
-			w.cons.MarkAcks(kgo.AckAccept)
-			if err := w.cons.FlushAcks(ctx); err != nil {
-				errs = append(errs, fmt.Errorf("kafka: accepting the last poll: %w", err))
-			}
+	}
+	if w.inTxn {
+		if err := w.abort(ctx); err != nil {
+			errs = append(errs, err)
 		}
-		if w.inTxn {
-			if err := w.abort(ctx); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if err := w.cons.LeaveGroupContext(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("kafka: leaving share group %s: %w", w.cfg.Group, err))
-		}
-		w.cons.Close()
-		w.prod.Close()
-	})
+	}
+	if err := w.cons.LeaveGroupContext(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("kafka: leaving share group %s: %w", w.cfg.Group, err))
+	}
+	w.cons.Close()
+	w.prod.Close()
 	return errors.Join(errs...)
-}
-
-// crashLeave is the part of Crash both workers share, before they close
-// their clients: the dialer dies, so nothing more reaches a broker, and the
-// group member (the share consumer, or the classic-eos session's client)
-// leaves with a canceled context, so the leave gives up at once.
-func crashLeave(d *dialer, member *kgo.Client) {
-	d.kill()
-	dead, cancel := context.WithCancel(context.Background())
-	cancel()
-	member.LeaveGroupContext(dead)
 }

@@ -12,60 +12,6 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-func TestExplicitConsumesAndAcksAll(t *testing.T) {
-	t.Parallel()
-	tg := newEmbedded(t)
-	cfg := testConfig(t, 3)
-	setup(t, tg, cfg)
-	const n = 60
-	inputs := produceInputs(t, tg, cfg, "in", n, 7)
-	for _, r := range inputs {
-		if r.Topic != cfg.InputTopic || r.Offset < 0 || r.Partition < 0 || r.Partition >= 3 {
-			t.Fatalf("produced record %+v lacks its topic, partition or offset", r)
-		}
-	}
-
-	w := newWorker(t, tg, cfg, vocab.Explicit, 0)
-	seen := make(map[string]int)
-	pollUntil(t, w, func(recs []*targets.Record) {
-		for _, r := range recs {
-			seen[string(r.Value)]++
-			if r.DeliveryCount != 1 {
-				t.Errorf("record %s: delivery count %d, want 1", r.Value, r.DeliveryCount)
-			}
-		}
-		if err := w.Ack(ctxT(t), recs, vocab.AckAccept); err != nil {
-			t.Fatalf("Ack: %v", err)
-		}
-	}, func() bool { return len(seen) == n })
-	for v, c := range seen {
-		if c != 1 {
-			t.Errorf("record %s delivered %d times", v, c)
-		}
-	}
-
-	// Every record is acknowledged: SPSO reaches the end of each partition.
-	want := make(map[int32]int64)
-	for _, r := range inputs {
-		want[r.Partition] = max(want[r.Partition], r.Offset+1)
-	}
-	st, err := tg.Inspect(ctxT(t), cfg)
-	if err != nil {
-		t.Fatalf("Inspect: %v", err)
-	}
-	for p, end := range want {
-		if st.SPSO[p] != end {
-			t.Errorf("SPSO of partition %d = %d, want %d (all acked); state %+v", p, st.SPSO[p], end, st)
-		}
-	}
-	if err := w.Close(ctxT(t)); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	if _, err := w.Poll(ctxT(t), 1); err == nil {
-		t.Error("Poll after Close: got nil error")
-	}
-}
-
 func TestExplicitWorkersShareOnePartition(t *testing.T) {
 	t.Parallel()
 	tg := newEmbedded(t)
@@ -369,11 +315,5 @@ func TestAckRejectsForeignRecords(t *testing.T) {
 	}
 	if err := w.Ack(ctx, nil, vocab.AckGap); err == nil {
 		t.Error("Ack with type gap: got nil error")
-	}
-	if err := w.Begin(ctx); !errors.Is(err, targets.ErrUnsupported) {
-		t.Errorf("Begin in explicit mode = %v, want ErrUnsupported", err)
-	}
-	if id, epoch := w.TxnInfo(); id != "" || epoch != -1 {
-		t.Errorf("TxnInfo in explicit mode = %q, %d; want \"\", -1", id, epoch)
 	}
 }

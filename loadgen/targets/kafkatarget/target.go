@@ -125,7 +125,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("kafka: connecting to brokers %s: %w", strings.Join(seeds, ","), ctx.Err())
 		}
-		return nil, &UnreachableError{Brokers: strings.Join(seeds, ","), Cause: pingCause(err, pctx)}
+		return nil, &UnreachableError{Brokers: strings.Join(seeds, ","), Cause: pingCause(pctx, err)}
 	}
 	t.learnVersions(pctx)
 	return t, nil
@@ -144,7 +144,7 @@ func (e *UnreachableError) Error() string {
 }
 
 // pingCause says why a ping failed in one short phrase.
-func pingCause(err error, ctx context.Context) string {
+func pingCause(ctx context.Context, err error) string {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return "no broker answered within the ping timeout"
 	}

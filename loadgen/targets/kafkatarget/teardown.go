@@ -12,7 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/internal/txnshareack"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
@@ -24,7 +24,7 @@ const teardownTimeout = 30 * time.Second
 // itself by its cluster id and, with a data directory, refuses deletion.
 func (t *Target) isServe(ctx context.Context) bool {
 	m, err := t.adm.BrokerMetadata(ctx)
-	return err == nil && m.Cluster == serve.ClusterID
+	return err == nil && m.Cluster == txnshareack.ClusterID
 }
 
 // Teardown deletes the mode's input and output topics and its group once

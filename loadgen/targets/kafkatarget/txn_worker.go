@@ -29,7 +29,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kbin"
@@ -60,7 +59,7 @@ type txnRecord struct {
 }
 
 type txnWorker struct {
-	t     *Target
+	lifecycle
 	cfg   targets.Config
 	d     *dialer
 	cl    *kgo.Client // share-group requests
@@ -89,13 +88,12 @@ type txnWorker struct {
 
 	raw  net.Conn
 	corr int32
-	once sync.Once
-	done atomic.Bool
 }
 
 func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, key int16) (*txnWorker, error) {
-	w := &txnWorker{t: t, cfg: cfg, d: t.conn.newDialer(), key: key, txnID: transactionalID(cfg, id),
+	w := &txnWorker{lifecycle: lifecycle{t: t}, cfg: cfg, d: t.conn.newDialer(), key: key, txnID: transactionalID(cfg, id),
 		stopHB: make(chan struct{}), hbDone: make(chan struct{}), pending: map[int64]*targets.Record{}}
+	w.worker = w
 	name := "transactional-worker-" + strconv.Itoa(id)
 	cl, err := kgo.NewClient(append(t.conn.clientOpts(w.d, name),
 		kgo.ConnIdleTimeout(max(minConnIdle, 2*cfg.LockDuration)))...)
@@ -115,7 +113,7 @@ func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, k
 	w.cl, w.prod = cl, prod
 	fail := func(err error) (*txnWorker, error) {
 		close(w.hbDone)
-		w.shutdown(true, ctx)
+		w.shutdown(ctx, true)
 		return nil, err
 	}
 	if w.pid, w.epoch, err = prod.ProducerID(ctx); err != nil {
@@ -131,8 +129,8 @@ func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, k
 		return fail(fmt.Errorf("kafka: joining share group %s: %w", cfg.Group, err))
 	}
 	go w.heartbeatLoop()
-	if err := t.track(w); err != nil {
-		w.shutdown(true, ctx)
+	if err := w.register(); err != nil {
+		w.shutdown(ctx, true)
 		return nil, err
 	}
 	return w, nil
@@ -755,53 +753,46 @@ func (endTxnV4) MaxVersion() int16 { return 4 }
 // TxnInfo reports the transactional id and producer epoch.
 func (w *txnWorker) TxnInfo() (string, int16) { return w.txnID, w.epoch }
 
-// Crash drops the worker as a killed process would.
-func (w *txnWorker) Crash() {
-	w.t.untrack(w)
-	w.shutdown(true, context.Background())
+// crash stops the heartbeats and cuts every connection, the coordinator
+// connection included.
+func (w *txnWorker) crash() {
+	w.stopHeartbeats()
+	w.d.kill()
+	w.closeClients()
 }
 
-// Close aborts an open transaction, releases what the last poll left and
+// leave aborts an open transaction, releases what the last poll left and
 // leaves the group.
-func (w *txnWorker) Close(ctx context.Context) error {
-	w.t.untrack(w)
-	return w.shutdown(false, ctx)
-}
-
-func (w *txnWorker) closeForTarget() {
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	w.shutdown(false, ctx)
-}
-
-func (w *txnWorker) shutdown(crash bool, ctx context.Context) error {
+func (w *txnWorker) leave(ctx context.Context) error {
+	w.stopHeartbeats()
 	var errs []error
-	w.once.Do(func() {
-		w.done.Store(true)
-		close(w.stopHB)
-		<-w.hbDone
-		if crash {
-			w.d.kill()
-		} else {
-			if w.inTxn {
-				w.prod.AbortBufferedRecords(ctx)
-				if err := w.end(ctx, false); err != nil {
-					errs = append(errs, err)
-				}
-			}
-			if w.memberID != "" {
-				if err := w.heartbeat(ctx, -1); err != nil {
-					errs = append(errs, fmt.Errorf("kafka: leaving share group %s: %w", w.cfg.Group, err))
-				}
-			}
+	if w.inTxn {
+		w.prod.AbortBufferedRecords(ctx)
+		if err := w.end(ctx, false); err != nil {
+			errs = append(errs, err)
 		}
-		if w.raw != nil {
-			w.raw.Close()
+	}
+	if w.memberID != "" {
+		if err := w.heartbeat(ctx, -1); err != nil {
+			errs = append(errs, fmt.Errorf("kafka: leaving share group %s: %w", w.cfg.Group, err))
 		}
-		w.cl.Close()
-		w.prod.Close()
-	})
+	}
+	w.closeClients()
 	return errors.Join(errs...)
+}
+
+// stopHeartbeats stops the heartbeat loop and waits until it returned.
+func (w *txnWorker) stopHeartbeats() {
+	close(w.stopHB)
+	<-w.hbDone
+}
+
+func (w *txnWorker) closeClients() {
+	if w.raw != nil {
+		w.raw.Close()
+	}
+	w.cl.Close()
+	w.prod.Close()
 }
 
 var _ targets.Worker = (*txnWorker)(nil)

@@ -1,7 +1,11 @@
-package enginetarget
+// This file holds the end-offset case: where EndOffsets ends at each
+// isolation level, and how far a reader's position passes.
+
+package targettest
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -11,26 +15,16 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-// TestEndOffsetsAndPositions: read_committed ends at the last stable
+// testEndOffsetsAndPositions: read_committed ends at the last stable
 // offset (an open transaction holds it), read_uncommitted at the high
 // watermark; a reader's position passes the aborted records and the
 // markers it does not return, so reading until the position reaches the
 // end offsets sees everything there is.
-func TestEndOffsetsAndPositions(t *testing.T) {
-	t.Parallel()
-	tg := newTarget(t)
-	cfg := testConfig("ends")
-	ctx := context.Background()
-	if err := tg.Setup(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	worker := func(id int) targets.Worker {
-		w, err := tg.NewWorker(ctx, cfg, vocab.Transactional, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
+func testEndOffsetsAndPositions(t *testing.T, e *env) {
+	cfg := e.setup(1)
+	ctx := e.ctx
+	// Deferred workers own a transactional producer each.
+	a, b := e.worker(cfg, vocab.Deferred, 0), e.worker(cfg, vocab.Deferred, 1)
 	txn := func(w targets.Worker, n int, end func(context.Context) error) {
 		t.Helper()
 		if err := w.Begin(ctx); err != nil {
@@ -51,22 +45,17 @@ func TestEndOffsetsAndPositions(t *testing.T) {
 	}
 	wait := func(readCommitted bool, want int64) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			got, err := tg.EndOffsets(ctx, cfg, cfg.OutputTopic, readCommitted)
+		e.eventually(func() string {
+			got, err := e.tg.EndOffsets(ctx, cfg, cfg.OutputTopic, readCommitted)
 			if err != nil {
-				t.Fatal(err)
+				return fmt.Sprintf("EndOffsets: %v", err)
 			}
-			if got[0] == want && len(got) == 1 {
-				return
+			if !maps.Equal(got, map[int32]int64{0: want}) {
+				return fmt.Sprintf("EndOffsets(readCommitted %v) = %v, want {0: %d}", readCommitted, got, want)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("EndOffsets(readCommitted %v) = %v, want {0: %d}", readCommitted, got, want)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return ""
+		})
 	}
-	a, b := worker(0), worker(1)
 	// Markers are written asynchronously: each transaction waits for its
 	// marker, so the offsets are known.
 	txn(a, 2, a.Commit) // offsets 0, 1; commit marker 2
@@ -74,32 +63,37 @@ func TestEndOffsetsAndPositions(t *testing.T) {
 	txn(b, 1, b.Abort) // offset 3; abort marker 4
 	wait(false, 5)
 	txn(a, 1, nil) // offset 5, left open
-	wait(true, 5)
 	wait(false, 6)
-	for _, tc := range []struct {
+	wait(true, 5)
+
+	type reading struct {
 		name     string
-		rd       func() (targets.Reader, error)
+		open     func() (targets.Reader, error)
 		end      int64
 		wantSeen []int64
-	}{
-		{"read_committed", func() (targets.Reader, error) { return tg.NewReader(ctx, cfg, cfg.OutputTopic, true) }, 5, []int64{0, 1}},
-		{"markers", func() (targets.Reader, error) { return tg.NewMarkerReader(ctx, cfg, cfg.OutputTopic) }, 6, []int64{0, 1, 2, 3, 4, 5}},
-	} {
-		rd, err := tc.rd()
+	}
+	readings := []reading{
+		{"read_committed", func() (targets.Reader, error) { return e.tg.NewReader(ctx, cfg, cfg.OutputTopic, true) }, 5, []int64{0, 1}},
+	}
+	if mr, ok := e.tg.(targets.MarkerReader); ok {
+		readings = append(readings, reading{"markers", func() (targets.Reader, error) { return mr.NewMarkerReader(ctx, cfg, cfg.OutputTopic) }, 6, []int64{0, 1, 2, 3, 4, 5}})
+	}
+	for _, tc := range readings {
+		rd, err := tc.open()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", tc.name, err)
 		}
 		var seen []int64
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(Timeout)
 		for rd.Positions()[0] < tc.end {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: position %v after 10s, want {0: %d}", tc.name, rd.Positions(), tc.end)
+				t.Fatalf("%s: position %v after %v, want {0: %d}", tc.name, rd.Positions(), Timeout, tc.end)
 			}
-			pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			pctx, cancel := context.WithTimeout(ctx, pollTick)
 			recs, err := rd.Poll(pctx)
 			cancel()
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: Poll: %v", tc.name, err)
 			}
 			for _, r := range recs {
 				seen = append(seen, r.Offset)
