@@ -336,7 +336,7 @@ func (e *Engine) CheckInvariants() error {
 			for _, g := range p.groups {
 				if err := p.shares[g].Check(); err != nil {
 					ds.mu.Unlock()
-					return fmt.Errorf("engine: group %q %s: %w", g, p.tp, err)
+					return invariantError(g, p.tp, err)
 				}
 			}
 		}
@@ -372,4 +372,42 @@ func (e *Engine) ShareMembers(group string) ([]ShareMemberInfo, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// InvariantRule names the structural rule of a share partition that an
+// InvariantError breaks (docs/design.md §4 numbers the rules they serve).
+type InvariantRule uint8
+
+// The structural rules CheckInvariants verifies.
+const (
+	RuleRunsContiguous    InvariantRule = InvariantRule(sharepart.RuleRuns)              // the records' states cover the window without gap or overlap
+	RuleOwnerOnAcquired   InvariantRule = InvariantRule(sharepart.RuleOwner)             // an owner exactly on ACQUIRED records (rule 2)
+	RuleTxPendingProducer InvariantRule = InvariantRule(sharepart.RuleTxPendingProducer) // a TX_PENDING record names its producer (rule 7)
+	RuleSPSONotTerminal   InvariantRule = InvariantRule(sharepart.RuleSPSO)              // SPSO sits on a record not yet terminal (rule 5)
+	RuleWindow            InvariantRule = InvariantRule(sharepart.RuleWindow)            // in-flight records within the window (rule 6)
+	RuleLockSlots         InvariantRule = InvariantRule(sharepart.RuleLockSlots)         // no more records hold a lock slot than there are (rule 7's limit)
+)
+
+// InvariantError is a CheckInvariants failure: the share partition, the
+// rule it breaks, and what broke it. Callers tell rules apart by Rule
+// (errors.As), never by the message.
+type InvariantError struct {
+	Group string
+	TP    TopicPartition
+	Rule  InvariantRule
+	Err   error
+}
+
+func (e *InvariantError) Error() string {
+	return fmt.Sprintf("engine: group %q %s: %v", e.Group, e.TP, e.Err)
+}
+
+func (e *InvariantError) Unwrap() error { return e.Err }
+
+func invariantError(group string, tp TopicPartition, err error) error {
+	ie := &InvariantError{Group: group, TP: tp, Err: err}
+	if ce, ok := err.(*sharepart.CheckError); ok {
+		ie.Rule = InvariantRule(ce.Rule)
+	}
+	return ie
 }

@@ -9,7 +9,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
@@ -23,7 +22,7 @@ const noDeadline = time.Duration(math.MaxInt64)
 // checkAll runs every check after a step.
 func (s *sim) checkAll() {
 	if err := s.e.CheckInvariants(); err != nil {
-		s.fail(engineCheck(err.Error()), "engine.CheckInvariants: %v", err)
+		s.fail(engineCheck(err), "engine.CheckInvariants: %v", err)
 		return
 	}
 	s.checkEndedTxns()
@@ -58,16 +57,21 @@ func (s *sim) checkAll() {
 	}
 }
 
-// engineCheck names the invariant an engine.CheckInvariants failure breaks.
-func engineCheck(msg string) vocab.Invariant {
-	switch {
-	case strings.Contains(msg, "beyond window"):
+// engineCheck names the invariant an engine.CheckInvariants failure breaks,
+// by the rule the engine names.
+func engineCheck(err error) vocab.Invariant {
+	var ie *engine.InvariantError
+	if !errors.As(err, &ie) {
+		return vocab.InvEngineCheck
+	}
+	switch ie.Rule {
+	case engine.RuleWindow:
 		return vocab.InvWindow
-	case strings.Contains(msg, "sits on a terminal"):
+	case engine.RuleSPSONotTerminal:
 		return vocab.InvSPSO
-	case strings.Contains(msg, "owner"):
+	case engine.RuleOwnerOnAcquired:
 		return vocab.InvOneOwner
-	case strings.Contains(msg, "TX_PENDING"):
+	case engine.RuleTxPendingProducer, engine.RuleLockSlots:
 		return vocab.InvTxPendingHeld
 	}
 	return vocab.InvEngineCheck

@@ -1381,6 +1381,31 @@ func (sp *SharePartition) checked() {
 	}
 }
 
+// Rule names the structural rule a Check failure breaks.
+type Rule uint8
+
+// The structural rules Check verifies.
+const (
+	RuleRuns              Rule = iota + 1 // runs contiguous over [SPSO, End)
+	RuleOwner                             // an owner exactly on ACQUIRED runs
+	RuleTxPendingProducer                 // a TX_PENDING run names its producer
+	RuleSPSO                              // the first run is not terminal
+	RuleWindow                            // in-flight records within the window
+	RuleLockSlots                         // no more records hold a lock slot than there are slots
+)
+
+// CheckError is a Check failure: the rule broken and what broke it.
+type CheckError struct {
+	Rule Rule
+	Msg  string
+}
+
+func (e *CheckError) Error() string { return e.Msg }
+
+func checkErr(r Rule, format string, args ...any) error {
+	return &CheckError{Rule: r, Msg: fmt.Sprintf(format, args...)}
+}
+
 // Check verifies the structural invariants: runs contiguous over
 // [SPSO, End), the first run non-terminal, in-flight records within the
 // window, owners only on ACQUIRED runs. Cheap enough for tests and the
@@ -1390,21 +1415,21 @@ func (sp *SharePartition) Check() error {
 	for i := sp.head; i < len(sp.runs); i++ {
 		r := &sp.runs[i]
 		if r.first != next || r.last < r.first {
-			return fmt.Errorf("engine: run %d [%d,%d] does not continue at %d", i, r.first, r.last, next)
+			return checkErr(RuleRuns, "engine: run %d [%d,%d] does not continue at %d", i, r.first, r.last, next)
 		}
 		if (r.state == Acquired) != (r.owner != 0) {
-			return fmt.Errorf("engine: run [%d,%d] state %v owner %d", r.first, r.last, r.state, r.owner)
+			return checkErr(RuleOwner, "engine: run [%d,%d] state %v owner %d", r.first, r.last, r.state, r.owner)
 		}
 		if r.state == TxPending && r.pid == 0 {
-			return fmt.Errorf("engine: run [%d,%d] TX_PENDING without producer", r.first, r.last)
+			return checkErr(RuleTxPendingProducer, "engine: run [%d,%d] TX_PENDING without producer", r.first, r.last)
 		}
 		next = r.last + 1
 	}
 	if next != sp.end {
-		return fmt.Errorf("engine: runs end at %d, window end %d", next, sp.end)
+		return checkErr(RuleRuns, "engine: runs end at %d, window end %d", next, sp.end)
 	}
 	if sp.head < len(sp.runs) && sp.runs[sp.head].state.Terminal() {
-		return fmt.Errorf("engine: SPSO %d sits on a terminal record", sp.spso)
+		return checkErr(RuleSPSO, "engine: SPSO %d sits on a terminal record", sp.spso)
 	}
 	// In batch_optimized a fetch may run past the window end (the check
 	// comes before it), so only record_limit bounds the window exactly.
@@ -1419,11 +1444,11 @@ func (sp *SharePartition) Check() error {
 		for i := sp.head; i < len(sp.runs); i++ {
 			r := &sp.runs[i]
 			if !r.state.Terminal() && r.state != Available && r.last >= limit {
-				return fmt.Errorf("engine: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, limit-sp.spso)
+				return checkErr(RuleWindow, "engine: in-flight record %d beyond window SPSO %d + %d", r.last, sp.spso, limit-sp.spso)
 			}
 		}
 		if held, slots := sp.locked(), max(int64(sp.cfg.MaxRecordLocks), sp.keptN); n > 0 && held > slots {
-			return fmt.Errorf("engine: %d records hold a lock slot (ACQUIRED, or TX_PENDING past the %d the limit frees), share.partition.max.record.locks %d", held, n, slots)
+			return checkErr(RuleLockSlots, "engine: %d records hold a lock slot (ACQUIRED, or TX_PENDING past the %d the limit frees), share.partition.max.record.locks %d", held, n, slots)
 		}
 	}
 	return nil
