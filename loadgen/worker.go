@@ -125,7 +125,7 @@ type workerLoop struct {
 	id      int
 	inc     int64
 	w       targets.Worker
-	m       *pipeline.Machine[*targets.Record]
+	m       pipeline.Loop[*targets.Record]
 	sample  func() time.Duration
 	commitH *Hist
 	p2cH    *Hist

@@ -47,7 +47,7 @@ type worker struct {
 	classic *engine.ClassicMember // observed: classic-eos
 	txn     *engine.Producer      // observed: transactional modes
 
-	m    *pipeline.Machine[*targets.Record]
+	m    pipeline.Loop[*targets.Record]
 	book *loadgen.Book // its calls in the mode's ledger, booked as a run books them
 	// cb books the checkpoint model's calls and performs its own steps
 	// (the lane that runs it; nil elsewhere).
