@@ -17,8 +17,8 @@
 //	    a checkpoint-model machine: barriers every 1s, a 5s checkpoint
 //	    timeout, a 2s lock and polls of up to 50 records unless told
 //	    otherwise; key names a record by its number
-//	run [at=D] [stop] [cut=D] [stall=D] [stall-produce=D] [abort=X] [reject=X]
-//	    [release=X] [renew=X] [end] [slow=D]
+//	run [verbose] [at=D] [stop] [cut=D] [stall=D] [stall-produce=D] [abort=X]
+//	    [reject=X] [release=X] [renew=X] [end] [slow=D] [max-poll=N]
 //	REPLY...
 //	    changes the inputs, in the order given (at sets the clock; cut,
 //	    stall and stall-produce last that long from the clock; stall
@@ -26,6 +26,10 @@
 //	    next snapshot's delay), then answers one action per REPLY line:
 //	    ok, err (a plain error), fenced, cancel, or for a poll recs N...
 //	    (recs alone: none). A wait passes: the clock moves to its end.
+//	    With verbose a poll prints its bound and timeout, a barrier its
+//	    checkpoint.
+//	phase
+//	    the crash phase the worker last crossed (idle for none)
 //
 // Each action prints on its own line as op[records] with the crash phase
 // its outcome crossed, if any, as |phase; waits print their length,
@@ -81,11 +85,9 @@ var t0 = time.Unix(1000, 0)
 
 // script is the state of one script: the machine and its inputs.
 type script struct {
-	m interface {
-		Next(Inputs) Action[int]
-		Done(Result[int]) vocab.Phase
-	}
-	in Inputs
+	m       Loop[int]
+	in      Inputs
+	verbose bool // this run's polls and barriers print their details
 }
 
 func (s *script) run(t *testing.T, d *datadriven.TestData) string {
@@ -111,10 +113,20 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		if s.m == nil {
 			d.Fatalf(t, "run before new")
 		}
+		s.verbose = false
 		for _, arg := range d.CmdArgs {
+			if arg.Key == "verbose" {
+				s.verbose = true
+				continue
+			}
 			s.input(t, d, arg)
 		}
 		return s.replies(t, d, strings.Split(strings.TrimSpace(d.Input), "\n"))
+	case "phase":
+		if s.m == nil {
+			d.Fatalf(t, "phase before new")
+		}
+		return string(s.m.Phase())
 	}
 	d.Fatalf(t, "unknown command %q", d.Cmd)
 	return ""
@@ -166,6 +178,12 @@ func (s *script) input(t *testing.T, d *datadriven.TestData, arg datadriven.CmdA
 		in.EndTxn = true
 	case "slow":
 		in.SnapshotDelay = dur()
+	case "max-poll":
+		n, err := strconv.Atoi(val())
+		if err != nil {
+			d.Fatalf(t, "run: max-poll=%s is not an integer", val())
+		}
+		in.MaxPoll = n
 	default:
 		d.Fatalf(t, "run: unknown input %q", arg.Key)
 	}
@@ -181,6 +199,9 @@ func (s *script) replies(t *testing.T, d *datadriven.TestData, lines []string) s
 		}
 		a := s.m.Next(s.in)
 		step := fmtAction(a, s.in)
+		if s.verbose {
+			step += details(a)
+		}
 		var res Result[int]
 		switch f[0] {
 		case "ok":
@@ -260,6 +281,17 @@ func fmtAction(a Action[int], in Inputs) string {
 		s += fmt.Sprint(a.Recs)
 	}
 	return s
+}
+
+// details are what verbose adds to a poll or a barrier.
+func details(a Action[int]) string {
+	switch a.Op {
+	case OpPoll:
+		return fmt.Sprintf(" max=%d timeout=%s", a.Max, a.Timeout)
+	case OpBarrier:
+		return fmt.Sprintf(" checkpoint=%d", a.Checkpoint)
+	}
+	return ""
 }
 
 // intKey is the scripts' CheckpointConfig.Key: a record is its number.
