@@ -23,8 +23,9 @@ type Seeds struct {
 	Draft    bool  // the draft's knobs
 	Only     []int // kept step indexes (one seed's shrunk trace), nil for all
 	Parallel int   // seeds simulated at once (each is single-threaded); at least 1
-	// Each, when set, is called with every outcome as it completes, one
-	// at a time.
+	// Each, when set, is called with every outcome, one at a time and in
+	// seed order (an outcome that finishes early waits for the seeds
+	// before it).
 	Each func(*Outcome)
 	// Interrupt stops the dispatch of further seeds when it closes.
 	Interrupt <-chan struct{}
@@ -41,6 +42,11 @@ func RunSeeds(c Seeds) (tot *Totals, bad *Outcome, interrupted bool) {
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	var wg sync.WaitGroup
+	// Each sees the outcomes in seed order whatever order the workers
+	// finish in, so a verbose run prints the same bytes at any --parallel:
+	// an outcome waits in done until every lower seed has been handed on.
+	done := map[int64]*Outcome{}
+	next := c.First
 	for i := 0; i < min(max(c.Parallel, 1), c.Count); i++ {
 		wg.Add(1)
 		go func() {
@@ -49,7 +55,12 @@ func RunSeeds(c Seeds) (tot *Totals, bad *Outcome, interrupted bool) {
 				out := Run(Config{Seed: seed, Steps: c.Steps, Draft: c.Draft, Only: c.Only})
 				mu.Lock()
 				if c.Each != nil {
-					c.Each(out)
+					done[seed] = out
+					for o := done[next]; o != nil; o = done[next] {
+						c.Each(o)
+						delete(done, next)
+						next++
+					}
 				}
 				if out.Violation != nil {
 					if bad == nil || out.Seed < bad.Seed {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,14 +11,20 @@ import (
 )
 
 // TestRunSeeds: every seed runs once, with the history Run gives it alone,
-// and the totals add up the passing ones.
+// handed on in seed order whatever order the workers finish in, and the
+// totals add up the passing ones.
 func TestRunSeeds(t *testing.T) {
 	seen := map[int64][32]byte{}
+	var order []int64
 	steps := 0
-	tot, bad, stopped := RunSeeds(Seeds{First: 5, Count: 4, Steps: 60, Parallel: 2, Each: func(o *Outcome) {
+	tot, bad, stopped := RunSeeds(Seeds{First: 5, Count: 4, Steps: 60, Parallel: 3, Each: func(o *Outcome) {
 		seen[o.Seed] = o.Hash()
+		order = append(order, o.Seed)
 		steps += o.Executed
 	}})
+	if want := []int64{5, 6, 7, 8}; !slices.Equal(order, want) {
+		t.Errorf("Each saw seeds %v, want %v (seed order)", order, want)
+	}
 	if bad != nil || stopped {
 		t.Fatalf("RunSeeds: bad %v, interrupted %v; want neither", bad, stopped)
 	}
