@@ -3,7 +3,7 @@
 // a manual clock, with one
 // seeded scheduler interleaving input producers, share-group workers in
 // every acknowledgement mode (each running the load generator's own loop,
-// pipeline.Machine, one action per step), classic-eos workers, clock advances that fire
+// a pipeline.Loop, one action per step), classic-eos workers, clock advances that fire
 // the engine's timers (lock expiry, session timeouts, the transaction
 // timeout sweep) and faults (worker crashes at any phase, aborts, stalls,
 // zombie producers, clean leaves, failed staging writes). After every step

@@ -35,7 +35,8 @@ type slot struct {
 }
 
 // worker is one incarnation of a slot's worker: the load generator's own
-// loop (pipeline.Machine) deciding what it does, and the engine target's
+// loop (a pipeline.Loop: the plain machine or the checkpoint machine)
+// deciding what it does, and the engine target's
 // worker (the load generator's adapter) making every call. The engine
 // clients behind the adapter are read by the checks, never called.
 type worker struct {
