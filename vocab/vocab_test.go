@@ -132,3 +132,15 @@ func TestModeTraits(t *testing.T) {
 		}
 	}
 }
+
+// Order is report order, and an unknown mode sorts last.
+func TestModeOrder(t *testing.T) {
+	for i, m := range vocab.AllModes() {
+		if got := m.Order(); got != i {
+			t.Errorf("%s.Order() = %d, want %d", m, got, i)
+		}
+	}
+	if got := vocab.Mode("x").Order(); got != len(vocab.AllModes()) {
+		t.Errorf(`Mode("x").Order() = %d, want %d (unknown modes last)`, got, len(vocab.AllModes()))
+	}
+}
