@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
@@ -371,7 +372,7 @@ func (cb *CheckpointBook) preCommit(ctx context.Context, w targets.Worker, a pip
 	}
 	entries := make([]sink.Entry, 0, len(a.Recs))
 	for _, r := range a.Recs {
-		if h, err := readInput(r.Value); err == nil {
+		if h, err := ledger.ReadInput(r.Value); err == nil {
 			entries = append(entries, sink.Entry{InputID: h.ID, Worker: uint16(b.worker), IntendedNs: h.IntendedNs})
 		}
 	}

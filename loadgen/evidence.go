@@ -18,6 +18,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
@@ -201,7 +202,7 @@ func (g *gatherer) readOutputs(ctx context.Context, readCommitted bool) (short s
 				g.l.addUncommitted(r)
 				continue
 			}
-			if oh, err := readOutput(r.Value); err == nil {
+			if oh, err := ledger.ReadOutput(r.Value); err == nil {
 				g.l.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
 					visible: vis, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
 			}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/vocab"
@@ -290,7 +291,7 @@ func (l *Ledger) addUncommitted(r *targets.Record) {
 		delete(l.pending, k)
 		return
 	}
-	h, err := readOutput(r.Value)
+	h, err := ledger.ReadOutput(r.Value)
 	if err != nil {
 		return
 	}
@@ -350,7 +351,7 @@ func (l *Ledger) addDeliveries(worker int, recs []*targets.Record, at int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range recs {
-		h, err := readInput(r.Value)
+		h, err := ledger.ReadInput(r.Value)
 		if err != nil {
 			continue
 		}

@@ -8,20 +8,21 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/vocab"
 )
 
-func outputRecord(p int32, off int64, h outputHeader, aborted bool) *targets.Record {
+func outputRecord(p int32, off int64, h ledger.OutputHeader, aborted bool) *targets.Record {
 	v := make([]byte, HeaderBytes)
-	putOutput(v, h)
+	ledger.PutOutputHeader(v, h.InputID, h.IntendedNs, h.TxnSeq, h.Epoch, h.Worker)
 	return &targets.Record{Partition: p, Offset: off, Value: v, Aborted: aborted}
 }
 
 func inputRecord(id uint64, count int) *targets.Record {
 	v := make([]byte, HeaderBytes)
-	putInput(v, inputHeader{ID: id})
+	ledger.PutInputHeader(v, id, 0)
 	return &targets.Record{Value: v, DeliveryCount: count}
 }
 
@@ -137,7 +138,7 @@ func TestLedgerMarkers(t *testing.T) {
 	// The tail reader saw output 1 only.
 	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 10, txnSeq: 1<<32 | 1, worker: 1})
 	txnRec := func(id uint64, off int64, worker uint16, pid int64) *targets.Record {
-		r := outputRecord(0, off, outputHeader{InputID: id, TxnSeq: 1<<32 | 1, Worker: worker}, false)
+		r := outputRecord(0, off, ledger.OutputHeader{InputID: id, TxnSeq: 1<<32 | 1, Worker: worker}, false)
 		r.ProducerID, r.Transactional = pid, true
 		return r
 	}

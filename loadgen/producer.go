@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
@@ -208,7 +209,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			}
 			built++
 			id := mr.nextID.Add(1)
-			putInput(v, inputHeader{ID: id, IntendedNs: mr.sinceStart(t)})
+			ledger.PutInputHeader(v, id, mr.sinceStart(t))
 			part := nextPart
 			key := keys.key()
 			if key != nil {
@@ -235,7 +236,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 		// the window.
 		lags, batch, ids = lags[:0], batch[:0], ids[:0]
 		for i, r := range recs {
-			h, _ := readInput(r.Value)
+			h, _ := ledger.ReadInput(r.Value)
 			ids = append(ids, h.ID)
 			batch = append(batch, inputRec{partition: mr.inputPartition(r.Topic, r.Partition), offset: r.Offset, intended: h.IntendedNs})
 			if mr.inWindow(intended[i]) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
@@ -36,7 +37,7 @@ func (mr *modeRun) readLoop(ctx context.Context, rd targets.Reader, stop chan st
 		lat = lat[:0]
 		batch = batch[:0]
 		for _, r := range recs {
-			oh, err := readOutput(r.Value)
+			oh, err := ledger.ReadOutput(r.Value)
 			if err != nil {
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
@@ -493,7 +494,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 	// and a target keeps nothing of a record after it returns.
 	need := 0
 	for _, r := range recs {
-		need += max(len(r.Value), HeaderBytes)
+		need += max(len(r.Value), ledger.HeaderBytes)
 	}
 	if cap(wl.outBuf) < need {
 		wl.outBuf = make([]byte, 0, 2*need)
@@ -506,17 +507,17 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 	outs := wl.outPtrs[:len(recs)]
 	nout := mr.tcfg.OutputPartitions
 	for i, r := range recs {
-		h, err := readInput(r.Value)
+		h, err := ledger.ReadInput(r.Value)
 		if err != nil {
-			h = inputHeader{}
+			h = ledger.InputHeader{}
 		}
 		start := len(buf)
 		buf = append(buf, r.Value...)
-		for len(buf)-start < HeaderBytes {
+		for len(buf)-start < ledger.HeaderBytes {
 			buf = append(buf, 0)
 		}
 		v := buf[start:len(buf):len(buf)]
-		putOutput(v, outputHeader{InputID: h.ID, IntendedNs: h.IntendedNs, TxnSeq: seq, Epoch: epoch, Worker: uint16(wl.id)})
+		ledger.PutOutputHeader(v, h.ID, h.IntendedNs, seq, epoch, uint16(wl.id))
 		wl.outRecs[i] = targets.Record{Topic: mr.tcfg.OutputTopic, Partition: mr.inputPartition(r.Topic, r.Partition) % nout, Value: v}
 		outs[i] = &wl.outRecs[i]
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
@@ -615,8 +616,8 @@ func (s *sim) inputValues(n int) []engine.ProduceRecord {
 	out := make([]engine.ProduceRecord, n)
 	for i := range out {
 		s.nextID++
-		v := make([]byte, loadgen.HeaderBytes)
-		loadgen.PutInputHeader(v, s.nextID, int64(s.clk.Now()))
+		v := make([]byte, ledger.HeaderBytes)
+		ledger.PutInputHeader(v, s.nextID, int64(s.clk.Now()))
 		out[i] = engine.ProduceRecord{Value: v}
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
@@ -360,9 +361,9 @@ func (w *worker) produce(recs []*targets.Record) error {
 	ids := make([][]uint64, len(outs))
 	for _, rec := range recs {
 		q := rec.Partition % int32(len(outs))
-		id, _ := loadgen.PayloadID(rec.Value)
-		v := make([]byte, loadgen.HeaderBytes)
-		loadgen.PutOutputHeader(v, id, 0, seq, epoch, uint16(w.sl.n))
+		id, _ := ledger.PayloadID(rec.Value)
+		v := make([]byte, ledger.HeaderBytes)
+		ledger.PutOutputHeader(v, id, 0, seq, epoch, uint16(w.sl.n))
 		byPart[q] = append(byPart[q], &targets.Record{Topic: outs[q].tp.Topic, Partition: q, Value: v})
 		ids[q] = append(ids[q], id)
 	}
