@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
@@ -49,10 +48,10 @@ type worker struct {
 	txn     *engine.Producer      // observed: transactional modes
 
 	m    *pipeline.Machine[*targets.Record]
-	book *loadgen.Book // its calls in the mode's ledger, booked as a run books them
+	book *ledger.Book // its calls in the mode's ledger, booked as a run books them
 	// cb books the checkpoint model's calls and performs its own steps
 	// (the lane that runs it; nil elsewhere).
-	cb         *loadgen.CheckpointBook
+	cb         *ledger.CheckpointBook
 	src        stepSource // the machine's random stream: the running step's
 	open       *txnTrack
 	stallUntil time.Duration
@@ -88,11 +87,11 @@ func (sl *slot) newWorker() (*worker, error) {
 	cp := s.cps[sl.mode]
 	if cp != nil {
 		c := s.p.cp
-		c.Key = loadgen.RecordKey
+		c.Key = ledger.RecordKey
 		mcfg.Checkpoint = &c
 		// A restarted task finishes or rolls back its last checkpoint
 		// before its new producer fences the old one, as a run's does.
-		for _, l := range cp.Recover(context.Background(), sl.n, s.t, s.tcfg[sl.mode], s.ledgers[sl.mode], now) {
+		for _, l := range cp.Recover(context.Background(), sl.n, s.t, s.tcfg[sl.mode], s.ledgers[sl.mode], nil, now) {
 			s.say("recovery: %s", l)
 		}
 	}
@@ -105,7 +104,7 @@ func (sl *slot) newWorker() (*worker, error) {
 	w.tw, w.share, w.classic, w.txn = tw, h.Share, h.Classic, h.Txn
 	w.book = s.ledgers[sl.mode].NewBook(sl.n, int64(sl.inc), now)
 	if cp != nil {
-		w.cb = cp.NewBook(w.book)
+		w.cb = cp.NewBook(w.book, nil)
 	}
 	if w.share != nil {
 		s.members[w.share.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
