@@ -170,8 +170,8 @@ func (cs *Checkpoints) txnInfo(gid string) *sinkTxnInfo {
 }
 
 // CheckpointEvents is where a checkpoint book (and a recovery) reports
-// what a run counts and plots besides its books; the simulator's report
-// nowhere (nil).
+// what a run counts and plots besides its books; a driver that counts
+// none of it (the simulator) passes nil.
 type CheckpointEvents interface {
 	// Fault reports a fault event of kind: a failed checkpoint, a
 	// recovery's step.
