@@ -10,11 +10,16 @@ import (
 	"io"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/sink"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
 )
+
+// HeaderBytes is the size of the header at the start of every payload
+// (ledger.HeaderBytes); the workload's messageSize must be at least this.
+const HeaderBytes = ledger.HeaderBytes
 
 // Config is one run: a workload against one target.
 type Config struct {

@@ -1,7 +1,7 @@
 // This file holds the dead-letter side of a mode run (KIP-1191): the DLQ
 // topic a workload's errors.deadletterqueue.topic.name gives each mode run,
-// and the read-back after the drain that hands every dead-letter record to
-// the verifier.
+// and the dead-letter ledger a run writes beside the others (the ledger's
+// gathering reads the topic back for the verifier).
 
 package loadgen
 
@@ -10,23 +10,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
-	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
 	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
-)
-
-// Dead-letter headers, as Kafka 4.4 writes them (the engine writes the
-// same).
-const (
-	headerDLQTopic         = "__dlq.errors.topic"
-	headerDLQPartition     = "__dlq.errors.partition"
-	headerDLQOffset        = "__dlq.errors.offset"
-	headerDLQDeliveryCount = "__dlq.errors.delivery.count"
-	headerDLQMessage       = "__dlq.errors.message"
 )
 
 // dlqTopic is the dead-letter topic of one mode run: the workload's name,
@@ -43,38 +31,6 @@ func dlqTopic(spec *workloads.Spec, m vocab.Mode, prefix string) string {
 // dlqSettle bounds how long the read-back waits for dead letters a broker
 // writes asynchronously (Kafka's DLQ manager sends them after the archive).
 const dlqSettle = 5 * time.Second
-
-// dlqRecord reads a dead-letter record's provenance from its headers;
-// Partition and Offset stay -1 when a header is missing or not a number.
-func dlqRecord(r *targets.Record) verify.DLQRecord {
-	d := verify.DLQRecord{Partition: -1, Offset: -1, DLQPartition: r.Partition, DLQOffset: r.Offset}
-	var part, off int64 = -1, -1
-	for _, h := range r.Headers {
-		v := string(h.Value)
-		switch h.Key {
-		case headerDLQTopic:
-			d.SourceTopic = v
-		case headerDLQPartition:
-			if n, err := strconv.ParseInt(v, 10, 32); err == nil && n >= 0 {
-				part = n
-			}
-		case headerDLQOffset:
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-				off = n
-			}
-		case headerDLQDeliveryCount:
-			if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-				d.DeliveryCount = n
-			}
-		case headerDLQMessage:
-			d.Message = v
-		}
-	}
-	if part >= 0 && off >= 0 {
-		d.Partition, d.Offset = int32(part), off
-	}
-	return d
-}
 
 // writeDLQLedger writes dir's dead-letter ledger (verify.DLQFile).
 func writeDLQLedger(dir string, recs []verify.DLQRecord) error {

@@ -2,8 +2,9 @@
 // (package workloads) against a target (package targets: the embedded
 // engine or a Kafka cluster) in each acknowledgement mode, measures
 // throughput and latency from the intended send time into HdrHistograms,
-// records every input and output in ledgers, and has the verifier (package
-// verify) judge each mode's exactly-once outcome. Run returns one
+// records every input and output in ledgers (package ledger, which the
+// simulator shares), and has the verifier (package verify) judge each
+// mode's exactly-once outcome. Run returns one
 // result.Result; the formatters print it as text, JSON or Go benchmark
 // lines, and with Config.OutDir it writes the run directory (package
 // result owns its layout) that reports renders.

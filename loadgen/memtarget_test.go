@@ -92,7 +92,7 @@ type memTopic struct {
 	next  []int64 // next offset per partition
 	queue []memIn // input topics: records no worker holds, from head on
 	head  int
-	log   chunks[memOut] // output topics: every record, in append order
+	log   memLog // output topics: every record, in append order
 	// signal is closed and replaced when log grows: it wakes every reader.
 	signal chan struct{}
 	// ready holds a token while queue may be non-empty. It wakes one
@@ -104,6 +104,30 @@ type memTopic struct {
 	// many times is archived instead of requeued (0: none).
 	limit int32
 }
+
+// memLog is an output topic's log in fixed-size chunks: appending never
+// copies what is already there, so the log costs the benchmarks that run
+// against this target no copies.
+type memLog struct {
+	c [][]memOut
+	n int
+}
+
+// memLogChunk is the number of records in one chunk of a memLog.
+const memLogChunk = 1 << 14
+
+func (l *memLog) len() int { return l.n }
+
+func (l *memLog) append(o memOut) {
+	if l.n%memLogChunk == 0 {
+		l.c = append(l.c, make([]memOut, 0, memLogChunk))
+	}
+	last := &l.c[len(l.c)-1]
+	*last = append(*last, o)
+	l.n++
+}
+
+func (l *memLog) at(i int) *memOut { return &l.c[i/memLogChunk][i%memLogChunk] }
 
 func newMemTopic(parts int32) *memTopic {
 	return &memTopic{next: make([]int64, parts), signal: make(chan struct{}), ready: make(chan struct{}, 1)}

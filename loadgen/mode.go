@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/verify"
@@ -212,7 +213,7 @@ func (mr *modeRun) backlogDrained() bool {
 		return false
 	}
 	left := max(int64((1-mr.spec.DrainRatio())*float64(b)), min(1000, b/10))
-	return produced-mr.ledger.settled() <= left
+	return produced-mr.ledger.Settled() <= left
 }
 
 // backlogLimit bounds the build and drain of the consumer backlog: twice
@@ -295,20 +296,20 @@ func (mr *modeRun) openWindowLoop(ctx context.Context) {
 		if !now.Before(warm) {
 			joined := mr.receivedN.Load() >= mr.expectedReceivers()
 			drained := mr.backlogDrained()
-			if joined && drained && cu.caughtUp(now, mr.produced.Load(), mr.ledger.settled()) {
+			if joined && drained && cu.caughtUp(now, mr.produced.Load(), mr.ledger.Settled()) {
 				break
 			}
 			if now.Sub(warm) >= limit {
 				switch {
 				case !drained:
 					note = fmt.Sprintf("the consumer backlog of %d records was not built and drained to %v within %v after the warm-up (%d inputs produced, %d settled); the measurement window opened with it",
-						mr.spec.BacklogRecords(), mr.spec.DrainRatio(), limit, mr.produced.Load(), mr.ledger.settled())
+						mr.spec.BacklogRecords(), mr.spec.DrainRatio(), limit, mr.produced.Load(), mr.ledger.Settled())
 				case !joined:
 					note = fmt.Sprintf("only %d of %d workers had received records %v after the warm-up; the measurement window opened without the others",
 						mr.receivedN.Load(), mr.expectedReceivers(), limit)
 				default:
 					note = fmt.Sprintf("the consumers had not caught up with the producers %v after the warm-up (%d inputs produced, %d settled): the target cannot keep up at this rate, and the window's outputs/s include a backlog",
-						limit, mr.produced.Load(), mr.ledger.settled())
+						limit, mr.produced.Load(), mr.ledger.Settled())
 				}
 				break
 			}
@@ -359,8 +360,7 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	seconds := int((spec.Warmup()+formationLimit+mr.backlogLimit()+spec.TestDuration()+spec.DrainTimeout)/time.Second) + 3
 	mr.window.begin(time.Now(), spec.Consumers, seconds)
 	mr.figures.begin(mr.start, seconds)
-	mr.ledger = newLedger()
-	mr.ledger.assigned = &mr.nextID
+	mr.ledger = ledger.New(&mr.nextID)
 	if sr, ok := mr.cfg.Target.(StatsReporter); ok {
 		mr.expiriesAtStart = sr.LockExpiries()
 	}
@@ -571,18 +571,18 @@ func (mr *modeRun) waitDrained(ctx context.Context, timeout time.Duration) bool 
 func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	spec := mr.spec
 	g := mr.gatherer()
-	var ev evidence
+	var ev ledger.Evidence
 	var down error
 	if p := mr.down.Load(); p != nil {
 		down = *p
 		// Nothing can be read back from a target that is down: the verdict
 		// rests on the ledgers as the run left them.
-		ev.incomplete = append(ev.incomplete, "the target went down during the run, so neither the outputs, the open transactions, the share state nor the dead letters were read back")
-	} else if err := g.readSink(ctx, &ev); err != nil {
+		ev.Incomplete = append(ev.Incomplete, "the target went down during the run, so neither the outputs, the open transactions, the share state nor the dead letters were read back")
+	} else if err := g.ReadSink(ctx, &ev); err != nil {
 		return err
 	}
 	out.TotalInputs = mr.produced.Load()
-	out.TotalOutputs = mr.ledger.committedOutputs()
+	out.TotalOutputs = mr.ledger.CommittedOutputs()
 	if mr.winOpen.Load() {
 		ws, we := mr.winStartNs.Load(), mr.winEndNs.Load()
 		measured := time.Duration(we - ws)
@@ -590,7 +590,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		out.MeasuredNs = int64(measured)
 		out.InputsProduced = mr.inWindowInputs.Load()
 		out.WindowCommits = mr.inWindowCommits.Load()
-		out.OutputsVisible = mr.ledger.visibleBetween(ws, we)
+		out.OutputsVisible = mr.ledger.VisibleBetween(ws, we)
 		out.Throughput = float64(out.OutputsVisible) / measured.Seconds()
 		out.InputRate = float64(out.InputsProduced) / measured.Seconds()
 		if mr.cpuAtOpen >= 0 && mr.cpuAtClose >= mr.cpuAtOpen {
@@ -644,40 +644,40 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 	// Each read goes to the end offsets; one that stops short leaves the
 	// evidence incomplete, and the verdict cannot be PASS.
 	if down == nil {
-		if err := g.gather(ctx, &ev); err != nil {
+		if err := g.Gather(ctx, &ev); err != nil {
 			return err
 		}
 	}
-	out.DLQRecords = int64(len(ev.dlq))
+	out.DLQRecords = int64(len(ev.DLQ))
 	info := mr.cfg.Target.Info()
 	// The verifier's "drain timed out" is a drain that did not finish: an
 	// interrupted one is judged as unfinished too, never PASS.
 	unfinished := out.DrainTimedOut || out.DrainInterrupted
-	opts := g.options(&ev, verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: unfinished, DrainNote: out.DrainNote})
+	opts := g.Options(&ev, verify.Options{DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: unfinished, DrainNote: out.DrainNote})
 	if down != nil {
 		opts.TargetDown = down.Error()
 	}
 	meta := verify.Meta{
 		Mode: mr.mode, Target: info.Target, Brokers: info.Brokers, OutputTopic: mr.tcfg.OutputTopic,
 		DeliveryLimit: spec.DeliveryLimit, DrainTimedOut: unfinished, DrainNote: out.DrainNote,
-		ShareState: ev.state != nil && len(ev.state.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: ev.markers,
-		OpenTransactions: ev.open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: opts.DLQAtLeastOnce,
-		Incomplete: ev.incomplete, TargetDown: opts.TargetDown, Notes: ev.notes,
+		ShareState: ev.State != nil && len(ev.State.Records) > 0, DeliveryCounts: mr.mode.UsesShareGroup(), Markers: ev.Markers,
+		OpenTransactions: ev.Open, DLQTopic: mr.tcfg.DLQTopic, DLQAtLeastOnce: opts.DLQAtLeastOnce,
+		Incomplete: ev.Incomplete, TargetDown: opts.TargetDown, Notes: ev.Notes,
 	}
 	v := verify.New(mr.mode, opts)
-	var dump *ledgerDump
+	var dump *ledger.Dump
 	if mr.cfg.OutDir != "" && mr.cfg.DumpLedgers {
 		var err error
-		if dump, err = newLedgerDump(result.LedgerDir(mr.cfg.OutDir, mr.name), meta); err != nil {
+		if dump, err = ledger.NewDump(result.LedgerDir(mr.cfg.OutDir, mr.name), meta); err != nil {
 			return err
 		}
 	}
-	g.feed(v, &ev, dump)
-	if err := dump.close(); err != nil {
+	g.Feed(v, &ev, dump)
+	if err := dump.Close(); err != nil {
 		return err
 	}
 	if dump != nil && meta.DLQTopic != "" {
-		if err := writeDLQLedger(result.LedgerDir(mr.cfg.OutDir, mr.name), ev.dlq); err != nil {
+		if err := writeDLQLedger(result.LedgerDir(mr.cfg.OutDir, mr.name), ev.DLQ); err != nil {
 			return err
 		}
 	}
@@ -687,7 +687,7 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 		out.Verify.Pass, out.Verify.Verdict = false, verify.VerdictInconclusive
 		out.Verify.Notes = append(out.Verify.Notes, "INCONCLUSIVE by --require-faults: "+note+"; the faults the run exists to test did not all happen")
 	}
-	if ev.state == nil {
+	if ev.State == nil {
 		out.Verify.Notes = append(out.Verify.Notes, "the target reports no per-record share state: terminality judged from outputs only")
 	}
 	return nil
@@ -697,10 +697,10 @@ func (mr *modeRun) finish(ctx context.Context, out *result.ModeResult) error {
 // patience: transactions get settleGrace to end, reads stall out after
 // readStall, start offsets and dead letters are read again while they
 // still move.
-func (mr *modeRun) gatherer() *gatherer {
-	return &gatherer{t: mr.cfg.Target, cfg: mr.tcfg, mode: mr.mode, l: mr.ledger, cp: mr.cp,
-		wait: patience{settle: mr.settleGrace(), stall: mr.stallBound(), spso: true, dlq: dlqSettle,
-			now: func() int64 { return mr.sinceStart(time.Now()) }}}
+func (mr *modeRun) gatherer() *ledger.Gatherer {
+	return mr.ledger.Gatherer(mr.cfg.Target, mr.tcfg, mr.mode, mr.cp,
+		ledger.Patience{Settle: mr.settleGrace(), Stall: mr.stallBound(), SPSO: true, DLQ: dlqSettle,
+			Now: func() int64 { return mr.sinceStart(time.Now()) }})
 }
 
 // settleGrace bounds the wait for transactions still open on the output

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/result"
 )
 
@@ -99,8 +100,8 @@ func (w *window) noteReceived(id int) {
 // books are what the verifier reads after the run: the ledger, and the
 // checkpoint model's sink and snapshots (ackOnly workloads).
 type books struct {
-	ledger *Ledger
-	cp     *checkpointState
+	ledger *ledger.Ledger
+	cp     *ledger.Checkpoints // nil: the mode runs no checkpoint model
 }
 
 // figures are what the run reports besides the verdict: histograms merged

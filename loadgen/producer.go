@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/workloads"
@@ -149,7 +150,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 		backing []targets.Record
 		recs    []*targets.Record
 		lags    []time.Duration
-		batch   []inputRec
+		batch   []ledger.Input
 		ids     []uint64
 	)
 	for ctx.Err() == nil {
@@ -208,7 +209,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			}
 			built++
 			id := mr.nextID.Add(1)
-			putInput(v, inputHeader{ID: id, IntendedNs: mr.sinceStart(t)})
+			ledger.PutInputHeader(v, id, mr.sinceStart(t))
 			part := nextPart
 			key := keys.key()
 			if key != nil {
@@ -235,9 +236,9 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 		// the window.
 		lags, batch, ids = lags[:0], batch[:0], ids[:0]
 		for i, r := range recs {
-			h, _ := readInput(r.Value)
+			h, _ := ledger.ReadInput(r.Value)
 			ids = append(ids, h.ID)
-			batch = append(batch, inputRec{partition: mr.inputPartition(r.Topic, r.Partition), offset: r.Offset, intended: h.IntendedNs})
+			batch = append(batch, ledger.Input{Partition: mr.inputPartition(r.Topic, r.Partition), Offset: r.Offset, IntendedNs: h.IntendedNs})
 			if mr.inWindow(intended[i]) {
 				lags = append(lags, sent.Sub(intended[i]))
 				lag.Record(sent.Sub(intended[i]))
@@ -249,7 +250,7 @@ func (mr *modeRun) produceLoop(ctx context.Context, p targets.Producer, sched *S
 			mr.ivProduce.recordN(done, done.Sub(sent), w)
 			mr.inWindowInputs.Add(w)
 		}
-		mr.ledger.addInputs(ids, batch)
+		mr.ledger.AddInputs(ids, batch)
 		mr.produced.Add(int64(len(recs)))
 		mr.series.add(mr.series.inputs, mr.secondOf(sent), int64(len(recs)))
 	}

@@ -43,7 +43,7 @@ func (mr *modeRun) progressLoop(done chan struct{}) {
 		case <-done:
 			return
 		case now := <-t.C:
-			in, outN := mr.produced.Load(), mr.ledger.committedOutputs()+mr.counts.sinkOutputs.Load()
+			in, outN := mr.produced.Load(), mr.ledger.CommittedOutputs()+mr.counts.sinkOutputs.Load()
 			total := planned
 			phase := "load"
 			p99 := int64(0)

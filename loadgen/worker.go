@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
@@ -62,6 +63,9 @@ type workerCtl struct {
 	slowUntil   atomic.Int64 // unix ns
 	slowDelay   atomic.Int64 // ns added to each poll's processing
 	cutUntil    atomic.Int64 // unix ns: cut off from the target (network partition) until then
+	// snapshotDelay is the delay of the next snapshot of a checkpointing
+	// worker, ns (a slow-checkpoint fault); taken by the snapshot.
+	snapshotDelay atomic.Int64
 
 	// A zombie-producer fault's replaced incarnation (zombieInc) keeps
 	// the stall it was in (zombieStall), which later stall faults, meant
@@ -95,7 +99,7 @@ func (mr *modeRun) startWorker(ctx context.Context, id int, w targets.Worker) {
 		if mr.cp != nil {
 			cfg.Checkpoint = mr.checkpointConfig()
 			rngLabel += "/checkpoint"
-			wl.cpw = &CheckpointBook{cs: mr.cp, b: wl.book, ev: runEvents{mr: mr, wl: wl}}
+			wl.cpw = mr.cp.NewBook(wl.book, runEvents{mr: mr, wl: wl})
 		}
 		wl.m = pipeline.New[*targets.Record](cfg, mr.rng(rngLabel))
 		defer func() {
@@ -129,11 +133,12 @@ type workerLoop struct {
 	sample  func() time.Duration
 	commitH *Hist
 	p2cH    *Hist
-	cpw     *CheckpointBook // the checkpoint model's books (ackOnly workloads)
+	cpw     *ledger.CheckpointBook // the checkpoint model's books (ackOnly workloads)
+	cpT0    time.Time              // the commits of the completed checkpoint started
 
 	// book books its calls in the ledger (the open transaction's too:
 	// the machine knows whether one is open).
-	book      *Book
+	book      *ledger.Book
 	acceptBuf []int64   // implicit: tags a poll accepts
 	ackT0     time.Time // the acknowledgement group in flight started
 
@@ -163,7 +168,7 @@ func (wl *workerLoop) inputs(now time.Time) pipeline.Inputs {
 		in.StallUntil, in.StallAt = stall.until, stall.at
 	}
 	if wl.cpw != nil {
-		in.SnapshotDelay = time.Duration(wl.cpw.cs.slow[wl.id].Load())
+		in.SnapshotDelay = time.Duration(ctl.snapshotDelay.Load())
 	}
 	in.AbortRatio = mr.abortRatio(now, in.AbortRatio)
 	return in
@@ -230,7 +235,7 @@ func (wl *workerLoop) perform(ctx context.Context, a pipeline.Action[*targets.Re
 	case pipeline.OpPoll:
 		// Implicit mode: the poll accepts the previous poll's records,
 		// whose memory the target may reuse once it polls again.
-		accepted := appendTags(wl.acceptBuf[:0], a.Recs)
+		accepted := ledger.AppendTags(wl.acceptBuf[:0], a.Recs)
 		wl.acceptBuf = accepted
 		pctx, cancel := context.WithTimeout(ctx, a.Timeout)
 		recs, err := wl.w.Poll(pctx, a.Max)
@@ -460,27 +465,8 @@ func (wl *workerLoop) crashAt(ctx context.Context, phase vocab.Phase) error {
 	return wl.replace(ctx, true)
 }
 
-func appendTags(dst []int64, recs []*targets.Record) []int64 {
-	for _, r := range recs {
-		dst = append(dst, r.Tag)
-	}
-	return dst
-}
-
-// ackFate is the fate of an acknowledgement whose call returned err: a
-// call cut short by the context may or may not have landed.
-func ackFate(err error) uint8 {
-	switch {
-	case err == nil:
-		return fateCommitted
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return fateUnknown
-	}
-	return fateFailed
-}
-
 // produce writes one output per record to the output topic (ackOnly
-// workloads write to their two-phase sink instead: checkpoint.go).
+// workloads write to their two-phase sink instead: ledger.CheckpointBook).
 func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error {
 	mr := wl.mr
 	if len(recs) == 0 {
@@ -493,7 +479,7 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 	// and a target keeps nothing of a record after it returns.
 	need := 0
 	for _, r := range recs {
-		need += max(len(r.Value), HeaderBytes)
+		need += max(len(r.Value), ledger.HeaderBytes)
 	}
 	if cap(wl.outBuf) < need {
 		wl.outBuf = make([]byte, 0, 2*need)
@@ -506,17 +492,17 @@ func (wl *workerLoop) produce(ctx context.Context, recs []*targets.Record) error
 	outs := wl.outPtrs[:len(recs)]
 	nout := mr.tcfg.OutputPartitions
 	for i, r := range recs {
-		h, err := readInput(r.Value)
+		h, err := ledger.ReadInput(r.Value)
 		if err != nil {
-			h = inputHeader{}
+			h = ledger.InputHeader{}
 		}
 		start := len(buf)
 		buf = append(buf, r.Value...)
-		for len(buf)-start < HeaderBytes {
+		for len(buf)-start < ledger.HeaderBytes {
 			buf = append(buf, 0)
 		}
 		v := buf[start:len(buf):len(buf)]
-		putOutput(v, outputHeader{InputID: h.ID, IntendedNs: h.IntendedNs, TxnSeq: seq, Epoch: epoch, Worker: uint16(wl.id)})
+		ledger.PutOutputHeader(v, h.ID, h.IntendedNs, seq, epoch, uint16(wl.id))
 		wl.outRecs[i] = targets.Record{Topic: mr.tcfg.OutputTopic, Partition: mr.inputPartition(r.Topic, r.Partition) % nout, Value: v}
 		outs[i] = &wl.outRecs[i]
 	}

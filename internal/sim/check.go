@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/vocab"
 )
@@ -667,7 +667,7 @@ func (s *sim) checkPolledInputs(w *worker, recs []*targets.Record) {
 			s.fail("read-committed", "%s polled p%d@%d, %s", w.name, r.Partition, r.Offset, what)
 			return
 		}
-		if id, ok := loadgen.PayloadID(r.Value); !ok || id != ip.at(r.Offset).id {
+		if id, ok := ledger.PayloadID(r.Value); !ok || id != ip.at(r.Offset).id {
 			s.fail("sim", "%s polled p%d@%d with a value that is not the input written there", w.name, r.Partition, r.Offset)
 			return
 		}
@@ -676,7 +676,7 @@ func (s *sim) checkPolledInputs(w *worker, recs []*targets.Record) {
 
 // payloadIs reports whether a payload's header names id.
 func payloadIs(b []byte, id uint64) bool {
-	got, ok := loadgen.PayloadID(b)
+	got, ok := ledger.PayloadID(b)
 	return ok && got == id
 }
 

@@ -9,9 +9,9 @@
 // zombie producers, clean leaves, failed staging writes). After every step
 // it checks each invariant of docs/design.md §4 that a client can observe; at the
 // end it drains and judges each mode as a run is judged: the workers book
-// their calls in the load generator's ledger (loadgen.Book), and
-// loadgen.Ledger.Judge reads the outputs back through the adapter for the
-// verifier.
+// their calls in the ledger a run keeps (package loadgen/ledger: a
+// ledger.Book per worker incarnation), and ledger.Ledger.Judge reads the
+// outputs back through the adapter for the verifier.
 //
 // RunSeeds runs many seeds in parallel (a soak) and adds up their verdicts
 // (Totals). The same seed gives the same history byte for byte:

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/result"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
@@ -146,11 +146,11 @@ type sim struct {
 	// ledgers are the load generator's ledgers, one per mode: the workers
 	// book their calls in them as a run's do, and the verifier judges
 	// each mode from them.
-	ledgers [len(modes)]*loadgen.Ledger
+	ledgers [len(modes)]*ledger.Ledger
 	// cps are the checkpoint model's books of the lane that runs it
 	// (params.checkpoint; nil elsewhere): its sink, read back as that
 	// mode's outputs.
-	cps [len(modes)]*loadgen.Checkpoints
+	cps [len(modes)]*ledger.Checkpoints
 
 	slots   []*slot
 	members map[string]*memberInfo // every share member ever, by id
@@ -340,9 +340,9 @@ func (s *sim) setup() error {
 		if mode.UsesShareGroup() {
 			s.tcfg[m].DLQTopic = "dlq-" + string(mode)
 		}
-		s.ledgers[m] = loadgen.NewLedger()
+		s.ledgers[m] = ledger.New(nil)
 		if m == p.checkpoint {
-			cp, err := loadgen.NewCheckpoints("sim-"+string(mode), slotsPerMode, mode, p.cp.SinkFirst)
+			cp, err := ledger.NewCheckpoints(nil, "sim-"+string(mode), mode, p.cp.SinkFirst)
 			if err != nil {
 				return err
 			}
@@ -615,8 +615,8 @@ func (s *sim) inputValues(n int) []engine.ProduceRecord {
 	out := make([]engine.ProduceRecord, n)
 	for i := range out {
 		s.nextID++
-		v := make([]byte, loadgen.HeaderBytes)
-		loadgen.PutInputHeader(v, s.nextID, int64(s.clk.Now()))
+		v := make([]byte, ledger.HeaderBytes)
+		ledger.PutInputHeader(v, s.nextID, int64(s.clk.Now()))
 		out[i] = engine.ProduceRecord{Value: v}
 	}
 	return out

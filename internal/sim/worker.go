@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/loadgen"
+	"github.com/sharebench/sharebench/loadgen/ledger"
 	"github.com/sharebench/sharebench/loadgen/pipeline"
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/loadgen/targets/enginetarget"
@@ -49,10 +49,10 @@ type worker struct {
 	txn     *engine.Producer      // observed: transactional modes
 
 	m    pipeline.Loop[*targets.Record]
-	book *loadgen.Book // its calls in the mode's ledger, booked as a run books them
+	book *ledger.Book // its calls in the mode's ledger, booked as a run books them
 	// cb books the checkpoint model's calls and performs its own steps
 	// (the lane that runs it; nil elsewhere).
-	cb         *loadgen.CheckpointBook
+	cb         *ledger.CheckpointBook
 	src        stepSource // the machine's random stream: the running step's
 	open       *txnTrack
 	stallUntil time.Duration
@@ -88,11 +88,11 @@ func (sl *slot) newWorker() (*worker, error) {
 	cp := s.cps[sl.mode]
 	if cp != nil {
 		c := s.p.cp
-		c.Key = loadgen.RecordKey
+		c.Key = ledger.RecordKey
 		mcfg.Checkpoint = &c
 		// A restarted task finishes or rolls back its last checkpoint
 		// before its new producer fences the old one, as a run's does.
-		for _, l := range cp.Recover(context.Background(), sl.n, s.t, s.tcfg[sl.mode], s.ledgers[sl.mode], now) {
+		for _, l := range cp.Recover(context.Background(), sl.n, s.t, s.tcfg[sl.mode], s.ledgers[sl.mode], nil, now) {
 			s.say("recovery: %s", l)
 		}
 	}
@@ -105,7 +105,7 @@ func (sl *slot) newWorker() (*worker, error) {
 	w.tw, w.share, w.classic, w.txn = tw, h.Share, h.Classic, h.Txn
 	w.book = s.ledgers[sl.mode].NewBook(sl.n, int64(sl.inc), now)
 	if cp != nil {
-		w.cb = cp.NewBook(w.book)
+		w.cb = cp.NewBook(w.book, nil)
 	}
 	if w.share != nil {
 		s.members[w.share.ID()] = &memberInfo{lastSeen: s.clk.Now(), leftStep: -2}
@@ -361,9 +361,9 @@ func (w *worker) produce(recs []*targets.Record) error {
 	ids := make([][]uint64, len(outs))
 	for _, rec := range recs {
 		q := rec.Partition % int32(len(outs))
-		id, _ := loadgen.PayloadID(rec.Value)
-		v := make([]byte, loadgen.HeaderBytes)
-		loadgen.PutOutputHeader(v, id, 0, seq, epoch, uint16(w.sl.n))
+		id, _ := ledger.PayloadID(rec.Value)
+		v := make([]byte, ledger.HeaderBytes)
+		ledger.PutOutputHeader(v, id, 0, seq, epoch, uint16(w.sl.n))
 		byPart[q] = append(byPart[q], &targets.Record{Topic: outs[q].tp.Topic, Partition: q, Value: v})
 		ids[q] = append(ids[q], id)
 	}

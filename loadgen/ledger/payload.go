@@ -2,7 +2,7 @@
 // intended send time, every output the id of the input it was made from and
 // the transaction that wrote it, so the verifier can match them.
 
-package loadgen
+package ledger
 
 import (
 	"encoding/binary"
@@ -13,28 +13,31 @@ import (
 // workload's messageSize must be at least this.
 const HeaderBytes = 32
 
-var errShortPayload = errors.New("loadgen: payload shorter than the 32-byte header")
+// ErrShortPayload is ReadInput's and ReadOutput's error for a payload
+// shorter than the header.
+var ErrShortPayload = errors.New("ledger: payload shorter than the 32-byte header")
 
-// inputHeader is the header of an input record.
-type inputHeader struct {
+// InputHeader is the header of an input record.
+type InputHeader struct {
 	ID         uint64
 	IntendedNs int64 // ns since the mode's run start
 }
 
-func putInput(b []byte, h inputHeader) {
+func putInput(b []byte, h InputHeader) {
 	binary.BigEndian.PutUint64(b[0:], h.ID)
 	binary.BigEndian.PutUint64(b[8:], uint64(h.IntendedNs))
 }
 
-func readInput(b []byte) (inputHeader, error) {
+// ReadInput reads an input's header from the start of b.
+func ReadInput(b []byte) (InputHeader, error) {
 	if len(b) < HeaderBytes {
-		return inputHeader{}, errShortPayload
+		return InputHeader{}, ErrShortPayload
 	}
-	return inputHeader{ID: binary.BigEndian.Uint64(b[0:]), IntendedNs: int64(binary.BigEndian.Uint64(b[8:]))}, nil
+	return InputHeader{ID: binary.BigEndian.Uint64(b[0:]), IntendedNs: int64(binary.BigEndian.Uint64(b[8:]))}, nil
 }
 
-// outputHeader is the header of an output record.
-type outputHeader struct {
+// OutputHeader is the header of an output record.
+type OutputHeader struct {
 	InputID    uint64
 	IntendedNs int64
 	TxnSeq     int64 // the worker's transaction number, 0 outside transactions
@@ -42,7 +45,7 @@ type outputHeader struct {
 	Worker     uint16
 }
 
-func putOutput(b []byte, h outputHeader) {
+func putOutput(b []byte, h OutputHeader) {
 	binary.BigEndian.PutUint64(b[0:], h.InputID)
 	binary.BigEndian.PutUint64(b[8:], uint64(h.IntendedNs))
 	binary.BigEndian.PutUint64(b[16:], uint64(h.TxnSeq))
@@ -50,11 +53,12 @@ func putOutput(b []byte, h outputHeader) {
 	binary.BigEndian.PutUint16(b[26:], h.Worker)
 }
 
-func readOutput(b []byte) (outputHeader, error) {
+// ReadOutput reads an output's header from the start of b.
+func ReadOutput(b []byte) (OutputHeader, error) {
 	if len(b) < HeaderBytes {
-		return outputHeader{}, errShortPayload
+		return OutputHeader{}, ErrShortPayload
 	}
-	return outputHeader{
+	return OutputHeader{
 		InputID:    binary.BigEndian.Uint64(b[0:]),
 		IntendedNs: int64(binary.BigEndian.Uint64(b[8:])),
 		TxnSeq:     int64(binary.BigEndian.Uint64(b[16:])),
@@ -68,7 +72,7 @@ func readOutput(b []byte) (outputHeader, error) {
 // the mode's start. A driver other than the producer here (the simulator)
 // writes inputs the ledger reads with it.
 func PutInputHeader(b []byte, id uint64, intendedNs int64) {
-	putInput(b, inputHeader{ID: id, IntendedNs: intendedNs})
+	putInput(b, InputHeader{ID: id, IntendedNs: intendedNs})
 }
 
 // PutOutputHeader writes an output's header at the start of b (at least
@@ -76,13 +80,13 @@ func PutInputHeader(b []byte, id uint64, intendedNs int64) {
 // transaction (txnSeq, 0 outside one) and producer epoch (-1 outside one),
 // and the worker's id.
 func PutOutputHeader(b []byte, inputID uint64, intendedNs, txnSeq int64, epoch int16, worker uint16) {
-	putOutput(b, outputHeader{InputID: inputID, IntendedNs: intendedNs, TxnSeq: txnSeq, Epoch: epoch, Worker: worker})
+	putOutput(b, OutputHeader{InputID: inputID, IntendedNs: intendedNs, TxnSeq: txnSeq, Epoch: epoch, Worker: worker})
 }
 
 // PayloadID returns the id an input's or output's header starts with (an
 // output's is its input's), or false for a payload shorter than the
 // header.
 func PayloadID(b []byte) (uint64, bool) {
-	h, err := readInput(b)
+	h, err := ReadInput(b)
 	return h.ID, err == nil
 }

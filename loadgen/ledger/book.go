@@ -1,10 +1,9 @@
-// This file holds the booking of one worker's calls in the run's ledger
-// (Book), one of the two halves (with the gathering of evidence,
-// evidence.go) both drivers of pipeline.Machine share — the load
-// generator's goroutine shell and the simulator, which steps the machine
-// on a manual clock and judges each seed as a run is judged.
+// This file holds the booking of one worker's calls in the ledger (Book),
+// which both drivers of pipeline.Machine share: the load generator's
+// goroutine shell and the simulator, which steps the machine on a manual
+// clock and judges each seed as a run is judged.
 
-package loadgen
+package ledger
 
 import (
 	"github.com/sharebench/sharebench/loadgen/pipeline"
@@ -12,14 +11,10 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-// NewLedger returns an empty ledger, for a driver of the workers other
-// than a run (the simulator).
-func NewLedger() *Ledger { return newLedger() }
-
 // AddInput records an input written at partition and offset, with the
 // id its header carries (PutInputHeader).
 func (l *Ledger) AddInput(id uint64, partition int32, offset, intendedNs int64) {
-	l.addInputs([]uint64{id}, []inputRec{{partition: partition, offset: offset, intended: intendedNs}})
+	l.AddInputs([]uint64{id}, []Input{{Partition: partition, Offset: offset, IntendedNs: intendedNs}})
 }
 
 // Book books one worker incarnation's calls in the ledger: the deliveries
@@ -96,7 +91,7 @@ func (b *Book) Staged(recs []*targets.Record, reject bool, err error) {
 	}
 	b.l.stageAcks(b.tags(recs), kind, b.txnIdx)
 	if reject {
-		b.stagedRejects = appendTags(b.stagedRejects, recs)
+		b.stagedRejects = AppendTags(b.stagedRejects, recs)
 	}
 }
 
@@ -149,7 +144,7 @@ func (b *Book) Done(w targets.Worker, open bool, a pipeline.Action[*targets.Reco
 	switch a.Op {
 	case pipeline.OpPoll:
 		if err == nil {
-			b.Polled(appendTags(nil, a.Recs), res.Recs)
+			b.Polled(AppendTags(nil, a.Recs), res.Recs)
 		}
 	case pipeline.OpBegin:
 		if err == nil {
@@ -181,9 +176,19 @@ func (b *Book) Done(w targets.Worker, open bool, a pipeline.Action[*targets.Reco
 	}
 }
 
+// AppendTags appends the ledger tags of recs (targets.Record.Tag, set when
+// a Book books their poll) to dst: what a driver keeps of a poll's records
+// whose memory the target may reuse at the next poll (Polled's accepted).
+func AppendTags(dst []int64, recs []*targets.Record) []int64 {
+	for _, r := range recs {
+		dst = append(dst, r.Tag)
+	}
+	return dst
+}
+
 // tags returns the ledger tags of recs, in a buffer reused until the next
 // call.
 func (b *Book) tags(recs []*targets.Record) []int64 {
-	b.tagBuf = appendTags(b.tagBuf[:0], recs)
+	b.tagBuf = AppendTags(b.tagBuf[:0], recs)
 	return b.tagBuf
 }

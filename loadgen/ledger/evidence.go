@@ -5,10 +5,10 @@
 // the final share state, the dead letters and the checkpoint model's
 // sink — and the feeding of it all to the verifier. Both drivers of the
 // workers use it: a run on a real clock, which waits for a target still
-// settling (patience), and the simulator on a manual clock, which has
+// settling (Patience), and the simulator on a manual clock, which has
 // nothing to wait for (Ledger.Judge).
 
-package loadgen
+package ledger
 
 import (
 	"context"
@@ -24,68 +24,84 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-// patience says how long gathering waits for a target that is still
+// Patience says how long gathering waits for a target that is still
 // settling. The zero value waits for nothing: every read stops at the
 // first poll that moves no position and every question is asked once, as
 // on a manual clock.
-type patience struct {
-	// settle bounds the wait for the transactions still open on the
+type Patience struct {
+	// Settle bounds the wait for the transactions still open on the
 	// output topic to end (markers are asynchronous; a crashed worker's
 	// transaction ends at the coordinator's timeout sweep).
-	settle time.Duration
-	// stall bounds a read to known end offsets: a reader short of them
-	// whose position has not moved for this long gives up (readTo).
-	stall time.Duration
-	// spso says whether a share state that reports only start offsets
+	Settle time.Duration
+	// Stall bounds a read to known end offsets: a reader short of them
+	// whose position has not moved for this long gives up (ReadTo).
+	Stall time.Duration
+	// SPSO says whether a share state that reports only start offsets
 	// is read again while they still move, for up to spsoSettle and until
 	// they stand still for spsoQuiet.
-	spso bool
-	// dlq bounds the rereads of the dead-letter topic while it holds
+	SPSO bool
+	// DLQ bounds the rereads of the dead-letter topic while it holds
 	// fewer records than the rejects (a broker writes them
 	// asynchronously).
-	dlq time.Duration
-	// now reads the time in ns since the mode's start, the visibility
+	DLQ time.Duration
+	// Now reads the time in ns since the mode's start, the visibility
 	// stamp of outputs first seen by the gathering (nil: 0).
-	now func() int64
+	Now func() int64
 }
 
-// gatherer gathers one mode's evidence from t into its ledger.
-type gatherer struct {
+// Gatherer gathers one mode's evidence from its target into its ledger
+// and feeds it all to the verifier, in three steps a driver may interleave
+// with its own work: ReadSink, Gather, then Options and Feed.
+type Gatherer struct {
 	t    targets.Target
 	cfg  targets.Config
 	mode vocab.Mode
 	l    *Ledger
-	cp   *checkpointState // the checkpoint model's books (nil: none)
-	wait patience
+	cp   *Checkpoints // the checkpoint model's books (nil: none)
+	wait Patience
 }
 
-// evidence is what the gathering found besides what it booked in the
+// Gatherer returns the gathering of the evidence of mode, run on t with
+// cfg, into l; cp holds the checkpoint model's books when the mode ran it
+// (nil: it did not), and wait says how long to wait for a target still
+// settling.
+func (l *Ledger) Gatherer(t targets.Target, cfg targets.Config, mode vocab.Mode, cp *Checkpoints, wait Patience) *Gatherer {
+	return &Gatherer{t: t, cfg: cfg, mode: mode, l: l, cp: cp, wait: wait}
+}
+
+// Evidence is what the gathering found besides what it booked in the
 // ledger.
-type evidence struct {
-	open    []verify.OpenTransaction
-	markers bool
-	state   *targets.ShareState
-	dlq     []verify.DLQRecord
+type Evidence struct {
+	// Open are the transactions left open on the output topic.
+	Open []verify.OpenTransaction
+	// Markers says whether the target's readers returned the
+	// transaction markers.
+	Markers bool
+	// State is the target's final share state (nil: it reports none).
+	State *targets.ShareState
+	// DLQ are the records of the mode's dead-letter topic.
+	DLQ []verify.DLQRecord
 	// sinkPending maps the inputs whose outputs sit in a sink transaction
 	// left pre-committed to its id (checkpoint model).
 	sinkPending map[uint64]string
-	// incomplete names each read that stopped short of its end offsets:
+	// Incomplete names each read that stopped short of its end offsets:
 	// the verdict cannot be PASS.
-	incomplete []string
-	notes      []string
+	Incomplete []string
+	// Notes say what the verdict rests on, for its notes.
+	Notes []string
 }
 
-func (g *gatherer) now() int64 {
-	if g.wait.now == nil {
+func (g *Gatherer) now() int64 {
+	if g.wait.Now == nil {
 		return 0
 	}
-	return g.wait.now()
+	return g.wait.Now()
 }
 
-// readSink books the checkpoint model's sink: its committed entries are
+// ReadSink books the checkpoint model's sink: its committed entries are
 // the mode's outputs (what a reader of the external system sees). It
 // comes first, so the outputs a run reports include them.
-func (g *gatherer) readSink(ctx context.Context, ev *evidence) error {
+func (g *Gatherer) ReadSink(ctx context.Context, ev *Evidence) error {
 	if g.cp == nil {
 		return nil
 	}
@@ -94,59 +110,59 @@ func (g *gatherer) readSink(ctx context.Context, ev *evidence) error {
 		return err
 	}
 	ev.sinkPending = pending
-	ev.notes = append(ev.notes, notes...)
+	ev.Notes = append(ev.Notes, notes...)
 	return nil
 }
 
-// gather reads the rest of the evidence (after readSink): the open
+// Gather reads the rest of the evidence (after ReadSink): the open
 // transactions, every output at both isolation levels, the final share
 // state, the dead letters.
-func (g *gatherer) gather(ctx context.Context, ev *evidence) error {
+func (g *Gatherer) Gather(ctx context.Context, ev *Evidence) error {
 	open, note := g.settleTransactions(ctx)
 	if note != "" {
-		ev.notes = append(ev.notes, note)
+		ev.Notes = append(ev.Notes, note)
 	}
 	short, err := g.readOutputs(ctx, true)
 	if err != nil {
 		return fmt.Errorf("reading outputs read_committed: %w", err)
 	}
 	if short != "" {
-		ev.incomplete = append(ev.incomplete, "the read_committed read of "+g.cfg.OutputTopic+" "+short)
+		ev.Incomplete = append(ev.Incomplete, "the read_committed read of "+g.cfg.OutputTopic+" "+short)
 	}
 	markers, short, err := g.readUncommitted(ctx)
 	if err != nil {
 		return fmt.Errorf("reading outputs read_uncommitted: %w", err)
 	}
 	if short != "" {
-		ev.incomplete = append(ev.incomplete, "the read_uncommitted read of "+g.cfg.OutputTopic+" "+short)
+		ev.Incomplete = append(ev.Incomplete, "the read_uncommitted read of "+g.cfg.OutputTopic+" "+short)
 	}
 	byMarkers := g.l.finishMarkers()
 	if markers {
 		open = mergeOpen(open, byMarkers)
 	}
 	g.l.nameOpen(g.cfg.TransactionalIDPrefix, open)
-	ev.open, ev.markers = open, markers
-	if ev.state, err = g.inspectSettled(ctx); err != nil {
+	ev.Open, ev.Markers = open, markers
+	if ev.State, err = g.inspectSettled(ctx); err != nil {
 		return fmt.Errorf("inspecting the final share state: %w", err)
 	}
 	if g.cfg.DLQTopic != "" {
-		ev.dlq, short, err = g.readDLQ(ctx, g.l.nRej.Load())
+		ev.DLQ, short, err = g.readDLQ(ctx, g.l.nRej.Load())
 		if err != nil {
 			return fmt.Errorf("reading the dead-letter topic %s read_committed: %w", g.cfg.DLQTopic, err)
 		}
 		if short != "" {
-			ev.incomplete = append(ev.incomplete, "the read_committed read of the dead-letter topic "+g.cfg.DLQTopic+" "+short)
+			ev.Incomplete = append(ev.Incomplete, "the read_committed read of the dead-letter topic "+g.cfg.DLQTopic+" "+short)
 		}
 	}
 	return nil
 }
 
-// options completes the verifier's options with what the evidence says
+// Options completes the verifier's options with what the evidence says
 // of itself: what is missing, what cannot be seen, the dead-letter and
 // sink books.
-func (g *gatherer) options(ev *evidence, opts verify.Options) verify.Options {
-	opts.Incomplete = append(opts.Incomplete, ev.incomplete...)
-	if !ev.markers {
+func (g *Gatherer) Options(ev *Evidence, opts verify.Options) verify.Options {
+	opts.Incomplete = append(opts.Incomplete, ev.Incomplete...)
+	if !ev.Markers {
 		opts.Unobserved = append(opts.Unobserved, unobservedMarkers)
 	}
 	opts.DLQ = g.cfg.DLQTopic != ""
@@ -157,10 +173,10 @@ func (g *gatherer) options(ev *evidence, opts verify.Options) verify.Options {
 	return opts
 }
 
-// feed hands the ledger and the evidence to v; tee, when set, sees each
-// input, output and delivery too (the ledger dump).
-func (g *gatherer) feed(v *verify.Verifier, ev *evidence, tee *ledgerDump) {
-	g.l.each(g.mode, g.cfg.TransactionalIDPrefix, ev.state, func(in verify.Input) {
+// Feed hands the ledger and the evidence to v; tee, when not nil, sees
+// each input, output and delivery too.
+func (g *Gatherer) Feed(v *verify.Verifier, ev *Evidence, tee *Dump) {
+	g.l.each(g.mode, g.cfg.TransactionalIDPrefix, ev.State, func(in verify.Input) {
 		v.AddInput(in)
 		tee.input(in)
 	}, func(o verify.Output) {
@@ -170,25 +186,25 @@ func (g *gatherer) feed(v *verify.Verifier, ev *evidence, tee *ledgerDump) {
 		v.AddDelivery(d)
 		tee.delivery(d)
 	})
-	for _, t := range ev.open {
+	for _, t := range ev.Open {
 		v.AddOpenTransaction(t)
 	}
-	for _, d := range ev.dlq {
+	for _, d := range ev.DLQ {
 		v.AddDLQ(d)
 	}
 }
 
 // readTo reads rd up to topic's end offsets at its isolation level (see
-// readTo), within the gathering's stall bound.
-func (g *gatherer) readTo(ctx context.Context, topic string, readCommitted bool, rd targets.Reader, take func([]*targets.Record)) (string, error) {
-	return readToEndOf(ctx, g.t, g.cfg, topic, readCommitted, rd, g.wait.stall, take)
+// ReadTo), within the gathering's stall bound.
+func (g *Gatherer) readTo(ctx context.Context, topic string, readCommitted bool, rd targets.Reader, take func([]*targets.Record)) (string, error) {
+	return readToEndOf(ctx, g.t, g.cfg, topic, readCommitted, rd, g.wait.Stall, take)
 }
 
 // readOutputs reads the whole output topic once at the given isolation
 // level, up to its end offsets, and adds what it sees to the ledger: with
 // read_committed, the outputs the tail reader had not seen yet. short
-// says what it could not read (see readTo).
-func (g *gatherer) readOutputs(ctx context.Context, readCommitted bool) (short string, err error) {
+// says what it could not read (see ReadTo).
+func (g *Gatherer) readOutputs(ctx context.Context, readCommitted bool) (short string, err error) {
 	rd, err := g.t.NewReader(ctx, g.cfg, g.cfg.OutputTopic, readCommitted)
 	if err != nil {
 		return "", err
@@ -201,7 +217,7 @@ func (g *gatherer) readOutputs(ctx context.Context, readCommitted bool) (short s
 				g.l.addUncommitted(r)
 				continue
 			}
-			if oh, err := readOutput(r.Value); err == nil {
+			if oh, err := ReadOutput(r.Value); err == nil {
 				g.l.addCommitted(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset,
 					visible: vis, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker})
 			}
@@ -213,7 +229,7 @@ func (g *gatherer) readOutputs(ctx context.Context, readCommitted bool) (short s
 // to its high watermarks, and adds every output to the ledger, with the
 // transaction marker that followed it where the target's reader returns
 // markers (it reports whether it did). short says what it could not read.
-func (g *gatherer) readUncommitted(ctx context.Context) (markers bool, short string, err error) {
+func (g *Gatherer) readUncommitted(ctx context.Context) (markers bool, short string, err error) {
 	mrd, ok := g.t.(targets.MarkerReader)
 	if !ok {
 		short, err = g.readOutputs(ctx, false)
@@ -235,12 +251,12 @@ func (g *gatherer) readUncommitted(ctx context.Context) (markers bool, short str
 // settleTransactions waits (at most the settle patience) until no
 // transaction is open on the output topic, and returns those still open,
 // with a note when the target cannot list them.
-func (g *gatherer) settleTransactions(ctx context.Context) ([]verify.OpenTransaction, string) {
+func (g *Gatherer) settleTransactions(ctx context.Context) ([]verify.OpenTransaction, string) {
 	ti, ok := g.t.(targets.TransactionInspector)
 	if !ok || !g.mode.Transactional() {
 		return nil, ""
 	}
-	deadline := time.Now().Add(g.wait.settle)
+	deadline := time.Now().Add(g.wait.Settle)
 	for {
 		open, err := ti.OpenTransactions(ctx, g.cfg, g.cfg.OutputTopic)
 		if err != nil {
@@ -274,12 +290,12 @@ const (
 // input partition's start offset has passed its last input, or they stop
 // moving: records above a start offset are then judged from what it says,
 // not from a snapshot taken while it was still catching up.
-func (g *gatherer) inspectSettled(ctx context.Context) (*targets.ShareState, error) {
+func (g *Gatherer) inspectSettled(ctx context.Context) (*targets.ShareState, error) {
 	state, err := g.t.Inspect(ctx, g.cfg)
 	if errors.Is(err, targets.ErrUnsupported) {
 		return nil, nil
 	}
-	if err != nil || len(state.Records) > 0 || !g.wait.spso {
+	if err != nil || len(state.Records) > 0 || !g.wait.SPSO {
 		return state, err
 	}
 	ends := g.l.inputEnds()
@@ -309,8 +325,8 @@ func (g *gatherer) inspectSettled(ctx context.Context) (*targets.ShareState, err
 // readDLQ reads the mode's dead-letter topic with read_committed (a copy
 // written in an aborted transaction is not a dead letter) up to its end
 // offsets, again while it holds fewer than want records, for at most the
-// dlq patience. short says what it could not read (see readTo).
-func (g *gatherer) readDLQ(ctx context.Context, want int64) (out []verify.DLQRecord, short string, err error) {
+// dlq patience. short says what it could not read (see ReadTo).
+func (g *Gatherer) readDLQ(ctx context.Context, want int64) (out []verify.DLQRecord, short string, err error) {
 	rd, err := g.t.NewReader(ctx, g.cfg, g.cfg.DLQTopic, true)
 	if err != nil {
 		return nil, "", err
@@ -321,7 +337,7 @@ func (g *gatherer) readDLQ(ctx context.Context, want int64) (out []verify.DLQRec
 			out = append(out, dlqRecord(r))
 		}
 	}
-	deadline := time.Now().Add(g.wait.dlq)
+	deadline := time.Now().Add(g.wait.DLQ)
 	for {
 		short, err = g.readTo(ctx, g.cfg.DLQTopic, true, rd, take)
 		if err != nil || short != "" {
@@ -382,20 +398,17 @@ const unobservedMarkers = "transaction markers (the target's readers do not retu
 // checkpoint model's books when mode ran it (nil: it did not): its sink's
 // committed entries are the mode's outputs.
 func (l *Ledger) Judge(ctx context.Context, t targets.Target, cfg targets.Config, mode vocab.Mode, cp *Checkpoints, opts verify.Options) (*result.Verification, error) {
-	g := &gatherer{t: t, cfg: cfg, mode: mode, l: l}
-	if cp != nil {
-		g.cp = cp.cs
-	}
-	var ev evidence
-	if err := g.readSink(ctx, &ev); err != nil {
+	g := l.Gatherer(t, cfg, mode, cp, Patience{})
+	var ev Evidence
+	if err := g.ReadSink(ctx, &ev); err != nil {
 		return nil, err
 	}
-	if err := g.gather(ctx, &ev); err != nil {
+	if err := g.Gather(ctx, &ev); err != nil {
 		return nil, err
 	}
-	v := verify.New(mode, g.options(&ev, opts))
-	g.feed(v, &ev, nil)
+	v := verify.New(mode, g.Options(&ev, opts))
+	g.Feed(v, &ev, nil)
 	out := v.Finish()
-	out.Notes = append(out.Notes, ev.notes...)
+	out.Notes = append(out.Notes, ev.Notes...)
 	return out, nil
 }

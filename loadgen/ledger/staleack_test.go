@@ -5,7 +5,7 @@
 // "failed" when the whole call failed) instead of "committed", and the
 // verifier neither counts the reject nor finds a contradiction.
 
-package loadgen
+package ledger
 
 import (
 	"context"
@@ -80,7 +80,7 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 			if err := tg.Setup(ctx, cfg); err != nil {
 				t.Fatal(err)
 			}
-			l := NewLedger()
+			l := New(nil)
 			p, err := tg.NewProducer(ctx, cfg, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -122,8 +122,7 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mr := &modeRun{cfg: &Config{Target: tg}, mode: vocab.Explicit, tcfg: cfg}
-			got := collect(l, mr, st)
+			got := collect(l, vocab.Explicit, cfg.TransactionalIDPrefix, st)
 			v := verify.New(vocab.Explicit, verify.Options{DeliveryLimit: cfg.DeliveryLimit})
 			for _, d := range got.dels {
 				if d.Worker == 0 && d.AckOutcome != tc.want {
@@ -143,8 +142,8 @@ func TestSlowWorkerAckRefused(t *testing.T) {
 					t.Errorf("verifier: %s %d, want 0 (A's %v did not take effect): %+v", k, res.Counts[k], tc.ack, res.Witnesses[k])
 				}
 			}
-			if l.settled() != 0 {
-				t.Errorf("ledger: %d inputs settled by A's refused %v, want 0", l.settled(), tc.ack)
+			if l.Settled() != 0 {
+				t.Errorf("ledger: %d inputs settled by A's refused %v, want 0", l.Settled(), tc.ack)
 			}
 		})
 	}

@@ -1,10 +1,12 @@
-// This file holds the run's ledger: every input produced (where it landed,
-// when it was meant to be sent) and every output seen, from which the
-// verifier's inputs and outputs are built.
+// This file holds the ledger: every input produced (where it landed, when
+// it was meant to be sent), every output seen, every delivery and worker
+// transaction, from which the verifier's inputs, outputs and deliveries
+// are built.
 
-package loadgen
+package ledger
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"sync"
@@ -15,10 +17,14 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-type inputRec struct {
-	partition int32
-	offset    int64
-	intended  int64
+// Input is the ledger's entry for one input written: the partition and
+// offset it landed at (partition -1: never written) and its intended send
+// time, in ns since the mode's start. The ledger holds one per input id, so
+// it stays this small.
+type Input struct {
+	Partition  int32
+	Offset     int64
+	IntendedNs int64
 }
 
 // Marker codes of outputRec.marker.
@@ -100,15 +106,15 @@ type txnKey struct {
 	seq    int64
 }
 
-// The ledger grows by millions of entries a run. Its tables are chunked
-// and pointer-free: appending never copies what is already there, and the
-// garbage collector never scans them (one slice grown by doubling cost the
-// load generator a fifth of its time in copies and clears).
-// Ledger is a run's ledger (see the file's comment); a run keeps one per
-// mode, and so does the simulator.
+// Ledger is one mode's books: every input produced, every output seen,
+// every delivery a worker observed with the fate of its acknowledgement,
+// and every worker transaction as its client saw it, from which the
+// verifier's inputs, outputs and deliveries are built. A run keeps one per
+// mode, and so does the simulator. It is safe for concurrent use; its
+// tables are chunked (chunks.go).
 type Ledger struct {
 	mu         sync.Mutex
-	inputs     chunks[inputRec] // by id-1
+	inputs     chunks[Input] // by id-1
 	outputs    chunks[outputRec]
 	deliveries chunks[deliveryRec]
 	txns       chunks[txnRec]
@@ -146,48 +152,12 @@ type pidKey struct {
 	pid       int64
 }
 
-func newLedger() *Ledger {
-	return &Ledger{rejected: map[uint64]bool{}, txnIndex: map[txnKey]int32{}, pending: map[pidKey][]uint32{}}
-}
-
-// chunkLen is the number of entries in one ledger chunk.
-const chunkLen = 1 << 14
-
-// chunks is an append-only table in fixed-size chunks.
-type chunks[T any] struct {
-	c [][]T
-	n int
-}
-
-func (c *chunks[T]) len() int { return c.n }
-
-func (c *chunks[T]) append(v T) {
-	if c.n%chunkLen == 0 {
-		c.c = append(c.c, make([]T, 0, chunkLen))
-	}
-	last := &c.c[len(c.c)-1]
-	*last = append(*last, v)
-	c.n++
-}
-
-// grow appends fill until the table holds n entries.
-func (c *chunks[T]) grow(n int, fill T) {
-	for c.n < n {
-		c.append(fill)
-	}
-}
-
-func (c *chunks[T]) at(i int) *T { return &c.c[i/chunkLen][i%chunkLen] }
-
-// each calls fn for every entry, in order.
-func (c *chunks[T]) each(fn func(i int, v *T)) {
-	i := 0
-	for _, ch := range c.c {
-		for j := range ch {
-			fn(i, &ch[j])
-			i++
-		}
-	}
+// New returns an empty ledger. ids, when not nil, is the driver's id
+// counter (the last input id assigned): an output naming an id beyond it
+// is a phantom. Without one (the simulator) the highest input id booked
+// is the bound.
+func New(ids *atomic.Uint64) *Ledger {
+	return &Ledger{rejected: map[uint64]bool{}, txnIndex: map[txnKey]int32{}, pending: map[pidKey][]uint32{}, assigned: ids}
 }
 
 // outputAtLocked returns the output recorded at (p, off), or nil. l.mu
@@ -217,14 +187,36 @@ func (l *Ledger) appendOutputLocked(o outputRec) (*outputRec, uint32) {
 	return l.outputs.at(int(i - 1)), i
 }
 
-// addInputs records a produced batch under one lock.
-func (l *Ledger) addInputs(ids []uint64, recs []inputRec) {
+// AddInputs records a produced batch under one lock: the input with id
+// ids[i] is ins[i].
+func (l *Ledger) AddInputs(ids []uint64, ins []Input) {
 	l.mu.Lock()
 	for i, id := range ids {
-		l.inputs.grow(int(id), inputRec{partition: -1})
-		*l.inputs.at(int(id - 1)) = recs[i]
+		l.inputs.grow(int(id), Input{Partition: -1})
+		*l.inputs.at(int(id - 1)) = ins[i]
 	}
 	l.mu.Unlock()
+}
+
+// AddVisible records the outputs among recs (records whose payload holds
+// an output header) that a read_committed reader returned at visibleNs (ns
+// since the mode's start), under one lock, and returns how many it found.
+func (l *Ledger) AddVisible(recs []*targets.Record, visibleNs int64) int {
+	found, added := 0, int64(0)
+	l.mu.Lock()
+	for _, r := range recs {
+		oh, err := ReadOutput(r.Value)
+		if err != nil {
+			continue
+		}
+		found++
+		if l.addCommittedLocked(outputRec{id: oh.InputID, partition: r.Partition, offset: r.Offset, visible: visibleNs, txnSeq: oh.TxnSeq, epoch: oh.Epoch, worker: oh.Worker}) {
+			added++
+		}
+	}
+	l.mu.Unlock()
+	l.nOut.Add(added)
+	return found
 }
 
 // addCommitted records an output a read_committed reader (or a committed
@@ -290,7 +282,7 @@ func (l *Ledger) addUncommitted(r *targets.Record) {
 		delete(l.pending, k)
 		return
 	}
-	h, err := readOutput(r.Value)
+	h, err := ReadOutput(r.Value)
 	if err != nil {
 		return
 	}
@@ -350,7 +342,7 @@ func (l *Ledger) addDeliveries(worker int, recs []*targets.Record, at int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range recs {
-		h, err := readInput(r.Value)
+		h, err := ReadInput(r.Value)
 		if err != nil {
 			continue
 		}
@@ -457,9 +449,9 @@ func (l *Ledger) inputEnds() map[int32]int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ends := map[int32]int64{}
-	l.inputs.each(func(_ int, in *inputRec) {
-		if in.partition >= 0 && in.offset+1 > ends[in.partition] {
-			ends[in.partition] = in.offset + 1
+	l.inputs.each(func(_ int, in *Input) {
+		if in.Partition >= 0 && in.Offset+1 > ends[in.Partition] {
+			ends[in.Partition] = in.Offset + 1
 		}
 	})
 	return ends
@@ -490,13 +482,17 @@ func (l *Ledger) rejectStaged(tags []int64) {
 	l.eachTagged(tags, func(d *deliveryRec) { l.rejectLocked(d.id) })
 }
 
-// settled counts inputs that need nothing more: a committed output or a
+// Settled counts inputs that need nothing more: a committed output or a
 // deliberate reject.
-func (l *Ledger) settled() int64 { return l.distinct.Load() + l.nRej.Load() }
+func (l *Ledger) Settled() int64 { return l.distinct.Load() + l.nRej.Load() }
 
-func (l *Ledger) committedOutputs() int64 { return l.nOut.Load() }
+// CommittedOutputs counts the outputs a read_committed reader (or a sink
+// commit) made visible, one per position.
+func (l *Ledger) CommittedOutputs() int64 { return l.nOut.Load() }
 
-func (l *Ledger) visibleBetween(from, to int64) int64 {
+// VisibleBetween counts the committed outputs first made visible in
+// [from, to), in ns since the mode's start.
+func (l *Ledger) VisibleBetween(from, to int64) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var n int64
@@ -515,17 +511,17 @@ func (l *Ledger) each(mode vocab.Mode, prefix string, state *targets.ShareState,
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	states := indexStates(state)
-	l.inputs.each(func(i int, in *inputRec) {
-		if in.partition < 0 {
+	l.inputs.each(func(i int, in *Input) {
+		if in.Partition < 0 {
 			return // produce failed: never written
 		}
 		id := uint64(i + 1)
-		v := verify.Input{ID: id, Partition: in.partition, Offset: in.offset, IntendedNs: in.intended, FinalState: vocab.StateUnknown}
+		v := verify.Input{ID: id, Partition: in.Partition, Offset: in.Offset, IntendedNs: in.IntendedNs, FinalState: vocab.StateUnknown}
 		if state != nil {
-			if st := states.get(in.partition, in.offset); st != nil {
+			if st := states.get(in.Partition, in.Offset); st != nil {
 				v.FinalState, v.DeliveryCount = st.State, st.DeliveryCount
 				v.Rejected = st.Rejected
-			} else if spso, ok := state.SPSO[in.partition]; ok && in.offset < spso {
+			} else if spso, ok := state.SPSO[in.Partition]; ok && in.Offset < spso {
 				v.BelowSPSO = true
 			}
 		}
@@ -603,6 +599,18 @@ func (l *Ledger) each(mode vocab.Mode, prefix string, state *targets.ShareState,
 		}
 		delivery(v)
 	})
+}
+
+// ackFate is the fate of an acknowledgement whose call returned err: a
+// call cut short by the context may or may not have landed.
+func ackFate(err error) uint8 {
+	switch {
+	case err == nil:
+		return fateCommitted
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return fateUnknown
+	}
+	return fateFailed
 }
 
 func outcomeName(o uint8) string {

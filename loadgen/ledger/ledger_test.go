@@ -2,7 +2,7 @@
 // the target's final share state, outputs with the readers' passes and the
 // client's transactions, and deliveries with the fate of their acks.
 
-package loadgen
+package ledger
 
 import (
 	"reflect"
@@ -13,15 +13,15 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-func outputRecord(p int32, off int64, h outputHeader, aborted bool) *targets.Record {
+func outputRecord(p int32, off int64, h OutputHeader, aborted bool) *targets.Record {
 	v := make([]byte, HeaderBytes)
-	putOutput(v, h)
+	PutOutputHeader(v, h.InputID, h.IntendedNs, h.TxnSeq, h.Epoch, h.Worker)
 	return &targets.Record{Partition: p, Offset: off, Value: v, Aborted: aborted}
 }
 
 func inputRecord(id uint64, count int) *targets.Record {
 	v := make([]byte, HeaderBytes)
-	putInput(v, inputHeader{ID: id})
+	PutInputHeader(v, id, 0)
 	return &targets.Record{Value: v, DeliveryCount: count}
 }
 
@@ -31,9 +31,11 @@ type collected struct {
 	dels []verify.Delivery
 }
 
-func collect(l *Ledger, mr *modeRun, st *targets.ShareState) collected {
+// collect streams l as mode's ledger, its transactional ids starting with
+// prefix, joined with st.
+func collect(l *Ledger, mode vocab.Mode, prefix string, st *targets.ShareState) collected {
 	var c collected
-	l.each(mr.mode, mr.tcfg.TransactionalIDPrefix, st, func(in verify.Input) { c.ins = append(c.ins, in) },
+	l.each(mode, prefix, st, func(in verify.Input) { c.ins = append(c.ins, in) },
 		func(o verify.Output) { c.outs = append(c.outs, o) },
 		func(d verify.Delivery) { c.dels = append(c.dels, d) })
 	return c
@@ -43,11 +45,11 @@ func collect(l *Ledger, mr *modeRun, st *targets.ShareState) collected {
 // failed), ids 1 and 2 have committed outputs (1 twice), id 4 one seen only
 // read_uncommitted.
 func testLedger() *Ledger {
-	l := newLedger()
-	l.addInputs([]uint64{1}, []inputRec{{partition: 0, offset: 0, intended: 100}})
-	l.addInputs([]uint64{2}, []inputRec{{partition: 0, offset: 1, intended: 200}})
-	l.addInputs([]uint64{5}, []inputRec{{partition: 2, offset: 3, intended: 500}}) // id 3 never added: a gap
-	l.addInputs([]uint64{4}, []inputRec{{partition: 1, offset: 0, intended: 400}})
+	l := New(nil)
+	l.AddInputs([]uint64{1}, []Input{{Partition: 0, Offset: 0, IntendedNs: 100}})
+	l.AddInputs([]uint64{2}, []Input{{Partition: 0, Offset: 1, IntendedNs: 200}})
+	l.AddInputs([]uint64{5}, []Input{{Partition: 2, Offset: 3, IntendedNs: 500}}) // id 3 never added: a gap
+	l.AddInputs([]uint64{4}, []Input{{Partition: 1, Offset: 0, IntendedNs: 400}})
 	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 1000, txnSeq: 1<<32 | 7, epoch: 3, worker: 2})
 	l.addCommitted(outputRec{id: 1, partition: 1, offset: 0, visible: 3000, txnSeq: 2<<32 | 1, epoch: 4, worker: 2})
 	return l
@@ -60,35 +62,34 @@ func TestLedgerCounters(t *testing.T) {
 	reject(2)
 	reject(2) // counted once
 	// Settled: id 1 (has an output) and id 2 (rejected).
-	if got := l.settled(); got != 2 {
+	if got := l.Settled(); got != 2 {
 		t.Errorf("settled() = %d, want 2", got)
 	}
-	if got := l.committedOutputs(); got != 2 {
+	if got := l.CommittedOutputs(); got != 2 {
 		t.Errorf("committedOutputs() = %d, want 2", got)
 	}
 	// The same position seen again by a read_committed pass is one output.
 	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 9000})
-	if got := l.committedOutputs(); got != 2 {
+	if got := l.CommittedOutputs(); got != 2 {
 		t.Errorf("committedOutputs() after a second pass = %d, want 2", got)
 	}
 	for _, tc := range []struct{ from, to, want int64 }{
 		{0, 1000, 0}, {0, 1001, 1}, {1000, 3001, 2}, {1001, 3000, 0}, {0, 1 << 62, 2},
 	} {
-		if got := l.visibleBetween(tc.from, tc.to); got != tc.want {
+		if got := l.VisibleBetween(tc.from, tc.to); got != tc.want {
 			t.Errorf("visibleBetween(%d, %d) = %d, want %d", tc.from, tc.to, got, tc.want)
 		}
 	}
 	// An ack-only output (no topic position) counts like any other.
 	l.addCommitted(outputRec{id: 4, partition: -1, offset: -1, visible: 5})
-	if l.settled() != 3 || l.committedOutputs() != 3 {
-		t.Errorf("after an ack-only output: settled %d outputs %d, want 3 and 3", l.settled(), l.committedOutputs())
+	if l.Settled() != 3 || l.CommittedOutputs() != 3 {
+		t.Errorf("after an ack-only output: settled %d outputs %d, want 3 and 3", l.Settled(), l.CommittedOutputs())
 	}
 }
 
 func TestLedgerEachFinalStates(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: vocab.Explicit,
-		tcfg: targets.Config{TransactionalIDPrefix: "run-worker-"}}
+	const mode, prefix = vocab.Explicit, "run-worker-"
 	st := &targets.ShareState{
 		Records: []targets.RecordState{
 			{Partition: 0, Offset: 0, State: vocab.StateAcknowledged, DeliveryCount: 1},
@@ -97,7 +98,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 		},
 		SPSO: map[int32]int64{0: 2, 1: 5, 2: 3},
 	}
-	got := collect(testLedger(), mr, st).ins
+	got := collect(testLedger(), mode, prefix, st).ins
 	want := []verify.Input{
 		{ID: 1, Partition: 0, Offset: 0, IntendedNs: 100, FinalState: vocab.StateAcknowledged, DeliveryCount: 1},
 		{ID: 2, Partition: 0, Offset: 1, IntendedNs: 200, FinalState: vocab.StateArchived, DeliveryCount: 2, Rejected: true},
@@ -109,7 +110,7 @@ func TestLedgerEachFinalStates(t *testing.T) {
 		t.Fatalf("inputs with share state:\n got %+v\nwant %+v", got, want)
 	}
 	// Without share state every state is unknown.
-	got = collect(testLedger(), mr, nil).ins
+	got = collect(testLedger(), mode, prefix, nil).ins
 	for i := range want {
 		want[i].FinalState, want[i].DeliveryCount, want[i].BelowSPSO, want[i].Rejected = vocab.StateUnknown, 0, false, false
 	}
@@ -124,9 +125,9 @@ func TestLedgerEachFinalStates(t *testing.T) {
 // open transaction.
 func TestLedgerMarkers(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: vocab.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
-	l := newLedger()
-	l.addInputs([]uint64{1, 2, 3, 4}, []inputRec{{0, 0, 0}, {0, 1, 0}, {0, 2, 0}, {0, 3, 0}})
+	mode, prefix := vocab.Transactional, "w-"
+	l := New(nil)
+	l.AddInputs([]uint64{1, 2, 3, 4}, []Input{{0, 0, 0}, {0, 1, 0}, {0, 2, 0}, {0, 3, 0}})
 	committed := l.beginTxn(1, 1<<32|1, 77, 0)
 	l.txnOutputs(committed, 2)
 	l.commitSent(committed)
@@ -137,7 +138,7 @@ func TestLedgerMarkers(t *testing.T) {
 	// The tail reader saw output 1 only.
 	l.addCommitted(outputRec{id: 1, partition: 0, offset: 0, visible: 10, txnSeq: 1<<32 | 1, worker: 1})
 	txnRec := func(id uint64, off int64, worker uint16, pid int64) *targets.Record {
-		r := outputRecord(0, off, outputHeader{InputID: id, TxnSeq: 1<<32 | 1, Worker: worker}, false)
+		r := outputRecord(0, off, OutputHeader{InputID: id, TxnSeq: 1<<32 | 1, Worker: worker}, false)
 		r.ProducerID, r.Transactional = pid, true
 		return r
 	}
@@ -153,7 +154,7 @@ func TestLedgerMarkers(t *testing.T) {
 	if !reflect.DeepEqual(open, wantOpen) {
 		t.Errorf("open transactions = %+v, want %+v", open, wantOpen)
 	}
-	got := collect(l, mr, nil).outs
+	got := collect(l, mode, prefix, nil).outs
 	want := []verify.Output{
 		{InputID: 1, Partition: 0, Offset: 0, TransactionalID: "w-1", ProducerID: 77, TxnSeq: 1<<32 | 1, TxnSize: 2, TxnOutcome: verify.OutcomeCommitted, CommitSent: true,
 			Committed: true, Uncommitted: true, Marker: verify.MarkerCommit, MarkerEpoch: 1, VisibleNs: 10},
@@ -168,8 +169,8 @@ func TestLedgerMarkers(t *testing.T) {
 		t.Fatalf("outputs:\n got %+v\nwant %+v", got, want)
 	}
 	// Non-transactional modes carry no producer identity.
-	mr.mode = vocab.Explicit
-	for _, o := range collect(l, mr, nil).outs {
+	mode = vocab.Explicit
+	for _, o := range collect(l, mode, prefix, nil).outs {
 		if o.TransactionalID != "" || o.Epoch != -1 || o.TxnOutcome != "" {
 			t.Errorf("explicit output %+v carries a transaction", o)
 		}
@@ -181,8 +182,8 @@ func TestLedgerMarkers(t *testing.T) {
 // that took effect settles its input.
 func TestLedgerDeliveries(t *testing.T) {
 	t.Parallel()
-	mr := &modeRun{cfg: &Config{Target: newMemTarget()}, mode: vocab.Transactional, tcfg: targets.Config{TransactionalIDPrefix: "w-"}}
-	l := newLedger()
+	mode, prefix := vocab.Transactional, "w-"
+	l := New(nil)
 	recs := []*targets.Record{inputRecord(1, 1), inputRecord(2, 1), inputRecord(3, 2), inputRecord(4, 1), inputRecord(5, 3), inputRecord(6, 1)}
 	l.addDeliveries(0, recs, 42)
 	for i, r := range recs {
@@ -202,7 +203,7 @@ func TestLedgerDeliveries(t *testing.T) {
 	lost := l.beginTxn(0, 3, 7, 0) // asked to commit, never answered
 	l.stageAcks([]int64{recs[4].Tag}, ackAccept, lost)
 	l.commitSent(lost)
-	got := collect(l, mr, nil).dels
+	got := collect(l, mode, prefix, nil).dels
 	d := func(id uint64, count int, ack, fate string) verify.Delivery {
 		return verify.Delivery{InputID: id, AtNs: 42, DeliveryCount: count, Ack: ack, AckOutcome: fate}
 	}
@@ -220,7 +221,7 @@ func TestLedgerDeliveries(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("deliveries:\n got %+v\nwant %+v", got, want)
 	}
-	if l.settled() != 1 || !l.rejected[3] || l.rejected[4] {
-		t.Errorf("settled %d, rejected %v: want only input 3 (its reject committed)", l.settled(), l.rejected)
+	if l.Settled() != 1 || !l.rejected[3] || l.rejected[4] {
+		t.Errorf("settled %d, rejected %v: want only input 3 (its reject committed)", l.Settled(), l.rejected)
 	}
 }

@@ -1,7 +1,7 @@
 // This file streams a mode's ledgers to the files the verifier reads
 // (inputs, outputs and deliveries, beside their meta file).
 
-package loadgen
+package ledger
 
 import (
 	"errors"
@@ -12,27 +12,30 @@ import (
 	"github.com/sharebench/sharebench/loadgen/verify"
 )
 
-// ledgerDump streams ledgers to inputs.jsonl and outputs.jsonl; a nil dump
-// does nothing. The first write error is kept and reported by close.
-type ledgerDump struct {
+// Dump streams a mode's ledger to the verifier's files (inputs, outputs
+// and deliveries) as Gatherer.Feed hands it to the verifier; a nil dump
+// does nothing. The first write error is kept and reported by Close.
+type Dump struct {
 	files [3]*os.File
 	encs  [3]*verify.Encoder // buffered
 	err   error
 }
 
-func newLedgerDump(dir string, meta verify.Meta) (*ledgerDump, error) {
+// NewDump creates dir and writes the meta file there, and opens the
+// ledger files a Dump streams to.
+func NewDump(dir string, meta verify.Meta) (*Dump, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("loadgen: %w", err)
+		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	if err := verify.WriteMeta(dir, meta); err != nil {
 		return nil, err
 	}
-	d := &ledgerDump{}
+	d := &Dump{}
 	for i, name := range []string{verify.InputsFile, verify.OutputsFile, verify.DeliveriesFile} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
-			d.close()
-			return nil, fmt.Errorf("loadgen: %w", err)
+			d.Close()
+			return nil, fmt.Errorf("ledger: %w", err)
 		}
 		d.files[i] = f
 		d.encs[i] = verify.NewEncoder(f)
@@ -40,25 +43,27 @@ func newLedgerDump(dir string, meta verify.Meta) (*ledgerDump, error) {
 	return d, nil
 }
 
-func (d *ledgerDump) input(in verify.Input) {
+func (d *Dump) input(in verify.Input) {
 	if d != nil && d.err == nil {
 		d.err = d.encs[0].EncodeInput(in)
 	}
 }
 
-func (d *ledgerDump) output(o verify.Output) {
+func (d *Dump) output(o verify.Output) {
 	if d != nil && d.err == nil {
 		d.err = d.encs[1].EncodeOutput(o)
 	}
 }
 
-func (d *ledgerDump) delivery(v verify.Delivery) {
+func (d *Dump) delivery(v verify.Delivery) {
 	if d != nil && d.err == nil {
 		d.err = d.encs[2].EncodeDelivery(v)
 	}
 }
 
-func (d *ledgerDump) close() error {
+// Close flushes and closes the files, and reports the first error of the
+// dump's writes or of their closing.
+func (d *Dump) Close() error {
 	if d == nil {
 		return nil
 	}
@@ -73,7 +78,7 @@ func (d *ledgerDump) close() error {
 		err = errors.Join(err, d.files[i].Close())
 	}
 	if err != nil {
-		return fmt.Errorf("loadgen: writing ledgers: %w", err)
+		return fmt.Errorf("ledger: writing ledgers: %w", err)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 // This file tests the payload headers: inputs and outputs round-trip their
 // fields, and short payloads are refused.
 
-package loadgen
+package ledger
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 
 func TestInputHeaderRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, h := range []inputHeader{
+	for _, h := range []InputHeader{
 		{ID: 1, IntendedNs: 0},
 		{ID: 123456789, IntendedNs: 987654321},
 		{ID: math.MaxUint64, IntendedNs: -5}, // a negative time survives
@@ -22,9 +22,9 @@ func TestInputHeaderRoundTrip(t *testing.T) {
 			b[i] = 0xAA // the rest of the payload is left alone
 		}
 		putInput(b, h)
-		got, err := readInput(b)
+		got, err := ReadInput(b)
 		if err != nil || got != h {
-			t.Errorf("readInput(putInput(%+v)) = %+v, %v", h, got, err)
+			t.Errorf("ReadInput(putInput(%+v)) = %+v, %v", h, got, err)
 		}
 		if b[HeaderBytes] != 0xAA || b[255] != 0xAA {
 			t.Errorf("putInput wrote past the header")
@@ -34,7 +34,7 @@ func TestInputHeaderRoundTrip(t *testing.T) {
 
 func TestOutputHeaderRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, h := range []outputHeader{
+	for _, h := range []OutputHeader{
 		{InputID: 1, IntendedNs: 2, TxnSeq: 0, Epoch: -1, Worker: 0},
 		{InputID: 42, IntendedNs: 1e9, TxnSeq: 3<<32 | 17, Epoch: 12, Worker: 7},
 		{InputID: math.MaxUint64, IntendedNs: -1, TxnSeq: math.MaxInt64, Epoch: math.MaxInt16, Worker: math.MaxUint16},
@@ -42,9 +42,9 @@ func TestOutputHeaderRoundTrip(t *testing.T) {
 	} {
 		b := make([]byte, HeaderBytes)
 		putOutput(b, h)
-		got, err := readOutput(b)
+		got, err := ReadOutput(b)
 		if err != nil || got != h {
-			t.Errorf("readOutput(putOutput(%+v)) = %+v, %v", h, got, err)
+			t.Errorf("ReadOutput(putOutput(%+v)) = %+v, %v", h, got, err)
 		}
 	}
 }
@@ -54,11 +54,11 @@ func TestOutputKeepsInputFields(t *testing.T) {
 	// A worker copies the input and writes the output header over it: the
 	// id and intended time read the same through either header.
 	b := make([]byte, 64)
-	putInput(b, inputHeader{ID: 99, IntendedNs: 12345})
-	putOutput(b, outputHeader{InputID: 99, IntendedNs: 12345, TxnSeq: 1, Epoch: 2, Worker: 3})
-	in, err := readInput(b)
+	putInput(b, InputHeader{ID: 99, IntendedNs: 12345})
+	putOutput(b, OutputHeader{InputID: 99, IntendedNs: 12345, TxnSeq: 1, Epoch: 2, Worker: 3})
+	in, err := ReadInput(b)
 	if err != nil || in.ID != 99 || in.IntendedNs != 12345 {
-		t.Fatalf("readInput of an output = %+v, %v", in, err)
+		t.Fatalf("ReadInput of an output = %+v, %v", in, err)
 	}
 }
 
@@ -66,14 +66,14 @@ func TestShortPayload(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{0, 1, HeaderBytes - 1} {
 		b := make([]byte, n)
-		if _, err := readInput(b); !errors.Is(err, errShortPayload) {
-			t.Errorf("readInput(%d bytes) error %v, want errShortPayload", n, err)
+		if _, err := ReadInput(b); !errors.Is(err, ErrShortPayload) {
+			t.Errorf("ReadInput(%d bytes) error %v, want ErrShortPayload", n, err)
 		}
-		if _, err := readOutput(b); !errors.Is(err, errShortPayload) {
-			t.Errorf("readOutput(%d bytes) error %v, want errShortPayload", n, err)
+		if _, err := ReadOutput(b); !errors.Is(err, ErrShortPayload) {
+			t.Errorf("ReadOutput(%d bytes) error %v, want ErrShortPayload", n, err)
 		}
 	}
-	if _, err := readInput(make([]byte, HeaderBytes)); err != nil {
-		t.Errorf("readInput(%d bytes): %v", HeaderBytes, err)
+	if _, err := ReadInput(make([]byte, HeaderBytes)); err != nil {
+		t.Errorf("ReadInput(%d bytes): %v", HeaderBytes, err)
 	}
 }
