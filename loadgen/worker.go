@@ -1,5 +1,5 @@
-// This file holds the workers: the thin concurrent shell around
-// pipeline.Machine. One goroutine per worker incarnation asks the machine
+// This file holds the workers: the thin concurrent shell around a
+// pipeline.Loop (the plain machine or the checkpoint machine). One goroutine per worker incarnation asks the machine
 // what to do next, performs the call on the target, books it (ledger,
 // histograms, counters) and hands the outcome back; a scheduled crash
 // strikes when the machine crosses its phase.

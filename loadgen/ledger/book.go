@@ -1,5 +1,5 @@
 // This file holds the booking of one worker's calls in the ledger (Book),
-// which both drivers of pipeline.Machine share: the load generator's
+// which both drivers of the pipeline's machines share: the load generator's
 // goroutine shell and the simulator, which steps the machine on a manual
 // clock and judges each seed as a run is judged.
 

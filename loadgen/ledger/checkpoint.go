@@ -1,5 +1,5 @@
 // This file holds the checkpoint model's books (ackOnly workloads): the
-// calls a worker makes when pipeline.Machine runs its checkpoint mode (a
+// calls a worker makes when it runs pipeline.CheckpointMachine (a
 // stream-processing framework's source task that writes its results to an
 // external two-phase sink and commits them together with its share
 // acknowledgements at checkpoints), the model's own steps that touch no
@@ -200,7 +200,7 @@ func (noEvents) Committed(time.Time)  {}
 func (noEvents) Visible(int64)        {}
 
 // CheckpointBook books one worker incarnation's checkpoint-model calls
-// (the checkpoint mode of pipeline.Machine) and performs the model's own
+// (pipeline.CheckpointMachine) and performs the model's own
 // steps — the sink's pre-commit, commit and abort, the snapshot — which
 // touch no target. Its Book books the share-ack transactions; it holds the
 // snapshot of the checkpoint being pre-committed or committed, and whether
