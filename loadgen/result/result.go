@@ -238,11 +238,15 @@ type Second struct {
 // crash at its phase); EndNs when applying it returned (a broker restart
 // ends once the broker answers again; 0 where it has no end of its own).
 type FaultEvent struct {
-	AtNs        int64  `json:"at_ns"`
-	ScheduledNs int64  `json:"scheduled_ns,omitempty"`
-	EndNs       int64  `json:"end_ns,omitempty"`
-	Kind        string `json:"kind"`
-	Detail      string `json:"detail,omitempty"`
+	AtNs        int64 `json:"at_ns"`
+	ScheduledNs int64 `json:"scheduled_ns,omitempty"`
+	EndNs       int64 `json:"end_ns,omitempty"`
+	// Kind is a vocab.FaultKind's name, or the name of an event the
+	// checkpoint model puts on the timeline beside the faults (recovery,
+	// checkpoint-failed): not every event is a fault kind, so it is a
+	// string.
+	Kind   string `json:"kind"`
+	Detail string `json:"detail,omitempty"`
 	// Broker is the broker a broker fault hit (its id, or "all"), and
 	// Selector how the workload named it (txn-coordinator, leader, ...).
 	Broker   string `json:"broker,omitempty"`
