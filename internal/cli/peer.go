@@ -165,25 +165,55 @@ func (f *peerProduceFlags) config() peer.ProduceConfig {
 // peerProduce runs peer.Produce on --brokers.
 func peerProduce(env *Env, args []string) error {
 	var f peerProduceFlags
-	fs := newFlags(env, "peer produce", "--topic T --num-records N --record-size S [flags]", peerProduceExamples)
-	f.register(fs)
+	return runPeer(env, args, peerCommand[*peer.ProduceResult]{
+		name: "produce", usage: "--topic T --num-records N --record-size S [flags]", examples: peerProduceExamples,
+		flags: &f, common: &f.peerCommon,
+		run: func(ctx context.Context, t *kafkatarget.Target) (*peer.ProduceResult, error) {
+			return peer.Produce(ctx, t, f.config())
+		},
+	})
+}
+
+// peerResult is what a peer tool returns: its text lines, and the error
+// its outcome makes (records that failed).
+type peerResult interface {
+	WriteText(io.Writer)
+	Err() error
+}
+
+// peerCommand is one peer tool: its flags and how to run it on a target.
+type peerCommand[R peerResult] struct {
+	name, usage, examples string
+	flags                 interface {
+		register(*pflag.FlagSet)
+		validate() error
+	}
+	common *peerCommon
+	run    func(context.Context, *kafkatarget.Target) (R, error)
+}
+
+// runPeer parses and checks a peer tool's flags, connects to --brokers,
+// runs the tool and writes its result.
+func runPeer[R peerResult](env *Env, args []string, c peerCommand[R]) error {
+	fs := newFlags(env, "peer "+c.name, c.usage, c.examples)
+	c.flags.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := f.validate(); err != nil {
+	if err := c.flags.validate(); err != nil {
 		return err
 	}
 	ctx := context.Background()
-	tgt, err := f.open(ctx, "produce")
+	tgt, err := c.common.open(ctx, c.name)
 	if err != nil {
 		return err
 	}
 	defer tgt.Close()
-	res, err := peer.Produce(ctx, tgt, f.config())
+	res, err := c.run(ctx, tgt)
 	if err != nil {
 		return peerErr(err)
 	}
-	if err := writePeer(env.Stdout, f.format, res, res.WriteText); err != nil {
+	if err := writePeer(env.Stdout, c.common.format, res, res.WriteText); err != nil {
 		return err
 	}
 	return res.Err()
@@ -232,28 +262,13 @@ func (f *peerConsumeFlags) config() peer.ShareConsumeConfig {
 // peerShareConsume runs peer.ShareConsume on --brokers.
 func peerShareConsume(env *Env, args []string) error {
 	var f peerConsumeFlags
-	fs := newFlags(env, "peer share-consume", "--topic T --group G --num-records N [flags]", peerConsumeExamples)
-	f.register(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := f.validate(); err != nil {
-		return err
-	}
-	ctx := context.Background()
-	tgt, err := f.open(ctx, "share-consume")
-	if err != nil {
-		return err
-	}
-	defer tgt.Close()
-	res, err := peer.ShareConsume(ctx, tgt, f.config())
-	if err != nil {
-		return peerErr(err)
-	}
-	if err := writePeer(env.Stdout, f.format, res, res.WriteText); err != nil {
-		return err
-	}
-	return res.Err()
+	return runPeer(env, args, peerCommand[*peer.ShareConsumeResult]{
+		name: "share-consume", usage: "--topic T --group G --num-records N [flags]", examples: peerConsumeExamples,
+		flags: &f, common: &f.peerCommon,
+		run: func(ctx context.Context, t *kafkatarget.Target) (*peer.ShareConsumeResult, error) {
+			return peer.ShareConsume(ctx, t, f.config())
+		},
+	})
 }
 
 // peerErr gives a setting the client refused the usage exit code.
