@@ -157,6 +157,9 @@ func TestHangingTransactionReported(t *testing.T) {
 	found := map[string]bool{}
 	for _, w := range v.Witnesses[vocab.KindHangingTransaction] {
 		if w.ProducerID == pid {
+			if w.TransactionalID != runID+"-stray" {
+				t.Errorf("the stray producer's witness names transactional id %q, want %q (from ListTransactions: no worker of the run booked it)", w.TransactionalID, runID+"-stray")
+			}
 			for _, src := range []string{"target", "markers"} {
 				if strings.Contains(w.Detail, "found by "+src) {
 					found[src] = true

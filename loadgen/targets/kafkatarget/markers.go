@@ -50,7 +50,10 @@ func controlOf(kr *kgo.Record) targets.Control {
 
 // OpenTransactions lists the transactions open on topic's partitions
 // (DescribeProducers: each producer with a current transaction start
-// offset).
+// offset), each named by its transactional id where the cluster's
+// transaction coordinators still know the producer (ListTransactions), so
+// a transaction no worker of the run booked (a stray producer, an
+// incarnation that crashed before its first booking) is named too.
 func (t *Target) OpenTransactions(ctx context.Context, _ targets.Config, topic string) ([]targets.OpenTransaction, error) {
 	resp, err := t.adm.DescribeProducers(ctx, kadm.TopicsSet{topic: nil})
 	if err != nil {
@@ -70,5 +73,33 @@ func (t *Target) OpenTransactions(ctx context.Context, _ targets.Config, topic s
 			}
 		}
 	}
+	t.nameTransactions(ctx, out)
 	return out, nil
+}
+
+// nameTransactions fills in the transactional id of each open transaction
+// whose producer a coordinator lists. A cluster that cannot list them
+// (ListTransactions needs Kafka 3.0 and DESCRIBE on the ids) leaves the
+// names to the run's own books: the names are evidence, not a verdict.
+func (t *Target) nameTransactions(ctx context.Context, open []targets.OpenTransaction) {
+	if len(open) == 0 {
+		return
+	}
+	pids := make([]int64, 0, len(open))
+	for _, o := range open {
+		pids = append(pids, o.ProducerID)
+	}
+	listed, err := t.adm.ListTransactions(ctx, pids, nil)
+	if err != nil {
+		return
+	}
+	byPID := make(map[int64]string, len(listed))
+	for _, lt := range listed {
+		byPID[lt.ProducerID] = lt.TxnID
+	}
+	for i := range open {
+		if id, ok := byPID[open[i].ProducerID]; ok && open[i].TransactionalID == "" {
+			open[i].TransactionalID = id
+		}
+	}
 }
