@@ -294,7 +294,7 @@ func foundAt(verdicts map[string]*result.Verification) (string, bool) {
 		v := verdicts[mode]
 		switch v.Verdict {
 		case verify.VerdictFail:
-			k := strings.Join(vocab.FindingNames(v.Forbidden), ", ")
+			k := strings.Join(vocab.Names(v.Forbidden), ", ")
 			if _, ok := byKinds[k]; !ok {
 				kinds = append(kinds, k)
 			}

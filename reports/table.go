@@ -237,8 +237,8 @@ func unfinishedVerdict(md *modeData) (string, string) {
 // ("PASS · 3 of 5 faults landed").
 func verdictText(v verdict) (text, class string) {
 	text, class = judgementText(v)
-	if v.verified > 0 && v.faultsLanded < v.faultsFired {
-		text += fmt.Sprintf(" · %d of %d faults landed", v.faultsLanded, v.faultsFired)
+	if note := result.FaultsNote(v.faultsLanded, v.faultsFired); v.verified > 0 && note != "" {
+		text += " · " + note
 	}
 	return text, class
 }
@@ -251,7 +251,7 @@ func judgementText(v verdict) (text, class string) {
 	case v.failed > 0:
 		text = "FAIL"
 		if len(v.forbidden) > 0 {
-			text += ": " + strings.Join(vocab.FindingNames(v.forbidden), ", ")
+			text += ": " + strings.Join(vocab.Names(v.forbidden), ", ")
 		}
 		if v.repeats > 1 && v.failed < v.verified {
 			text += fmt.Sprintf(" (%d of %d repeats)", v.failed, v.verified)

@@ -341,7 +341,7 @@ func overallVerdict(runs []*runData) (text, class string) {
 			if v.failed > 0 {
 				s := label(md.mode)
 				if len(v.forbidden) > 0 {
-					s += ": " + strings.Join(vocab.FindingNames(v.forbidden), ", ")
+					s += ": " + strings.Join(vocab.Names(v.forbidden), ", ")
 				}
 				failed = append(failed, s)
 			}

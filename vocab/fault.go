@@ -121,11 +121,7 @@ func ParseFaultKind(s string) (FaultKind, error) {
 			return k, nil
 		}
 	}
-	names := make([]string, 0, len(FaultKinds()))
-	for _, k := range FaultKinds() {
-		names = append(names, string(k))
-	}
-	return "", fmt.Errorf("vocab: unknown fault kind %q (valid: %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("vocab: unknown fault kind %q (valid: %s)", s, strings.Join(Names(FaultKinds()), ", "))
 }
 
 // String returns the kind's name.

@@ -99,15 +99,6 @@ func KindOrder() []Finding {
 // Verification.Unjudged).
 const KindUnjudged Finding = "unjudged"
 
-// FindingNames returns the names of fs, in their order.
-func FindingNames(fs []Finding) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = string(f)
-	}
-	return out
-}
-
 // ParseFinding returns the finding kind named s, or an error naming the
 // valid ones.
 func ParseFinding(s string) (Finding, error) {
@@ -116,7 +107,7 @@ func ParseFinding(s string) (Finding, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("vocab: unknown finding kind %q (valid: %s)", s, strings.Join(FindingNames(KindOrder()), ", "))
+	return "", fmt.Errorf("vocab: unknown finding kind %q (valid: %s)", s, strings.Join(Names(KindOrder()), ", "))
 }
 
 // String returns the kind's name.

@@ -42,11 +42,12 @@ func ParseMode(s string) (Mode, error) {
 // ModeNames lists every mode's name in report order.
 func ModeNames() []string { return Names(AllModes()) }
 
-// Names returns the names of ms, in their order.
-func Names(ms []Mode) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = string(m)
+// Names returns the names of ws (modes, phases, finding kinds, any of the
+// vocabulary's string words), in their order.
+func Names[W ~string](ws []W) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = string(w)
 	}
 	return out
 }

@@ -55,14 +55,7 @@ func (p Phase) Checkpoint() bool {
 }
 
 // CrashPhaseNames lists the crash phases' names in loop order.
-func CrashPhaseNames() []string {
-	ps := CrashPhases()
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = string(p)
-	}
-	return out
-}
+func CrashPhaseNames() []string { return Names(CrashPhases()) }
 
 // ParsePhase returns the crash phase named s, or an error naming the valid
 // ones.

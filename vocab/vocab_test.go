@@ -23,7 +23,7 @@ func TestParseFormatRoundTrips(t *testing.T) {
 		{"ack type", names(vocab.AckTypes()), func(s string) (string, error) { a, err := vocab.ParseAckType(s); return a.String(), err }, "reject", "nack"},
 		{"target", names(vocab.Targets()), func(s string) (string, error) { x, err := vocab.ParseTarget(s); return x.String(), err }, "kafka", "redpanda"},
 		{"fault kind", names(vocab.FaultKinds()), func(s string) (string, error) { k, err := vocab.ParseFaultKind(s); return k.String(), err }, "broker-pause", "broker-crash"},
-		{"finding", vocab.FindingNames(vocab.KindOrder()), func(s string) (string, error) { f, err := vocab.ParseFinding(s); return f.String(), err }, "torn-transaction", "torn"},
+		{"finding", vocab.Names(vocab.KindOrder()), func(s string) (string, error) { f, err := vocab.ParseFinding(s); return f.String(), err }, "torn-transaction", "torn"},
 		{"record state", names(vocab.RecordStates()), func(s string) (string, error) { x, err := vocab.ParseRecordState(s); return x.String(), err }, "TX_PENDING", "PENDING"},
 	} {
 		t.Run(tc.what, func(t *testing.T) {

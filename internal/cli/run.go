@@ -449,12 +449,16 @@ func runVerdict(res *result.Result, f runFlags) error {
 	for _, m := range res.Modes {
 		switch {
 		case m.Verify == nil:
-		case m.Verify.Inconclusive() && f.requireFaults && m.FaultsNote() != "" && inconclusiveWhy(m) == "":
-			faultsOnly = append(faultsOnly, fmt.Sprintf("%s (%s%s)", m.Mode, m.FaultsNote(), firstFailedFault(m)))
 		case m.Verify.Inconclusive():
-			unjudged = append(unjudged, fmt.Sprintf("%s (%s)", m.Mode, inconclusiveWhy(m)))
+			// Inconclusive with nothing unjudged is --require-faults's
+			// verdict on faults that did not land.
+			if why, note := inconclusiveWhy(m), m.FaultsNote(); why == "" && note != "" {
+				faultsOnly = append(faultsOnly, fmt.Sprintf("%s (%s%s)", m.Mode, note, firstFailedFault(m)))
+			} else {
+				unjudged = append(unjudged, fmt.Sprintf("%s (%s)", m.Mode, why))
+			}
 		case !m.Verify.Pass:
-			failed = append(failed, fmt.Sprintf("%s (%s)", m.Mode, strings.Join(vocab.FindingNames(m.Verify.Forbidden), ", ")))
+			failed = append(failed, fmt.Sprintf("%s (%s)", m.Mode, strings.Join(vocab.Names(m.Verify.Forbidden), ", ")))
 		}
 		if m.Error != "" {
 			errs = append(errs, m.Mode.String()+": "+m.Error)

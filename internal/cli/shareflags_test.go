@@ -66,7 +66,7 @@ func TestShareFlagsRun(t *testing.T) {
 		if rej == 0 || m.DLQRecords < rej || m.Verify.Verdict != "PASS" {
 			t.Fatalf("%s: %d rejected, %d dead-letter records, verdict %s (counts %v); want every reject dead-lettered and PASS", m.Mode, rej, m.DLQRecords, m.Verify.Verdict, m.Verify.Counts)
 		}
-		if !strings.Contains(strings.Join(vocab.FindingNames(m.Verify.Allowed), ","), "dlq-duplicate") {
+		if !strings.Contains(strings.Join(vocab.Names(m.Verify.Allowed), ","), "dlq-duplicate") {
 			t.Fatalf("%s: allowed %v; with dlq-after-marker dead letters are at least once, so dlq-duplicate is allowed", m.Mode, m.Verify.Allowed)
 		}
 	}

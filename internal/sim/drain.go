@@ -196,7 +196,7 @@ func verdictLine(res *result.Verification) string {
 	}
 	pass := "PASS"
 	if !res.Pass {
-		pass = "FAIL (" + strings.Join(vocab.FindingNames(res.Forbidden), ", ") + ")"
+		pass = "FAIL (" + strings.Join(vocab.Names(res.Forbidden), ", ") + ")"
 	}
 	return pass + ": " + strings.Join(parts, ", ")
 }

@@ -270,12 +270,16 @@ func (m *ModeResult) FaultsLanded() (landed, total int) {
 
 // FaultsNote is the verdict's suffix when some faults did not land
 // ("3 of 5 faults landed"), or "" when every fault that fired landed.
-func (m *ModeResult) FaultsNote() string {
-	landed, total := m.FaultsLanded()
-	if landed == total {
+func (m *ModeResult) FaultsNote() string { return FaultsNote(m.FaultsLanded()) }
+
+// FaultsNote says how many of the faults that fired landed ("3 of 5
+// faults landed"), or "" when all did: the one wording of the text table,
+// the report and the error line.
+func FaultsNote(landed, fired int) string {
+	if landed == fired {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d faults landed", landed, total)
+	return fmt.Sprintf("%d of %d faults landed", landed, fired)
 }
 
 // Verification is the verifier's verdict for one mode.

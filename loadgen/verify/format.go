@@ -39,7 +39,7 @@ func Format(w io.Writer, mode string, v *result.Verification) error {
 	}
 	fmt.Fprintf(&b, "verify %s: %s (%d inputs, %d outputs", mode, v.VerdictName(), v.Inputs, v.Outputs)
 	if len(v.Forbidden) > 0 {
-		fmt.Fprintf(&b, "; forbidden: %s", strings.Join(vocab.FindingNames(v.Forbidden), ", "))
+		fmt.Fprintf(&b, "; forbidden: %s", strings.Join(vocab.Names(v.Forbidden), ", "))
 	}
 	if v.Unjudged > 0 {
 		fmt.Fprintf(&b, "; %d unjudged", v.Unjudged)
@@ -47,7 +47,7 @@ func Format(w io.Writer, mode string, v *result.Verification) error {
 	b.WriteString(")\n")
 	allowed := "none"
 	if len(v.Allowed) > 0 {
-		allowed = strings.Join(vocab.FindingNames(v.Allowed), ", ")
+		allowed = strings.Join(vocab.Names(v.Allowed), ", ")
 	}
 	fmt.Fprintf(&b, "allowed: %s\n", allowed)
 
