@@ -11,7 +11,9 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -22,6 +24,8 @@ import (
 const serveExamples = `  sharebench serve                                   # in memory on 127.0.0.1:9092
   sharebench serve --listen 127.0.0.1:19092 --data-dir /tmp/sb-data
   sharebench serve --txn-share-ack 93                # the draft's first TxnShareAcknowledge shape
+  sharebench serve --listen 0.0.0.0:9092 --allow-remote --advertise broker.example.com:9092 \
+    --sasl-users users.txt --tls-cert server.pem --tls-key server-key.pem   # SASL_SSL for remote clients
   sharebench run --target kafka --brokers 127.0.0.1:9092 --modes all`
 
 // serveShards is serve's engine lock-shard count. The engine's own default
@@ -53,11 +57,34 @@ type serveFlags struct {
 	adminListen string
 	blockRate   int
 	mutexFrac   int
+
+	advertise      string
+	idleTimeout    time.Duration
+	partialTimeout time.Duration
+	maxPartsTopic  int32
+	maxParts       int64
+	saslUsers      []string
+	saslUsersFile  string
+	saslMechs      []string
+	tlsCert        string
+	tlsKey         string
+	tlsClientCA    string
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:9092", "address to listen on (loopback only unless --allow-remote)")
-	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (the server has no authentication)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (authenticate clients with --sasl-user or --sasl-users, and --tls-cert)")
+	fs.StringVar(&f.advertise, "advertise", "", "HOST:PORT clients are told to connect to (Metadata, FindCoordinator, DescribeCluster); required with --allow-remote on a wildcard --listen such as 0.0.0.0 (default: the --listen address)")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a connection that sends nothing for this long with no request in flight (connections.max.idle.ms)")
+	fs.DurationVar(&f.partialTimeout, "partial-request-timeout", serve.DefaultPartialFrameTimeout, "close a connection whose request frame, or TLS handshake, is not complete this long after it began (a client's request.timeout.ms)")
+	fs.Int32Var(&f.maxPartsTopic, "max-partitions-per-topic", serve.DefaultMaxPartitionsPerTopic, "cap on one topic's partitions; more is refused with INVALID_PARTITIONS")
+	fs.Int64Var(&f.maxParts, "max-partitions", serve.DefaultMaxPartitions, "cap on all topics' partitions together; a topic past it is refused with POLICY_VIOLATION")
+	fs.StringArrayVar(&f.saslUsers, "sasl-user", nil, "USER:PASSWORD that may authenticate by SASL (repeatable; visible in the process list, prefer --sasl-users); any user makes clients authenticate")
+	fs.StringVar(&f.saslUsersFile, "sasl-users", "", "file of SASL users, one USER:PASSWORD a line (# comments); any user makes clients authenticate")
+	fs.StringSliceVar(&f.saslMechs, "sasl-mechanisms", nil, "SASL mechanisms to offer: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (default: all three)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve TLS with; needs --tls-key (default: plaintext)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.StringVar(&f.tlsClientCA, "tls-client-ca", "", "PEM CA certificates; with it every client must present a certificate signed by one (default: none asked for)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "durable engine in this directory (default: in memory)")
 	fs.StringVar(&f.flush, "flush", "always", "with --data-dir: fsync policy (always, interval:DURATION, never)")
 	fs.IntVar(&f.shards, "shards", serveShards, "engine lock shards")
@@ -118,7 +145,8 @@ func serveCmd(env *Env, args []string) error {
 	}
 	runtime.SetBlockProfileRate(f.blockRate)
 	runtime.SetMutexProfileFraction(f.mutexFrac)
-	fmt.Fprintf(env.Stdout, "sharebench serve: listening on %s (TxnShareAcknowledge: %s; engine: %s)\n", s.Addr(), f.txnAck, engineKind(f.dataDir))
+	fmt.Fprintf(env.Stdout, "sharebench serve: listening on %s%s (%s; TxnShareAcknowledge: %s; engine: %s)\n",
+		s.ListenAddr(), advertised(s), s.SecurityProtocol(), f.txnAck, engineKind(f.dataDir))
 	if f.pidFile != "" {
 		if err := os.WriteFile(f.pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			return usageErr("--pid-file: %v", err)
@@ -185,12 +213,24 @@ func newServeEngine(dataDir string, opts []engine.Option) (*engine.Engine, error
 
 // newServer makes the Kafka-protocol server over e.
 func (f *serveFlags) newServer(env *Env, e *engine.Engine, txnAckKey int16) (*serve.Server, error) {
-	s, err := serve.New(e,
+	opts := []serve.Option{
 		serve.WithListen(f.listen), serve.WithAllowRemote(f.allowRemote), serve.WithTxnShareAck(txnAckKey),
 		serve.WithMaxConns(f.maxConns), serve.WithMaxRequestBytes(f.maxReq),
 		serve.WithDefaultPartitions(f.partitions), serve.WithAutoCreateTopics(f.autoCreate),
 		serve.WithLogger(env.Stderr), serve.WithRequestLog(f.logRequests), serve.WithTransactionVersion(f.txnVersion),
-	)
+		serve.WithAdvertise(f.advertise), serve.WithIdleTimeout(f.idleTimeout), serve.WithPartialFrameTimeout(f.partialTimeout),
+		serve.WithMaxPartitionsPerTopic(f.maxPartsTopic), serve.WithMaxPartitions(f.maxParts),
+		serve.WithSASLMechanisms(f.saslMechs...), serve.WithSASLUsersFile(f.saslUsersFile),
+		serve.WithTLS(f.tlsCert, f.tlsKey, f.tlsClientCA),
+	}
+	for _, u := range f.saslUsers {
+		name, pass, ok := strings.Cut(u, ":")
+		if !ok {
+			return nil, usageErr("--sasl-user %q: want USER:PASSWORD", u)
+		}
+		opts = append(opts, serve.WithSASLUser(name, pass))
+	}
+	s, err := serve.New(e, opts...)
 	if err != nil {
 		if errors.Is(err, serve.ErrConfig) {
 			return nil, usageErr("%v", err)
@@ -272,6 +312,15 @@ func engineFault(env *Env, ctl *serve.Control, sig os.Signal) {
 		return
 	}
 	fmt.Fprintf(env.Stderr, "sharebench serve: %s (%v)\n", msg, sig)
+}
+
+// advertised is the startup line's note of the advertised address, when
+// it is not the one listened on.
+func advertised(s *serve.Server) string {
+	if s.Addr() == s.ListenAddr() {
+		return ""
+	}
+	return ", advertised as " + s.Addr()
 }
 
 func engineKind(dir string) string {

@@ -3,7 +3,8 @@
 // One broker (node 0, the listen address), the controller; every partition
 // led by it with it as the only replica. Topics named and missing are
 // created when auto-creation is on and the request allows it (v4+), else
-// UNKNOWN_TOPIC_OR_PARTITION. Topic ids are derived from topic names.
+// UNKNOWN_TOPIC_OR_PARTITION (or the error of a partition cap that refused
+// the creation). Topic ids are derived from topic names.
 
 package serve
 
@@ -61,15 +62,21 @@ func (s *Server) handleMetadata(_ *conn, kreq kmsg.Request) (kmsg.Response, erro
 		rt.Topic = &n
 		rt.TopicID = topicID(name)
 		parts, ok := s.partitions(name)
+		var createErr error
 		if !ok && !all && (req.Version < 4 || req.AllowAutoTopicCreation) {
 			if np, err := s.ensureTopic(name); err == nil {
 				parts, ok = np, true
+			} else {
+				createErr = err
 			}
 		}
 		if !ok {
 			rt.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			if !validTopicName(name) {
+			switch {
+			case !validTopicName(name):
 				rt.ErrorCode = kerr.InvalidTopicException.Code
+			case isCapError(createErr):
+				rt.ErrorCode = errCode(createErr)
 			}
 			resp.Topics = append(resp.Topics, rt)
 			continue

@@ -4,6 +4,9 @@
 // Replication factors above 1 are refused (one broker), as are replica
 // assignments; topic configs are accepted and not applied (the engine has
 // no per-topic configuration). ValidateOnly (v1+) checks without creating.
+// A count past a partition cap (limits.go) is refused before the engine
+// allocates anything: INVALID_PARTITIONS for the per-topic cap,
+// POLICY_VIOLATION for the total, with a message naming the flag.
 
 package serve
 
@@ -41,9 +44,11 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 		case req.ValidateOnly:
 			if _, ok := s.partitions(t.Topic); ok {
 				rt.ErrorCode = kerr.TopicAlreadyExists.Code
+			} else if err = s.checkPartitions(t.Topic, n); err != nil {
+				rt.ErrorCode = errCode(err)
 			}
 		default:
-			err = s.e.CreateTopic(t.Topic, n)
+			err = s.createTopic(t.Topic, n)
 			rt.ErrorCode = errCode(err)
 		}
 		if rt.ErrorCode != 0 && req.Version >= 1 {

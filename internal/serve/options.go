@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"net"
+	"strconv"
+	"time"
 )
 
 type config struct {
@@ -21,6 +23,16 @@ type config struct {
 	logger          io.Writer
 	trace           bool
 	txnVersion      int16
+	advertise       string
+	idleTimeout     time.Duration
+	partialTimeout  time.Duration
+	maxPartsTopic   int32
+	maxParts        int64
+	saslMechs       []string
+	saslUsers       []saslUser
+	saslUsersFile   string
+	tlsCert, tlsKey string
+	tlsClientCA     string
 	// maxEpoch is the largest wire epoch a transaction end bumps a
 	// producer to; past it the producer gets a new producer id (Kafka's
 	// limit, the largest int16 less one; tests lower it).
@@ -37,6 +49,10 @@ func defaultConfig() config {
 		partitions:      1,
 		txnVersion:      2,
 		maxEpoch:        math.MaxInt16 - 1,
+		idleTimeout:     DefaultIdleTimeout,
+		partialTimeout:  DefaultPartialFrameTimeout,
+		maxPartsTopic:   DefaultMaxPartitionsPerTopic,
+		maxParts:        DefaultMaxPartitions,
 	}
 }
 
@@ -45,7 +61,13 @@ var ErrConfig = errors.New("serve: bad configuration")
 
 // ErrRemote is returned by New for a non-loopback listen address without
 // WithAllowRemote.
-var ErrRemote = fmt.Errorf("%w: refusing a non-loopback listen address (the server has no authentication); pass --allow-remote to listen on it anyway", ErrConfig)
+var ErrRemote = fmt.Errorf("%w: refusing a non-loopback listen address; pass --allow-remote to listen on it anyway (with --sasl-user or --sasl-users, and --tls-cert, for clients to authenticate)", ErrConfig)
+
+// ErrAdvertise is returned by New for a wildcard listen address (every
+// interface) with WithAllowRemote and no WithAdvertise: no address would
+// reach the server from everywhere, so the one Metadata names must be
+// given.
+var ErrAdvertise = fmt.Errorf("%w: listening on every interface needs the address clients reach the server at; pass --advertise HOST:PORT", ErrConfig)
 
 func (c *config) validate() error {
 	host, _, err := net.SplitHostPort(c.listen)
@@ -54,6 +76,32 @@ func (c *config) validate() error {
 	}
 	if !c.allowRemote && !loopback(host) {
 		return fmt.Errorf("%w: %q", ErrRemote, c.listen)
+	}
+	if c.advertise != "" {
+		h, p, err := net.SplitHostPort(c.advertise)
+		if err != nil || h == "" || wildcard(h) {
+			return fmt.Errorf("%w: --advertise %q: want the HOST:PORT clients connect to, for example broker.example.com:9092", ErrConfig, c.advertise)
+		}
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%w: --advertise %q: port %q (valid: 1 to 65535)", ErrConfig, c.advertise, p)
+		}
+	} else if c.allowRemote && wildcard(host) {
+		return fmt.Errorf("%w (listening on %q)", ErrAdvertise, c.listen)
+	}
+	if c.idleTimeout <= 0 {
+		return fmt.Errorf("%w: --idle-timeout %v must be positive", ErrConfig, c.idleTimeout)
+	}
+	if c.partialTimeout <= 0 {
+		return fmt.Errorf("%w: --partial-request-timeout %v must be positive", ErrConfig, c.partialTimeout)
+	}
+	if c.maxPartsTopic < 1 || c.maxParts < 1 {
+		return fmt.Errorf("%w: --max-partitions-per-topic %d and --max-partitions %d must be at least 1", ErrConfig, c.maxPartsTopic, c.maxParts)
+	}
+	if c.partitions > c.maxPartsTopic {
+		return fmt.Errorf("%w: --partitions %d exceeds --max-partitions-per-topic %d; raise the cap or lower the default", ErrConfig, c.partitions, c.maxPartsTopic)
+	}
+	if err := c.validateSecurity(); err != nil {
+		return err
 	}
 	switch c.txnShareAck {
 	case 0, 93, 95:
@@ -73,6 +121,15 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: default partitions %d must be at least 1", ErrConfig, c.partitions)
 	}
 	return nil
+}
+
+// wildcard reports whether host names every interface.
+func wildcard(host string) bool {
+	if host == "" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
 }
 
 func loopback(host string) bool {
@@ -129,3 +186,56 @@ func WithRequestLog(on bool) Option { return func(c *config) { c.trace = on } }
 // InitProducerId gave them and add partitions and groups first; EndTxn v5
 // is not served.
 func WithTransactionVersion(v int16) Option { return func(c *config) { c.txnVersion = v } }
+
+
+// DefaultIdleTimeout is how long a connection may send nothing, with no
+// request of its in flight, before the server closes it: Kafka's
+// connections.max.idle.ms default.
+const DefaultIdleTimeout = 10 * time.Minute
+
+// DefaultPartialFrameTimeout is how long a request frame may take to
+// arrive once its first byte has: a Kafka client abandons a request after
+// request.timeout.ms (30 s by default), so a frame still arriving after
+// that is one its sender gave up on, or a client holding a connection
+// slot with a trickle of bytes. It also bounds a TLS handshake.
+const DefaultPartialFrameTimeout = 30 * time.Second
+
+// DefaultMaxPartitionsPerTopic is the cap on one topic's partitions:
+// several times what a benchmark topic needs, and small enough that a
+// Metadata answer for the topic stays a few megabytes.
+const DefaultMaxPartitionsPerTopic = 10_000
+
+// DefaultMaxPartitions is the cap on all topics' partitions together. An
+// idle partition costs the engine about 420 bytes and a Metadata answer
+// about 1.3 KB per partition it lists, so the cap bounds the worst case
+// near 170 MB, which fits a small machine.
+const DefaultMaxPartitions = 100_000
+
+// WithAdvertise sets the address (host:port) that Metadata,
+// FindCoordinator and DescribeCluster name and Addr returns (default: the
+// listen address). It is required for a wildcard listen address with
+// WithAllowRemote.
+func WithAdvertise(addr string) Option { return func(c *config) { c.advertise = addr } }
+
+// WithIdleTimeout closes a connection that sent nothing for d while no
+// request of its was in flight (connections.max.idle.ms; default
+// DefaultIdleTimeout, 10 minutes). It also bounds how long a response
+// may wait for a client that does not read.
+func WithIdleTimeout(d time.Duration) Option { return func(c *config) { c.idleTimeout = d } }
+
+// WithPartialFrameTimeout closes a connection whose request frame did not
+// arrive in full within d of its first byte, and bounds a TLS handshake
+// (default DefaultPartialFrameTimeout, 30 seconds).
+func WithPartialFrameTimeout(d time.Duration) Option {
+	return func(c *config) { c.partialTimeout = d }
+}
+
+// WithMaxPartitionsPerTopic caps one topic's partition count (default
+// DefaultMaxPartitionsPerTopic, 10 000); CreateTopics asking for more is
+// refused with INVALID_PARTITIONS.
+func WithMaxPartitionsPerTopic(n int32) Option { return func(c *config) { c.maxPartsTopic = n } }
+
+// WithMaxPartitions caps the partitions of all topics together (default
+// DefaultMaxPartitions, 100 000); a topic that would pass it is refused
+// with POLICY_VIOLATION (auto-creation: the topic stays unknown).
+func WithMaxPartitions(n int64) Option { return func(c *config) { c.maxParts = n } }

@@ -20,10 +20,12 @@ func start(t testing.TB, opts ...serve.Option) (*serve.Server, *engine.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts = append([]serve.Option{serve.WithListen("127.0.0.1:0")}, opts...)
+	first := []serve.Option{serve.WithListen("127.0.0.1:0")}
 	if testing.Verbose() {
-		opts = append(opts, serve.WithLogger(os.Stderr))
+		// First, so that a test's own logger wins.
+		first = append(first, serve.WithLogger(os.Stderr))
 	}
+	opts = append(first, opts...)
 	s, err := serve.New(e, opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ package serve
 
 import (
 	"bufio"
+	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"net"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,12 +31,22 @@ const nodeID int32 = 0
 
 // Server is the engine behind a Kafka-protocol listener.
 type Server struct {
-	e    *engine.Engine
-	cfg  config
-	ln   net.Listener
+	e   *engine.Engine
+	cfg config
+	ln  net.Listener
+	// host and port are the advertised address (WithAdvertise, else the
+	// listen address).
 	host string
 	port int32
 	apis map[int16]api
+	// tls is the listener's TLS configuration, nil for plaintext; sasl
+	// the SASL users and mechanisms, nil when clients need not
+	// authenticate.
+	tls  *tls.Config
+	sasl *saslConfig
+	// topicsMu is held across a partition cap's check and the creation
+	// or growth it allows (limits.go).
+	topicsMu sync.Mutex
 	// tsBase turns engine timestamps into Unix milliseconds.
 	tsBase int64
 
@@ -76,17 +89,30 @@ func New(e *engine.Engine, opts ...Option) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	tlsCfg, err := cfg.loadTLS()
+	if err != nil {
+		return nil, err
+	}
+	sasl, err := cfg.loadSASL()
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return nil, fmt.Errorf("serve: listening on %s: %w", cfg.listen, err)
 	}
-	s := &Server{e: e, cfg: cfg, ln: ln, closing: make(chan struct{})}
-	addr := ln.Addr().(*net.TCPAddr)
-	s.host = advertisedHost(cfg.listen, addr)
-	s.port = int32(addr.Port)
-	s.apis = make(map[int16]api, len(apiTable)+1)
+	s := &Server{e: e, cfg: cfg, ln: ln, tls: tlsCfg, sasl: sasl, closing: make(chan struct{})}
+	s.host, s.port = advertisedAddr(cfg, ln.Addr().(*net.TCPAddr))
+	s.apis = make(map[int16]api, len(apiTable)+3)
 	for k, a := range apiTable {
 		s.apis[k] = a
+	}
+	if sasl != nil {
+		// Listed in ApiVersions only when clients must authenticate: a
+		// client that sees them may try SASL, and a plaintext broker
+		// refuses it.
+		s.apis[int16(kmsg.SASLHandshake)] = saslHandshakeAPI
+		s.apis[int16(kmsg.SASLAuthenticate)] = saslAuthenticateAPI
 	}
 	if cfg.txnVersion < 2 {
 		a := s.apis[int16(kmsg.EndTxn)]
@@ -102,20 +128,55 @@ func New(e *engine.Engine, opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// advertisedHost is the host Metadata names: the listen host, or the
-// loopback address when the server listens on every interface.
-func advertisedHost(listen string, addr *net.TCPAddr) string {
-	host, _, _ := net.SplitHostPort(listen)
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		return "127.0.0.1"
+// advertisedAddr is the address Metadata names: WithAdvertise's, else the
+// listen host (the loopback address when the server listens on every
+// interface of a loopback-only server, which validate ensures) and the
+// port it listens on.
+func advertisedAddr(cfg config, addr *net.TCPAddr) (string, int32) {
+	if cfg.advertise != "" {
+		h, p, _ := net.SplitHostPort(cfg.advertise) // checked by validate
+		n, _ := strconv.Atoi(p)
+		return h, int32(n)
 	}
-	return host
+	host, _, _ := net.SplitHostPort(cfg.listen)
+	if wildcard(host) {
+		host = "127.0.0.1"
+	}
+	return host, int32(addr.Port)
 }
 
-// Addr returns the address the server listens on (host:port).
+// Addr returns the address the server advertises (host:port): the one
+// clients are told to connect to.
 func (s *Server) Addr() string {
 	return net.JoinHostPort(s.host, strconv.Itoa(int(s.port)))
 }
+
+// SecurityProtocol names the listener's protocol as a Kafka client's
+// security.protocol does (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL), with
+// the SASL mechanisms offered and whether client certificates are
+// required.
+func (s *Server) SecurityProtocol() string {
+	p := "PLAINTEXT"
+	switch {
+	case s.sasl != nil && s.tls != nil:
+		p = "SASL_SSL"
+	case s.sasl != nil:
+		p = "SASL_PLAINTEXT"
+	case s.tls != nil:
+		p = "SSL"
+	}
+	if s.sasl != nil {
+		p += " " + strings.Join(s.sasl.mechs, ",")
+	}
+	if s.tls != nil && s.tls.ClientAuth == tls.RequireAndVerifyClientCert {
+		p += ", client certificates required"
+	}
+	return p
+}
+
+// ListenAddr returns the address the server listens on (host:port, the
+// port resolved when the listen address asked for port 0).
+func (s *Server) ListenAddr() string { return s.ln.Addr().String() }
 
 // Serve accepts connections until Close; it returns nil after Close.
 func (s *Server) Serve() error {
@@ -139,11 +200,15 @@ func (s *Server) Serve() error {
 			nc.Close()
 			continue
 		}
+		if s.tls != nil {
+			// The handshake runs on the connection's goroutine, bounded
+			// by the partial-frame timeout.
+			nc = tls.Server(nc, s.tls)
+		}
 		c := s.newConn(nc)
 		s.conns.Add(1)
 		go func() {
 			defer s.conns.Done()
-			defer s.nconns.Add(-1)
 			s.serveConn(c)
 		}()
 	}
@@ -186,7 +251,21 @@ type conn struct {
 	// recBuf is the buffer produced records are decoded into, reused the
 	// same way; at most maxRecBuf records.
 	recBuf []engine.ProduceRecord
+	// sasl is the connection's SASL exchange; authed is set once it
+	// succeeded (read by the frame reader too, hence atomic).
+	sasl   saslConn
+	authed atomic.Bool
+	// closeAfter closes the connection once the response being sent is
+	// written (a failed SASL exchange).
+	closeAfter bool
+	// inFlight counts frames read and not yet answered; active is when
+	// the connection last read a frame or wrote a response (Unix
+	// nanoseconds). The idle timeout runs from active while inFlight is 0.
+	inFlight atomic.Int32
+	active   atomic.Int64
 }
+
+func (c *conn) touch() { c.active.Store(timeNow().UnixNano()) }
 
 // maxRecBuf bounds the decode buffer a connection keeps between produces.
 const maxRecBuf = 8192
@@ -207,6 +286,13 @@ const readAhead = 2
 
 func (s *Server) serveConn(c *conn) {
 	defer s.connClosed(c)
+	c.touch()
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		if err := s.handshake(tc); err != nil {
+			s.logf("closing %s: TLS handshake: %v", c.nc.RemoteAddr(), err)
+			return
+		}
+	}
 	frames := make(chan []byte, readAhead)
 	go s.readFrames(c, frames)
 	bw := bufio.NewWriterSize(c.nc, 64<<10)
@@ -222,15 +308,25 @@ func (s *Server) serveConn(c *conn) {
 			return
 		}
 		if !send {
+			c.inFlight.Add(-1)
+			c.touch()
 			continue
 		}
+		// A client that reads no response for the idle timeout is idle
+		// too; the deadline keeps it from holding the goroutine forever.
+		c.nc.SetWriteDeadline(timeNow().Add(s.cfg.idleTimeout))
 		if _, err := bw.Write(out); err != nil {
 			return
 		}
-		if len(frames) == 0 {
+		if len(frames) == 0 || c.closeAfter {
 			if err := bw.Flush(); err != nil {
 				return
 			}
+		}
+		c.inFlight.Add(-1)
+		c.touch()
+		if c.closeAfter {
+			return
 		}
 		if cap(out) > 1<<20 {
 			// A large response's buffer goes back to the pool rather
@@ -241,20 +337,49 @@ func (s *Server) serveConn(c *conn) {
 	}
 }
 
-// readFrames reads request frames into frames until the connection fails
-// or a frame is malformed; then it closes c.gone and frames.
+// maxSASLFrame caps a frame before SASL authentication, as Kafka's
+// sasl.server.max.receive.size does (its default): an unauthenticated
+// client cannot make the server allocate more.
+const maxSASLFrame = 512 << 10
+
+// readFrames reads request frames into frames until the connection fails,
+// idles past the idle timeout, takes longer than the partial-frame
+// timeout to send a frame or sends a malformed one; then it closes c.gone
+// and frames.
 func (s *Server) readFrames(c *conn, frames chan<- []byte) {
 	defer close(frames)
 	defer close(c.gone)
 	br := bufio.NewReaderSize(c.nc, 64<<10)
 	var sizeBuf [4]byte
 	for {
+		if err := s.awaitFrame(c, br); err != nil {
+			if errors.Is(err, errIdle) {
+				s.logf("closing %s: idle for %v (--idle-timeout)", c.nc.RemoteAddr(), s.cfg.idleTimeout)
+			}
+			return
+		}
+		// The frame has begun: the rest must come within the
+		// partial-frame timeout.
+		c.nc.SetReadDeadline(timeNow().Add(s.cfg.partialTimeout))
 		if _, err := io.ReadFull(br, sizeBuf[:]); err != nil {
+			s.logPartial(c, err)
+			return
+		}
+		if s.tls == nil && sizeBuf[0] == 0x16 && sizeBuf[1] == 0x03 {
+			// A TLS record header (handshake, version 3.x) read as a
+			// size would be a frame of 369 MB or more.
+			s.logf("closing %s: TLS client on a plaintext listener (its ClientHello is not a Kafka request)", c.nc.RemoteAddr())
 			return
 		}
 		size := int32(binary.BigEndian.Uint32(sizeBuf[:]))
-		if size < 8 || size > s.cfg.maxRequestBytes {
-			s.logf("closing %s: request frame of %d bytes (valid: 8 to %d)", c.nc.RemoteAddr(), size, s.cfg.maxRequestBytes)
+		minSize, maxSize := int32(8), s.cfg.maxRequestBytes
+		if s.sasl != nil && !c.authed.Load() {
+			// Raw SASL tokens (SaslHandshake v0) have no request
+			// header, so may be shorter.
+			minSize, maxSize = 1, min(maxSize, maxSASLFrame)
+		}
+		if size < minSize || size > maxSize {
+			s.logf("closing %s: request frame of %d bytes (valid: %d to %d)", c.nc.RemoteAddr(), size, minSize, maxSize)
 			c.nc.Close()
 			return
 		}
@@ -264,14 +389,64 @@ func (s *Server) readFrames(c *conn, frames chan<- []byte) {
 		}
 		frame := newFrame(key, int(size))
 		if _, err := io.ReadFull(br, frame); err != nil {
+			s.logPartial(c, err)
 			return // disconnected mid-request: nothing was applied
 		}
+		c.inFlight.Add(1)
+		c.touch()
 		select {
 		case frames <- frame:
 		case <-s.closing:
 			return
 		}
 	}
+}
+
+// errIdle ends a connection that sent nothing for the idle timeout.
+var errIdle = errors.New("serve: connection idle")
+
+// awaitFrame waits for the first byte of the next frame. It returns
+// errIdle once the connection has had no request in flight and no
+// activity for the idle timeout; a request being served (a long poll, a
+// join round) keeps it open.
+func (s *Server) awaitFrame(c *conn, br *bufio.Reader) error {
+	for {
+		last := c.active.Load()
+		deadline := time.Unix(0, last).Add(s.cfg.idleTimeout)
+		if c.inFlight.Load() > 0 {
+			deadline = timeNow().Add(s.cfg.idleTimeout)
+		}
+		c.nc.SetReadDeadline(deadline)
+		_, err := br.Peek(1)
+		if err == nil {
+			return nil
+		}
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			return err
+		}
+		if c.inFlight.Load() == 0 && c.active.Load() == last {
+			return errIdle
+		}
+	}
+}
+
+// logPartial logs a frame that stopped arriving before the partial-frame
+// timeout; a client that disconnected is not logged.
+func (s *Server) logPartial(c *conn, err error) {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		s.logf("closing %s: request frame incomplete %v after its first byte (--partial-request-timeout)", c.nc.RemoteAddr(), s.cfg.partialTimeout)
+	}
+}
+
+// handshake runs the TLS handshake within the partial-frame timeout.
+func (s *Server) handshake(tc *tls.Conn) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.partialTimeout)
+	defer cancel()
+	err := tc.HandshakeContext(ctx)
+	tc.SetDeadline(time.Time{})
+	return err
 }
 
 // newFrame returns a buffer for a request frame of size bytes with API
@@ -307,6 +482,9 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 			out, send = nil, false
 		}
 	}()
+	if c.sasl.raw && !c.authed.Load() {
+		return s.saslRawToken(c, frame, dst)
+	}
 	r := kbin.Reader{Src: frame}
 	key := r.Int16()
 	version := r.Int16()
@@ -321,6 +499,11 @@ func (s *Server) handleFrame(c *conn, frame []byte, dst []byte) (out []byte, sen
 	a, ok := s.apis[key]
 	if !ok {
 		return dst, false, fmt.Errorf("%w: unknown or disabled API key %d", errFrame, key)
+	}
+	if s.sasl != nil && !c.authed.Load() && !saslOpen(key) {
+		// Kafka closes such a connection too: nothing but the
+		// exchange is served before it succeeds.
+		return dst, false, fmt.Errorf("%w: %s before SASL authentication", errUnauthenticated, apiName(key))
 	}
 	if version < a.min || version > a.max {
 		if key == int16(kmsg.ApiVersions) {

@@ -58,8 +58,11 @@ func (s *Server) newConn(nc net.Conn) *conn {
 	return c
 }
 
-// connClosed closes c and the share sessions it owned.
+// connClosed frees c's connection slot, closes c and the share sessions
+// it owned. The slot is freed first, so a client that sees the close can
+// connect again at once.
 func (s *Server) connClosed(c *conn) {
+	s.nconns.Add(-1)
 	c.nc.Close()
 	close(c.done)
 	s.state.mu.Lock()
@@ -120,7 +123,8 @@ func (s *Server) partitions(topic string) (int32, bool) {
 }
 
 // ensureTopic returns the partition count of topic, creating it with the
-// default partition count when auto-creation is on.
+// default partition count when auto-creation is on and the partition caps
+// allow it.
 func (s *Server) ensureTopic(topic string) (int32, error) {
 	if n, ok := s.partitions(topic); ok {
 		return n, nil
@@ -128,7 +132,7 @@ func (s *Server) ensureTopic(topic string) (int32, error) {
 	if !s.cfg.autoCreate || !validTopicName(topic) {
 		return 0, engine.ErrUnknownTopicOrPartition
 	}
-	if err := s.e.CreateTopic(topic, s.cfg.partitions); err != nil && !errors.Is(err, engine.ErrTopicExists) {
+	if err := s.createTopic(topic, s.cfg.partitions); err != nil && !errors.Is(err, engine.ErrTopicExists) {
 		return 0, err
 	}
 	n, _ := s.partitions(topic)
