@@ -29,6 +29,13 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"--block-profile-rate", "-1"}, "must not be negative"},
 		{[]string{"--listen", "127.0.0.1:0", "--transaction-version", "3"}, "valid: 1, 2"},
 		{[]string{"--listen", "127.0.0.1:0", "--admin-listen", "0.0.0.0:0"}, "not a loopback address"},
+		{[]string{"--listen", "0.0.0.0:0", "--allow-remote"}, "--advertise HOST:PORT"},
+		{[]string{"--listen", "127.0.0.1:0", "--advertise", "nonsense"}, "--advertise \"nonsense\""},
+		{[]string{"--listen", "127.0.0.1:0", "--sasl-user", "nopassword"}, "want USER:PASSWORD"},
+		{[]string{"--listen", "127.0.0.1:0", "--sasl-users", "/nonexistent/users"}, "--sasl-users"},
+		{[]string{"--listen", "127.0.0.1:0", "--tls-cert", "x.pem"}, "--tls-cert and --tls-key go together"},
+		{[]string{"--listen", "127.0.0.1:0", "--idle-timeout", "0s"}, "--idle-timeout 0s must be positive"},
+		{[]string{"--listen", "127.0.0.1:0", "--partitions", "20", "--max-partitions-per-topic", "10"}, "raise the cap"},
 	} {
 		o := sharebench(t, append([]string{"serve"}, tc.args...)...)
 		if o.code != reports.ExitUsage || !strings.Contains(o.stderr, tc.want) || len(lines(o.stderr)) != 1 {

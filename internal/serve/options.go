@@ -187,7 +187,6 @@ func WithRequestLog(on bool) Option { return func(c *config) { c.trace = on } }
 // is not served.
 func WithTransactionVersion(v int16) Option { return func(c *config) { c.txnVersion = v } }
 
-
 // DefaultIdleTimeout is how long a connection may send nothing, with no
 // request of its in flight, before the server closes it: Kafka's
 // connections.max.idle.ms default.
