@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,12 +54,15 @@ func TestServeCommand(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	// The advertised address differs from the listen address and reaches
+	// the same socket, so the client's metadata round trip checks it.
+	advertise := "localhost:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	stop := make(chan struct{})
 	var stdout, stderr bytes.Buffer
 	done := make(chan int)
 	go func() {
 		env := &cli.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Interrupt: stop}
-		done <- cli.Main([]string{"sharebench", "serve", "--listen", addr, "--txn-share-ack", "off"}, env)
+		done <- cli.Main([]string{"sharebench", "serve", "--listen", addr, "--advertise", advertise, "--txn-share-ack", "off"}, env)
 	}()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic("cli-serve"), kgo.AllowAutoTopicCreation(),
 		kgo.ConsumeTopics("cli-serve"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.RetryTimeout(20*time.Second))
@@ -78,7 +82,7 @@ func TestServeCommand(t *testing.T) {
 	if code := <-done; code != reports.ExitOK {
 		t.Fatalf("serve exited %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "listening on "+addr) || !strings.Contains(stdout.String(), "TxnShareAcknowledge: off") {
+	if !strings.Contains(stdout.String(), "listening on "+addr+", advertised as "+advertise+" (PLAINTEXT; TxnShareAcknowledge: off") {
 		t.Errorf("serve printed %q", stdout.String())
 	}
 }

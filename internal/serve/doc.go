@@ -43,5 +43,14 @@
 // connection before its body is read). A malformed frame closes its
 // connection; a handler that panics closes its connection and is logged;
 // the engine is never left half-changed by either, since every engine call
-// is all-or-nothing.
+// is all-or-nothing. WithIdleTimeout and WithPartialFrameTimeout close idle
+// connections and frames that stop arriving, freeing their slots;
+// WithMaxPartitionsPerTopic and WithMaxPartitions refuse topics past the
+// partition caps before the engine allocates (limits.go).
+//
+// Security: WithSASLUser or WithSASLUsersFile make clients authenticate
+// (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; sasl.go) before any request but
+// ApiVersions, WithTLS serves TLS, optionally verifying client
+// certificates (tls.go), and WithAdvertise sets the address Metadata
+// names, which a wildcard listen address open to remote clients needs.
 package serve

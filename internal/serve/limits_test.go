@@ -126,9 +126,11 @@ func TestMillionPartitionsRefused(t *testing.T) {
 	}
 	// An idle partition costs the engine about 420 bytes: a million would
 	// be hundreds of megabytes.
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+	grew := after.TotalAlloc - before.TotalAlloc
+	if grew > 32<<20 {
 		t.Errorf("refusing the request allocated %d bytes", grew)
 	}
+	t.Logf("refusing 1 000 000 partitions allocated %d bytes", grew)
 	if _, err := e.Partitions("huge"); !errors.Is(err, engine.ErrUnknownTopicOrPartition) {
 		t.Errorf("refused topic exists: %v", err)
 	}
@@ -226,3 +228,26 @@ func TestAdvertise(t *testing.T) {
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// TestIdleTimeoutSparesInFlight: a request still being served (a fetch
+// waiting out its MaxWait on an empty partition) keeps its connection open
+// past the idle timeout, and is answered.
+func TestIdleTimeoutSparesInFlight(t *testing.T) {
+	s, e := start(t, serve.WithIdleTimeout(50*time.Millisecond))
+	if err := e.CreateTopic("quiet", 1); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, s)
+	req := kmsg.NewPtrFetchRequest()
+	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = 1000, 1, 1<<20
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic = "quiet"
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.PartitionMaxBytes = 1 << 20
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp := roundTrip(t, c, req, 11).(*kmsg.FetchResponse)
+	if len(resp.Topics) != 1 || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("long poll past the idle timeout: %+v", resp.Topics)
+	}
+}

@@ -101,7 +101,9 @@ func (p *testPKI) writePEM(t *testing.T, name, typ string, der []byte) string {
 	return path
 }
 
-func (p *testPKI) clientTLS() *tls.Config { return &tls.Config{RootCAs: p.pool, ServerName: "127.0.0.1"} }
+func (p *testPKI) clientTLS() *tls.Config {
+	return &tls.Config{RootCAs: p.pool, ServerName: "127.0.0.1"}
+}
 
 // TestSASLOverTLS: franz-go clients authenticate with each mechanism over
 // TLS and produce and consume through the server.
