@@ -170,7 +170,7 @@ func (c *config) loadSASL() (*saslConfig, error) {
 	}
 	sc := &saslConfig{mechs: c.saslMechs, password: map[string]string{}, scram: map[string]map[string]*scramCred{}}
 	if len(sc.mechs) == 0 {
-		sc.mechs = Mechanisms
+		sc.mechs = slices.Clone(Mechanisms)
 	}
 	for _, u := range users {
 		if _, dup := sc.password[u.name]; dup {

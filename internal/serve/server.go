@@ -200,11 +200,6 @@ func (s *Server) Serve() error {
 			nc.Close()
 			continue
 		}
-		if s.tls != nil {
-			// The handshake runs on the connection's goroutine, bounded
-			// by the partial-frame timeout.
-			nc = tls.Server(nc, s.tls)
-		}
 		c := s.newConn(nc)
 		s.conns.Add(1)
 		go func() {
@@ -233,10 +228,14 @@ func (s *Server) logf(format string, args ...any) {
 }
 
 // conn is one client connection. Its fields are used by its own goroutine
-// only, except done, which Close and the share sessions read.
+// only, except done, which Close and the share sessions read, raw, which
+// Close closes, and the atomics its frame reader shares with it.
 type conn struct {
-	srv      *Server
+	srv *Server
+	// nc is the connection requests are read from and answered on: raw,
+	// the socket, or TLS over it.
 	nc       net.Conn
+	raw      net.Conn
 	id       int64
 	clientID string
 	// gone is closed when the client's side is gone (read failed); done

@@ -9,6 +9,7 @@ package serve
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
 	"errors"
 	"net"
 	"sort"
@@ -49,11 +50,17 @@ func (s *Server) initState() {
 	s.state.mu.groupCfgs = map[string]engine.GroupConfig{}
 }
 
-func (s *Server) newConn(nc net.Conn) *conn {
+// newConn registers a connection over raw, through TLS on a TLS listener
+// (the handshake runs on the connection's goroutine).
+func (s *Server) newConn(raw net.Conn) *conn {
+	nc := raw
+	if s.tls != nil {
+		nc = tls.Server(raw, s.tls)
+	}
 	s.state.mu.Lock()
 	defer s.state.mu.Unlock()
 	s.state.mu.nextConn++
-	c := &conn{srv: s, nc: nc, id: s.state.mu.nextConn, gone: make(chan struct{}), done: make(chan struct{})}
+	c := &conn{srv: s, nc: nc, raw: raw, id: s.state.mu.nextConn, gone: make(chan struct{}), done: make(chan struct{})}
 	s.state.mu.conns[c.id] = c
 	return c
 }
@@ -83,7 +90,9 @@ func (s *Server) closeAllConns() {
 	s.state.mu.Lock()
 	defer s.state.mu.Unlock()
 	for _, c := range s.state.mu.conns {
-		c.nc.Close()
+		// The socket itself: a TLS close would first write an alert,
+		// which can wait on a client that does not read.
+		c.raw.Close()
 	}
 }
 
