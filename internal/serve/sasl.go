@@ -391,10 +391,13 @@ func (x *scramExchange) final(token []byte) ([]byte, error) {
 	if len(attrs) < 2 || attrs[0] != "c="+base64.StdEncoding.EncodeToString([]byte(x.gs2Header)) {
 		return nil, scramFailed(x.mech, "channel binding does not match the client-first-message")
 	}
-	// The nonce must end with the combined one: librdkafka (2.0 at
-	// least) sends its client nonce again before it, and Kafka brokers
-	// accept that. The fresh server part is still echoed, and the proof
-	// covers the message as sent, so a replayed exchange still fails.
+	// The nonce must end with the combined one, not equal it:
+	// librdkafka before 2.6.1 (Debian's kcat among its users) sends its
+	// client nonce again before the combined one, which Kafka brokers
+	// from 3.8.1 accepted the same way (4.4.0 compares exactly and
+	// refuses those clients). The fresh server part must still be
+	// echoed and the proof covers the message as sent, so a replayed
+	// exchange still fails.
 	if !strings.HasPrefix(attrs[1], "r=") || !strings.HasSuffix(attrs[1], x.nonce) {
 		return nil, scramFailed(x.mech, "nonce does not match")
 	}
