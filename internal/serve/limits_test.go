@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -232,12 +233,31 @@ func itoa(n int32) string { return strconv.Itoa(int(n)) }
 // TestIdleTimeoutSparesInFlight: a request still being served (a fetch
 // waiting out its MaxWait on an empty partition) keeps its connection open
 // past the idle timeout, and is answered.
+// Over TLS too: the read deadlines the idle timeout sets and lifts leave a
+// TLS connection usable.
 func TestIdleTimeoutSparesInFlight(t *testing.T) {
-	s, e := start(t, serve.WithIdleTimeout(50*time.Millisecond))
-	if err := e.CreateTopic("quiet", 1); err != nil {
-		t.Fatal(err)
+	pki := newPKI(t)
+	for _, useTLS := range []bool{false, true} {
+		opts := []serve.Option{serve.WithIdleTimeout(50 * time.Millisecond)}
+		if useTLS {
+			opts = append(opts, serve.WithTLS(pki.certFile, pki.keyFile, ""))
+		}
+		s, e := start(t, opts...)
+		if err := e.CreateTopic("quiet", 1); err != nil {
+			t.Fatal(err)
+		}
+		c := dial(t, s)
+		if useTLS {
+			c = tls.Client(c, pki.clientTLS())
+		}
+		for range 2 {
+			longPoll(t, c)
+		}
 	}
-	c := dial(t, s)
+}
+
+func longPoll(t *testing.T, c net.Conn) {
+	t.Helper()
 	req := kmsg.NewPtrFetchRequest()
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = 1000, 1, 1<<20
 	rt := kmsg.NewFetchRequestTopic()

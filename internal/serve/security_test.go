@@ -176,6 +176,12 @@ func TestSASLUnauthenticatedRefused(t *testing.T) {
 	if !strings.Contains(log.String(), "Metadata before SASL authentication") {
 		t.Errorf("refusal not logged:\n%s", log.String())
 	}
+	// Before authentication a frame is capped at 512 KiB.
+	c = dial(t, s)
+	c.Write(binary.BigEndian.AppendUint32(nil, 1<<20))
+	if !closed(t, c) || !strings.Contains(log.String(), "request frame of 1048576 bytes (valid: 1 to 524288)") {
+		t.Errorf("a 1 MiB frame before authentication was not refused:\n%s", log.String())
+	}
 	plainSrv, _ := start(t)
 	keys = apiKeys(roundTrip(t, dial(t, plainSrv), kmsg.NewPtrApiVersionsRequest(), 3).(*kmsg.ApiVersionsResponse))
 	if slices.Contains(keys, 17) || slices.Contains(keys, 36) {
