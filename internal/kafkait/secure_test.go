@@ -140,15 +140,27 @@ func TestSecureBrokerRestart(t *testing.T) {
 		"--workload", workload("broker-restart.yaml"), "--modes", "explicit",
 		"--broker-control", control, "--seed", seedFor(t.Name()))
 	m := checkMode(t, r, "explicit")
-	restarted := false
-	for _, f := range m.Faults {
-		t.Logf("  fault at %.2fs: %s %s", float64(f.AtNs)/1e9, f.Kind, f.Detail)
-		if f.Kind == "engine-restart" && !f.Failed && f.Broker != "" {
-			restarted = true
+	var restart *result.FaultEvent
+	for i, f := range m.Faults {
+		t.Logf("  fault at %.2fs, back at %.2fs: %s %s", float64(f.AtNs)/1e9, float64(f.EndNs)/1e9, f.Kind, f.Detail)
+		if f.Kind == "engine-restart" && !f.Failed && f.Broker != "" && f.EndNs > 0 {
+			restart = &m.Faults[i]
 		}
 	}
-	if !restarted {
-		t.Errorf("the secured broker was not restarted (faults %+v)", m.Faults)
+	if restart == nil {
+		t.Fatalf("the secured broker was not restarted (faults %+v)", m.Faults)
+	}
+	// The clients logged in again once the broker was back: records were
+	// sent or processed after the control command returned.
+	var after int64
+	for _, s := range m.Series {
+		if s.StartNs >= restart.EndNs {
+			after += s.Inputs + s.Outputs
+		}
+	}
+	t.Logf("inputs and outputs after the broker was back: %d", after)
+	if after == 0 {
+		t.Errorf("nothing was sent or processed after the broker was back at %.2fs: the clients did not reconnect over SASL_SSL", float64(restart.EndNs)/1e9)
 	}
 }
 
