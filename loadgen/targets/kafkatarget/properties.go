@@ -246,7 +246,9 @@ func (t *propertiesTranslation) set(k, v string) error {
 		if err := t.once(k, &t.userKey); err != nil {
 			return err
 		}
-		t.props.PasswordProperty = k
+		if err := t.once(k, &t.props.PasswordProperty); err != nil {
+			return err
+		}
 		return t.setJAAS(k, v)
 	case "sasl.username":
 		if err := t.once(k, &t.userKey); err != nil {
@@ -254,10 +256,9 @@ func (t *propertiesTranslation) set(k, v string) error {
 		}
 		o.SASLUser = v
 	case "sasl.password":
-		if t.userKey == "sasl.jaas.config" {
-			return t.bad(k, "and sasl.jaas.config both give credentials; keep one")
+		if err := t.once(k, &t.props.PasswordProperty); err != nil {
+			return err
 		}
-		t.props.PasswordProperty = k
 		o.SASLPassword = v
 	case "ssl.truststore.type":
 		t.trustType = strings.ToUpper(v)
