@@ -41,7 +41,7 @@ type kafkaFlags struct {
 func (k *kafkaFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&k.brokers, "brokers", "", "kafka target: comma-separated seed brokers host:port (default: start an embedded kfake cluster)")
 	fs.StringVar(&k.brokers, "bootstrap-server", "", "kafka target: the same as --brokers, as Kafka's tools spell it")
-	fs.StringVar(&k.commandConfig, "command-config", "", "kafka target: Kafka client properties FILE (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location, ssl.keystore.location with PEM types), as Kafka's tools take it")
+	fs.StringVar(&k.commandConfig, "command-config", "", "kafka target: Kafka client properties FILE, as Kafka's tools or librdkafka take it (security.protocol, sasl.mechanism, sasl.jaas.config or sasl.username and sasl.password, ssl.truststore.location with a JKS, PKCS12 or PEM trust store or ssl.ca.location, a PEM client certificate)")
 	fs.StringVar(&k.saslMechanism, "sasl-mechanism", "", "kafka target: SASL mechanism: plain, scram-sha-256 or scram-sha-512")
 	fs.StringVar(&k.saslUser, "sasl-user", "", "kafka target: SASL user")
 	fs.StringVar(&k.saslPasswordFile, "sasl-password-file", "", "kafka target: file holding the SASL password (or set SHAREBENCH_SASL_PASSWORD)")
@@ -149,13 +149,13 @@ func openEngine(f *runFlags) (targets.Target, loadgen.FaultRunner, error) {
 // must fail fast on a broker without the KIP-1289 API; with --modes unset
 // it is listed as unsupported in the table instead.
 func openKafka(ctx context.Context, env *Env, f *runFlags, modes []vocab.Mode) (targets.Target, loadgen.FaultRunner, error) {
-	opts, err := kafkaOptions(env, f)
+	opts, inputs, err := kafkaOptions(env, f)
 	if err != nil {
 		return nil, nil, err
 	}
 	t, err := kafkatarget.New(ctx, opts)
 	if err != nil {
-		return nil, nil, kafkaNewErr(err)
+		return nil, nil, kafkaNewErr(err, inputs)
 	}
 	for _, m := range modes {
 		if m == vocab.Transactional {
@@ -172,11 +172,20 @@ func openKafka(ctx context.Context, env *Env, f *runFlags, modes []vocab.Mode) (
 	return t, fr, nil
 }
 
+// securityInputs name where the SASL credentials and the trusted CAs came
+// from, as the user wrote them: what to fix when the brokers refuse them.
+type securityInputs struct {
+	credentials string // e.g. "--command-config FILE: sasl.jaas.config"
+	mechanism   string // e.g. "--sasl-mechanism"
+	ca          string // e.g. "--tls-ca"
+}
+
 // kafkaOptions are the kafka target's options from the flags: seed
 // brokers, the OMB driver's client tuning, and security from
 // --command-config or from the --sasl-* and --tls* flags, the password
-// from --sasl-password-file or SHAREBENCH_SASL_PASSWORD.
-func kafkaOptions(env *Env, f *runFlags) (kafkatarget.Options, error) {
+// from --sasl-password-file or SHAREBENCH_SASL_PASSWORD; and the inputs
+// that gave the security settings.
+func kafkaOptions(env *Env, f *runFlags) (kafkatarget.Options, securityInputs, error) {
 	k := &f.kafka
 	opts := kafkatarget.Options{
 		SASLMechanism: k.saslMechanism, SASLUser: k.saslUser,
@@ -192,21 +201,37 @@ func kafkaOptions(env *Env, f *runFlags) (kafkatarget.Options, error) {
 			opts.Brokers = append(opts.Brokers, b)
 		}
 	}
+	in := securityInputs{credentials: "--sasl-user and SHAREBENCH_SASL_PASSWORD", mechanism: "--sasl-mechanism", ca: "--tls-ca"}
+	if k.saslPasswordFile != "" {
+		in.credentials = "--sasl-user and --sasl-password-file"
+	}
 	switch {
 	case k.commandConfig != "":
 		cc, err := loadCommandConfig(k.commandConfig)
 		if err != nil {
-			return opts, err
+			return opts, in, err
 		}
 		cc.ApplyTo(&opts)
+		in.credentials = propertyInput(k.commandConfig, cc.PasswordProperty, "sasl.jaas.config")
+		in.mechanism = "--command-config " + k.commandConfig + ": sasl.mechanism"
+		in.ca = propertyInput(k.commandConfig, cc.CAProperty, "ssl.truststore.location (or ssl.ca.location)")
 	case opts.SASLMechanism != "":
 		pw, err := saslPassword(env, k)
 		if err != nil {
-			return opts, err
+			return opts, in, err
 		}
 		opts.SASLPassword = pw
 	}
-	return opts, nil
+	return opts, in, nil
+}
+
+// propertyInput names a property of the --command-config file: the one
+// that set it, or the one to add.
+func propertyInput(file, key, unset string) string {
+	if key == "" {
+		return "--command-config " + file + ": add " + unset
+	}
+	return "--command-config " + file + ": " + key
 }
 
 // saslPassword reads the SASL password: --sasl-password-file, else
@@ -273,9 +298,21 @@ func (e *flagged) Unwrap() error { return e.err }
 
 // kafkaNewErr says which flags named what the kafka target could not use:
 // the packages below the CLI name inputs by their meaning, not by flag.
-func kafkaNewErr(err error) error {
+func kafkaNewErr(err error, in securityInputs) error {
 	var ue *kafkatarget.UnreachableError
+	var se *kafkatarget.SecurityError
 	switch {
+	case errors.As(err, &se):
+		var fix string
+		switch se.Failure {
+		case kafkatarget.LoginRefused:
+			fix = "fix the user name or password in " + in.credentials
+		case kafkatarget.MechanismRefused:
+			fix = "set " + in.mechanism + " to a mechanism the listener enables"
+		default:
+			fix = "trust the CA that signed the brokers' certificates: " + in.ca
+		}
+		return withCode(reports.ExitUsage, &flagged{fmt.Sprintf("kafka: brokers %s: %s; %s", se.Brokers, se.Problem(), fix), err})
 	case errors.As(err, &ue):
 		return withCode(reports.ExitRuntime, &flagged{fmt.Sprintf("kafka: cannot reach brokers %s: %s; check --brokers and that the cluster is up (or omit --brokers to use an embedded kfake cluster)", ue.Brokers, ue.Cause), err})
 	case errors.Is(err, kafkatarget.ErrSecurityWithoutBrokers):

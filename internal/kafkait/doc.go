@@ -37,6 +37,13 @@
 //     its schedule, each broker fault hits the broker its selector
 //     resolved to, no mode is PASS with unjudged inputs, and no topic or
 //     group of the run is left behind.
+//   - TestSecureModes, TestSecureBrokerRestart, TestSecureFailsFast: against
+//     a secured node (scripts/kafka/up --security sasl_ssl; set
+//     SHAREBENCH_KAFKA_SECURE to the SASL_SSL address it prints and
+//     SHAREBENCH_KAFKA_SECURE_DIR to its KAFKA_RUN_DIR): every mode over
+//     PLAIN and SCRAM-SHA-512 with the private CA (JKS, PKCS12 and PEM
+//     trust), a broker restart through scripts/kafka/control, and a wrong
+//     password or an untrusted CA exiting 2 at once naming the property.
 //   - TestJavaToolsAgainstServe: sharebench serve (in process) driven by
 //     Kafka's Java tools from the jar cache: ProducerPerformance with and
 //     without --transactional-id, ShareConsumerPerformance, a read_committed
@@ -53,7 +60,8 @@
 //
 // Environment: SHAREBENCH_KAFKA (seed brokers, required to run),
 // SHAREBENCH_KAFKA_CLUSTER (a three-node cluster's bootstrap list, for
-// TestThreeNodeChaos),
+// TestThreeNodeChaos), SHAREBENCH_KAFKA_SECURE and SHAREBENCH_KAFKA_SECURE_DIR
+// (a secured node, for TestSecure*),
 // SHAREBENCH_KAFKA_CONTROL (broker-control command for TestBrokerRestart,
 // default this checkout's scripts/kafka/control).
 package kafkait

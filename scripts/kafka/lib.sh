@@ -8,6 +8,10 @@
 #                          node i listens on KAFKA_PORT + 2(i-1)
 #   KAFKA_CONTROLLER_PORT  CONTROLLER listener of node 1            (9093);
 #                          node i on KAFKA_CONTROLLER_PORT + 2(i-1)
+#   KAFKA_SECURITY         plaintext, or sasl_ssl (up --security): a SASL_SSL
+#                          client listener beside PLAINTEXT     (plaintext)
+#   KAFKA_SECURE_PORT      SASL_SSL listener of node 1 (KAFKA_PORT + 2N);
+#                          node i on KAFKA_SECURE_PORT + 2(i-1)
 #   KAFKA_RUN_DIR          pids, configs, state, logs of a cluster  (scripts/kafka/.run)
 #   KAFKA_DATA_DIR         holds each node's log.dirs, node-<i>/  (KAFKA_RUN_DIR/data)
 #   KAFKA_HEAP_OPTS        heap of each broker                      (-Xms256m -Xmx1g)
@@ -22,6 +26,8 @@ KAFKA_VERSION="${KAFKA_VERSION:-4.4.0}"
 KAFKA_NODES="${KAFKA_NODES:-1}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
+KAFKA_SECURITY="${KAFKA_SECURITY:-plaintext}"
+KAFKA_SECURE_PORT="${KAFKA_SECURE_PORT:-}"
 KAFKA_HOST=127.0.0.1
 KAFKA_BOOTSTRAP="${KAFKA_HOST}:${KAFKA_PORT}"
 KAFKA_RUN_DIR="${KAFKA_RUN_DIR:-${KAFKA_DIR}/.run}"
@@ -33,6 +39,10 @@ KAFKA_STATE_FILE="${KAFKA_RUN_DIR}/state"
 KAFKA_LOG_DIR="${KAFKA_RUN_DIR}/logs"
 KAFKA_LOG4J_CONFIG="${KAFKA_DIR}/log4j2.properties"
 KAFKA_DATA_MARKER=".sharebench-kafka-data"
+# What up --security sasl_ssl makes: the private CA, the broker's key store,
+# the client trust stores and the users' passwords under secure/, and the
+# client property files beside it.
+KAFKA_SECURE_DIR="${KAFKA_RUN_DIR}/secure"
 
 if [[ -n "${JAVA:-}" ]]; then
   :
@@ -105,6 +115,9 @@ kafka_pid_is_broker() {
 # the current one).
 kafka_node_port()            { echo $(( KAFKA_PORT + 2 * ($1 - 1) )); }
 kafka_node_controller_port() { echo $(( KAFKA_CONTROLLER_PORT + 2 * ($1 - 1) )); }
+# The SASL_SSL port of node $1 (up --security sasl_ssl): after the N
+# PLAINTEXT ports, so one port and a node count give them all.
+kafka_node_secure_port()     { echo $(( ${KAFKA_SECURE_PORT:-$(( KAFKA_PORT + 2 * KAFKA_NODES ))} + 2 * ($1 - 1) )); }
 kafka_node_dir()             { echo "${KAFKA_RUN_DIR}/node-$1"; }
 kafka_node_data()            { echo "${KAFKA_DATA_DIR}/node-$1"; }
 kafka_node_pid_file()        { echo "$(kafka_node_dir "$1")/kafka.pid"; }
@@ -113,6 +126,11 @@ kafka_node_log()             { echo "$(kafka_node_dir "$1")/server.log"; }
 kafka_bootstrap_list() {
   local i out=""
   for ((i = 1; i <= KAFKA_NODES; i++)); do out+="${out:+,}${KAFKA_HOST}:$(kafka_node_port "$i")"; done
+  echo "$out"
+}
+kafka_secure_bootstrap_list() {
+  local i out=""
+  for ((i = 1; i <= KAFKA_NODES; i++)); do out+="${out:+,}${KAFKA_HOST}:$(kafka_node_secure_port "$i")"; done
   echo "$out"
 }
 
@@ -126,6 +144,9 @@ kafka_load_state() {
   v="$(sed -n 's/^port=//p' "$KAFKA_STATE_FILE")";            [[ -n "$v" ]] && KAFKA_PORT="$v"
   v="$(sed -n 's/^controller_port=//p' "$KAFKA_STATE_FILE")"; [[ -n "$v" ]] && KAFKA_CONTROLLER_PORT="$v"
   v="$(sed -n 's/^data_dir=//p' "$KAFKA_STATE_FILE")";        [[ -n "$v" ]] && KAFKA_DATA_DIR="$v"
+  # A plaintext cluster's state has no security lines.
+  v="$(sed -n 's/^security=//p' "$KAFKA_STATE_FILE")";        KAFKA_SECURITY="${v:-plaintext}"
+  v="$(sed -n 's/^secure_port=//p' "$KAFKA_STATE_FILE")";     [[ -n "$v" ]] && KAFKA_SECURE_PORT="$v"
   KAFKA_CACHE_DIR="${KAFKA_DIR}/.cache/${KAFKA_VERSION}"
   KAFKA_LIBS_DIR="${KAFKA_CACHE_DIR}/libs"
   KAFKA_CLASSPATH_FILE="${KAFKA_CACHE_DIR}/classpath.txt"

@@ -48,12 +48,14 @@ type Options struct {
 	SASLUser      string
 	SASLPassword  string
 
-	// TLS dials brokers with TLS. Setting any TLS file or
-	// TLSInsecureSkipVerify implies TLS. TLSCAFile replaces the system
-	// roots; TLSCertFile and TLSKeyFile (both or neither) give a client
-	// certificate.
+	// TLS dials brokers with TLS. Setting any TLS file, TLSCACerts or
+	// TLSInsecureSkipVerify implies TLS. TLSCAFile (PEM) and TLSCACerts
+	// (certificates already read, such as a Java trust store's) replace
+	// the system roots; both may be set and both are trusted. TLSCertFile
+	// and TLSKeyFile (both or neither) give a client certificate.
 	TLS                   bool
 	TLSCAFile             string
+	TLSCACerts            []*x509.Certificate
 	TLSCertFile           string
 	TLSKeyFile            string
 	TLSInsecureSkipVerify bool
@@ -139,7 +141,7 @@ func (o Options) String() string {
 func (o Options) GoString() string { return "kafka.Options{" + o.String() + "}" }
 
 func (o Options) tlsWanted() bool {
-	return o.TLS || o.TLSCAFile != "" || o.TLSCertFile != "" || o.TLSKeyFile != "" || o.TLSInsecureSkipVerify
+	return o.TLS || o.TLSCAFile != "" || len(o.TLSCACerts) > 0 || o.TLSCertFile != "" || o.TLSKeyFile != "" || o.TLSInsecureSkipVerify
 }
 
 // validate checks the options and fills in defaults. It never mentions the
@@ -196,14 +198,19 @@ func (o *Options) tlsConfig() (*tls.Config, error) {
 		MinVersion:         tls.VersionTLS12,
 		InsecureSkipVerify: o.TLSInsecureSkipVerify, //nolint:gosec // the user asked for it explicitly
 	}
-	if o.TLSCAFile != "" {
-		pem, err := os.ReadFile(o.TLSCAFile)
-		if err != nil {
-			return nil, fmt.Errorf("kafka: reading TLS CA file: %w", err)
-		}
+	if o.TLSCAFile != "" || len(o.TLSCACerts) > 0 {
 		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("kafka: TLS CA file %s holds no PEM certificate", o.TLSCAFile)
+		for _, c := range o.TLSCACerts {
+			pool.AddCert(c)
+		}
+		if o.TLSCAFile != "" {
+			pem, err := os.ReadFile(o.TLSCAFile)
+			if err != nil {
+				return nil, fmt.Errorf("kafka: reading TLS CA file: %w", err)
+			}
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("kafka: TLS CA file %s holds no PEM certificate", o.TLSCAFile)
+			}
 		}
 		cfg.RootCAs = pool
 	}

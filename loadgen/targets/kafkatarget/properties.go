@@ -1,8 +1,8 @@
 // This file translates a Kafka client properties file, as Kafka's own tools
-// take it (--command-config), to the target's Options. It takes the
-// connection and security properties the target can honour and refuses any
-// other with one error naming the file, the line and the property, so a
-// setting is never silently dropped.
+// take it (--command-config) or as librdkafka users write it, to the
+// target's Options. It takes the connection and security properties the
+// target can honour and refuses any other with one error naming the file,
+// the line and the property, so a setting is never silently dropped.
 
 package kafkatarget
 
@@ -22,6 +22,12 @@ type ClientProperties struct {
 	Brokers []string
 	// Security holds the SASL and TLS fields of Options only.
 	Security Options
+	// PasswordProperty names the property that gave the SASL password
+	// (sasl.jaas.config or sasl.password) and CAProperty the one that gave
+	// the trusted CAs (ssl.truststore.location or ssl.ca.location); ""
+	// when the file sets none. They are what to fix when the brokers
+	// refuse the login or their certificate is not trusted.
+	PasswordProperty, CAProperty string
 }
 
 // ApplyTo sets o's SASL and TLS settings to the file's, keeping o's
@@ -34,7 +40,7 @@ func (p *ClientProperties) ApplyTo(o *Options) {
 	}
 	s := p.Security
 	o.SASLMechanism, o.SASLUser, o.SASLPassword = s.SASLMechanism, s.SASLUser, s.SASLPassword
-	o.TLS, o.TLSCAFile, o.TLSCertFile, o.TLSKeyFile = s.TLS, s.TLSCAFile, s.TLSCertFile, s.TLSKeyFile
+	o.TLS, o.TLSCAFile, o.TLSCACerts, o.TLSCertFile, o.TLSKeyFile = s.TLS, s.TLSCAFile, s.TLSCACerts, s.TLSCertFile, s.TLSKeyFile
 }
 
 // PropertiesError is a client properties file the target cannot use: the
@@ -198,6 +204,10 @@ type propertiesTranslation struct {
 	props              ClientProperties
 	protocol           string // security.protocol, upper case; Kafka's default PLAINTEXT
 	trustType, keyType string // ssl.truststore.type, ssl.keystore.type; Kafka's default JKS
+	trustStore         string // ssl.truststore.location
+	trustPassword      string // ssl.truststore.password
+	mechanismKey       string // sasl.mechanism, or librdkafka's sasl.mechanisms
+	userKey            string // sasl.jaas.config, or librdkafka's sasl.username
 }
 
 // bad is the error about property key.
@@ -222,31 +232,75 @@ func (t *propertiesTranslation) set(k, v string) error {
 		default:
 			return t.bad(k, "%q is not a security protocol; use PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", v)
 		}
-	case "sasl.mechanism":
+	case "sasl.mechanism", "sasl.mechanisms":
+		// librdkafka spells it sasl.mechanisms and takes one value.
+		if err := t.once(k, &t.mechanismKey); err != nil {
+			return err
+		}
 		m, ok := map[string]string{"PLAIN": SASLPlain, "SCRAM-SHA-256": SASLScramSHA256, "SCRAM-SHA-512": SASLScramSHA512}[strings.ToUpper(v)]
 		if !ok {
 			return t.bad(k, "%q is not supported; use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", v)
 		}
 		o.SASLMechanism = m
 	case "sasl.jaas.config":
+		if err := t.once(k, &t.userKey); err != nil {
+			return err
+		}
+		if err := t.once(k, &t.props.PasswordProperty); err != nil {
+			return err
+		}
 		return t.setJAAS(k, v)
+	case "sasl.username":
+		if err := t.once(k, &t.userKey); err != nil {
+			return err
+		}
+		o.SASLUser = v
+	case "sasl.password":
+		if err := t.once(k, &t.props.PasswordProperty); err != nil {
+			return err
+		}
+		o.SASLPassword = v
 	case "ssl.truststore.type":
 		t.trustType = strings.ToUpper(v)
 	case "ssl.keystore.type":
 		t.keyType = strings.ToUpper(v)
-	case "ssl.truststore.location":
-		o.TLSCAFile = v
+	case "ssl.truststore.location", "ssl.ca.location":
+		// librdkafka's ssl.ca.location is a PEM file of CA certificates.
+		if err := t.once(k, &t.props.CAProperty); err != nil {
+			return err
+		}
+		if k == "ssl.ca.location" {
+			o.TLSCAFile = v
+		} else {
+			t.trustStore = v
+		}
+	case "ssl.truststore.password":
+		t.trustPassword = v
 	case "ssl.keystore.location":
 		// A PEM key store holds the private key and the certificate
 		// chain in one file.
 		o.TLSCertFile, o.TLSKeyFile = v, v
+	case "ssl.certificate.location":
+		o.TLSCertFile = v
+	case "ssl.key.location":
+		o.TLSKeyFile = v
 	case "ssl.endpoint.identification.algorithm":
 		if !strings.EqualFold(v, "https") {
 			return t.bad(k, "%q is not supported: sharebench always verifies the broker's host name (remove the line, or set it to https)", v)
 		}
 	default:
-		return t.bad(k, "not supported by sharebench; it takes bootstrap.servers, security.protocol, sasl.mechanism, sasl.jaas.config (PLAIN, SCRAM), ssl.truststore.location and ssl.keystore.location (type PEM), ssl.truststore.type, ssl.keystore.type; remove the line")
+		return t.bad(k, "not supported by sharebench; it takes bootstrap.servers, security.protocol, sasl.mechanism, sasl.jaas.config (PLAIN, SCRAM), ssl.truststore.location (JKS, PKCS12 or PEM) with ssl.truststore.type and ssl.truststore.password, ssl.keystore.location (type PEM) with ssl.keystore.type, and librdkafka's sasl.mechanisms, sasl.username, sasl.password, ssl.ca.location, ssl.certificate.location, ssl.key.location; remove the line")
 	}
+	return nil
+}
+
+// once records in *seen that key set what *seen stands for, refusing a
+// second property that sets the same thing another way.
+func (t *propertiesTranslation) once(key string, seen *string) error {
+	if *seen != "" && *seen != key {
+		return t.bad(key, "and %s both set the same thing; keep one", *seen)
+	}
+	*seen = key
 	return nil
 }
 
@@ -277,15 +331,27 @@ func (t *propertiesTranslation) setJAAS(k, v string) error {
 // TLS from the protocol.
 func (t *propertiesTranslation) finish() error {
 	o := &t.props.Security
-	if o.TLSCAFile != "" && t.trustType != "PEM" {
-		return t.bad("ssl.truststore.location", "a %s trust store is not supported; convert it to PEM and set ssl.truststore.type=PEM", t.trustType)
+	if err := t.readTrustStore(); err != nil {
+		return err
 	}
-	if o.TLSCertFile != "" && t.keyType != "PEM" {
+	if _, ok := t.lines["ssl.keystore.location"]; ok && t.keyType != "PEM" {
 		return t.bad("ssl.keystore.location", "a %s key store is not supported; convert it to PEM (key and certificate chain in one file) and set ssl.keystore.type=PEM", t.keyType)
+	}
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		if o.TLSKeyFile == "" {
+			return t.bad("ssl.certificate.location", "needs ssl.key.location, the PEM file of its private key")
+		}
+		return t.bad("ssl.key.location", "needs ssl.certificate.location, the PEM file of its certificate")
+	}
+	if t.userKey == "sasl.username" && o.SASLPassword == "" {
+		return t.bad("sasl.username", "needs sasl.password")
+	}
+	if t.props.PasswordProperty == "sasl.password" && o.SASLUser == "" {
+		return t.bad("sasl.password", "needs sasl.username")
 	}
 	tls := t.protocol == "SSL" || t.protocol == "SASL_SSL"
 	sasl := t.protocol == "SASL_PLAINTEXT" || t.protocol == "SASL_SSL"
-	if !tls && (o.TLSCAFile != "" || o.TLSCertFile != "") {
+	if !tls && (o.TLSCAFile != "" || len(o.TLSCACerts) > 0 || o.TLSCertFile != "") {
 		return t.bad("security.protocol", "is %s, yet the file sets a trust or key store; use SSL or SASL_SSL", t.protocol)
 	}
 	if sasl && o.SASLMechanism == "" {
@@ -293,15 +359,50 @@ func (t *propertiesTranslation) finish() error {
 		o.SASLMechanism = SASLPlain
 	}
 	if sasl && o.SASLUser == "" {
-		return t.bad("security.protocol", "is %s but no sasl.jaas.config gives the username and password", t.protocol)
+		return t.bad("security.protocol", "is %s but no sasl.jaas.config (or sasl.username and sasl.password) gives the username and password", t.protocol)
 	}
 	if !sasl && o.SASLUser != "" {
-		return t.bad("sasl.jaas.config", "is set but security.protocol is %s; use SASL_PLAINTEXT or SASL_SSL", t.protocol)
+		return t.bad(t.userKey, "is set but security.protocol is %s; use SASL_PLAINTEXT or SASL_SSL", t.protocol)
 	}
 	if !sasl {
 		o.SASLMechanism = ""
 	}
 	o.TLS = tls
+	return nil
+}
+
+// readTrustStore settles ssl.truststore.location: a PEM file stays a path
+// the target reads when it dials; a JKS or PKCS12 store is read here, with
+// ssl.truststore.password, into the certificates it trusts.
+func (t *propertiesTranslation) readTrustStore() error {
+	const key = "ssl.truststore.location"
+	if t.trustStore == "" {
+		return nil
+	}
+	o := &t.props.Security
+	switch t.trustType {
+	case "PEM":
+		o.TLSCAFile = t.trustStore
+		return nil
+	case "JKS", "PKCS12":
+	default:
+		return t.bad("ssl.truststore.type", "%q is not a trust store type; use JKS, PKCS12 or PEM", t.trustType)
+	}
+	data, err := os.ReadFile(t.trustStore)
+	if err != nil {
+		return t.bad(key, "%v", err)
+	}
+	if t.trustPassword == "" {
+		return t.bad(key, "%s needs ssl.truststore.password to check it", t.trustStore)
+	}
+	certs, err := readTrustStore(data, t.trustPassword)
+	switch {
+	case errors.Is(err, errNotTrustStore) || errors.Is(err, errNoTrustedCerts):
+		return t.bad(key, "%s %v", t.trustStore, err)
+	case err != nil:
+		return t.bad(key, "%s: %v (is ssl.truststore.password right?)", t.trustStore, err)
+	}
+	o.TLSCACerts = certs
 	return nil
 }
 

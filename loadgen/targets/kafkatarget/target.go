@@ -125,6 +125,9 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("kafka: connecting to brokers %s: %w", strings.Join(seeds, ","), ctx.Err())
 		}
+		if se := securityError(strings.Join(seeds, ","), opts, err); se != nil {
+			return nil, se
+		}
 		return nil, &UnreachableError{Brokers: strings.Join(seeds, ","), Cause: pingCause(pctx, err)}
 	}
 	t.learnVersions(pctx)
