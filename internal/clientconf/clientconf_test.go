@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,9 +99,10 @@ func TestClients(t *testing.T) {
 				for j, c := range cases {
 					t.Run(c.client+"/"+c.op, func(t *testing.T) {
 						obs, err := c.run(t, s, names{prefix: nonce + "-" + strconv.Itoa(j)})
-						res[i][j] = cell{ran: true, obs: strings.ReplaceAll(obs, nonce, "N"), err: err}
+						res[i][j] = cell{ran: true, obs: strings.ReplaceAll(obs, nonce, "N")}
 						if err != nil {
 							t.Errorf("%s %s against %s: %v", c.client, c.op, s.name, err)
+							res[i][j].err = errors.New(normalize(err.Error(), nonce, s.addr))
 							return
 						}
 						t.Logf("%s observed: %s", s.name, res[i][j].obs)
@@ -110,6 +112,7 @@ func TestClients(t *testing.T) {
 		}
 	})
 	agree := make([]string, len(cases))
+	var differ strings.Builder
 	for j, c := range cases {
 		switch {
 		case len(servers) < 2:
@@ -117,13 +120,17 @@ func TestClients(t *testing.T) {
 		case !res[0][j].ok() || !res[1][j].ok():
 			agree[j] = "not compared: a side failed"
 		case res[0][j].obs != res[1][j].obs:
-			agree[j] = "differ"
+			agree[j] = "differ (below)"
+			fmt.Fprintf(&differ, "- %s, %s:\n  - serve: %s\n  - Kafka 4.4: %s\n", c.client, c.op, res[0][j].obs, res[1][j].obs)
 			t.Errorf("%s %s: serve and Kafka disagree\n  serve: %s\n  Kafka: %s", c.client, c.op, res[0][j].obs, res[1][j].obs)
 		default:
 			agree[j] = "agree"
 		}
 	}
 	table := formatTable(cases, servers, res, agree)
+	if differ.Len() > 0 {
+		table += "\nWhere both servers passed but the clients observed different things:\n\n" + differ.String()
+	}
 	fmt.Print("\n" + table)
 	if *update {
 		if err := os.WriteFile(tablePath, []byte(tableHeader+table), 0o644); err != nil {
@@ -173,6 +180,17 @@ func formatTable(cases []clientCase, servers []*server, res [][]cell, agree []st
 		b.WriteString("| " + strings.Join(cols, " | ") + " |\n")
 	}
 	return b.String()
+}
+
+// logStamp is the timestamp a Java tool's log line opens with.
+var logStamp = regexp.MustCompile(`\[\d{4}-\d\d-\d\d [\d:,.]+\] `)
+
+// normalize takes a run's own names, the server's address and log
+// timestamps out of a message, so the table reads the same run to run.
+func normalize(msg, nonce, addr string) string {
+	msg = strings.ReplaceAll(msg, nonce, "N")
+	msg = strings.ReplaceAll(msg, addr, "BOOTSTRAP")
+	return logStamp.ReplaceAllString(msg, "")
 }
 
 // oneLine is an error's message fit for a table cell: one line, bounded,

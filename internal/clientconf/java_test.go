@@ -315,8 +315,9 @@ func shareGroups(t *testing.T, s *server, n names) (string, error) {
 		return "", err
 	}
 	// Every record was accepted, so nothing is left to deliver: LAG 0.
-	// Kafka 4.4 reports START-OFFSET 0 here, its persisted start offset
-	// behind the accepted records; the comparison shows what serve says.
+	// Kafka 4.4 answers START-OFFSET 0 here (the start offset it persisted
+	// stays behind the accepted records, also minutes later); the
+	// comparison with serve shows the start offset each reports.
 	rows := table(out, "GROUP")
 	if len(rows) != 1 || rows[0]["GROUP"] != group || rows[0]["TOPIC"] != topic || rows[0]["PARTITION"] != "0" || rows[0]["LAG"] != "0" {
 		return "", fmt.Errorf("kafka-share-groups --describe: want %s %s 0 with LAG 0; it printed: %s", group, topic, printed(out))

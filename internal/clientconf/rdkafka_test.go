@@ -191,9 +191,10 @@ func rdShare(t *testing.T, s *server, n names) (string, error) {
 		return "", fmt.Errorf("describing the share offsets of %s: %w", group, err)
 	}
 	o, ok := d[group].Offsets.Lookup(topic, 0)
-	// Every record was accepted: nothing is left to deliver. Kafka 4.4
-	// reports start offset 0 here, its persisted start offset behind the
-	// accepted records; the comparison shows what serve says.
+	// Every record was accepted: nothing is left to deliver, lag 0. Kafka
+	// 4.4 answers start offset 0 here (the start offset it persisted stays
+	// behind the accepted records); the comparison with serve shows the
+	// start offset each reports.
 	if !ok || o.Err != nil || o.Lag != 0 {
 		return "", fmt.Errorf("share group %s's offsets of %s-0 after every record accepted: start %d lag %d error %v (found %v), want lag 0", group, topic, o.StartOffset, o.Lag, o.Err, ok)
 	}
