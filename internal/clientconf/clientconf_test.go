@@ -36,8 +36,13 @@ const (
 
 // toolTimeout bounds one client invocation and one readback: a client that
 // hangs (a consumer that never sees the end of a partition) fails its case
-// with what it printed instead of stalling the tier.
+// with what it printed instead of stalling the tier. A JVM tool on a loaded
+// 2-core machine takes seconds to start, hence the margin.
 const toolTimeout = 2 * time.Minute
+
+// nativeTimeout bounds one kcat run: it starts in milliseconds, so a minute
+// is only ever spent waiting for an end of partition that never comes.
+const nativeTimeout = time.Minute
 
 // server is one column of the table: where the clients connect, and the
 // project's own franz-go clients the cases set up and read back with.
@@ -237,9 +242,14 @@ func connect(t *testing.T, name, addr string) *server {
 }
 
 // command runs one client process with stdin and returns its stdout; a
-// non-zero exit or the timeout is an error carrying the end of its stderr.
+// non-zero exit or toolTimeout is an error carrying the end of its stderr.
 func command(stdin string, name string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
+	return commandWithin(toolTimeout, stdin, name, args...)
+}
+
+// commandWithin is command bounded by timeout.
+func commandWithin(timeout time.Duration, stdin string, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -248,7 +258,7 @@ func command(stdin string, name string, args ...string) (string, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		return stdout.String(), fmt.Errorf("%s did not exit within %v; stdout: %s; stderr: %s", filepath.Base(name), toolTimeout, tail(stdout.String()), tail(stderr.String()))
+		return stdout.String(), fmt.Errorf("%s did not exit within %v; stdout: %s; stderr: %s", filepath.Base(name), timeout, tail(stdout.String()), tail(stderr.String()))
 	}
 	if err != nil {
 		var ee *exec.ExitError

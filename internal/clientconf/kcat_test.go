@@ -24,7 +24,7 @@ func kcatCases() []clientCase {
 }
 
 func kcat(stdin string, args ...string) (string, error) {
-	return command(stdin, kcatPath, args...)
+	return commandWithin(nativeTimeout, stdin, kcatPath, args...)
 }
 
 func kcatMetadata(t *testing.T, s *server, n names) (string, error) {

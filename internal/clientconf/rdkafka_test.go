@@ -16,6 +16,7 @@ import (
 func rdkafkaCases() []clientCase {
 	const c = "librdkafka (confluent-kafka 2.16.1)"
 	return []clientCase{
+		{c, "admin: create_topics with a config, describe_configs, delete_topics", rdAdmin},
 		{c, "idempotent producer", rdIdempotent},
 		{c, "transactional read-process-write (send_offsets_to_transaction)", rdReadProcessWrite},
 		{c, "read_committed consumer", rdReadCommitted},
@@ -34,6 +35,29 @@ func rdkafka(s *server, out any, args ...string) error {
 		return fmt.Errorf("rdkafka.py %s printed no result (%v): %s", args[0], err, tail(stdout))
 	}
 	return nil
+}
+
+func rdAdmin(t *testing.T, s *server, n names) (string, error) {
+	topic := n.get("admin")
+	var got struct {
+		CreateError string `json:"create_error"`
+		Partitions  []int32
+		RetentionMs string `json:"retention_ms"`
+		DeleteError string `json:"delete_error"`
+	}
+	if err := rdkafka(s, &got, "admin", "--topic", topic); err != nil {
+		return "", err
+	}
+	if got.CreateError != "" || !slices.Equal(got.Partitions, []int32{0, 1}) {
+		return "", fmt.Errorf("admin create_topics: error %q, partitions %v; want partitions 0 1", got.CreateError, got.Partitions)
+	}
+	if got.RetentionMs != "3600000" {
+		return "", fmt.Errorf("admin describe_configs: %s has retention.ms %q, want the 3600000 create_topics set", topic, got.RetentionMs)
+	}
+	if got.DeleteError != "" {
+		return "", fmt.Errorf("admin delete_topics: %s", got.DeleteError)
+	}
+	return fmt.Sprintf("created with partitions %v, retention.ms %s, deleted", got.Partitions, got.RetentionMs), nil
 }
 
 func rdIdempotent(t *testing.T, s *server, n names) (string, error) {

@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -69,7 +71,41 @@ func (s *server) txnProduce(txnID, topic string, commit bool, values ...string) 
 	if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
 		return fmt.Errorf("setup: ending %s (commit %v): %w", txnID, commit, err)
 	}
-	return nil
+	return s.awaitMarkers(topic)
+}
+
+// awaitMarkers waits until no transaction is open in topic: its last
+// stable offset has reached its end. Kafka answers EndTxn once the
+// decision is logged and writes the markers after, so a record produced
+// next could land before the marker; the cases' expected offsets put each
+// marker right after its transaction's records.
+func (s *server) awaitMarkers(topic string) error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	for {
+		ends, err := s.adm.ListEndOffsets(ctx, topic)
+		if err != nil {
+			return fmt.Errorf("setup: end offsets of %s: %w", topic, err)
+		}
+		stable, err := s.adm.ListCommittedOffsets(ctx, topic)
+		if err != nil {
+			return fmt.Errorf("setup: last stable offsets of %s: %w", topic, err)
+		}
+		settled := true
+		ends.Each(func(o kadm.ListedOffset) {
+			if so, ok := stable.Lookup(o.Topic, o.Partition); !ok || so.Offset != o.Offset {
+				settled = false
+			}
+		})
+		if settled {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("setup: %s still has an undecided transaction after %v", topic, toolTimeout)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 func (s *server) txnClient(txnID string) (*kgo.Client, error) {

@@ -168,7 +168,34 @@ def fence(args):
     return out
 
 
-CASES = {"idempotent": idempotent, "rpw": rpw, "read-committed": read_committed, "share": share, "fence": fence}
+def admin(args):
+    """The admin client: create --topic with two partitions and a retention.ms
+    config, read the topic's partitions and that config back, delete it."""
+    from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+
+    a = AdminClient(base(args))
+    out = {"create_error": None, "partitions": None, "retention_ms": None, "delete_error": None}
+    try:
+        a.create_topics([NewTopic(args.topic, 2, 1, config={"retention.ms": "3600000"})])[args.topic].result(DEADLINE_S)
+    except ck.KafkaException as exc:
+        out["create_error"] = err_name(exc)
+        return out
+    md = a.list_topics(args.topic, timeout=DEADLINE_S).topics[args.topic]
+    out["partitions"] = sorted(md.partitions) if md.error is None else err_name(md.error)
+    res = ConfigResource(ConfigResource.Type.TOPIC, args.topic)
+    try:
+        entries = a.describe_configs([res])[res].result(DEADLINE_S)
+        out["retention_ms"] = entries["retention.ms"].value if "retention.ms" in entries else None
+    except ck.KafkaException as exc:
+        out["retention_ms"] = "error " + err_name(exc)
+    try:
+        a.delete_topics([args.topic])[args.topic].result(DEADLINE_S)
+    except ck.KafkaException as exc:
+        out["delete_error"] = err_name(exc)
+    return out
+
+
+CASES = {"admin": admin, "idempotent": idempotent, "rpw": rpw, "read-committed": read_committed, "share": share, "fence": fence}
 
 
 def main():
