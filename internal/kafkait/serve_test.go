@@ -185,7 +185,7 @@ func TestServeBesideKafka(t *testing.T) {
 // entry, with no open transaction).
 func TestJavaTopicAndProducerToolsAgainstServe(t *testing.T) {
 	brokers(t) // the tier is on, so the jar cache is there
-	s, _ := startServe(t)
+	s, e := startServe(t)
 	addr := s.Addr()
 
 	out := runClass(t, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", addr, "--create", "--topic", "made", "--partitions", "3")
@@ -203,6 +203,23 @@ func TestJavaTopicAndProducerToolsAgainstServe(t *testing.T) {
 		"--command-property", "bootstrap.servers="+addr)
 	if !strings.Contains(out, "300 records sent") {
 		t.Fatalf("ProducerPerformance --transactional-id:\n%s", out)
+	}
+	// The last transaction's marker follows its EndTxn: wait until the
+	// last stable offset reaches the high watermark.
+	deadline := time.After(time.Minute)
+	for {
+		_, hw, lso, err := e.Offsets(engine.TopicPartition{Topic: "ended"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lso == hw {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("the last transaction's marker never landed: last stable offset %d, high watermark %d", lso, hw)
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	out = runClass(t, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server", addr, "describe-producers", "--topic", "ended", "--partition", "0")
 	lines := strings.Split(strings.TrimSpace(out), "\n")

@@ -3,10 +3,12 @@ package serve_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/internal/serve"
 )
 
@@ -161,6 +163,26 @@ func TestDescribeProducersAfterTransactionsEnd(t *testing.T) {
 			pid, epoch, err := tx.ProducerID(ctx(t))
 			if err != nil {
 				t.Fatal(err)
+			}
+			// EndTxn returns once the outcome is decided; the markers
+			// follow (as Kafka's coordinator sends them), and until the
+			// abort's lands the transaction is still open on the partition.
+			// Its last stable offset reaching the high watermark says it
+			// landed.
+			landed := ctx(t)
+			for {
+				_, hw, lso, err := e.Offsets(engine.TopicPartition{Topic: "t"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if lso == hw {
+					break
+				}
+				select {
+				case <-landed.Done():
+					t.Fatalf("the abort's marker never landed: last stable offset %d, high watermark %d", lso, hw)
+				case <-time.After(5 * time.Millisecond):
+				}
 			}
 			adm := kadm.NewClient(client(t, s))
 			describe := func() map[int64]kadm.DescribedProducer {
