@@ -144,15 +144,12 @@ func (s *Server) fetchOnce(c *conn, req *kmsg.FetchRequest) (*kmsg.FetchResponse
 			rp.PreferredReadReplica = -1
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
 			// Every partition, one with an error too, is answered with a
-			// record set and, under read_committed, an aborted-transaction
-			// list, each empty until filled and never null: Kafka answers
-			// MemoryRecords.EMPTY and an empty list, and clients such as
-			// librdkafka refuse a null record set (MessageSetSize -1) and
-			// then never see the end of the partition.
+			// record set, empty until filled and never null: Kafka answers
+			// MemoryRecords.EMPTY for a partition it read nothing from,
+			// and clients such as librdkafka refuse a null record set
+			// (MessageSetSize -1) and then never see the end of the
+			// partition.
 			rp.RecordBatches = noRecords
-			if iso == engine.ReadCommitted {
-				rp.AbortedTransactions = noAborted
-			}
 			if !known {
 				rp.ErrorCode = kerr.UnknownTopicID.Code
 				rt.Partitions = append(rt.Partitions, rp)
@@ -170,6 +167,13 @@ func (s *Server) fetchOnce(c *conn, req *kmsg.FetchRequest) (*kmsg.FetchResponse
 				rp.ErrorCode = kerr.OffsetOutOfRange.Code
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
+			}
+			// A partition read under read_committed carries an
+			// aborted-transaction list, empty (the engine leaves aborted
+			// records out) and not null, as Kafka's read answers one; a
+			// partition with an error has none (null), as in Kafka.
+			if iso == engine.ReadCommitted {
+				rp.AbortedTransactions = noAborted
 			}
 			limit := min(int(p.PartitionMaxBytes), budget-total)
 			if limit > 0 {

@@ -61,9 +61,12 @@ type nonNull struct {
 // schemas list the same nullable fields as 4.4.0's for these APIs but for
 // ShareFetch Records, which 4.4.0 makes non-nullable):
 //
-//   - Fetch Records: MemoryRecords.EMPTY when there is nothing to send;
-//     AbortedTransactions: a list (maybe empty) under read_committed, null
-//     under read_uncommitted.
+//   - Fetch Records: MemoryRecords.EMPTY for a partition read with
+//     nothing to send, and for one whose read failed (null only for a
+//     partition refused before any read, an unknown topic id: serve
+//     answers that one empty too, which every client takes);
+//     AbortedTransactions: a list (maybe empty) for a partition read under
+//     read_committed, null under read_uncommitted or with an error.
 //   - ShareFetch Records: not nullable at all from v1.
 //   - Metadata ClusterId: the cluster id; Topics.Name (v12): the name of
 //     every topic it knows.
@@ -88,7 +91,7 @@ type nonNull struct {
 // unchanged assignment), so they are not rows here.
 var nonNullFields = []nonNull{
 	{int16(kmsg.Fetch), 4, 16, "Topics.Partitions.RecordBatches", always},
-	{int16(kmsg.Fetch), 4, 16, "Topics.Partitions.AbortedTransactions", always}, // the request reads committed
+	{int16(kmsg.Fetch), 4, 16, "Topics.Partitions.AbortedTransactions", whenOK}, // the request reads committed
 	{int16(kmsg.ShareFetch), 1, 2, "Topics.Partitions.Records", always},
 	{int16(kmsg.Metadata), 2, 12, "ClusterID", always},
 	{int16(kmsg.Metadata), 12, 12, "Topics.Topic", whenOK},
