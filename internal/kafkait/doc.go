@@ -49,6 +49,10 @@
 //     without --transactional-id, ShareConsumerPerformance, a read_committed
 //     ConsoleConsumer, kafka-share-groups --describe, kafka-transactions
 //     list (through their main classes, scripts/kafka/run-class).
+//   - TestJavaTopicAndProducerToolsAgainstServe: kafka-topics --create and
+//     --describe against serve, and kafka-transactions describe-producers
+//     on a partition written only by a transactional producer whose
+//     transactions ended: it is listed, with no open transaction.
 //   - TestServeBesideKafka: the same quick run against the real broker and
 //     against serve (plus transactional there), both verified.
 //   - TestStaleAcksBesideServe: raw ShareAcknowledge requests of records the

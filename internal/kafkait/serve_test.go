@@ -177,3 +177,56 @@ func TestServeBesideKafka(t *testing.T) {
 		})
 	}
 }
+
+// TestJavaTopicAndProducerToolsAgainstServe runs kafka-topics --create and
+// --describe (CreateTopics answers each topic's configs, which the tool
+// reads) and kafka-transactions describe-producers on a partition written
+// only by transactional producers whose transactions ended (each keeps its
+// entry, with no open transaction).
+func TestJavaTopicAndProducerToolsAgainstServe(t *testing.T) {
+	brokers(t) // the tier is on, so the jar cache is there
+	s, e := startServe(t)
+	addr := s.Addr()
+
+	out := runClass(t, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", addr, "--create", "--topic", "made", "--partitions", "3")
+	if !strings.Contains(out, "Created topic made.") {
+		t.Errorf("kafka-topics --create:\n%s", out)
+	}
+	out = runClass(t, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", addr, "--describe", "--topic", "made")
+	if !strings.Contains(out, "PartitionCount: 3") || strings.Count(out, "Leader: 0") != 3 {
+		t.Errorf("kafka-topics --describe: want 3 partitions led by node 0 in\n%s", out)
+	}
+
+	runClass(t, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", addr, "--create", "--topic", "ended", "--partitions", "1")
+	out = runClass(t, "org.apache.kafka.tools.ProducerPerformance", "--topic", "ended", "--num-records", "300",
+		"--record-size", "10", "--throughput", "-1", "--transactional-id", "ended-tx", "--transaction-duration-ms", "50",
+		"--command-property", "bootstrap.servers="+addr)
+	if !strings.Contains(out, "300 records sent") {
+		t.Fatalf("ProducerPerformance --transactional-id:\n%s", out)
+	}
+	// The last transaction's marker follows its EndTxn: wait until the
+	// last stable offset reaches the high watermark.
+	deadline := time.After(time.Minute)
+	for {
+		_, hw, lso, err := e.Offsets(engine.TopicPartition{Topic: "ended"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lso == hw {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("the last transaction's marker never landed: last stable offset %d, high watermark %d", lso, hw)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	out = runClass(t, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server", addr, "describe-producers", "--topic", "ended", "--partition", "0")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ProducerId") {
+		t.Fatalf("kafka-transactions describe-producers: want the header and one producer in\n%s", out)
+	}
+	if f := strings.Fields(lines[1]); len(f) != 6 || f[5] != "None" {
+		t.Errorf("kafka-transactions describe-producers: want the producer with no open transaction (None) in\n%s", out)
+	}
+}

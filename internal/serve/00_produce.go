@@ -166,5 +166,6 @@ func (s *Server) produceAs(tp engine.TopicPartition, txnID *string, b *batch, im
 		return 0, err
 	}
 	st.appended(b.baseSequence, count, base)
+	p.wroteLocked(tp, b.baseSequence+count-1, st.lastMs)
 	return base, nil
 }

@@ -33,6 +33,10 @@ const maxFetchRecords = 4096
 // (shared, never written to; putBuf leaves it alone).
 var noRecords = []byte{}
 
+// noAborted is the aborted-transaction list of every read_committed
+// partition (shared, never written to).
+var noAborted = []kmsg.FetchResponseTopicPartitionAbortedTransaction{}
+
 func (s *Server) handleFetch(c *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*kmsg.FetchRequest)
 	var deadline time.Time
@@ -139,6 +143,13 @@ func (s *Server) fetchOnce(c *conn, req *kmsg.FetchRequest) (*kmsg.FetchResponse
 			rp.Partition = p.Partition
 			rp.PreferredReadReplica = -1
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+			// Every partition, one with an error too, is answered with a
+			// record set, empty until filled and never null: Kafka answers
+			// MemoryRecords.EMPTY for a partition it read nothing from,
+			// and clients such as librdkafka refuse a null record set
+			// (MessageSetSize -1) and then never see the end of the
+			// partition.
+			rp.RecordBatches = noRecords
 			if !known {
 				rp.ErrorCode = kerr.UnknownTopicID.Code
 				rt.Partitions = append(rt.Partitions, rp)
@@ -157,17 +168,19 @@ func (s *Server) fetchOnce(c *conn, req *kmsg.FetchRequest) (*kmsg.FetchResponse
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
+			// A partition read under read_committed carries an
+			// aborted-transaction list, empty (the engine leaves aborted
+			// records out) and not null, as Kafka's read answers one; a
+			// partition with an error has none (null), as in Kafka.
+			if iso == engine.ReadCommitted {
+				rp.AbortedTransactions = noAborted
+			}
 			limit := min(int(p.PartitionMaxBytes), budget-total)
 			if limit > 0 {
-				rp.RecordBatches = s.readPartition(c, &w, tp, p.FetchOffset, limit, iso)
-				total += len(rp.RecordBatches)
-			}
-			if rp.RecordBatches == nil {
-				// Nothing to send is an empty record set, never null:
-				// Kafka answers MemoryRecords.EMPTY, and clients such as
-				// librdkafka refuse a null one (MessageSetSize -1) and
-				// then never see the end of the partition.
-				rp.RecordBatches = noRecords
+				if b := s.readPartition(c, &w, tp, p.FetchOffset, limit, iso); b != nil {
+					rp.RecordBatches = b
+					total += len(b)
+				}
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}

@@ -1,6 +1,7 @@
 // OffsetFetch: v1-9 (v8+ asks for several groups at once).
 //
-// The engine's committed offsets of a classic group (-1 where none). No
+// The engine's committed offsets of a classic group (-1 where none), each
+// with the metadata "" (the engine keeps no commit metadata). No
 // topics (nil) asks for every committed partition. Offsets still pending in
 // a transaction (sent to it and not yet committed or aborted by its marker)
 // are not reported; with RequireStable (v7+) such a partition answers
@@ -16,6 +17,11 @@ import (
 )
 
 func init() { register(int16(kmsg.OffsetFetch), 1, 9, (*Server).handleOffsetFetch) }
+
+// noMetadata is the metadata of every fetched offset: the engine keeps no
+// commit metadata, and Kafka answers "" (never null) for an offset
+// without any.
+var noMetadata = ""
 
 type fetchedOffset struct {
 	topic     string
@@ -74,6 +80,7 @@ func (s *Server) handleOffsetFetch(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 			}
 			rp := kmsg.NewOffsetFetchResponseTopicPartition()
 			rp.Partition, rp.Offset, rp.LeaderEpoch, rp.ErrorCode = o.partition, o.offset, -1, o.code
+			rp.Metadata = &noMetadata
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		for _, t := range order {
@@ -101,6 +108,7 @@ func (s *Server) handleOffsetFetch(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 			}
 			rp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
 			rp.Partition, rp.Offset, rp.LeaderEpoch, rp.ErrorCode = o.partition, o.offset, -1, o.code
+			rp.Metadata = &noMetadata
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		for _, t := range order {

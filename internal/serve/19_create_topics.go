@@ -7,6 +7,9 @@
 // A count past a partition cap (limits.go) is refused before the engine
 // allocates anything: INVALID_PARTITIONS for the per-topic cap,
 // POLICY_VIOLATION for the total, with a message naming the flag.
+// Each topic is answered with its partition count and replication factor
+// and (v5+) its effective configs, the engine's topic settings with their
+// source, as DescribeConfigs reports them.
 
 package serve
 
@@ -29,9 +32,9 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 			n = s.cfg.partitions
 		}
 		rt.NumPartitions, rt.ReplicationFactor = n, 1
-		// Kafka answers the created topic's configs (v5+); the engine has
-		// none of its own, so the list is empty, never null: Kafka's own
-		// kafka-topics --create fails on a null one.
+		// The configs list is never null (v5+), an empty list for a topic
+		// not created, as Kafka answers: its kafka-topics --create fails
+		// on a null one.
 		rt.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
 		var err error
 		switch {
@@ -51,6 +54,9 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 			err = s.createTopic(t.Topic, n)
 			rt.ErrorCode = errCode(err)
 		}
+		if rt.ErrorCode == 0 {
+			rt.Configs = createdConfigs()
+		}
 		if rt.ErrorCode != 0 && req.Version >= 1 {
 			if err == nil {
 				err = kerr.ErrorForCode(rt.ErrorCode)
@@ -60,4 +66,19 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 		resp.Topics = append(resp.Topics, rt)
 	}
 	return resp, nil
+}
+
+// createdConfigs are a created topic's effective configs, as CreateTopics
+// answers them (v5+): the engine's topic settings, each read-only at its
+// default (ConfigSource DEFAULT_CONFIG), since the engine applies no
+// topic config a request gives.
+func createdConfigs() []kmsg.CreateTopicsResponseTopicConfig {
+	out := make([]kmsg.CreateTopicsResponseTopicConfig, 0, len(topicConfigs))
+	for _, kv := range topicConfigs {
+		c := kmsg.NewCreateTopicsResponseTopicConfig()
+		v := kv[1]
+		c.Name, c.Value, c.ReadOnly, c.Source = kv[0], &v, true, int8(kmsg.ConfigSourceDefaultConfig)
+		out = append(out, c)
+	}
+	return out
 }

@@ -65,9 +65,32 @@ func (s *Server) handleInitProducerID(_ *conn, kreq kmsg.Request) (kmsg.Response
 	}
 	pid := ep.ProducerID()
 	p.wirePID = pid
+	// The producer this one replaces keeps what the partitions know of
+	// it: under the same producer id its entries carry over to p (a
+	// partition keeps one entry per producer id), under another it is
+	// retired with them. Its entries are copied before p is published,
+	// with state.mu released (lock order); the engine has fenced it, so
+	// it writes no more.
+	if id != "" {
+		s.state.mu.Lock()
+		same := s.state.mu.producers[pid]
+		s.state.mu.Unlock()
+		if same != nil {
+			same.mu.Lock()
+			p.entries = make(map[entryKey]*producerEntry, len(same.entries))
+			for k, e := range same.entries {
+				c := *e
+				p.entries[k] = &c
+			}
+			same.mu.Unlock()
+		}
+	}
 	s.state.mu.Lock()
 	if id != "" {
 		if old, ok := s.state.mu.txnIDs[id]; ok && old != pid {
+			if op := s.state.mu.producers[old]; op != nil {
+				s.retireLocked(op, time.Now())
+			}
 			delete(s.state.mu.producers, old)
 		}
 		s.state.mu.txnIDs[id] = pid

@@ -16,6 +16,8 @@
 package serve
 
 import (
+	"time"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -43,6 +45,9 @@ func (s *Server) handleEndTxn(_ *conn, kreq kmsg.Request) (kmsg.Response, error)
 			s.bumpEpochLocked(p, req.ProducerID)
 		}
 		resp.ProducerID, resp.ProducerEpoch = p.wirePID, p.epoch
+	}
+	if ended && resp.ErrorCode == 0 {
+		p.endedLocked(req.ProducerID, time.Now().UnixMilli())
 	}
 	return resp, nil
 }

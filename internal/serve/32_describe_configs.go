@@ -2,7 +2,9 @@
 //
 // Share groups (resource type 32): the group's share.* settings from the
 // engine. Topics and the broker: a few read-only defaults (the engine has
-// no per-topic configuration).
+// no per-topic configuration). Each setting's documentation comes with it
+// when the request asks (v3+); a resource's error message is "" on
+// success, as Kafka answers.
 
 package serve
 
@@ -35,6 +37,12 @@ func (s *Server) handleDescribeConfigs(_ *conn, kreq kmsg.Request) (kmsg.Respons
 		default:
 			rr.ErrorCode = kerr.InvalidRequest.Code
 		}
+		// The error message is "" on success, as Kafka answers (it never
+		// sets one), and the error's message otherwise.
+		rr.ErrorMessage = kmsg.StringPtr("")
+		if rr.ErrorCode != 0 {
+			rr.ErrorMessage = msg(kerr.ErrorForCode(rr.ErrorCode))
+		}
 		for _, kv := range kvs {
 			if len(r.ConfigNames) > 0 && !contains(r.ConfigNames, kv[0]) {
 				continue
@@ -42,6 +50,10 @@ func (s *Server) handleDescribeConfigs(_ *conn, kreq kmsg.Request) (kmsg.Respons
 			c := kmsg.NewDescribeConfigsResponseResourceConfig()
 			v := kv[1]
 			c.Name, c.Value, c.ReadOnly = kv[0], &v, readOnly
+			if req.IncludeDocumentation {
+				doc := configDocs[kv[0]]
+				c.Documentation = &doc
+			}
 			c.Source = kmsg.ConfigSourceDefaultConfig
 			if !readOnly {
 				c.Source = kmsg.ConfigSource(8) // DYNAMIC_GROUP_CONFIG

@@ -1,13 +1,21 @@
 // DescribeProducers: v0.
 //
-// The producers that wrote to each partition through this server since it
-// started (the producer id and epoch the client holds, after an epoch
-// overflow the new producer id; the last sequence number; the time of the
-// last write in Unix milliseconds), and every producer with a transaction
-// open on the partition, from the engine (Engine.OpenTransactions,
-// durable): its CurrentTxnStartOffset is the transaction's first offset. Sequence numbers and times of producers that
-// wrote before a restart of a durable engine are not known (-1): the
-// server keeps them in memory.
+// The producer-state entries each partition keeps, as Kafka's do, for
+// every producer that wrote to it or ended a transaction on it through
+// this server since it started: the producer id and the epoch of its last
+// write or transaction marker (as the client holds them: after an epoch
+// bump at a transaction's end, KIP-890 part 2, the new epoch; after an
+// epoch overflow the new producer id has an entry of its own), the last
+// sequence number (-1 once a marker at a new epoch ended its
+// transaction), the time of the last write or marker in Unix
+// milliseconds, and CurrentTxnStartOffset, the first offset of its
+// transaction open on the partition (from the engine,
+// Engine.OpenTransactions, durable), -1 once it ended. Entries outlive
+// their transactions, and a producer another InitProducerId of its
+// transactional id replaced keeps its entries for Kafka's default
+// producer.id.expiration.ms, one day (at most 4096 replaced producers).
+// Entries are kept in memory: after a restart of a durable engine only
+// its open transactions are known, with sequence numbers and times -1.
 
 package serve
 
@@ -26,28 +34,14 @@ func (s *Server) handleDescribeProducers(_ *conn, kreq kmsg.Request) (kmsg.Respo
 	req := kreq.(*kmsg.DescribeProducersRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeProducersResponse)
 	s.state.mu.Lock()
-	producers := make([]*producer, 0, len(s.state.mu.producers))
+	producers := make([]*producer, 0, len(s.state.mu.producers)+len(s.state.mu.retired))
 	for _, p := range s.state.mu.producers {
 		producers = append(producers, p)
 	}
+	for _, r := range s.state.mu.retired {
+		producers = append(producers, r.p)
+	}
 	s.state.mu.Unlock()
-	// Each producer is named by the id and epoch its client holds; its
-	// open transaction, which the engine keys by the engine's producer id,
-	// is matched through that id.
-	type described struct {
-		p         *producer
-		enginePID int64
-		wire      wireID
-	}
-	ds := make([]described, 0, len(producers))
-	for _, p := range producers {
-		d := described{p: p, enginePID: p.p.ProducerID()}
-		p.mu.Lock()
-		d.wire = wireID{p.wirePID, p.epoch}
-		p.mu.Unlock()
-		ds = append(ds, d)
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i].wire.pid < ds[j].wire.pid })
 	for _, t := range req.Topics {
 		rt := kmsg.NewDescribeProducersResponseTopic()
 		rt.Topic = t.Topic
@@ -61,58 +55,70 @@ func (s *Server) handleDescribeProducers(_ *conn, kreq kmsg.Request) (kmsg.Respo
 				continue
 			}
 			tp := engine.TopicPartition{Topic: t.Topic, Partition: part}
-			open := map[int64]engine.OpenTransaction{}
 			opens, err := s.e.OpenTransactions(tp)
 			if err != nil {
 				rp.ErrorCode = errCode(err)
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
-			for _, o := range opens {
-				open[o.ProducerID] = o
-			}
-			for _, d := range ds {
-				d.p.mu.Lock()
-				st := d.p.seqs[tp]
-				var last int32
-				var lastMs int64
-				wrote := st != nil && st.n > 0
-				if wrote {
-					last, lastMs = st.next-1, st.lastMs
-				}
-				d.p.mu.Unlock()
-				o, inTxn := open[d.enginePID]
-				if !wrote && !inTxn {
-					continue
-				}
-				ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
-				ap.ProducerID, ap.ProducerEpoch = d.wire.pid, int32(d.wire.epoch)
-				ap.LastSequence, ap.LastTimestamp, ap.CoordinatorEpoch = -1, -1, 0
-				if wrote {
-					ap.LastSequence, ap.LastTimestamp = last, lastMs
-				}
-				ap.CurrentTxnStartOffset = -1
-				if inTxn {
-					ap.CurrentTxnStartOffset = o.FirstOffset
-					delete(open, d.enginePID)
-				}
-				rp.ActiveProducers = append(rp.ActiveProducers, ap)
-			}
-			for _, o := range opens {
-				if _, left := open[o.ProducerID]; !left {
-					continue
-				}
-				// A transaction no wire producer holds (its producer was
-				// re-initialised away, or wrote before a restart of the
-				// server): named by the engine's ids.
-				ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
-				ap.ProducerID, ap.ProducerEpoch, ap.LastSequence, ap.LastTimestamp = o.ProducerID, int32(o.Epoch), -1, -1
-				ap.CurrentTxnStartOffset = o.FirstOffset
-				rp.ActiveProducers = append(rp.ActiveProducers, ap)
-			}
+			rp.ActiveProducers = describeProducers(tp, producers, opens)
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
 	return resp, nil
+}
+
+// describeProducers lists every entry tp keeps of producers, by producer
+// id, each with the first offset of its transaction open on tp (from
+// opens, which the engine keys by its own producer ids), then the open
+// transactions no entry names.
+func describeProducers(tp engine.TopicPartition, producers []*producer, opens []engine.OpenTransaction) []kmsg.DescribeProducersResponseTopicPartitionActiveProducer {
+	open := make(map[int64]engine.OpenTransaction, len(opens))
+	for _, o := range opens {
+		open[o.ProducerID] = o
+	}
+	var out []kmsg.DescribeProducersResponseTopicPartitionActiveProducer
+	for _, p := range producers {
+		enginePID := p.p.ProducerID()
+		p.mu.Lock()
+		for k, e := range p.entries {
+			if k.tp != tp {
+				continue
+			}
+			ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
+			ap.ProducerID, ap.ProducerEpoch = k.pid, int32(e.epoch)
+			ap.LastSequence, ap.LastTimestamp, ap.CoordinatorEpoch = e.lastSeq, e.lastMs, 0
+			ap.CurrentTxnStartOffset = -1
+			if o, inTxn := open[enginePID]; inTxn && k.pid == p.wirePID {
+				ap.CurrentTxnStartOffset = o.FirstOffset
+				delete(open, enginePID)
+			}
+			out = append(out, ap)
+		}
+		if o, inTxn := open[enginePID]; inTxn {
+			// A transaction open on tp before its producer wrote here
+			// through this server (its records came before a restart).
+			ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
+			ap.ProducerID, ap.ProducerEpoch, ap.LastSequence, ap.LastTimestamp = p.wirePID, int32(p.epoch), -1, -1
+			ap.CurrentTxnStartOffset = o.FirstOffset
+			delete(open, enginePID)
+			out = append(out, ap)
+		}
+		p.mu.Unlock()
+	}
+	for _, o := range opens {
+		if _, left := open[o.ProducerID]; !left {
+			continue
+		}
+		// A transaction no wire producer holds (its producer was
+		// re-initialised away, or wrote before a restart of the server):
+		// named by the engine's ids.
+		ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
+		ap.ProducerID, ap.ProducerEpoch, ap.LastSequence, ap.LastTimestamp = o.ProducerID, int32(o.Epoch), -1, -1
+		ap.CurrentTxnStartOffset = o.FirstOffset
+		out = append(out, ap)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ProducerID < out[j].ProducerID })
+	return out
 }

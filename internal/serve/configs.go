@@ -132,7 +132,28 @@ func setGroupConfig(c *engine.GroupConfig, name string, value *string, op kmsg.I
 	return nil
 }
 
-// topicConfigs are the read-only topic settings DescribeConfigs reports.
+// configDocs is the documentation DescribeConfigs (v3+) answers for each
+// setting it reports, when the request asks for it.
+var configDocs = map[string]string{
+	"share.record.lock.duration.ms":             "How long a share group's acquired record stays locked to the member that acquired it, in milliseconds.",
+	"share.delivery.count.limit":                "How many times a record is delivered to a share group before it is archived.",
+	"share.partition.max.record.locks":          "How many records of one share partition may be acquired at once.",
+	"share.auto.offset.reset":                   "Where a share group starts reading a partition it has no offset for: earliest or latest.",
+	"share.isolation.level":                     "Whether a share group reads only committed transactional records (read_committed) or all of them (read_uncommitted).",
+	"errors.deadletterqueue.topic.name":         "The topic a share group's records go to once rejected or over the delivery count limit; empty for none.",
+	"errors.deadletterqueue.copy.record.enable": "Whether a dead-lettered record's key and value are copied to the dead-letter topic.",
+	"cleanup.policy":                            "What happens to old log segments: delete (the engine never compacts).",
+	"retention.ms":                              "How long records are kept, in milliseconds; -1 keeps them for ever.",
+	"min.insync.replicas":                       "How many replicas must acknowledge a write with acks=all (one broker: 1).",
+	"message.timestamp.type":                    "Which timestamp a record carries: LogAppendTime, the time the broker appended it.",
+	"group.share.enable":                        "Whether share groups are served.",
+	"share.version":                             "The finalized share.version feature level.",
+	"transaction.state.log.replication.factor":  "The replication factor of the transaction state (one broker: 1).",
+	"offsets.topic.replication.factor":          "The replication factor of the committed offsets (one broker: 1).",
+}
+
+// topicConfigs are the read-only topic settings DescribeConfigs reports,
+// and CreateTopics (v5+) answers as the created topic's configs.
 var topicConfigs = [][2]string{
 	{"cleanup.policy", "delete"},
 	{"retention.ms", "-1"},

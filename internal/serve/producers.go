@@ -15,14 +15,17 @@ import (
 // producer is one producer id. mu serialises the producer's requests (an
 // engine Producer is driven by one goroutine at a time).
 type producer struct {
-	mu        sync.Mutex
-	p         *engine.Producer
-	wirePID   int64 // the producer id the client holds (the engine's until an epoch overflow)
-	txnID     string
-	epoch     int16 // the epoch the client holds
-	timeout   int32 // transaction.timeout.ms
-	seqs      map[engine.TopicPartition]*seqState
-	lastEnd   int8 // outcome of the last EndTxn: 0 none, 1 commit, 2 abort
+	mu      sync.Mutex
+	p       *engine.Producer
+	wirePID int64 // the producer id the client holds (the engine's until an epoch overflow)
+	txnID   string
+	epoch   int16 // the epoch the client holds
+	timeout int32 // transaction.timeout.ms
+	seqs    map[engine.TopicPartition]*seqState
+	lastEnd int8 // outcome of the last EndTxn: 0 none, 1 commit, 2 abort
+	// entries are what the partitions keep of this producer, by wire
+	// producer id; unlike seqs they survive epoch bumps.
+	entries   map[entryKey]*producerEntry
 	inTxn     bool
 	addedTPs  map[engine.TopicPartition]bool
 	addedGrps map[string]bool
@@ -63,6 +66,81 @@ func (st *seqState) appended(seq, count int32, base int64) {
 	st.n++
 	st.next = seq + count
 	st.lastMs = time.Now().UnixMilli()
+}
+
+// producerEntry is what a partition keeps of one producer id, as Kafka's
+// producer state does, and what DescribeProducers answers: the epoch of the
+// producer's last write or transaction marker there, the sequence number
+// of its last batch (-1 once a marker at a new epoch ended its
+// transaction, as Kafka clears the batches of an older epoch), and the
+// Unix milliseconds of the last of them.
+type producerEntry struct {
+	epoch   int16
+	lastSeq int32
+	lastMs  int64
+}
+
+type entryKey struct {
+	tp  engine.TopicPartition
+	pid int64 // the wire producer id
+}
+
+// wroteLocked records a batch ending at sequence lastSeq appended to tp.
+// p.mu is held.
+func (p *producer) wroteLocked(tp engine.TopicPartition, lastSeq int32, ms int64) {
+	e := p.entryLocked(entryKey{tp, p.wirePID})
+	e.epoch, e.lastSeq, e.lastMs = p.epoch, lastSeq, ms
+}
+
+// endedLocked records the marker that ended p's transaction, as producer
+// id pid, on every partition of it, once p holds the epoch that follows
+// the end (bumped by EndTxn v5). p.mu is held.
+func (p *producer) endedLocked(pid int64, ms int64) {
+	for tp := range p.addedTPs {
+		e := p.entryLocked(entryKey{tp, pid})
+		if pid == p.wirePID && e.epoch != p.epoch {
+			e.epoch, e.lastSeq = p.epoch, -1
+		}
+		e.lastMs = ms
+	}
+}
+
+func (p *producer) entryLocked(k entryKey) *producerEntry {
+	e := p.entries[k]
+	if e == nil {
+		e = &producerEntry{epoch: p.epoch, lastSeq: -1, lastMs: -1}
+		if p.entries == nil {
+			p.entries = map[entryKey]*producerEntry{}
+		}
+		p.entries[k] = e
+	}
+	return e
+}
+
+// retiredProducer is a producer another InitProducerId of its
+// transactional id replaced, kept so its entries are still described.
+type retiredProducer struct {
+	p  *producer
+	at time.Time
+}
+
+// producerRetention is how long a replaced producer's entries stay
+// described: Kafka's default producer.id.expiration.ms (one day).
+const producerRetention = 24 * time.Hour
+
+// maxRetiredProducers bounds the replaced producers kept; past it the
+// oldest go first.
+const maxRetiredProducers = 4096
+
+// retireLocked keeps p, replaced at now, and forgets those past their
+// retention or the bound. state.mu is held.
+func (s *Server) retireLocked(p *producer, now time.Time) {
+	r := s.state.mu.retired
+	drop := 0
+	for drop < len(r) && (now.Sub(r[drop].at) > producerRetention || len(r)-drop >= maxRetiredProducers) {
+		drop++
+	}
+	s.state.mu.retired = append(r[drop:], retiredProducer{p, now})
 }
 
 // lookupProducer returns the producer with id pid, checking the epoch the

@@ -26,6 +26,7 @@ type state struct {
 		ids       map[[16]byte]string // topic id -> name
 		producers map[int64]*producer // by producer id
 		txnIDs    map[string]int64    // transactional id -> producer id
+		retired   []retiredProducer   // replaced producers, oldest first
 		// nextAlias is the last producer id minted for a producer whose
 		// epoch ran out (EndTxn v5); far above the engine's ids.
 		nextAlias int64
