@@ -186,6 +186,53 @@ func (e *Engine) jTopic(op *syncPoint, r *topicRecord) {
 	}
 }
 
+func (e *Engine) jTopicDelete(op *syncPoint, id uint64) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.meta, 0, func(en *enc) {
+			en.u8(recTopicDelete)
+			en.uvar(id)
+		})
+	}
+}
+
+func (e *Engine) jTopicPartitions(op *syncPoint, id uint64, n int32) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.meta, 0, func(en *enc) {
+			en.u8(recTopicPartitions)
+			en.uvar(id)
+			en.svar(int64(n))
+		})
+	}
+}
+
+// jShareDrop records that group's share partition of tp is gone, in the
+// share log and the history log: their replay forgets what came before,
+// so a share partition the group meets again starts afresh.
+func (e *Engine) jShareDrop(op *syncPoint, group string, tp TopicPartition) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.share, 0, func(en *enc) {
+			en.u8(recShareDrop)
+			en.str(group)
+			en.tp(tp)
+		})
+		j.add(op, j.history, 0, func(en *enc) {
+			en.u8(recHistoryDrop)
+			en.str(group)
+			en.tp(tp)
+		})
+	}
+}
+
+// jGroupDelete records that a share or classic group is gone.
+func (e *Engine) jGroupDelete(op *syncPoint, group string) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.groups, 0, func(en *enc) {
+			en.u8(recGroupDelete)
+			en.str(group)
+		})
+	}
+}
+
 func (e *Engine) jShareGroup(op *syncPoint, group string, cfg GroupConfig) {
 	if j := e.jrn(); j != nil {
 		j.add(op, j.groups, 0, func(en *enc) { encodeShareGroup(en, group, cfg) })
@@ -424,29 +471,36 @@ func (e *Engine) compactNow() {
 	}
 }
 
-// openPartitionLogs creates the logs of a new topic's partitions. A
-// directory left by a topic whose creation never became durable is an
-// orphan (its id was never recorded) and is cleared first.
-func (e *Engine) openPartitionLogs(name string, n int32) (uint64, []*wal.Log, error) {
+// openTopicLogs creates the logs of a new topic's partitions under a new
+// directory id.
+func (e *Engine) openTopicLogs(name string, n int32) (uint64, []*wal.Log, error) {
 	if _, err := e.topic(name); err == nil {
 		return 0, nil, fmt.Errorf("%w: %s", ErrTopicExists, name)
 	}
-	j := e.jrn()
 	id := e.dur.nextTopicID.Add(1) - 1
-	logs := make([]*wal.Log, n)
-	for p := int32(0); p < n; p++ {
+	logs, err := e.openPartitionLogs(id, 0, n)
+	return id, logs, err
+}
+
+// openPartitionLogs creates the logs of partitions [from, to) of the topic
+// with directory id. A directory left by a creation that never became
+// durable is an orphan (no durable record covers it) and is cleared first.
+func (e *Engine) openPartitionLogs(id uint64, from, to int32) ([]*wal.Log, error) {
+	j := e.jrn()
+	logs := make([]*wal.Log, 0, to-from)
+	for p := from; p < to; p++ {
 		dir := partitionDir(j.dir, id, p)
 		if err := os.RemoveAll(dir); err != nil {
-			return 0, nil, e.journalFailed(err)
+			return nil, e.journalFailed(err)
 		}
 		l, err := j.g.Open(dir, prioPartition)
 		if err == nil {
 			_, err = l.Replay(func(uint64, []byte) error { return nil })
 		}
 		if err != nil {
-			return 0, nil, e.journalFailed(err)
+			return nil, e.journalFailed(err)
 		}
-		logs[p] = l
+		logs = append(logs, l)
 	}
-	return id, logs, nil
+	return logs, nil
 }

@@ -124,11 +124,13 @@ func (e *Engine) changeShareOffsets(group string, offsets map[TopicPartition]int
 }
 
 // dropShareLocked removes group's share partition of p; a durable engine
-// keeps its counters in its totals, as after a failover. The data shard
-// lock is held.
+// keeps its counters in its totals, as after a failover, and journals the
+// drop into p.op, so a recovery does not bring the state back. The data
+// shard lock is held.
 func (e *Engine) dropShareLocked(p *partition, group string, old *sharepart.SharePartition) {
 	if e.dur != nil {
 		e.dur.keepCounters(Counters(old.Counters()))
+		e.jShareDrop(p.op, group, p.tp)
 	}
 	delete(p.shares, group)
 	delete(p.sj, group) // a new share partition is journaled as a fresh snapshot
