@@ -20,7 +20,6 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 	for _, t := range req.Topics {
 		rt := kmsg.NewCreateTopicsResponseTopic()
 		rt.Topic = t.Topic
-		rt.TopicID = topicID(t.Topic)
 		n := t.NumPartitions
 		if n == -1 {
 			n = s.cfg.partitions
@@ -45,6 +44,9 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 		default:
 			err = s.e.CreateTopic(t.Topic, n)
 			rt.ErrorCode = errCode(err)
+			if err == nil {
+				rt.TopicID = s.topicID(t.Topic)
+			}
 		}
 		if rt.ErrorCode != 0 && req.Version >= 1 {
 			if err == nil {

@@ -21,6 +21,10 @@ func errCode(err error) int16 {
 		return ke.Code
 	case errors.Is(err, engine.ErrUnknownTopicOrPartition):
 		return kerr.UnknownTopicOrPartition.Code
+	case errors.Is(err, engine.ErrUnknownTopicID):
+		return kerr.UnknownTopicID.Code
+	case errors.Is(err, engine.ErrInvalidPartitions):
+		return kerr.InvalidPartitions.Code
 	case errors.Is(err, engine.ErrTopicExists):
 		return kerr.TopicAlreadyExists.Code
 	case errors.Is(err, engine.ErrFencedMemberEpoch):
