@@ -35,13 +35,10 @@ func (e *Engine) AlterShareGroupOffsets(group string, offsets map[TopicPartition
 // DeleteShareGroupOffsets forgets group's share partitions of topics, as
 // kafka-share-groups --delete-offsets does: the next member to fetch one
 // starts it where share.auto.offset.reset says. The group must exist and
-// have no members. A durable engine refuses with ErrDeleteDurable: the
-// share-state log cannot record a deletion, so a recovery would bring the
+// have no members. With a data directory the deletion is journaled (a
+// drop record in the share-state log), so a recovery does not bring the
 // state back.
 func (e *Engine) DeleteShareGroupOffsets(group string, topics []string) (map[TopicPartition]error, error) {
-	if e.dur != nil {
-		return nil, ErrDeleteDurable
-	}
 	tps, err := e.partitionsOf(topics)
 	if err != nil {
 		return nil, err
@@ -52,10 +49,6 @@ func (e *Engine) DeleteShareGroupOffsets(group string, topics []string) (map[Top
 	}
 	return e.changeShareOffsets(group, offsets, true)
 }
-
-// ErrDeleteDurable is returned by DeleteShareGroupOffsets on a durable
-// engine.
-var ErrDeleteDurable = errors.New("engine: share-group offsets cannot be deleted from a durable engine (the share-state log cannot record a deletion); reset them instead")
 
 func (e *Engine) changeShareOffsets(group string, offsets map[TopicPartition]int64, del bool) (map[TopicPartition]error, error) {
 	if err := e.enterWrite(); err != nil {

@@ -56,8 +56,6 @@ func errCode(err error) int16 {
 	case errors.Is(err, engine.ErrTransactionPending):
 		// Retriable: the transaction's marker resolves the staged records.
 		return kerr.ConcurrentTransactions.Code
-	case errors.Is(err, engine.ErrDeleteDurable):
-		return kerr.InvalidRequest.Code
 	case errors.Is(err, engine.ErrCrashed), errors.Is(err, engine.ErrClosed):
 		// Retriable: a client retries until the engine is back.
 		return kerr.CoordinatorLoadInProgress.Code
