@@ -35,9 +35,9 @@ type Engine struct {
 	cfg   config
 	clock Clock
 
-	// adminMu serialises DeleteTopic and CreatePartitions, which change
-	// an existing topic; it is taken before any other engine lock
-	// (lockorder.go).
+	// adminMu serialises CreateTopic, DeleteTopic and CreatePartitions,
+	// so a deletion never meets the partitions of a new incarnation of
+	// the name; it is taken before any other engine lock (lockorder.go).
 	adminMu sync.Mutex
 	// topicsMu guards topics, topicIDs and reading cfg.topicIDs; it is a
 	// leaf lock (lockorder.go).
@@ -325,6 +325,8 @@ func (e *Engine) CreateTopic(name string, partitions int32) error {
 		return err
 	}
 	defer e.exit()
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
 	var id uint64
 	var logs []*wal.Log
 	if e.dur != nil {

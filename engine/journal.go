@@ -8,9 +8,9 @@
 // a crash in the middle of a flush never leaves a record on disk without
 // the records it depends on):
 //
-//	meta/       topics                                   priority 0
+//	meta/       topics: created, deleted, grown          priority 0
 //	txn/        transaction coordinator states           priority 1
-//	groups/     share group configs, classic offsets     priority 2
+//	groups/     group configs and deletions, offsets     priority 2
 //	partitions/ one log per partition: batches, markers  priority 3
 //	share/      share-state snapshots and deltas         priority 4
 //	history/    final states of records below SPSO       priority 5
