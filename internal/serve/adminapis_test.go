@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharebench/sharebench/engine"
 	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/internal/txnshareack"
 )
 
 // durableServe starts a server over a durable engine in dir whose share
@@ -296,6 +297,129 @@ func TestDeleteTopicsDataDir(t *testing.T) {
 		}
 		if got := resp.Topics[0].Partitions[0].ErrorCode; got != tc.want {
 			t.Errorf("Fetch v13 with the %s: error %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestOldTopicIDIsUnknown: once a topic is deleted and created again, every
+// request that names topics by id and names the old one gets
+// UNKNOWN_TOPIC_ID for it, as Kafka answers, and the new id works.
+func TestOldTopicIDIsUnknown(t *testing.T) {
+	t.Parallel()
+	s, e := start(t)
+	if err := e.CreateTopic("t", 1); err != nil {
+		t.Fatal(err)
+	}
+	oldID := serve.TopicID(s, "t")
+	if err := e.DeleteTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CreateTopic("t", 1); err != nil {
+		t.Fatal(err)
+	}
+	newID := serve.TopicID(s, "t")
+	if newID == oldID || newID == ([16]byte{}) {
+		t.Fatalf("ids: old %x, new %x; want two different non-zero ids", oldID, newID)
+	}
+	// A record for the new incarnation, which the share fetch's poll
+	// delivers beside the old id's error.
+	g := engine.DefaultGroupConfig()
+	g.AutoOffsetReset = engine.ResetEarliest
+	if err := e.SetShareGroupConfig("g", g); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Produce("t", 0, []engine.ProduceRecord{{Value: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	cl := client(t, s)
+	m := &shareRaw{t: t, cl: cl, id: "member-a", topic: newID}
+	m.heartbeat(false)
+	c := ctx(t)
+
+	shareFetch := func(id [16]byte, epoch int32) int16 {
+		req := kmsg.NewPtrShareFetchRequest()
+		req.GroupID, req.MemberID = kmsg.StringPtr("g"), kmsg.StringPtr(m.id)
+		req.ShareSessionEpoch, req.MaxRecords, req.BatchSize, req.MaxBytes = epoch, 10, 10, 1<<20
+		rt := kmsg.NewShareFetchRequestTopic()
+		rt.TopicID = id
+		rt.Partitions = append(rt.Partitions, kmsg.NewShareFetchRequestTopicPartition())
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(c, cl)
+		if err != nil || resp.ErrorCode != 0 {
+			t.Fatalf("share fetch: %v, %+v", err, resp)
+		}
+		// The poll may answer the new incarnation's partition too.
+		for _, rt := range resp.Topics {
+			if rt.TopicID == id && len(rt.Partitions) == 1 {
+				return rt.Partitions[0].ErrorCode
+			}
+		}
+		t.Fatalf("share fetch: no answer for the topic asked about: %+v", resp)
+		return 0
+	}
+	shareAck := func(id [16]byte, epoch int32) int16 {
+		req := kmsg.NewPtrShareAcknowledgeRequest()
+		req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr("g"), kmsg.StringPtr(m.id), epoch
+		rt := kmsg.NewShareAcknowledgeRequestTopic()
+		rt.TopicID = id
+		rp := kmsg.NewShareAcknowledgeRequestTopicPartition()
+		b := kmsg.NewShareAcknowledgeRequestTopicPartitionAcknowledgementBatch()
+		b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = 0, 0, []int8{1}
+		rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, b)
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(c, cl)
+		if err != nil || resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+			t.Fatalf("share acknowledge: %v, %+v", err, resp)
+		}
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	txnShareAck := func(id [16]byte, _ int32) int16 {
+		req := txnshareack.NewRequest(95)
+		req.GroupID, req.MemberID = "g", m.id
+		req.Topics = []txnshareack.Topic{{TopicID: id, Partitions: []txnshareack.Partition{{Batches: []txnshareack.Batch{{LastOffset: 0, AcknowledgeTypes: []int8{1}}}}}}}
+		// franz-go does not know the draft's key: the frame goes
+		// through the server's dispatch directly.
+		out, _, err := s.HandleFrameForTest(frame(req, 0))
+		if err != nil {
+			t.Fatalf("txn share acknowledge: %v", err)
+		}
+		resp := txnshareack.NewResponse(95)
+		if err := resp.ReadFrom(out[4+4+1:]); err != nil {
+			t.Fatalf("txn share acknowledge response: %v", err)
+		}
+		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+			t.Fatalf("txn share acknowledge: %+v", resp)
+		}
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	produce := func(id [16]byte, _ int32) int16 {
+		req := kmsg.NewPtrProduceRequest()
+		req.Version, req.Acks, req.TimeoutMillis = 13, -1, 5000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.TopicID = id
+		rt.Partitions = append(rt.Partitions, kmsg.NewProduceRequestTopicPartition())
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(c, cl)
+		if err != nil || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+			t.Fatalf("produce: %v, %+v", err, resp)
+		}
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	for _, tc := range []struct {
+		name  string
+		call  func([16]byte, int32) int16
+		epoch int32
+	}{
+		// The share session opens with the fetch (epoch 0), so the
+		// acknowledgement continues it at epoch 1.
+		{"ShareFetch", shareFetch, 0},
+		{"ShareAcknowledge", shareAck, 1},
+		{"TxnShareAcknowledge", txnShareAck, 0},
+		{"Produce v13", produce, 0},
+	} {
+		if got := tc.call(oldID, tc.epoch); got != kerr.UnknownTopicID.Code {
+			t.Errorf("%s naming the deleted incarnation's id: error %d, want UNKNOWN_TOPIC_ID (%d)", tc.name, got, kerr.UnknownTopicID.Code)
 		}
 	}
 }
