@@ -124,6 +124,9 @@ type replayState struct {
 	// deletion's flush short: recovery journals their drops.
 	deletedGroups map[string]bool
 	orphans       map[shareKey]bool
+	// deletedNames holds the names of deleted topics not created again:
+	// classic offsets of them are what a cut deletion left behind.
+	deletedNames map[string]bool
 	// only restricts share and history replay to one share partition,
 	// restored with spCfg (a share-partition failover).
 	only  *shareKey
@@ -136,7 +139,7 @@ func newReplayState(e *Engine) *replayState {
 		shareCfg: map[string]GroupConfig{}, classic: map[string]*classicGroup{}, txns: map[string]*txnRecord{},
 		parts: map[TopicPartition]*partition{}, shares: map[shareKey]*sharepart.SharePartition{},
 		sj: map[shareKey]*shareJournal{}, history: map[shareKey][]sharepart.DurableRun{},
-		deleted: map[uint64]bool{}, deletedGroups: map[string]bool{}, orphans: map[shareKey]bool{},
+		deleted: map[uint64]bool{}, deletedGroups: map[string]bool{}, orphans: map[shareKey]bool{}, deletedNames: map[string]bool{},
 	}
 }
 
@@ -157,6 +160,7 @@ func (rs *replayState) applyMeta(_ uint64, d *dec) error {
 		}
 		rs.topics[r.name], rs.byID[r.id] = &r, &r
 		rs.maxTopicID = max(rs.maxTopicID, r.id)
+		delete(rs.deletedNames, r.name)
 	case recTopicDelete:
 		id := d.uvar()
 		if err := d.end(); err != nil {
@@ -169,6 +173,7 @@ func (rs *replayState) applyMeta(_ uint64, d *dec) error {
 		delete(rs.topics, r.name)
 		delete(rs.byID, id)
 		rs.deleted[id] = true
+		rs.deletedNames[r.name] = true
 	case recTopicPartitions:
 		id, n := d.uvar(), d.i32()
 		if err := d.end(); err != nil {
@@ -586,6 +591,11 @@ func (e *Engine) recover() (RecoveryReport, error) {
 	})
 	for _, k := range orphans {
 		e.jShareDrop(&op, k.group, k.tp)
+	}
+	if len(rs.deletedNames) > 0 {
+		// A crash that cut a deletion after its topic record left the
+		// classic groups' offsets of the topic.
+		e.forgetClassicOffsets(&op, func(tp TopicPartition) bool { return rs.deletedNames[tp.Topic] })
 	}
 	for tp := range rs.parts {
 		_ = e.withPartitionOp(tp, &op, func(p *partition) error {

@@ -119,3 +119,37 @@ func TestRecoveryRepairsCutGroupDeletion(t *testing.T) {
 		t.Fatalf("a new g polled %d records, %v; want both again from the reset point", len(recs), err)
 	}
 }
+
+// TestRecoveryRepairsCutOffsetDeletion: with a topic's delete record
+// durable and the classic groups' offsets without it lost, recovery drops
+// the offsets, so a topic created again under the name starts without them.
+func TestRecoveryRepairsCutOffsetDeletion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e := openEarliest(t, dir)
+	if err := e.CreateTopic("t", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CommitOffsets("c", map[TopicPartition]int64{{Topic: "t"}: 5, {Topic: "other"}: 1}); err != nil {
+		t.Fatal(err)
+	}
+	e.topicsMu.RLock()
+	id := e.topics["t"].id
+	e.topicsMu.RUnlock()
+	cutDeletion(t, e, func(op *syncPoint) { e.jTopicDelete(op, id) })
+
+	e = openEarliest(t, dir)
+	if err := e.CreateTopic("t", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openEarliest(t, dir)
+	if off, ok := e.CommittedOffset("c", TopicPartition{Topic: "t"}); ok {
+		t.Fatalf("the new incarnation has the old one's committed offset %d", off)
+	}
+	if off, ok := e.CommittedOffset("c", TopicPartition{Topic: "other"}); !ok || off != 1 {
+		t.Fatalf("offset of a topic never deleted: %d %v, want 1", off, ok)
+	}
+}
