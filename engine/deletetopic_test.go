@@ -52,18 +52,3 @@ func TestDeleteTopic(t *testing.T) {
 		t.Errorf("re-created topic: hw %d err %v, want 0 and nil", hw, err)
 	}
 }
-
-func TestDeleteTopicRefusedWithDataDir(t *testing.T) {
-	t.Parallel()
-	e, err := engine.New(engine.WithDataDir(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if err := e.CreateTopic("in", 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.DeleteTopic("in"); !errors.Is(err, engine.ErrInvalidConfig) {
-		t.Errorf("DeleteTopic with a data dir: got %v, want ErrInvalidConfig", err)
-	}
-}

@@ -122,7 +122,7 @@ func (e *Engine) addDeadLetters(dst []deadLetters, topicName string, src TopicPa
 		e.stats.dlqDropped.Add(int64(len(recs)))
 		return dst
 	}
-	tp := TopicPartition{topicName, src.Partition % t.partitions}
+	tp := TopicPartition{topicName, src.Partition % t.partitions.Load()}
 	for i := range dst {
 		if dst[i].tp == tp {
 			dst[i].recs = append(dst[i].recs, recs...)

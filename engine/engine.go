@@ -35,9 +35,15 @@ type Engine struct {
 	cfg   config
 	clock Clock
 
-	// topicsMu guards topics; it is a leaf lock (lockorder.go).
+	// adminMu serialises CreateTopic, DeleteTopic and CreatePartitions,
+	// so a deletion never meets the partitions of a new incarnation of
+	// the name; it is taken before any other engine lock (lockorder.go).
+	adminMu sync.Mutex
+	// topicsMu guards topics, topicIDs and reading cfg.topicIDs; it is a
+	// leaf lock (lockorder.go).
 	topicsMu sync.RWMutex
 	topics   map[string]*topic
+	topicIDs map[TopicID]*topic
 
 	data   []dataShard
 	groups []groupShard
@@ -60,9 +66,12 @@ type Engine struct {
 }
 
 type topic struct {
-	name       string
-	partitions int32
-	id         uint64 // names its partitions' directories in the data directory
+	name string
+	// partitions only grows (CreatePartitions); a partition is in its data
+	// shard before the count covers it.
+	partitions atomic.Int32
+	id         uint64  // names its partitions' directories in the data directory
+	uuid       TopicID // this incarnation's id, as Kafka's topic UUID
 	// notify is closed and replaced when the topic changes (records
 	// appended, records released) after someone took it (waited): pollers
 	// and readers wait on it.
@@ -190,14 +199,15 @@ func New(opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{
-		cfg:    cfg,
-		clock:  cfg.clock,
-		topics: map[string]*topic{},
-		data:   make([]dataShard, cfg.shards),
-		groups: make([]groupShard, cfg.shards),
-		txns:   make([]txnShard, cfg.shards),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		cfg:      cfg,
+		clock:    cfg.clock,
+		topics:   map[string]*topic{},
+		topicIDs: map[TopicID]*topic{},
+		data:     make([]dataShard, cfg.shards),
+		groups:   make([]groupShard, cfg.shards),
+		txns:     make([]txnShard, cfg.shards),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
 
 		markersDone: make(chan struct{}),
 	}
@@ -315,11 +325,13 @@ func (e *Engine) CreateTopic(name string, partitions int32) error {
 		return err
 	}
 	defer e.exit()
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
 	var id uint64
 	var logs []*wal.Log
 	if e.dur != nil {
 		var err error
-		if id, logs, err = e.openPartitionLogs(name, partitions); err != nil {
+		if id, logs, err = e.openTopicLogs(name, partitions); err != nil {
 			return err
 		}
 	}
@@ -329,8 +341,14 @@ func (e *Engine) CreateTopic(name string, partitions int32) error {
 		e.topicsMu.Unlock()
 		return fmt.Errorf("%w: %s", ErrTopicExists, name)
 	}
-	e.topics[name] = &topic{name: name, partitions: partitions, id: id, notify: make(chan struct{})}
-	e.jTopic(&op, &topicRecord{id: id, name: name, partitions: partitions})
+	uuid, err := e.newTopicIDLocked()
+	if err != nil {
+		e.topicsMu.Unlock()
+		return err
+	}
+	t := newTopic(name, partitions, id, uuid)
+	e.topics[name], e.topicIDs[uuid] = t, t
+	e.jTopic(&op, &topicRecord{id: id, name: name, partitions: partitions, uuid: uuid})
 	e.topicsMu.Unlock()
 	for p := int32(0); p < partitions; p++ {
 		tp := TopicPartition{name, p}
@@ -356,7 +374,7 @@ func (e *Engine) Partitions(topicName string) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return t.partitions, nil
+	return t.partitions.Load(), nil
 }
 
 // Topics returns the topic names, sorted.

@@ -54,11 +54,17 @@ func init() {
 // Errors of the engine itself.
 var (
 	ErrUnknownTopicOrPartition = errors.New("engine: unknown topic or partition")
-	ErrTopicExists             = errors.New("engine: topic already exists")
-	ErrUnknownGroup            = errors.New("engine: unknown group")
-	ErrUnknownMember           = errors.New("engine: unknown member id")
-	ErrFencedMemberEpoch       = errors.New("engine: fenced member epoch")
-	ErrIllegalGeneration       = errors.New("engine: illegal generation")
+	// ErrUnknownTopicID: no live topic has the id (TopicByID); the topic
+	// was deleted, or never existed.
+	ErrUnknownTopicID = errors.New("engine: unknown topic id")
+	// ErrInvalidPartitions: a partition count CreatePartitions cannot
+	// grow the topic to.
+	ErrInvalidPartitions = errors.New("engine: invalid partition count")
+	ErrTopicExists       = errors.New("engine: topic already exists")
+	ErrUnknownGroup      = errors.New("engine: unknown group")
+	ErrUnknownMember     = errors.New("engine: unknown member id")
+	ErrFencedMemberEpoch = errors.New("engine: fenced member epoch")
+	ErrIllegalGeneration = errors.New("engine: illegal generation")
 	// ErrProducerFenced: a newer producer with the same transactional id
 	// was initialised, or the transaction was aborted for its timeout and
 	// the epoch bumped. The producer must be replaced.

@@ -48,6 +48,17 @@ func fuzzWorkload(t testing.TB, e *engine.Engine) {
 	durOK(t, cp.SendOffsetsToTransaction(map[engine.TopicPartition]int64{{Topic: "out"}: 1}, cm.Metadata()))
 	durOK(t, cp.Commit())
 	durOK(t, e.DeleteRecords(engine.TopicPartition{Topic: "in"}, 1))
+	// Topic and group administration: a topic with share state deleted,
+	// a topic grown, a classic group deleted.
+	durOK(t, e.CreateTopic("gone", 1))
+	durProduce(t, e, "gone", 0, 2, "x")
+	gm := durGet[*engine.ShareMember](t)(e.JoinShareGroup("g2", []string{"gone"}, engine.AckExplicit))
+	durGet[[]engine.Record](t)(gm.Poll(2))
+	durOK(t, gm.Leave())
+	durOK(t, e.DeleteTopic("gone"))
+	durOK(t, e.CreatePartitions("out", 2, false))
+	durOK(t, e.CommitOffsets("dg", map[engine.TopicPartition]int64{{Topic: "out"}: 1}))
+	durOK(t, e.DeleteGroup("dg"))
 }
 
 // fuzzRecords encodes payloads as the fuzz input: a length byte, then

@@ -8,9 +8,9 @@
 // a crash in the middle of a flush never leaves a record on disk without
 // the records it depends on):
 //
-//	meta/       topics                                   priority 0
+//	meta/       topics: created, deleted, grown          priority 0
 //	txn/        transaction coordinator states           priority 1
-//	groups/     share group configs, classic offsets     priority 2
+//	groups/     group configs and deletions, offsets     priority 2
 //	partitions/ one log per partition: batches, markers  priority 3
 //	share/      share-state snapshots and deltas         priority 4
 //	history/    final states of records below SPSO       priority 5
@@ -183,6 +183,53 @@ func (e *Engine) waitLocked(op *syncPoint) error {
 func (e *Engine) jTopic(op *syncPoint, r *topicRecord) {
 	if j := e.jrn(); j != nil {
 		j.add(op, j.meta, 0, r.encode)
+	}
+}
+
+func (e *Engine) jTopicDelete(op *syncPoint, id uint64) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.meta, 0, func(en *enc) {
+			en.u8(recTopicDelete)
+			en.uvar(id)
+		})
+	}
+}
+
+func (e *Engine) jTopicPartitions(op *syncPoint, id uint64, n int32) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.meta, 0, func(en *enc) {
+			en.u8(recTopicPartitions)
+			en.uvar(id)
+			en.svar(int64(n))
+		})
+	}
+}
+
+// jShareDrop records that group's share partition of tp is gone, in the
+// share log and the history log: their replay forgets what came before,
+// so a share partition the group meets again starts afresh.
+func (e *Engine) jShareDrop(op *syncPoint, group string, tp TopicPartition) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.share, 0, func(en *enc) {
+			en.u8(recShareDrop)
+			en.str(group)
+			en.tp(tp)
+		})
+		j.add(op, j.history, 0, func(en *enc) {
+			en.u8(recHistoryDrop)
+			en.str(group)
+			en.tp(tp)
+		})
+	}
+}
+
+// jGroupDelete records that a share or classic group is gone.
+func (e *Engine) jGroupDelete(op *syncPoint, group string) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.groups, 0, func(en *enc) {
+			en.u8(recGroupDelete)
+			en.str(group)
+		})
 	}
 }
 
@@ -424,29 +471,36 @@ func (e *Engine) compactNow() {
 	}
 }
 
-// openPartitionLogs creates the logs of a new topic's partitions. A
-// directory left by a topic whose creation never became durable is an
-// orphan (its id was never recorded) and is cleared first.
-func (e *Engine) openPartitionLogs(name string, n int32) (uint64, []*wal.Log, error) {
+// openTopicLogs creates the logs of a new topic's partitions under a new
+// directory id.
+func (e *Engine) openTopicLogs(name string, n int32) (uint64, []*wal.Log, error) {
 	if _, err := e.topic(name); err == nil {
 		return 0, nil, fmt.Errorf("%w: %s", ErrTopicExists, name)
 	}
-	j := e.jrn()
 	id := e.dur.nextTopicID.Add(1) - 1
-	logs := make([]*wal.Log, n)
-	for p := int32(0); p < n; p++ {
+	logs, err := e.openPartitionLogs(id, 0, n)
+	return id, logs, err
+}
+
+// openPartitionLogs creates the logs of partitions [from, to) of the topic
+// with directory id. A directory left by a creation that never became
+// durable is an orphan (no durable record covers it) and is cleared first.
+func (e *Engine) openPartitionLogs(id uint64, from, to int32) ([]*wal.Log, error) {
+	j := e.jrn()
+	logs := make([]*wal.Log, 0, to-from)
+	for p := from; p < to; p++ {
 		dir := partitionDir(j.dir, id, p)
 		if err := os.RemoveAll(dir); err != nil {
-			return 0, nil, e.journalFailed(err)
+			return nil, e.journalFailed(err)
 		}
 		l, err := j.g.Open(dir, prioPartition)
 		if err == nil {
 			_, err = l.Replay(func(uint64, []byte) error { return nil })
 		}
 		if err != nil {
-			return 0, nil, e.journalFailed(err)
+			return nil, e.journalFailed(err)
 		}
-		logs[p] = l
+		logs = append(logs, l)
 	}
-	return id, logs, nil
+	return logs, nil
 }

@@ -4,7 +4,9 @@
 package engine
 
 import (
+	"crypto/rand"
 	"fmt"
+	"io"
 	"runtime"
 	"time"
 
@@ -143,6 +145,7 @@ type config struct {
 	snapshotEvery      int
 	segmentBytes       int64
 	markers            MarkerDelivery
+	topicIDs           io.Reader
 }
 
 // MarkerDelivery says when a decided transaction's markers reach its
@@ -192,11 +195,14 @@ func defaultConfig() config {
 		sessionTimeout:     45 * time.Second,
 		snapshotEvery:      500,
 		segmentBytes:       64 << 20,
+		topicIDs:           rand.Reader,
 	}
 }
 
 func (c *config) validate() error {
 	switch {
+	case c.topicIDs == nil:
+		return fmt.Errorf("%w: no topic id source (WithTopicIDSource(nil)); pass a reader such as crypto/rand.Reader", ErrInvalidConfig)
 	case c.shards < 1 || c.shards > 1<<16:
 		return fmt.Errorf("%w: shard count %d out of range [1, 65536]", ErrInvalidConfig, c.shards)
 	case c.retentionBytes < 0:
@@ -304,3 +310,9 @@ func WithMarkerDelivery(d MarkerDelivery) Option { return func(c *config) { c.ma
 // silent before it is removed and its acquired records released
 // (group.share.session.timeout.ms). Default 45s.
 func WithSessionTimeout(d time.Duration) Option { return func(c *config) { c.sessionTimeout = d } }
+
+// WithTopicIDSource sets where topic ids come from: each new topic reads 16
+// bytes from r (under the engine's topic lock, so r need not be safe for
+// concurrent use). Default crypto/rand.Reader; tests and the simulator pass
+// a seeded stream so the ids of a run repeat with its seed.
+func WithTopicIDSource(r io.Reader) Option { return func(c *config) { c.topicIDs = r } }

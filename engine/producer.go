@@ -196,9 +196,10 @@ func (p *Producer) Produce(topicName string, partitionID int32, recs []ProduceRe
 			}
 			// The partition must exist before it joins the transaction
 			// (journaled before its records). A topic's partition count
-			// never changes, so the check takes no partition lock; the
-			// append below takes it once.
-			if cur, err := e.topic(topicName); err != nil || cur != tpc || partitionID < 0 || partitionID >= tpc.partitions {
+			// only grows, and a partition is in place before the count
+			// covers it, so the check takes no partition lock; the append
+			// below takes it once.
+			if cur, err := e.topic(topicName); err != nil || cur != tpc || partitionID < 0 || partitionID >= tpc.partitions.Load() {
 				return fmt.Errorf("%w: %s", ErrUnknownTopicOrPartition, tp)
 			}
 			if t.AddPart(tp) {

@@ -22,18 +22,24 @@ import (
 
 // Record types. The numbers are part of the on-disk format.
 const (
-	recTopic         byte = 1
-	recShareGroup    byte = 10
-	recPendingOffset byte = 12
-	recOffsetMarker  byte = 13
-	recClassicState  byte = 14
-	recTxn           byte = 20
-	recBatch         byte = 30
-	recMarker        byte = 31
-	recLogStart      byte = 32
-	recShareSnapshot byte = 40
-	recShareDelta    byte = 41
-	recHistory       byte = 50
+	recTopic           byte = 1 // a topic of a build without topic ids
+	recTopicCreate     byte = 2
+	recTopicDelete     byte = 3
+	recTopicPartitions byte = 4
+	recGroupDelete     byte = 15
+	recShareGroup      byte = 10
+	recPendingOffset   byte = 12
+	recOffsetMarker    byte = 13
+	recClassicState    byte = 14
+	recTxn             byte = 20
+	recBatch           byte = 30
+	recMarker          byte = 31
+	recLogStart        byte = 32
+	recShareSnapshot   byte = 40
+	recShareDelta      byte = 41
+	recShareDrop       byte = 42
+	recHistory         byte = 50
+	recHistoryDrop     byte = 51
 )
 
 // errBadRecord is wrapped by every decoding failure.
@@ -206,20 +212,29 @@ type topicRecord struct {
 	id         uint64
 	name       string
 	partitions int32
+	uuid       TopicID
 }
 
 func (r *topicRecord) encode(e *enc) {
-	e.u8(recTopic)
+	e.u8(recTopicCreate)
 	e.uvar(r.id)
 	e.str(r.name)
 	e.svar(int64(r.partitions))
+	e.b = append(e.b, r.uuid[:]...)
 }
 
-func (r *topicRecord) decode(d *dec) {
+// decode reads a topic record of type typ: recTopic carries no id, and
+// its topic keeps the one older builds derived from its name.
+func (r *topicRecord) decode(d *dec, typ byte) {
 	r.id, r.name, r.partitions = d.uvar(), d.str(), d.i32()
 	if d.err == nil && (r.name == "" || r.partitions < 1 || r.partitions > 1<<20) {
 		d.fail("topic %q with %d partitions", r.name, r.partitions)
 	}
+	if typ == recTopic {
+		r.uuid = legacyTopicID(r.name)
+		return
+	}
+	copy(r.uuid[:], d.raw(uint64(len(r.uuid))))
 }
 
 // --- groups ---

@@ -113,6 +113,20 @@ type replayState struct {
 	history  map[shareKey][]sharepart.DurableRun
 	maxPID   int64
 	records  int64
+	// deleted holds the directory ids of deleted topics; maxTopicID is the
+	// largest directory id any topic had, deleted ones included, so no id
+	// is used twice.
+	deleted    map[uint64]bool
+	maxTopicID uint64
+	// deletedGroups holds the ids of groups a DeleteGroup removed (they
+	// may have been created again since); orphans holds share keys whose
+	// state outlived its topic or group because a crash cut the
+	// deletion's flush short: recovery journals their drops.
+	deletedGroups map[string]bool
+	orphans       map[shareKey]bool
+	// deletedNames holds the names of deleted topics not created again:
+	// classic offsets of them are what a cut deletion left behind.
+	deletedNames map[string]bool
 	// only restricts share and history replay to one share partition,
 	// restored with spCfg (a share-partition failover).
 	only  *shareKey
@@ -125,6 +139,7 @@ func newReplayState(e *Engine) *replayState {
 		shareCfg: map[string]GroupConfig{}, classic: map[string]*classicGroup{}, txns: map[string]*txnRecord{},
 		parts: map[TopicPartition]*partition{}, shares: map[shareKey]*sharepart.SharePartition{},
 		sj: map[shareKey]*shareJournal{}, history: map[shareKey][]sharepart.DurableRun{},
+		deleted: map[uint64]bool{}, deletedGroups: map[string]bool{}, orphans: map[shareKey]bool{}, deletedNames: map[string]bool{},
 	}
 }
 
@@ -134,20 +149,45 @@ func unknownRecord(typ byte) error {
 
 func (rs *replayState) applyMeta(_ uint64, d *dec) error {
 	switch typ := d.u8(); typ {
-	case recTopic:
+	case recTopic, recTopicCreate:
 		var r topicRecord
-		r.decode(d)
+		r.decode(d, typ)
 		if err := d.end(); err != nil {
 			return err
 		}
-		if rs.topics[r.name] != nil || rs.byID[r.id] != nil {
+		if rs.topics[r.name] != nil || rs.byID[r.id] != nil || rs.deleted[r.id] {
 			return fmt.Errorf("%w: topic %q (id %d) created twice", errBadRecord, r.name, r.id)
 		}
 		rs.topics[r.name], rs.byID[r.id] = &r, &r
-		return nil
+		rs.maxTopicID = max(rs.maxTopicID, r.id)
+		delete(rs.deletedNames, r.name)
+	case recTopicDelete:
+		id := d.uvar()
+		if err := d.end(); err != nil {
+			return err
+		}
+		r := rs.byID[id]
+		if r == nil {
+			return fmt.Errorf("%w: deletion of topic id %d, which no live topic has", errBadRecord, id)
+		}
+		delete(rs.topics, r.name)
+		delete(rs.byID, id)
+		rs.deleted[id] = true
+		rs.deletedNames[r.name] = true
+	case recTopicPartitions:
+		id, n := d.uvar(), d.i32()
+		if err := d.end(); err != nil {
+			return err
+		}
+		r := rs.byID[id]
+		if r == nil || n <= r.partitions || n > 1<<20 {
+			return fmt.Errorf("%w: partition count %d for topic id %d", errBadRecord, n, id)
+		}
+		r.partitions = n
 	default:
 		return unknownRecord(typ)
 	}
+	return nil
 }
 
 func (rs *replayState) classicGroup(id string) (*classicGroup, error) {
@@ -199,6 +239,14 @@ func (rs *replayState) applyGroups(_ uint64, d *dec) error {
 			return err
 		}
 		applyOffsetMarker(g, pid, commit)
+	case recGroupDelete:
+		id := d.str()
+		if err := d.end(); err != nil {
+			return err
+		}
+		delete(rs.shareCfg, id)
+		delete(rs.classic, id)
+		rs.deletedGroups[id] = true
 	default:
 		return unknownRecord(typ)
 	}
@@ -277,13 +325,20 @@ func (rs *replayState) shareKey(d *dec) (shareKey, *partition, error) {
 	}
 	p := rs.parts[k.tp]
 	if p == nil {
-		// The topic's creation was lost with a torn tail of the metadata
-		// log: its share state goes with it. (A topic whose partition log
-		// holds records cannot get here: lostTopics refuses that directory.)
+		// The topic was deleted, or its creation was lost with a torn tail
+		// of the metadata log: its share state goes with it. (A topic whose
+		// partition log holds records cannot get here: lostTopics refuses
+		// that directory.)
+		rs.orphans[k] = true
 		return k, nil, errSkip
 	}
-	if k.group == "" || rs.classic[k.group] != nil {
+	if k.group == "" || rs.classic[k.group] != nil && !rs.deletedGroups[k.group] {
 		return k, nil, fmt.Errorf("%w: share state of group %q, which is not a share group", errBadRecord, k.group)
+	}
+	if rs.classic[k.group] != nil {
+		// A share group deleted and created again as a classic group.
+		rs.orphans[k] = true
+		return k, nil, errSkip
 	}
 	return k, p, nil
 }
@@ -301,6 +356,18 @@ func (rs *replayState) spConfig(group string) sharepart.Config {
 
 func (rs *replayState) applyShare(seg uint64, d *dec) error {
 	typ := d.u8()
+	if typ == recShareDrop {
+		k := shareKey{group: d.str(), tp: d.tp()}
+		if err := d.end(); err != nil {
+			return err
+		}
+		if rs.only == nil || k == *rs.only {
+			delete(rs.shares, k)
+			delete(rs.sj, k)
+			delete(rs.orphans, k)
+		}
+		return nil
+	}
 	k, _, err := rs.shareKey(d)
 	if err == errSkip {
 		return nil
@@ -344,12 +411,17 @@ func (rs *replayState) applyShare(seg uint64, d *dec) error {
 }
 
 func (rs *replayState) applyHistory(_ uint64, d *dec) error {
-	if typ := d.u8(); typ != recHistory {
+	typ := d.u8()
+	if typ != recHistory && typ != recHistoryDrop {
 		return unknownRecord(typ)
 	}
 	k := shareKey{group: d.str(), tp: d.tp()}
 	if rs.only != nil && k != *rs.only {
 		return nil
+	}
+	if typ == recHistoryDrop {
+		delete(rs.history, k)
+		return d.end()
 	}
 	runs := decodeSparseRuns(d, nil)
 	if err := d.end(); err != nil {
@@ -473,6 +545,20 @@ func (e *Engine) recover() (RecoveryReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	for k := range rs.history {
+		if rs.parts[k.tp] == nil || rs.shares[k] == nil && rs.deletedGroups[k.group] {
+			rs.orphans[k] = true
+		}
+	}
+	for k := range rs.shares {
+		if rs.deletedGroups[k.group] {
+			if _, ok := rs.shareCfg[k.group]; !ok {
+				// The group's deletion is durable, its drops are not.
+				delete(rs.shares, k)
+				rs.orphans[k] = true
+			}
+		}
+	}
 	for k, sp := range rs.shares {
 		if err := sp.PutHistory(rs.history[k]); err != nil {
 			return rep, fmt.Errorf("%w: history of %s for %q: %v", ErrCorruptLog, k.tp, k.group, err)
@@ -493,6 +579,24 @@ func (e *Engine) recover() (RecoveryReport, error) {
 	// records this writes go to the new journal.
 	now := e.clock.Now()
 	var op syncPoint
+	orphans := make([]shareKey, 0, len(rs.orphans))
+	for k := range rs.orphans {
+		orphans = append(orphans, k)
+	}
+	sort.Slice(orphans, func(a, b int) bool {
+		if orphans[a].group != orphans[b].group {
+			return orphans[a].group < orphans[b].group
+		}
+		return tpLess(orphans[a].tp, orphans[b].tp)
+	})
+	for _, k := range orphans {
+		e.jShareDrop(&op, k.group, k.tp)
+	}
+	if len(rs.deletedNames) > 0 {
+		// A crash that cut a deletion after its topic record left the
+		// classic groups' offsets of the topic.
+		e.forgetClassicOffsets(&op, func(tp TopicPartition) bool { return rs.deletedNames[tp.Topic] })
+	}
 	for tp := range rs.parts {
 		_ = e.withPartitionOp(tp, &op, func(p *partition) error {
 			for _, g := range p.groups {
@@ -559,6 +663,14 @@ func lostTopics(dir string, rs *replayState, truncated []Truncation) error {
 			continue
 		}
 		rel := filepath.Join("partitions", ent.Name())
+		if rs.deleted[id] {
+			// A deleted topic's partition, whose removal a crash cut
+			// short: the deletion is durable, so its records go.
+			if err := os.RemoveAll(filepath.Join(dir, rel)); err != nil {
+				return fmt.Errorf("%w: removing %s of a deleted topic: %v", ErrCorruptLog, rel, err)
+			}
+			continue
+		}
 		n, err := wal.Records(filepath.Join(dir, rel))
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrCorruptLog, rel, err)
@@ -635,15 +747,15 @@ func (e *Engine) install(rs *replayState, j *journal) {
 	}
 	d.j.Store(j)
 	topics := make(map[string]*topic, len(rs.topics))
-	var maxID uint64
+	ids := make(map[TopicID]*topic, len(rs.topics))
 	for name, r := range rs.topics {
-		topics[name] = &topic{name: name, partitions: r.partitions, id: r.id, notify: make(chan struct{})}
-		maxID = max(maxID, r.id)
+		t := newTopic(name, r.partitions, r.id, r.uuid)
+		topics[name], ids[r.uuid] = t, t
 	}
-	d.nextTopicID.Store(maxID + 1)
+	d.nextTopicID.Store(rs.maxTopicID + 1)
 	e.topicsMu.Lock()
 	old := e.topics
-	e.topics = topics
+	e.topics, e.topicIDs = topics, ids
 	e.topicsMu.Unlock()
 	for _, t := range old {
 		t.changed() // wake waiters on the old state

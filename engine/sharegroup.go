@@ -296,7 +296,7 @@ func (e *Engine) partitionsOf(topics []string) ([]TopicPartition, error) {
 		if err != nil {
 			return nil, err
 		}
-		for p := int32(0); p < t.partitions; p++ {
+		for p := int32(0); p < t.partitions.Load(); p++ {
 			out = append(out, TopicPartition{name, p})
 		}
 	}

@@ -35,13 +35,10 @@ func (e *Engine) AlterShareGroupOffsets(group string, offsets map[TopicPartition
 // DeleteShareGroupOffsets forgets group's share partitions of topics, as
 // kafka-share-groups --delete-offsets does: the next member to fetch one
 // starts it where share.auto.offset.reset says. The group must exist and
-// have no members. A durable engine refuses with ErrDeleteDurable: the
-// share-state log cannot record a deletion, so a recovery would bring the
+// have no members. With a data directory the deletion is journaled (a
+// drop record in the share-state log), so a recovery does not bring the
 // state back.
 func (e *Engine) DeleteShareGroupOffsets(group string, topics []string) (map[TopicPartition]error, error) {
-	if e.dur != nil {
-		return nil, ErrDeleteDurable
-	}
 	tps, err := e.partitionsOf(topics)
 	if err != nil {
 		return nil, err
@@ -52,10 +49,6 @@ func (e *Engine) DeleteShareGroupOffsets(group string, topics []string) (map[Top
 	}
 	return e.changeShareOffsets(group, offsets, true)
 }
-
-// ErrDeleteDurable is returned by DeleteShareGroupOffsets on a durable
-// engine.
-var ErrDeleteDurable = errors.New("engine: share-group offsets cannot be deleted from a durable engine (the share-state log cannot record a deletion); reset them instead")
 
 func (e *Engine) changeShareOffsets(group string, offsets map[TopicPartition]int64, del bool) (map[TopicPartition]error, error) {
 	if err := e.enterWrite(); err != nil {
@@ -124,11 +117,13 @@ func (e *Engine) changeShareOffsets(group string, offsets map[TopicPartition]int
 }
 
 // dropShareLocked removes group's share partition of p; a durable engine
-// keeps its counters in its totals, as after a failover. The data shard
-// lock is held.
+// keeps its counters in its totals, as after a failover, and journals the
+// drop into p.op, so a recovery does not bring the state back. The data
+// shard lock is held.
 func (e *Engine) dropShareLocked(p *partition, group string, old *sharepart.SharePartition) {
 	if e.dur != nil {
 		e.dur.keepCounters(Counters(old.Counters()))
+		e.jShareDrop(p.op, group, p.tp)
 	}
 	delete(p.shares, group)
 	delete(p.sj, group) // a new share partition is journaled as a fresh snapshot

@@ -37,7 +37,11 @@ func (s *Server) handleProduce(c *conn, kreq kmsg.Request) (kmsg.Response, error
 			rp := kmsg.NewProduceResponseTopicPartition()
 			rp.Partition = pt.Partition
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = -1, -1, -1
-			if !known || pt.Partition < 0 || pt.Partition >= n {
+			if !known && req.Version >= 13 {
+				// An id no live topic has: a deleted incarnation's, as
+				// Kafka answers it.
+				rp.ErrorCode = kerr.UnknownTopicID.Code
+			} else if !known || pt.Partition < 0 || pt.Partition >= n {
 				rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			} else {
 				tp := engine.TopicPartition{Topic: name, Partition: pt.Partition}

@@ -60,7 +60,7 @@ func (s *Server) handleMetadata(_ *conn, kreq kmsg.Request) (kmsg.Response, erro
 		rt := kmsg.NewMetadataResponseTopic()
 		n := name
 		rt.Topic = &n
-		rt.TopicID = topicID(name)
+		rt.TopicID = s.topicID(name)
 		parts, ok := s.partitions(name)
 		var createErr error
 		if !ok && !all && (req.Version < 4 || req.AllowAutoTopicCreation) {

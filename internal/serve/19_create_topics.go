@@ -26,7 +26,6 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 	for _, t := range req.Topics {
 		rt := kmsg.NewCreateTopicsResponseTopic()
 		rt.Topic = t.Topic
-		rt.TopicID = topicID(t.Topic)
 		n := t.NumPartitions
 		if n == -1 {
 			n = s.cfg.partitions
@@ -53,6 +52,9 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 		default:
 			err = s.createTopic(t.Topic, n)
 			rt.ErrorCode = errCode(err)
+			if err == nil {
+				rt.TopicID = s.topicID(t.Topic)
+			}
 		}
 		if rt.ErrorCode == 0 {
 			rt.Configs = createdConfigs()

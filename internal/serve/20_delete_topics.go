@@ -1,7 +1,9 @@
 // DeleteTopics: v0-6 (v6 names topics by name or id).
 //
-// Engine.DeleteTopic, which an engine with a data directory refuses: that
-// refusal is answered as INVALID_REQUEST with the engine's message.
+// Engine.DeleteTopic: the topic goes with its records, share-partition
+// state and committed offsets, durably under a data directory; a topic
+// created later under the name gets a new id, and requests naming the old
+// id get UNKNOWN_TOPIC_ID. An id no live topic has is UNKNOWN_TOPIC_ID.
 
 package serve
 
@@ -22,14 +24,14 @@ func (s *Server) handleDeleteTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 	var ts []target
 	if req.Version < 6 {
 		for _, n := range req.TopicNames {
-			ts = append(ts, target{name: n, id: topicID(n)})
+			ts = append(ts, target{name: n, id: s.topicID(n)})
 		}
 	} else {
 		for _, t := range req.Topics {
 			tg := target{id: t.TopicID}
 			if t.Topic != nil && *t.Topic != "" {
 				tg.name = *t.Topic
-				tg.id = topicID(tg.name)
+				tg.id = s.topicID(tg.name)
 			} else if n, ok := s.topicName(t.TopicID); ok {
 				tg.name = n
 			}

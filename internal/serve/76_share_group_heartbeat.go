@@ -137,7 +137,7 @@ func (s *Server) heartbeatResponseLocked(resp *kmsg.ShareGroupHeartbeatResponse,
 	a := kmsg.NewShareGroupHeartbeatResponseAssignment()
 	for _, t := range sortedKeys(s.assignmentLocked(m)) {
 		tp := kmsg.NewShareGroupHeartbeatResponseAssignmentTopicPartition()
-		tp.TopicID = topicID(t)
+		tp.TopicID = s.topicID(t)
 		n, _ := s.partitions(t)
 		for p := int32(0); p < n; p++ {
 			tp.Partitions = append(tp.Partitions, p)

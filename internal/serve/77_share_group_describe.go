@@ -37,7 +37,7 @@ func (s *Server) handleShareGroupDescribe(_ *conn, kreq kmsg.Request) (kmsg.Resp
 			rm.SubscribedTopicNames = m.subscribed
 			for t, ps := range s.assignmentLocked(m) {
 				at := kmsg.NewShareGroupDescribeResponseGroupMemberAssignmentTopicPartition()
-				at.TopicID, at.Topic, at.Partitions = topicID(t), t, ps
+				at.TopicID, at.Topic, at.Partitions = s.topicID(t), t, ps
 				rm.Assignment.TopicPartitions = append(rm.Assignment.TopicPartitions, at)
 			}
 			rg.GroupEpoch = max(rg.GroupEpoch, rm.MemberEpoch)

@@ -167,7 +167,7 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 			for j < len(recs) && recs[j].Topic == recs[0].Topic && recs[j].Partition == recs[0].Partition {
 				j++
 			}
-			rp := get(partKey{topicID(recs[0].Topic), recs[0].Partition})
+			rp := get(partKey{s.topicID(recs[0].Topic), recs[0].Partition})
 			w.reset(rp.Records, s.tsBase)
 			if rp.Records == nil {
 				w.reset(getBuf(encodedSize(recs[:j])), s.tsBase)

@@ -41,7 +41,7 @@ func (s *Server) handleDescribeShareGroupOffsets(_ *conn, kreq kmsg.Request) (km
 		}
 		for _, t := range topics {
 			rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
-			rt.Topic, rt.TopicID = t.Topic, topicID(t.Topic)
+			rt.Topic, rt.TopicID = t.Topic, s.topicID(t.Topic)
 			parts := t.Partitions
 			n, known := s.partitions(t.Topic)
 			if len(parts) == 0 {

@@ -44,7 +44,7 @@ func (s *Server) handleAlterShareGroupOffsets(_ *conn, kreq kmsg.Request) (kmsg.
 	}
 	for _, t := range req.Topics {
 		rt := kmsg.NewAlterShareGroupOffsetsResponseTopic()
-		rt.Topic, rt.TopicID = t.Topic, topicID(t.Topic)
+		rt.Topic, rt.TopicID = t.Topic, s.topicID(t.Topic)
 		for _, p := range t.Partitions {
 			tp := engine.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			rp := kmsg.NewAlterShareGroupOffsetsResponseTopicPartition()

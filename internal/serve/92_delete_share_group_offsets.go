@@ -36,7 +36,7 @@ func (s *Server) handleDeleteShareGroupOffsets(_ *conn, kreq kmsg.Request) (kmsg
 	}
 	for _, t := range req.Topics {
 		rt := kmsg.NewDeleteShareGroupOffsetsResponseTopic()
-		rt.Topic, rt.TopicID = t.Topic, topicID(t.Topic)
+		rt.Topic, rt.TopicID = t.Topic, s.topicID(t.Topic)
 		if _, known := s.partitions(t.Topic); !known {
 			rt.ErrorCode = kerr.UnknownTopicOrPartition.Code
 		}

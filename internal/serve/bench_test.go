@@ -149,7 +149,7 @@ func BenchmarkShareFetch(b *testing.B) {
 				req.GroupID, req.MemberID = kmsg.StringPtr("g"), kmsg.StringPtr("bench-member")
 				req.ShareSessionEpoch, req.MaxRecords, req.BatchSize, req.MaxBytes = epoch, int32(batch), int32(batch), 50<<20
 				rt := kmsg.NewShareFetchRequestTopic()
-				rt.TopicID = serve.TopicID("t")
+				rt.TopicID = serve.TopicID(s, "t")
 				rp := kmsg.NewShareFetchRequestTopicPartition()
 				if epoch > 0 {
 					ab := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()

@@ -104,7 +104,7 @@ func TestFetchCaughtUpEveryVersion(t *testing.T) {
 		{"t", 1, 0, 0, 0},    // empty
 		{"held", 0, 2, 3, 2}, // the open transaction's record is past the last stable offset
 	}
-	w := &wireConn{t: t, c: dial(t, s)}
+	w := &wireConn{t: t, s: s, c: dial(t, s)}
 	av := w.do(kmsg.NewPtrApiVersionsRequest(), 3).(*kmsg.ApiVersionsResponse)
 	var min, max int16 = -1, -1
 	for _, k := range av.ApiKeys {
@@ -121,7 +121,7 @@ func TestFetchCaughtUpEveryVersion(t *testing.T) {
 			req.ReplicaID, req.MaxBytes, req.IsolationLevel, req.SessionEpoch = -1, 1<<20, iso, -1
 			for _, p := range parts {
 				rt := kmsg.NewFetchRequestTopic()
-				rt.Topic, rt.TopicID = p.topic, serve.TopicID(p.topic)
+				rt.Topic, rt.TopicID = p.topic, serve.TopicID(s, p.topic)
 				rp := kmsg.NewFetchRequestTopicPartition()
 				rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch, rp.LogStartOffset = p.partition, p.offset, 1<<20, -1, -1
 				rt.Partitions = append(rt.Partitions, rp)

@@ -21,6 +21,10 @@ func errCode(err error) int16 {
 		return ke.Code
 	case errors.Is(err, engine.ErrUnknownTopicOrPartition):
 		return kerr.UnknownTopicOrPartition.Code
+	case errors.Is(err, engine.ErrUnknownTopicID):
+		return kerr.UnknownTopicID.Code
+	case errors.Is(err, engine.ErrInvalidPartitions):
+		return kerr.InvalidPartitions.Code
 	case errors.Is(err, engine.ErrTopicExists):
 		return kerr.TopicAlreadyExists.Code
 	case errors.Is(err, engine.ErrFencedMemberEpoch):
@@ -52,8 +56,6 @@ func errCode(err error) int16 {
 	case errors.Is(err, engine.ErrTransactionPending):
 		// Retriable: the transaction's marker resolves the staged records.
 		return kerr.ConcurrentTransactions.Code
-	case errors.Is(err, engine.ErrDeleteDurable):
-		return kerr.InvalidRequest.Code
 	case errors.Is(err, engine.ErrCrashed), errors.Is(err, engine.ErrClosed):
 		// Retriable: a client retries until the engine is back.
 		return kerr.CoordinatorLoadInProgress.Code

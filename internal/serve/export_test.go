@@ -61,7 +61,7 @@ func ReadFrame(frame []byte) []byte {
 }
 
 // TopicID is the id the server gives a topic.
-func TopicID(name string) [16]byte { return topicID(name) }
+func TopicID(s *Server, name string) [16]byte { return s.topicID(name) }
 
 // WithMaxEpochForTest lowers the wire epoch past which a transaction end
 // gives the producer a new producer id.

@@ -28,8 +28,9 @@ type shareRaw struct {
 	t       *testing.T
 	cl      *kgo.Client
 	id      string
-	epoch   int32 // member epoch
-	session int32 // next share session epoch
+	epoch   int32    // member epoch
+	session int32    // next share session epoch
+	topic   [16]byte // the id of topic t
 }
 
 func (m *shareRaw) heartbeat(leave bool) {
@@ -64,7 +65,7 @@ func (m *shareRaw) fetch(typ int8, first, last int64, maxRecords int32) (top, ac
 	req.GroupID, req.MemberID = kmsg.StringPtr("g"), kmsg.StringPtr(m.id)
 	req.ShareSessionEpoch, req.MaxRecords, req.BatchSize, req.MaxBytes, req.MaxWaitMillis = m.session, maxRecords, maxRecords, 1<<20, 0
 	rt := kmsg.NewShareFetchRequestTopic()
-	rt.TopicID = serve.TopicID("t")
+	rt.TopicID = m.topic
 	rp := kmsg.NewShareFetchRequestTopicPartition()
 	if typ >= 0 {
 		b := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
@@ -105,7 +106,7 @@ func (m *shareRaw) acknowledge(typ int8, first, last int64) (top, part int16) {
 	req := kmsg.NewPtrShareAcknowledgeRequest()
 	req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr("g"), kmsg.StringPtr(m.id), m.session
 	rt := kmsg.NewShareAcknowledgeRequestTopic()
-	rt.TopicID = serve.TopicID("t")
+	rt.TopicID = m.topic
 	rp := kmsg.NewShareAcknowledgeRequestTopicPartition()
 	b := kmsg.NewShareAcknowledgeRequestTopicPartitionAcknowledgementBatch()
 	b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = first, last, []int8{typ}
@@ -239,8 +240,8 @@ func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
 						t.Fatal(err)
 					}
 					cl := client(t, s)
-					a := &shareRaw{t: t, cl: cl, id: "member-a"}
-					b := &shareRaw{t: t, cl: cl, id: "member-b"}
+					a := &shareRaw{t: t, cl: cl, id: "member-a", topic: serve.TopicID(s, "t")}
+					b := &shareRaw{t: t, cl: cl, id: "member-b", topic: serve.TopicID(s, "t")}
 					a.heartbeat(false)
 					if _, _, got := a.fetch(-1, 0, 0, 10); len(got) != 2 {
 						t.Fatalf("A acquired %v, want 0..1", got)

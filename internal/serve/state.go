@@ -1,14 +1,13 @@
 // This file holds what the server keeps beside the engine: open
-// connections, topic ids, wire producers and the share-group members with
+// connections, wire producers and the share-group members with
 // their sessions. Lock order: a member's, a producer's or a classic group's
 // own mutex before state.mu, never the reverse (code that walks the maps
 // copies what it needs under state.mu and locks members after releasing
-// it); topicName calls the engine with state.mu released.
+// it).
 
 package serve
 
 import (
-	"crypto/sha256"
 	"crypto/tls"
 	"errors"
 	"net"
@@ -23,7 +22,6 @@ type state struct {
 		sync.Mutex
 		nextConn  int64
 		conns     map[int64]*conn
-		ids       map[[16]byte]string // topic id -> name
 		producers map[int64]*producer // by producer id
 		txnIDs    map[string]int64    // transactional id -> producer id
 		retired   []retiredProducer   // replaced producers, oldest first
@@ -42,7 +40,6 @@ type state struct {
 
 func (s *Server) initState() {
 	s.state.mu.conns = map[int64]*conn{}
-	s.state.mu.ids = map[[16]byte]string{}
 	s.state.mu.producers = map[int64]*producer{}
 	s.state.mu.txnIDs = map[string]int64{}
 	s.state.mu.nextAlias = 1 << 48
@@ -97,33 +94,21 @@ func (s *Server) closeAllConns() {
 	}
 }
 
-// topicID is the id of topic name: derived from the name, so it is the
-// same across restarts of a durable engine.
-func topicID(name string) [16]byte {
-	sum := sha256.Sum256([]byte("sharebench-topic:" + name))
-	var id [16]byte
-	copy(id[:], sum[:16])
+// topicID is the id of topic name's current incarnation (the engine draws
+// one when the topic is created), or the zero id for no such topic.
+func (s *Server) topicID(name string) [16]byte {
+	id, err := s.e.TopicID(name)
+	if err != nil {
+		return [16]byte{}
+	}
 	return id
 }
 
-// topicName returns the name of the topic with id, if it exists.
+// topicName returns the name of the topic with id, if it exists: an id of
+// a deleted incarnation names no topic, even when the name has a new one.
 func (s *Server) topicName(id [16]byte) (string, bool) {
-	s.state.mu.Lock()
-	name, ok := s.state.mu.ids[id]
-	s.state.mu.Unlock()
-	if ok {
-		return name, true
-	}
-	for _, t := range s.e.Topics() {
-		tid := topicID(t)
-		s.state.mu.Lock()
-		s.state.mu.ids[tid] = t
-		s.state.mu.Unlock()
-		if tid == id {
-			name, ok = t, true
-		}
-	}
-	return name, ok
+	name, err := s.e.TopicByID(id)
+	return name, err == nil
 }
 
 // partitions returns a topic's partition count, or 0 and false.

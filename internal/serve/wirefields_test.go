@@ -130,6 +130,7 @@ var noNonNullFields = map[int16]bool{
 // wireConn sends pinned-version requests on one raw connection.
 type wireConn struct {
 	t *testing.T
+	s *serve.Server
 	c net.Conn
 }
 
@@ -200,7 +201,7 @@ func TestKafkaNonNullFields(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := &wireConn{t: t, c: dial(t, s)}
+	w := &wireConn{t: t, s: s, c: dial(t, s)}
 	// Records on partition 0 (partition 1 stays empty), and a committed
 	// offset without metadata on it.
 	w.do(produceReq(), 9)
@@ -301,12 +302,12 @@ func shareMember(w *wireConn, id string) {
 	}
 }
 
-func shareFetchReq(id string, epoch int32) *kmsg.ShareFetchRequest {
+func shareFetchReq(w *wireConn, id string, epoch int32) *kmsg.ShareFetchRequest {
 	req := kmsg.NewPtrShareFetchRequest()
 	req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr("shg"), kmsg.StringPtr(id), epoch
 	req.MaxRecords, req.BatchSize, req.MaxBytes = 10, 10, 1<<20
 	rt := kmsg.NewShareFetchRequestTopic()
-	rt.TopicID = serve.TopicID("t")
+	rt.TopicID = serve.TopicID(w.s, "t")
 	for p := range int32(2) {
 		rp := kmsg.NewShareFetchRequestTopicPartition()
 		rp.Partition = p
@@ -324,7 +325,7 @@ var requests = map[int16]func(w *wireConn, v int16) kmsg.Response{
 		req := kmsg.NewPtrFetchRequest()
 		req.ReplicaID, req.MaxBytes, req.IsolationLevel, req.SessionEpoch = -1, 1<<20, 1, -1
 		rt := kmsg.NewFetchRequestTopic()
-		rt.Topic, rt.TopicID = "t", serve.TopicID("t")
+		rt.Topic, rt.TopicID = "t", serve.TopicID(w.s, "t")
 		for p := range int32(2) {
 			rp := kmsg.NewFetchRequestTopicPartition()
 			rp.Partition, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch, rp.LogStartOffset = p, 1<<20, -1, -1
@@ -539,14 +540,14 @@ var requests = map[int16]func(w *wireConn, v int16) kmsg.Response{
 		// produced since.
 		id := fmt.Sprintf("fetch-member-v%d", v)
 		shareMember(w, id)
-		w.do(shareFetchReq(id, 0), v)
+		w.do(shareFetchReq(w, id, 0), v)
 		w.do(produceReq(), 9)
-		return w.do(shareFetchReq(id, 1), v)
+		return w.do(shareFetchReq(w, id, 1), v)
 	},
 	int16(kmsg.ShareAcknowledge): func(w *wireConn, v int16) kmsg.Response {
 		id := fmt.Sprintf("ack-member-v%d", v)
 		shareMember(w, id)
-		w.do(shareFetchReq(id, 0), 1)
+		w.do(shareFetchReq(w, id, 0), 1)
 		req := kmsg.NewPtrShareAcknowledgeRequest()
 		req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr("shg"), kmsg.StringPtr(id), 1
 		return w.do(req, v)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -381,4 +382,40 @@ func (g *Group) Err() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.err
+}
+
+// Remove takes l out of the group and deletes its directory: the log of a
+// deleted partition. Whatever l still had pending is dropped; the caller
+// appends nothing to l afterwards. It waits for a flush in progress, which
+// may be writing l.
+func (g *Group) Remove(l *Log) error {
+	g.mu.Lock()
+	for g.flushing {
+		g.cond.Wait()
+	}
+	for i, x := range g.logs {
+		if x == l {
+			g.logs = append(g.logs[:i], g.logs[i+1:]...)
+			break
+		}
+	}
+	if l.dirty {
+		d := g.dirty[l.prio]
+		for i, x := range d {
+			if x == l {
+				g.dirty[l.prio] = append(d[:i], d[i+1:]...)
+				break
+			}
+		}
+		l.buf, l.rolls, l.dirty = nil, nil, false
+	}
+	l.unsynced = false
+	g.mu.Unlock()
+	if err := l.closeFile(); err != nil {
+		return fmt.Errorf("engine: closing %s: %w", l.dir, err)
+	}
+	if err := os.RemoveAll(l.dir); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
 }

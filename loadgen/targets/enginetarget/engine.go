@@ -246,8 +246,8 @@ func (t *Target) pending(cfg targets.Config) (int64, error) {
 	return n, nil
 }
 
-// Teardown deletes the mode's topics from an in-memory engine, freeing their
-// records; with a data directory it keeps them (deletion is not journaled).
+// Teardown deletes the mode's topics, freeing their records (durably with
+// a data directory: the deletion is journaled).
 func (t *Target) Teardown(_ context.Context, cfg targets.Config) error {
 	err := t.e.DeleteTopic(cfg.OutputTopic)
 	for _, in := range cfg.Inputs() {
@@ -255,9 +255,6 @@ func (t *Target) Teardown(_ context.Context, cfg targets.Config) error {
 	}
 	if cfg.DLQTopic != "" {
 		err = errors.Join(err, t.e.DeleteTopic(cfg.DLQTopic))
-	}
-	if errors.Is(err, eng.ErrInvalidConfig) {
-		return nil
 	}
 	return err
 }

@@ -12,20 +12,12 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/sharebench/sharebench/internal/txnshareack"
 	"github.com/sharebench/sharebench/loadgen/targets"
 )
 
 // teardownTimeout bounds Teardown: after a broker fault the cluster may
 // take a few seconds to lead every partition again.
 const teardownTimeout = 30 * time.Second
-
-// isServe reports whether the cluster is sharebench serve, which names
-// itself by its cluster id and, with a data directory, refuses deletion.
-func (t *Target) isServe(ctx context.Context) bool {
-	m, err := t.adm.BrokerMetadata(ctx)
-	return err == nil && m.Cluster == txnshareack.ClusterID
-}
 
 // Teardown deletes the mode's input and output topics and its group once
 // the mode is measured and verified, unless Options.Keep asked to leave
@@ -38,7 +30,6 @@ func (t *Target) Teardown(ctx context.Context, cfg targets.Config) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, teardownTimeout)
 	defer cancel()
-	serveTarget := t.cluster == nil && t.isServe(ctx)
 	var errs []error
 	topics := append([]string(nil), cfg.Inputs()...)
 	if cfg.OutputTopic != "" {
@@ -52,7 +43,7 @@ func (t *Target) Teardown(ctx context.Context, cfg targets.Config) error {
 		if err == nil {
 			err = resp.Error()
 		}
-		if err == nil || errors.Is(err, kerr.UnknownTopicOrPartition) || serveTarget {
+		if err == nil || errors.Is(err, kerr.UnknownTopicOrPartition) {
 			break
 		}
 		if !kerr.IsRetriable(err) || ctx.Err() != nil {
@@ -61,7 +52,7 @@ func (t *Target) Teardown(ctx context.Context, cfg targets.Config) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if t.cluster == nil && !serveTarget {
+	if t.cluster == nil {
 		if err := t.deleteGroup(ctx, cfg.Group); err != nil {
 			errs = append(errs, err)
 		}
