@@ -106,6 +106,9 @@ var nonNullFields = []nonNull{
 	{int16(kmsg.CreateTopics), 5, 7, "Topics.Configs", always},
 	{int16(kmsg.CreateTopics), 1, 7, "Topics.ErrorMessage", whenErr},
 	{int16(kmsg.DeleteTopics), 6, 6, "Topics.Topic", whenOK},
+	// Kafka's controller answers a grown topic's ErrorMessage null and a
+	// refused one's with the reason (ReplicationControlManager).
+	{int16(kmsg.CreatePartitions), 0, 3, "Topics.ErrorMessage", whenErr},
 	{int16(kmsg.DescribeConfigs), 0, 4, "Resources.ErrorMessage", always},
 	{int16(kmsg.DescribeConfigs), 3, 4, "Resources.Configs.Documentation", always}, // the request asks for it
 	{int16(kmsg.ShareGroupHeartbeat), 1, 1, "MemberID", whenOK},
@@ -125,6 +128,9 @@ var noNonNullFields = map[int16]bool{
 	int16(kmsg.ShareGroupDescribe): true, int16(kmsg.ShareAcknowledge): true,
 	int16(kmsg.DescribeShareGroupOffsets): true, int16(kmsg.AlterShareGroupOffsets): true,
 	int16(kmsg.DeleteShareGroupOffsets): true,
+	// DeleteGroups' ErrorMessage exists from v3, past what is served;
+	// OffsetDelete has no nullable field.
+	int16(kmsg.DeleteGroups): true, int16(kmsg.OffsetDelete): true,
 }
 
 // wireConn sends pinned-version requests on one raw connection.
@@ -429,6 +435,40 @@ var requests = map[int16]func(w *wireConn, v int16) kmsg.Response{
 			ct.Topic, ct.NumPartitions, ct.ReplicationFactor = name, 1, 1
 			req.Topics = append(req.Topics, ct)
 		}
+		return w.do(req, v)
+	},
+	int16(kmsg.CreatePartitions): func(w *wireConn, v int16) kmsg.Response {
+		name := fmt.Sprintf("cp-v%d", v)
+		create := kmsg.NewPtrCreateTopicsRequest()
+		ct := kmsg.NewCreateTopicsRequestTopic()
+		ct.Topic, ct.NumPartitions, ct.ReplicationFactor = name, 1, 1
+		create.Topics = append(create.Topics, ct)
+		w.do(create, 7)
+		req := kmsg.NewPtrCreatePartitionsRequest()
+		req.TimeoutMillis = 5000
+		for _, c := range []struct {
+			topic string
+			count int32
+		}{{name, 2}, {"t", 1}} { // grown, and refused (not an increase)
+			rt := kmsg.NewCreatePartitionsRequestTopic()
+			rt.Topic, rt.Count = c.topic, c.count
+			req.Topics = append(req.Topics, rt)
+		}
+		return w.do(req, v)
+	},
+	int16(kmsg.DeleteGroups): func(w *wireConn, v int16) kmsg.Response {
+		req := kmsg.NewPtrDeleteGroupsRequest()
+		req.Groups = []string{fmt.Sprintf("no-such-group-v%d", v)}
+		return w.do(req, v)
+	},
+	int16(kmsg.OffsetDelete): func(w *wireConn, v int16) kmsg.Response {
+		req := kmsg.NewPtrOffsetDeleteRequest()
+		req.Group = fmt.Sprintf("no-such-group-v%d", v)
+		rt := kmsg.NewOffsetDeleteRequestTopic()
+		rt.Topic = "t"
+		rp := kmsg.NewOffsetDeleteRequestTopicPartition()
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
 		return w.do(req, v)
 	},
 	int16(kmsg.DeleteTopics): func(w *wireConn, v int16) kmsg.Response {
