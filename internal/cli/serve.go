@@ -1,5 +1,5 @@
 // This file holds the serve command: the reference engine as a
-// Kafka-protocol broker (internal/serve).
+// Kafka-protocol broker (serve).
 
 package cli
 
@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/serve"
 )
 
 const serveExamples = `  sharebench serve                                   # in memory on 127.0.0.1:9092

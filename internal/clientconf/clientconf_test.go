@@ -23,7 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/serve"
 )
 
 var update = flag.Bool("update", false, "write the conformance table to docs/conformance.md")

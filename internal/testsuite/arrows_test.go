@@ -35,7 +35,7 @@ var arrows = []struct {
 	{pkg: "loadgen/targets", why: "the target interface knows the vocabulary only", only: []string{"vocab", "loadgen/result"}},
 	{pkg: "internal/sim", why: "the simulator steps the pipeline through the ledger, never the runner", never: []string{"loadgen"}},
 	{pkg: "loadgen/ledger", why: "the ledger is below the runner", never: []string{"loadgen"}},
-	{pkg: "loadgen/targets/kafkatarget", why: "the Kafka target is a client: it knows no server", never: []string{"internal/serve", "engine", "engine/..."}},
+	{pkg: "loadgen/targets/kafkatarget", why: "the Kafka target is a client: it knows no server", never: []string{"serve", "engine", "engine/..."}},
 }
 
 // matches reports whether module path p (without the module prefix) is

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/serve"
 )
 
 // TestTeardownDurableServe: against sharebench serve with a data

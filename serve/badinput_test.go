@@ -9,7 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/serve"
 )
 
 func dial(t *testing.T, s *serve.Server) net.Conn {

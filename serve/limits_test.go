@@ -18,7 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/serve"
 )
 
 // logBuf is a logger the server's goroutines may write to at once.

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/serve"
 	"github.com/sharebench/sharebench/internal/txnshareack"
 )
 

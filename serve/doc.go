@@ -1,6 +1,8 @@
 // Package serve runs the reference engine as a Kafka-protocol broker, so
 // any Kafka client (franz-go, librdkafka, the Java clients and Kafka's
-// tools) drives it: `sharebench serve` is this package behind a flag set.
+// tools) drives it: `sharebench serve` is this package behind a flag set,
+// and a Go test embeds it as it would franz-go's kfake (see Example): an
+// engine, a server on an ephemeral loopback port, any client.
 //
 //	e, _ := engine.New()
 //	s, err := serve.New(e, serve.WithListen("127.0.0.1:9092"))

@@ -63,7 +63,7 @@ func chaosMode(t *testing.T, control, mode string) {
 	}
 	defer func() {
 		if t.Failed() {
-			t.Logf("repeat with: sharebench serve --data-dir DIR --admin-listen 127.0.0.1:9093 & sharebench run --workload internal/serve/testdata/serve-chaos-short.yaml --target kafka --brokers 127.0.0.1:9092 --broker-control 'scripts/serve-control {action}' --modes %s --seed %s", mode, chaosSeed)
+			t.Logf("repeat with: sharebench serve --data-dir DIR --admin-listen 127.0.0.1:9093 & sharebench run --workload serve/testdata/serve-chaos-short.yaml --target kafka --brokers 127.0.0.1:9092 --broker-control 'scripts/serve-control {action}' --modes %s --seed %s", mode, chaosSeed)
 		}
 	}()
 	res, err := result.Read(filepath.Join(out, result.FileName))

@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/internal/serve"
+	"github.com/sharebench/sharebench/serve"
 )
 
 // The admin endpoint's actions reach the engine while clients are served:
