@@ -12,8 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/serve"
 	"github.com/sharebench/sharebench/internal/txnshareack"
+	"github.com/sharebench/sharebench/serve"
 )
 
 // durableServe starts a server over a durable engine in dir whose share

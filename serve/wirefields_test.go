@@ -19,8 +19,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/sharebench/sharebench/serve"
 	"github.com/sharebench/sharebench/internal/txnshareack"
+	"github.com/sharebench/sharebench/serve"
 )
 
 // fieldRule says when a nullable response field must be non-null.
