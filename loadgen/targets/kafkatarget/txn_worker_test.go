@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/engine"
-	"github.com/sharebench/sharebench/serve"
 	"github.com/sharebench/sharebench/loadgen/targets"
+	"github.com/sharebench/sharebench/serve"
 	"github.com/sharebench/sharebench/vocab"
 )
 
