@@ -35,7 +35,7 @@ func TestChaosAgainstDurableServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a chaos run over the wire in every mode (about 30s)")
 	}
-	control, err := filepath.Abs("../../scripts/serve-control")
+	control, err := filepath.Abs("../scripts/serve-control")
 	if err != nil {
 		t.Fatal(err)
 	}

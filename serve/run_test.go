@@ -25,7 +25,7 @@ func TestRunEveryModeThroughKafkaTarget(t *testing.T) {
 			}
 			var stdout, stderr bytes.Buffer
 			env := &cli.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
-			code := cli.Main([]string{"sharebench", "run", "--workload", "../cli/testdata/tiny.yaml", "--target", "kafka",
+			code := cli.Main([]string{"sharebench", "run", "--workload", "../internal/cli/testdata/tiny.yaml", "--target", "kafka",
 				"--brokers", s.Addr(), "--modes", modes, "--out", t.TempDir()}, env)
 			out := stdout.String()
 			if code != 0 {
