@@ -302,7 +302,7 @@ func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*targets.Record, e
 					counts[o] = int(a.DeliveryCount)
 				}
 			}
-			recs, err := decodeShareRecords(p.Records)
+			recs, err := decodeShareRecords(w.cfg.InputTopic, p.Partition, p.Records)
 			if err != nil {
 				return out, err
 			}
@@ -333,50 +333,27 @@ func (w *txnWorker) releasesByPartition() map[int32][]int64 {
 	return out
 }
 
-// decodeShareRecords decodes uncompressed record batches.
-func decodeShareRecords(b []byte) ([]*targets.Record, error) {
-	var out []*targets.Record
-	for len(b) > 0 {
-		var rb kmsg.RecordBatch
-		if len(b) < 12 {
-			break
-		}
-		n := int(int32(binary.BigEndian.Uint32(b[8:]))) + 12
-		if n > len(b) {
-			break // a partial batch at the end of a response
-		}
-		if err := rb.ReadFrom(b[:n]); err != nil {
-			return out, fmt.Errorf("kafka: decoding a share fetch batch: %w", err)
-		}
-		b = b[n:]
-		if rb.Attributes&0x20 != 0 {
-			continue // control batch
-		}
-		if rb.Attributes&0x7 != 0 {
-			return out, fmt.Errorf("kafka: the broker sent a compressed batch, which the transactional worker does not decode; produce the input uncompressed")
-		}
-		r := kbin.Reader{Src: rb.Records}
-		for range rb.NumRecords {
-			l := r.Varint()
-			rr := kbin.Reader{Src: r.Span(int(l))}
-			rr.Int8()
-			rr.Varlong()
-			od := rr.Varint()
-			kl := rr.Varint()
-			var key []byte
-			if kl >= 0 {
-				key = rr.Span(int(kl))
-			}
-			vl := rr.Varint()
-			var val []byte
-			if vl >= 0 {
-				val = rr.Span(int(vl))
-			}
-			if !rr.Ok() || !r.Ok() {
-				return out, errors.New("kafka: a truncated record in a share fetch")
-			}
-			out = append(out, &targets.Record{Offset: rb.FirstOffset + int64(od), Key: key, Value: val})
-		}
+// shareDecompressor decompresses share-fetched batches (every codec kgo
+// knows: gzip, snappy, lz4, zstd); it is safe for concurrent use.
+var shareDecompressor = kgo.DefaultDecompressor()
+
+// decodeShareRecords decodes a share fetch's record batches through
+// franz-go's own batch decoding, as its consumers decode a fetch: CRCs
+// checked, every codec decompressed, control batches skipped, a partial
+// batch at the end of the response dropped. The offsets are the records'
+// own; the caller keeps those the broker acquired.
+func decodeShareRecords(topic string, partition int32, b []byte) ([]*targets.Record, error) {
+	fp := kmsg.NewFetchResponseTopicPartition()
+	fp.Partition, fp.RecordBatches = partition, b
+	got, _ := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+		Topic: topic, Partition: partition, IsolationLevel: kgo.ReadUncommitted(),
+	}, &fp, shareDecompressor, nil)
+	if got.Err != nil {
+		return nil, fmt.Errorf("kafka: decoding the share fetch batches of %s/%d: %w", topic, partition, got.Err)
+	}
+	out := make([]*targets.Record, 0, len(got.Records))
+	for _, r := range got.Records {
+		out = append(out, &targets.Record{Offset: r.Offset, Key: r.Key, Value: r.Value})
 	}
 	return out, nil
 }
