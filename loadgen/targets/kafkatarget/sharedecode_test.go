@@ -5,6 +5,7 @@ package kafkatarget
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"hash/crc32"
 	"testing"
@@ -97,5 +98,27 @@ func TestDecodeShareRecordsCorrupt(t *testing.T) {
 	b[len(b)-1] ^= 0xff
 	if _, err := decodeShareRecords("in", 0, b); err == nil {
 		t.Fatal("decodeShareRecords of a batch with a bad CRC: no error")
+	}
+}
+
+// TestNewMemberID checks the member ids are Kafka's UUID text: 22
+// characters of base64url that decode to a version-4 UUID, never starting
+// with '-', and distinct.
+func TestNewMemberID(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newMemberID()
+		b, err := base64.RawURLEncoding.DecodeString(id)
+		if err != nil || len(id) != 22 || len(b) != 16 {
+			t.Fatalf("member id %q: %d characters, decodes to %d bytes (%v); want 22 characters of base64url, 16 bytes", id, len(id), len(b), err)
+		}
+		if b[6]>>4 != 4 || b[8]>>6 != 2 {
+			t.Fatalf("member id %q is not a version-4 UUID", id)
+		}
+		if id[0] == '-' || seen[id] {
+			t.Fatalf("member id %q starts with '-' or repeats", id)
+		}
+		seen[id] = true
 	}
 }

@@ -124,7 +124,7 @@ func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, k
 		return fail(err)
 	}
 	w.topicID = meta
-	w.memberID = fmt.Sprintf("%s-%d-%d", w.txnID, time.Now().UnixNano(), id)
+	w.memberID = newMemberID()
 	if err := w.heartbeat(ctx, 0); err != nil {
 		return fail(fmt.Errorf("kafka: joining share group %s: %w", cfg.Group, err))
 	}
