@@ -102,6 +102,7 @@ func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, k
 	}
 	popts := append(t.conn.clientOpts(w.d, name+"-out"),
 		kgo.DefaultProduceTopic(cfg.OutputTopic), kgo.ProducerLinger(0), kgo.TransactionalID(w.txnID))
+	popts = append(popts, compressionOpts(cfg.Compression)...)
 	if cfg.TransactionTimeout > 0 {
 		popts = append(popts, kgo.TransactionTimeout(cfg.TransactionTimeout))
 	}
