@@ -5,7 +5,12 @@
 // member id and epoch that staging needs, and acknowledges by itself), a
 // kgo transactional producer for the outputs, and TxnShareAcknowledge
 // requests on a connection of their own to the transaction coordinator
-// (kgo refuses keys it does not know).
+// (kgo refuses keys it does not know). A coordinator that answers
+// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS
+// is found again and the request sent to it on a new connection, a bounded
+// number of times, as Kafka's clients do for their coordinator requests.
+// Share-fetched batches are decoded by franz-go (every codec); the member
+// id is a random UUID, as Kafka's share consumer makes it.
 //
 // Fencing: the member epoch of the last heartbeat travels with every
 // staging; a stale one is refused by the broker (FENCED_MEMBER_EPOCH): the
@@ -88,12 +93,16 @@ type txnWorker struct {
 
 	raw  net.Conn
 	corr int32
+	// coordinator returns the transaction coordinator's address
+	// (findCoordinator; tests put a fake in front).
+	coordinator func(ctx context.Context) (string, error)
 }
 
 func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, key int16) (*txnWorker, error) {
 	w := &txnWorker{lifecycle: lifecycle{t: t}, cfg: cfg, d: t.conn.newDialer(), key: key, txnID: transactionalID(cfg, id),
 		stopHB: make(chan struct{}), hbDone: make(chan struct{}), pending: map[int64]*targets.Record{}}
 	w.worker = w
+	w.coordinator = w.findCoordinator
 	name := "transactional-worker-" + strconv.Itoa(id)
 	cl, err := kgo.NewClient(append(t.conn.clientOpts(w.d, name),
 		kgo.ConnIdleTimeout(max(minConnIdle, 2*cfg.LockDuration)))...)
@@ -512,10 +521,9 @@ func (w *txnWorker) StageAcks(ctx context.Context, recs []*targets.Record, t voc
 	for _, r := range recs {
 		delete(w.pending, pendingKey(r.Partition, r.Offset))
 	}
-	resp, err := w.rawRequest(ctx, req)
+	r, err := w.stageRequest(ctx, req)
 	failed := map[int32]bool{} // partitions whose records did not stage
 	if err == nil {
-		r := resp.(*txnshareack.Response)
 		err = txnAckErr(r, w.cfg.InputTopic)
 		for _, t := range r.Topics {
 			for _, p := range t.Partitions {
@@ -570,25 +578,98 @@ func txnAckErr(resp *txnshareack.Response, topic string) error {
 	return errors.Join(errs...)
 }
 
+// coordinatorAttempts bounds how often a request to the transaction
+// coordinator is sent while the coordinator answers that it moved
+// (NOT_COORDINATOR), is not available or is loading its state, and
+// coordinatorBackoff is the pause before the second attempt, growing by
+// itself with each further one: a coordinator moves or loads within
+// seconds, and a staging that waits longer is better failed (the
+// transaction aborts and the records come back).
+const (
+	coordinatorAttempts = 5
+	coordinatorBackoff  = 100 * time.Millisecond
+)
+
+// coordinatorMoved reports whether err says the coordinator is elsewhere or
+// not ready yet, so finding it again and retrying may succeed; the
+// request was not applied.
+func coordinatorMoved(err error) bool {
+	return errors.Is(err, kerr.NotCoordinator) || errors.Is(err, kerr.CoordinatorNotAvailable) || errors.Is(err, kerr.CoordinatorLoadInProgress)
+}
+
+// coordinatorPause waits before attempt (from 2) or until ctx ends
+// (false).
+func coordinatorPause(ctx context.Context, attempt int) bool {
+	t := time.NewTimer(time.Duration(attempt-1) * coordinatorBackoff)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// stageRequest sends req to the transaction coordinator on the worker's
+// own connection. When the coordinator (or FindCoordinator) answers that it
+// moved, is not available or is loading, the connection is dropped, the
+// coordinator found again and req sent again, up to coordinatorAttempts in
+// all; the last answer is returned as it came.
+func (w *txnWorker) stageRequest(ctx context.Context, req *txnshareack.Request) (*txnshareack.Response, error) {
+	for attempt := 1; ; attempt++ {
+		kresp, err := w.rawRequest(ctx, req)
+		var resp *txnshareack.Response
+		moved := coordinatorMoved(err)
+		if err == nil {
+			resp = kresp.(*txnshareack.Response)
+			moved = coordinatorMoved(kerr.ErrorForCode(resp.ErrorCode))
+		}
+		if !moved || attempt == coordinatorAttempts || !coordinatorPause(ctx, attempt+1) {
+			return resp, err
+		}
+		w.closeRaw()
+	}
+}
+
+// findCoordinator returns the address of the transactional id's
+// coordinator.
+func (w *txnWorker) findCoordinator(ctx context.Context) (string, error) {
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.CoordinatorType, fc.CoordinatorKey, fc.CoordinatorKeys = 1, w.txnID, []string{w.txnID}
+	fr, err := fc.RequestWith(ctx, w.cl)
+	if err != nil {
+		return "", fmt.Errorf("kafka: finding the transaction coordinator of %s: %w", w.txnID, err)
+	}
+	host, port, code := fr.Host, fr.Port, fr.ErrorCode
+	if len(fr.Coordinators) > 0 {
+		c := fr.Coordinators[0]
+		host, port, code = c.Host, c.Port, c.ErrorCode
+	}
+	if err := kerr.ErrorForCode(code); err != nil {
+		return "", fmt.Errorf("kafka: finding the transaction coordinator of %s: %w", w.txnID, err)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(int(port))), nil
+}
+
+// closeRaw drops the connection to the transaction coordinator; the next
+// request finds the coordinator again.
+func (w *txnWorker) closeRaw() {
+	if w.raw != nil {
+		w.raw.Close()
+		w.raw = nil
+	}
+}
+
 // rawRequest sends req on the worker's own connection to the transaction
-// coordinator and reads its response.
+// coordinator (found with w.coordinator, FindCoordinator unless a test
+// replaced it) and reads its response.
 func (w *txnWorker) rawRequest(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
 	if w.raw == nil {
-		fc := kmsg.NewPtrFindCoordinatorRequest()
-		fc.CoordinatorType, fc.CoordinatorKey, fc.CoordinatorKeys = 1, w.txnID, []string{w.txnID}
-		fr, err := fc.RequestWith(ctx, w.cl)
+		addr, err := w.coordinator(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("kafka: finding the transaction coordinator of %s: %w", w.txnID, err)
+			return nil, err
 		}
-		host, port := fr.Host, fr.Port
-		if len(fr.Coordinators) > 0 {
-			c := fr.Coordinators[0]
-			if err := kerr.ErrorForCode(c.ErrorCode); err != nil {
-				return nil, fmt.Errorf("kafka: finding the transaction coordinator of %s: %w", w.txnID, err)
-			}
-			host, port = c.Host, c.Port
-		}
-		nc, err := w.d.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(int(port))))
+		nc, err := w.d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return nil, fmt.Errorf("kafka: dialing the transaction coordinator: %w", err)
 		}
@@ -609,8 +690,7 @@ func (w *txnWorker) rawRequest(ctx context.Context, req kmsg.Request) (kmsg.Resp
 	buf = req.AppendTo(buf)
 	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
 	fail := func(err error) (kmsg.Response, error) {
-		w.raw.Close()
-		w.raw = nil
+		w.closeRaw()
 		return nil, err
 	}
 	if _, err := w.raw.Write(buf); err != nil {
@@ -682,15 +762,23 @@ func (w *txnWorker) end(ctx context.Context, commit bool) error {
 		// new epoch behind kgo's back.
 		req := endTxnV4{kmsg.NewPtrEndTxnRequest()}
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = w.txnID, w.pid, w.epoch, commit
-		var kresp kmsg.Response
-		node, err := w.txnCoordinator(ctx)
-		if err == nil {
-			// Sent to the coordinator directly: kgo's own routing knows
-			// EndTxn by its request type only.
-			kresp, err = w.prod.Broker(int(node)).Request(ctx, req)
-		}
-		if err == nil {
-			err = kerr.ErrorForCode(kresp.(*kmsg.EndTxnResponse).ErrorCode)
+		// Sent to the coordinator directly: kgo's own routing knows
+		// EndTxn by its request type only. A coordinator that moved or
+		// is loading is found again, as for a staging.
+		var err error
+		for attempt := 1; ; attempt++ {
+			var kresp kmsg.Response
+			node, ferr := w.txnCoordinator(ctx)
+			err = ferr
+			if err == nil {
+				kresp, err = w.prod.Broker(int(node)).Request(ctx, req)
+			}
+			if err == nil {
+				err = kerr.ErrorForCode(kresp.(*kmsg.EndTxnResponse).ErrorCode)
+			}
+			if !coordinatorMoved(err) || attempt == coordinatorAttempts || !coordinatorPause(ctx, attempt+1) {
+				break
+			}
 		}
 		if err != nil {
 			return err
@@ -766,6 +854,8 @@ func (w *txnWorker) stopHeartbeats() {
 }
 
 func (w *txnWorker) closeClients() {
+	// Closed, not dropped: a crash may cut it while a staging is in
+	// flight on it (the dialer has cut it already).
 	if w.raw != nil {
 		w.raw.Close()
 	}
