@@ -1,10 +1,12 @@
 // ShareGroupHeartbeat: v1.
 //
-// A request is validated first, as Kafka 4.4's group coordinator does,
-// each failure INVALID_REQUEST with Kafka's message: the member id and the
-// group id must not be empty or blank (clients choose their member id, a
-// UUID, before joining; Kafka sets no length limit), the epoch must be
-// -1 or more, and a join must name its subscribed topics.
+// A request is validated first, as Kafka 4.4 does, each failure
+// INVALID_REQUEST: an empty member id, or one longer than 36 characters
+// (a UUID's text at most; clients choose their member id before joining),
+// is refused without a message, at any epoch and before anything else, as
+// measured against Kafka 4.4.0; then, with the group coordinator's
+// messages, the member id and the group id must not be blank, the epoch
+// must be -1 or more, and a join must name its subscribed topics.
 // Epoch 0 joins. -1 leaves the group: with no share session open the engine
 // member leaves and what it held goes back to the group without counting
 // a delivery; with one open, the session and its records outlive the
@@ -20,6 +22,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -40,6 +43,9 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 		resp.ErrorCode = code
 		resp.ErrorMessage = msg(err)
 		return resp, nil
+	}
+	if n := utf16Len(req.MemberID); n == 0 || n > maxMemberIDLen {
+		return fail(kerr.InvalidRequest.Code, nil)
 	}
 	if err := checkShareHeartbeat(req); err != nil {
 		return fail(kerr.InvalidRequest.Code, err)
@@ -126,6 +132,19 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 		return fail(errCode(err), err)
 	}
 	return s.heartbeatResponseLocked(resp, m), nil
+}
+
+// maxMemberIDLen is the longest member id Kafka 4.4 takes in a
+// ShareGroupHeartbeat, in Java characters (UTF-16 code units).
+const maxMemberIDLen = 36
+
+// utf16Len is s's length as Java's String.length counts it.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 // blankChars are the characters Java's String.trim removes.

@@ -1,8 +1,8 @@
 // This file tests ShareGroupHeartbeat's validation over the wire: what
-// Kafka 4.4's group coordinator refuses as INVALID_REQUEST (a blank member
-// id or group id at any epoch, an epoch below -1, a join without topics)
-// is refused so, before any group is touched, and a client-chosen UUID
-// member id joins.
+// Kafka 4.4 refuses as INVALID_REQUEST (a member id empty, blank or over
+// 36 characters, a blank group id, at any epoch; an epoch below -1; a join
+// without topics) is refused so, before any group is touched, and a
+// client-chosen UUID member id joins.
 
 package serve_test
 
@@ -36,7 +36,9 @@ func TestShareHeartbeatValidation(t *testing.T) {
 		{"join without topics", "g", "AAAAAAAAQACAAAAAAAAAAA", 0, []string{}, kerr.InvalidRequest.Code},
 		{"unknown member heartbeating", "g", "AAAAAAAAQACAAAAAAAAAAA", 1, nil, kerr.UnknownMemberID.Code},
 		{"uuid member id joining", "g", "q2mR4hT0QcOWbCgkW3eCEw", 0, []string{"t"}, 0},
-		{"long member id joining", "g", "a-member-id-longer-than-the-thirty-six-characters-of-a-uuid", 0, []string{"t"}, 0},
+		{"36-character member id joining", "g", "abcdefghijklmnopqrstuvwxyz0123456789", 0, []string{"t"}, 0},
+		{"37-character member id joining", "g", "abcdefghijklmnopqrstuvwxyz0123456789a", 0, []string{"t"}, kerr.InvalidRequest.Code},
+		{"long member id heartbeating", "g", "abcdefghijklmnopqrstuvwxyz0123456789abc", 1, nil, kerr.InvalidRequest.Code},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,8 +51,8 @@ func TestShareHeartbeatValidation(t *testing.T) {
 			if resp.ErrorCode != tc.want {
 				t.Fatalf("error code %d (%v), want %d (%v)", resp.ErrorCode, kerr.ErrorForCode(resp.ErrorCode), tc.want, kerr.ErrorForCode(tc.want))
 			}
-			if tc.want == kerr.InvalidRequest.Code && resp.ErrorMessage == nil {
-				t.Error("an invalid request without an error message")
+			if bare := tc.member == "" || len(tc.member) > 36; tc.want == kerr.InvalidRequest.Code && (resp.ErrorMessage == nil) != bare {
+				t.Errorf("message %v; Kafka gives one for every invalid request but an empty or too long member id", resp.ErrorMessage)
 			}
 			if tc.want == 0 && (resp.MemberID == nil || *resp.MemberID != tc.member || resp.MemberEpoch < 1) {
 				t.Errorf("joined as %v epoch %d, want %q with an epoch of at least 1", resp.MemberID, resp.MemberEpoch, tc.member)
