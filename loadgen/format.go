@@ -56,6 +56,9 @@ func (f TextFormatter) Format(w io.Writer, r *result.Result) error {
 	}
 	header := []string{"workload " + r.Workload, "target " + targetName(r.Env), loop,
 		fmt.Sprintf("%v measured after %v warm-up", r.Duration, r.Warmup), fmt.Sprintf("seed %d", r.Seed)}
+	if c := r.Compression; c != "" && c != vocab.CompressionNone {
+		header = append(header, "compression "+c.String())
+	}
 	var wide strings.Builder
 	if err := wideTable(&wide, r); err != nil {
 		return err

@@ -112,6 +112,7 @@ func newModeRun(cfg *Config, m vocab.Mode, rep int) (*modeRun, error) {
 			ReplicationFactor:     spec.ReplicationFactor,
 			MinInsyncReplicas:     spec.MinInsyncReplicas,
 			AcquireMode:           spec.AcquireMode,
+			Compression:           spec.Compression,
 			DLQTopic:              dlqTopic(spec, m, prefix),
 			DLQCopyRecord:         spec.DLQCopyRecord,
 		},

@@ -36,9 +36,14 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	// runs, and the report falls back to the JSON.
 	specYAML, _ := spec.YAML()
 	info := cfg.Target.Info()
+	env := environment(info, cfg.Commit)
+	if c := spec.Compression.OrNone(); c != vocab.CompressionNone && info.StoresRecords {
+		env.Notes = append(env.Notes, fmt.Sprintf("compression.type %s is not applied: the %s target stores records, not the batches producers write, so its producers run uncompressed", c, info.Target))
+	}
 	res := &result.Result{
 		Schema:      result.Schema,
-		Env:         environment(info, cfg.Commit),
+		Env:         env,
+		Compression: spec.Compression.OrNone(),
 		Workload:    cfg.WorkloadRef,
 		Spec:        specJSON,
 		SpecYAML:    string(specYAML),

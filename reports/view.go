@@ -54,6 +54,7 @@ func buildEnv(runs []*runData) envTable {
 		{"brokers", func(r *result.Result) string { return r.Env.Brokers }},
 		{"broker version", func(r *result.Result) string { return r.Env.BrokerVersion }},
 		{"seed", func(r *result.Result) string { return strconv.FormatInt(r.Seed, 10) }},
+		{"compression", func(r *result.Result) string { return r.Compression.String() }},
 		{"started", func(r *result.Result) string {
 			if r.Started.IsZero() {
 				return ""

@@ -6,8 +6,10 @@
 // checked against the producer's sequence numbers, so a retried batch gets
 // its first offset back and a gap gets OUT_OF_ORDER_SEQUENCE_NUMBER. A
 // partition's request is all or nothing. Record headers and client
-// timestamps are not kept (the engine stores keys and values). acks=0
-// requests get no response.
+// timestamps are not kept (the engine stores keys and values); a batch
+// written compressed has its codec and offsets kept (batches.go), so
+// fetches return it compressed as written. acks=0 requests get no
+// response.
 
 package serve
 
@@ -124,6 +126,12 @@ func (s *Server) producePartition(c *conn, tp engine.TopicPartition, txnID *stri
 		}
 		if err != nil {
 			return 0, err
+		}
+		if b.codec != 0 {
+			logStart, _, _, _ := s.e.Offsets(tp)
+			s.state.stored.keep(tp, base, base+int64(len(b.recs))-1, b.codec, logStart)
+		} else {
+			s.state.stored.keep(tp, base, base+int64(len(b.recs))-1, 0, 0)
 		}
 		if first < 0 {
 			first = base

@@ -177,7 +177,7 @@ func (s *Server) fetchOnce(c *conn, req *kmsg.FetchRequest) (*kmsg.FetchResponse
 			}
 			limit := min(int(p.PartitionMaxBytes), budget-total)
 			if limit > 0 {
-				if b := s.readPartition(c, &w, tp, p.FetchOffset, limit, iso); b != nil {
+				if b := s.readPartition(c, &w, tp, p.FetchOffset, start, limit, iso); b != nil {
 					rp.RecordBatches = b
 					total += len(b)
 				}
@@ -190,19 +190,30 @@ func (s *Server) fetchOnce(c *conn, req *kmsg.FetchRequest) (*kmsg.FetchResponse
 }
 
 // readPartition encodes up to limit bytes of records from offset (at least
-// one record when there is one).
+// one record when there is one); start is the log start offset.
 // The records are read into c's buffer, reused from read to read.
-func (s *Server) readPartition(c *conn, w *batchWriter, tp engine.TopicPartition, offset int64, limit int, iso engine.IsolationLevel) []byte {
+//
+// A batch produced compressed goes out whole, as Kafka sends it: a fetch
+// from inside one reads from its base offset (the client skips the records
+// below the offset it asked for), a read that ends inside one reads on to
+// its end, and the byte limit never cuts one short.
+func (s *Server) readPartition(c *conn, w *batchWriter, tp engine.TopicPartition, offset, start int64, limit int, iso engine.IsolationLevel) []byte {
 	n := min(max(limit/64, 1), maxFetchRecords)
-	var recs []engine.Record
-	var next int64
-	var err error
-	if iso == engine.ReadCommitted {
-		recs, next, err = s.e.FetchAppend(c.pollBuf[:0], tp, offset, n, iso)
-	} else {
-		// read_uncommitted readers get the transaction markers too, as
-		// control batches at their offsets.
-		recs, next, err = s.e.FetchWithMarkersAppend(c.pollBuf[:0], tp, offset, n)
+	from := offset
+	if b, ok := s.state.stored.at(tp, offset); ok {
+		from = max(b.base, start)
+	}
+	recs, next, err := s.fetchRecords(c.pollBuf[:0], tp, from, n, iso)
+	var coded []codedBatch
+	if err == nil && len(recs) > 0 {
+		lastRec := recs[len(recs)-1].Offset
+		coded = s.state.stored.covering(nil, tp, recs[0].Offset, lastRec)
+		if k := len(coded); k > 0 && coded[k-1].last > lastRec {
+			// The read stopped inside a compressed batch: read its rest.
+			var more int64
+			recs, more, err = s.fetchRecords(recs, tp, lastRec+1, int(coded[k-1].last-lastRec), iso)
+			next = max(next, more)
+		}
 	}
 	if cap(recs) <= maxPollBuf {
 		c.pollBuf = recs[:0]
@@ -211,16 +222,28 @@ func (s *Server) readPartition(c *conn, w *batchWriter, tp engine.TopicPartition
 		return nil
 	}
 	// Encoding stops once past limit, so past limit only the last record
-	// and the batch headers need room.
+	// (or the rest of its compressed batch) and the batch headers need
+	// room.
 	w.reset(getBuf(min(encodedSize(recs), limit+64<<10)), s.tsBase)
-	last := offset - 1
+	w.setCoded(coded)
+	last := from - 1
 	for i := range recs {
-		if i > 0 && len(w.dst) >= limit {
+		if i > 0 && len(w.dst) >= limit && !w.inOpenCoded(recs[i].Offset) {
 			return w.bytes()
 		}
 		w.add(&recs[i])
 		last = recs[i].Offset
 	}
-	w.skipTo(last, next)
+	w.skipTo(w.shownThrough(last), next)
 	return w.bytes()
+}
+
+// fetchRecords reads up to n records of tp from offset, appended to buf:
+// read_committed through Engine.FetchAppend, read_uncommitted with the
+// transaction markers (control batches at their offsets).
+func (s *Server) fetchRecords(buf []engine.Record, tp engine.TopicPartition, offset int64, n int, iso engine.IsolationLevel) ([]engine.Record, int64, error) {
+	if iso == engine.ReadCommitted {
+		return s.e.FetchAppend(buf, tp, offset, n, iso)
+	}
+	return s.e.FetchWithMarkersAppend(buf, tp, offset, n)
 }

@@ -1,7 +1,13 @@
 // ShareGroupHeartbeat: v1.
 //
-// Epoch 0 joins (the client chooses its member id; an empty one gets a
-// server id). -1 leaves the group: with no share session open the engine
+// A request is validated first, as Kafka 4.4 does, each failure
+// INVALID_REQUEST: an empty member id, or one longer than 36 characters
+// (a UUID's text at most; clients choose their member id before joining),
+// is refused without a message, at any epoch and before anything else, as
+// measured against Kafka 4.4.0; then, with the group coordinator's
+// messages, the member id and the group id must not be blank, the epoch
+// must be -1 or more, and a join must name its subscribed topics.
+// Epoch 0 joins. -1 leaves the group: with no share session open the engine
 // member leaves and what it held goes back to the group without counting
 // a delivery; with one open, the session and its records outlive the
 // leave until the session closes, as in Kafka (member.go). Any other
@@ -14,7 +20,9 @@ package serve
 
 import (
 	"errors"
+	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -36,8 +44,11 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 		resp.ErrorMessage = msg(err)
 		return resp, nil
 	}
-	if req.GroupID == "" {
-		return fail(kerr.InvalidGroupID.Code, nil)
+	if n := utf16Len(req.MemberID); n == 0 || n > maxMemberIDLen {
+		return fail(kerr.InvalidRequest.Code, nil)
+	}
+	if err := checkShareHeartbeat(req); err != nil {
+		return fail(kerr.InvalidRequest.Code, err)
 	}
 	if s.classicGroup(req.GroupID, false) != nil {
 		return fail(kerr.GroupIDNotFound.Code, engine.ErrGroupTypeMismatch)
@@ -59,12 +70,6 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 		resp.MemberID, resp.MemberEpoch = &id, -1
 		return resp, nil
 	case 0:
-		if req.SubscribedTopicNames == nil {
-			return fail(kerr.InvalidRequest.Code, errors.New("serve: a joining member must name its subscribed topics"))
-		}
-		if id == "" {
-			id = newMemberID(c.clientID)
-		}
 		m := &member{group: req.GroupID, id: id}
 		// m is locked before it is published, so no request sees it half
 		// made.
@@ -127,6 +132,42 @@ func (s *Server) handleShareGroupHeartbeat(c *conn, kreq kmsg.Request) (kmsg.Res
 		return fail(errCode(err), err)
 	}
 	return s.heartbeatResponseLocked(resp, m), nil
+}
+
+// maxMemberIDLen is the longest member id Kafka 4.4 takes in a
+// ShareGroupHeartbeat, in Java characters (UTF-16 code units).
+const maxMemberIDLen = 36
+
+// utf16Len is s's length as Java's String.length counts it.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// blankChars are the characters Java's String.trim removes.
+const blankChars = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f "
+
+// checkShareHeartbeat returns why Kafka refuses req as invalid, in
+// Kafka's words, or nil.
+func checkShareHeartbeat(req *kmsg.ShareGroupHeartbeatRequest) error {
+	// Java's String.trim: every character up to the space counts as blank.
+	blank := func(s string) bool { return strings.TrimLeft(s, blankChars) == "" }
+	switch {
+	case blank(req.MemberID):
+		return errors.New("serve: MemberId can't be empty")
+	case blank(req.GroupID):
+		return errors.New("serve: GroupId can't be empty")
+	case req.RackID != nil && blank(*req.RackID):
+		return errors.New("serve: RackId can't be empty")
+	case req.MemberEpoch == 0 && len(req.SubscribedTopicNames) == 0:
+		return errors.New("serve: SubscribedTopicNames must be set in first request")
+	case req.MemberEpoch < -1:
+		return errors.New("serve: MemberEpoch is invalid")
+	}
+	return nil
 }
 
 func (s *Server) heartbeatResponseLocked(resp *kmsg.ShareGroupHeartbeatResponse, m *member) *kmsg.ShareGroupHeartbeatResponse {

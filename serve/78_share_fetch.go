@@ -8,7 +8,9 @@
 // to MaxRecords records, waiting up to MaxWaitMillis for records to become
 // available. The engine acquires at most MaxRecords, which both acquire
 // modes (batch_optimized and record_limit, v2) allow. Acquired records come
-// back as batches with their acquired ranges and delivery counts.
+// back as batches with their acquired ranges and delivery counts; those of
+// a batch produced compressed come back in that batch, compressed with its
+// codec, its base and last offsets the produced batch's (records.go).
 
 package serve
 
@@ -174,6 +176,11 @@ func (s *Server) handleShareFetch(c *conn, kreq kmsg.Request) (kmsg.Response, er
 			} else {
 				w.grow(encodedSize(recs[:j]))
 			}
+			// Acquired records of a batch produced compressed go out in
+			// that batch, compressed as it was; AcquiredRecords say which
+			// of its offsets the member holds.
+			tp := engine.TopicPartition{Topic: recs[0].Topic, Partition: recs[0].Partition}
+			w.setCoded(s.state.stored.covering(nil, tp, recs[0].Offset, recs[j-1].Offset))
 			for i := range recs[:j] {
 				r := &recs[i]
 				w.add(r)

@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kbin"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/engine"
@@ -16,7 +18,10 @@ import (
 
 // batchBytes encodes n records of value size bytes as one uncompressed v2
 // batch.
-func batchBytes(n, size int) []byte {
+func batchBytes(n, size int) []byte { return codedBatchBytes(n, size, nil) }
+
+// codedBatchBytes is batchBytes compressed with codec (nil: none).
+func codedBatchBytes(n, size int, codec *kgo.CompressionCodec) []byte {
 	var recs []byte
 	val := make([]byte, size)
 	for i := range n {
@@ -32,19 +37,26 @@ func batchBytes(n, size int) []byte {
 		recs = append(recs, r...)
 	}
 	rb := kmsg.RecordBatch{Magic: 2, LastOffsetDelta: int32(n - 1), ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: int32(n), Records: recs}
+	if codec != nil {
+		c, _ := kgo.DefaultCompressor(*codec)
+		out, typ := c.Compress(new(bytes.Buffer), recs)
+		rb.Records, rb.Attributes = append([]byte(nil), out...), int16(typ)
+	}
 	b := rb.AppendTo(nil)
 	binary.BigEndian.PutUint32(b[8:], uint32(len(b)-12))
 	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
 	return b
 }
 
-func produceFrame(topic string, n, size int) []byte {
+func produceFrame(topic string, n, size int) []byte { return codedProduceFrame(topic, n, size, nil) }
+
+func codedProduceFrame(topic string, n, size int, codec *kgo.CompressionCodec) []byte {
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks = -1
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = topic
 	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batchBytes(n, size)
+	rp.Records = codedBatchBytes(n, size, codec)
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	return frame(req, 9)
@@ -112,12 +124,18 @@ func BenchmarkProduce(b *testing.B) {
 
 // BenchmarkShareFetch: one op is one record acquired by a ShareFetch of
 // up to batch records that also accepts the previous fetch's records.
-// Records are produced with the timer stopped; B/op and allocs/op are per
-// record of the fetch path alone.
+// Records are produced with the timer stopped, uncompressed unless a codec
+// is named (then each fetch compresses the batch it sends); B/op and
+// allocs/op are per record of the fetch path alone.
 func BenchmarkShareFetch(b *testing.B) {
-	for _, bc := range []struct{ batch, value int }{{100, 100}, {500, 100}, {500, 1024}} {
+	zstd, lz4 := kgo.ZstdCompression(), kgo.Lz4Compression()
+	for _, bc := range []struct {
+		batch, value int
+		codec        *kgo.CompressionCodec
+		name         string
+	}{{100, 100, nil, ""}, {500, 100, nil, ""}, {500, 1024, nil, ""}, {500, 100, &lz4, "/codec=lz4"}, {500, 100, &zstd, "/codec=zstd"}} {
 		batch, value := bc.batch, bc.value
-		b.Run(fmt.Sprintf("batch=%d/value=%dB", batch, value), func(b *testing.B) {
+		b.Run(fmt.Sprintf("batch=%d/value=%dB%s", batch, value, bc.name), func(b *testing.B) {
 			s, e := start(b)
 			if err := e.CreateTopic("t", 1); err != nil {
 				b.Fatal(err)
@@ -132,7 +150,7 @@ func BenchmarkShareFetch(b *testing.B) {
 			if _, _, err := s.Handle(c, frame(hb, 1), nil); err != nil {
 				b.Fatal(err)
 			}
-			pf := produceFrame("t", batch, value)
+			pf := codedProduceFrame("t", batch, value, bc.codec)
 			epoch := int32(0)
 			var prev [2]int64
 			var out []byte

@@ -1,6 +1,8 @@
 // This file holds the record-batch codec: decoding a produced batch
 // (magic 2, any of Kafka's compression codecs) into engine records, and
-// encoding engine records as uncompressed batches for Fetch and ShareFetch.
+// encoding engine records as batches for Fetch and ShareFetch: records of
+// a batch produced compressed go out as that batch, compressed with its
+// codec (batches.go), every other record in uncompressed batches.
 
 package serve
 
@@ -37,6 +39,7 @@ type batch struct {
 	baseSequence  int32
 	transactional bool
 	control       bool
+	codec         int8 // compression codec, 0 for none
 	recs          []engine.ProduceRecord
 }
 
@@ -72,6 +75,7 @@ func decodeBatches(b []byte, buf []engine.ProduceRecord) ([]batch, []engine.Prod
 			baseSequence:  int32(binary.BigEndian.Uint32(raw[53:])),
 			transactional: attrs&0x10 != 0,
 			control:       attrs&0x20 != 0,
+			codec:         int8(attrs & 0x7),
 		}
 		n := int(int32(binary.BigEndian.Uint32(raw[57:])))
 		body := raw[batchHeaderBytes:]
@@ -218,11 +222,19 @@ func varBytes(r *kbin.Reader) []byte {
 	return b
 }
 
-// batchWriter appends engine records as uncompressed v2 batches: one batch
-// per run of offsets from one producer batch shape (same producer, same
-// transactional flag). Offsets inside a batch may skip (records that are
-// not shown, such as aborted ones under read_committed).
+// batchWriter appends engine records as v2 batches: one batch per run of
+// offsets from one producer batch shape (same producer, same transactional
+// flag), and the records of a batch produced compressed (coded) as that
+// batch: its base offset, its last offset delta and its codec, whichever
+// of its records are shown. Offsets inside a batch may skip (records that
+// are not shown, such as records of a share fetch that were not acquired).
 type batchWriter struct {
+	// coded are the compressed batches the records written may fall in,
+	// in offset order (nil: none); next indexes the first that may still
+	// come, open the one the open batch is (-1: a plain batch).
+	coded []codedBatch
+	next  int
+	open  int
 	dst   []byte
 	start int // where the open batch starts, -1 if none
 	base  int64
@@ -238,7 +250,39 @@ type batchWriter struct {
 }
 
 func (w *batchWriter) reset(dst []byte, tsBase int64) {
-	*w = batchWriter{dst: dst, start: -1, tsBase: tsBase}
+	*w = batchWriter{dst: dst, start: -1, tsBase: tsBase, open: -1}
+}
+
+// setCoded gives the writer the compressed batches of the partition the
+// next records come from (reset clears them).
+func (w *batchWriter) setCoded(coded []codedBatch) {
+	w.coded, w.next, w.open = coded, 0, -1
+}
+
+// codedAt returns the index of the compressed batch holding offset, or -1.
+// Offsets come in increasing order, so the search only moves forward.
+func (w *batchWriter) codedAt(offset int64) int {
+	for w.next < len(w.coded) && w.coded[w.next].last < offset {
+		w.next++
+	}
+	if w.next < len(w.coded) && w.coded[w.next].base <= offset {
+		return w.next
+	}
+	return -1
+}
+
+// inOpenCoded reports whether offset belongs to the open batch, which is
+// a compressed one: a fetch never cuts such a batch short.
+func (w *batchWriter) inOpenCoded(offset int64) bool {
+	return w.start >= 0 && w.open >= 0 && offset <= w.coded[w.open].last
+}
+
+// shownThrough is the last offset the batches written so far cover.
+func (w *batchWriter) shownThrough(last int64) int64 {
+	if w.start >= 0 && w.open >= 0 {
+		return max(last, w.coded[w.open].last)
+	}
+	return last
 }
 
 // encodedSize bounds what add writes for recs in one batch, plus room for
@@ -267,7 +311,7 @@ func (w *batchWriter) add(r *engine.Record) {
 	ts := w.tsBase + int64(r.Timestamp/1e6)
 	if r.Control {
 		w.flush()
-		w.open(r.Offset, r.ProducerID, r.Epoch, true, true, ts)
+		w.openBatch(r.Offset, r.ProducerID, r.Epoch, true, true, ts)
 		typ := byte(0) // abort
 		if r.Commit {
 			typ = 1
@@ -277,16 +321,35 @@ func (w *batchWriter) add(r *engine.Record) {
 		w.flush()
 		return
 	}
+	if w.coded != nil {
+		if i := w.codedAt(r.Offset); i >= 0 || w.open >= 0 {
+			if i != w.open || w.start < 0 {
+				w.flush()
+				base := r.Offset
+				if i >= 0 {
+					base = w.coded[i].base
+				}
+				w.openBatch(base, r.ProducerID, r.Epoch, r.Transactional, false, ts)
+				w.open = i
+			}
+			w.appendRec(r, ts)
+			return
+		}
+	}
 	if w.start < 0 || r.ProducerID != w.pid || r.Epoch != w.epoch || r.Transactional != w.txn || r.Offset-w.base > 1<<30 {
 		w.flush()
-		w.open(r.Offset, r.ProducerID, r.Epoch, r.Transactional, false, ts)
+		w.openBatch(r.Offset, r.ProducerID, r.Epoch, r.Transactional, false, ts)
 	}
+	w.appendRec(r, ts)
+}
+
+func (w *batchWriter) appendRec(r *engine.Record, ts int64) {
 	w.dst = appendRecord(w.dst, r.Offset-w.base, ts-w.ts, r.Key, r.Value)
 	w.last = r.Offset
 	w.n++
 }
 
-func (w *batchWriter) open(base, pid int64, epoch int16, txn, control bool, ts int64) {
+func (w *batchWriter) openBatch(base, pid int64, epoch int16, txn, control bool, ts int64) {
 	w.start = len(w.dst)
 	w.base, w.last, w.pid, w.epoch, w.txn, w.n, w.ts = base, base, pid, epoch, txn, 0, ts
 	var attrs int16
@@ -316,6 +379,21 @@ func (w *batchWriter) flush() {
 	if w.start < 0 {
 		return
 	}
+	if w.open >= 0 {
+		// A compressed batch: its body compressed as produced, and its
+		// last offset delta the produced batch's, whichever records show.
+		cb := w.coded[w.open]
+		body := w.dst[w.start+batchHeaderBytes:]
+		enc, ok := compressBody(getBuf(len(body)), body, cb.codec)
+		w.dst = append(w.dst[:w.start+batchHeaderBytes], enc...)
+		putBuf(enc)
+		if ok {
+			attrs := binary.BigEndian.Uint16(w.dst[w.start+21:])
+			binary.BigEndian.PutUint16(w.dst[w.start+21:], attrs|uint16(cb.codec))
+		}
+		w.last = max(w.last, cb.last)
+		w.open = -1
+	}
 	b := w.dst[w.start:]
 	binary.BigEndian.PutUint32(b[8:], uint32(len(b)-12))
 	binary.BigEndian.PutUint32(b[23:], uint32(w.last-w.base))
@@ -333,7 +411,7 @@ func (w *batchWriter) skipTo(lastShown, next int64) {
 		return
 	}
 	w.flush()
-	w.open(next-1, -1, -1, true, true, w.tsBase)
+	w.openBatch(next-1, -1, -1, true, true, w.tsBase)
 	// A commit control record: key (version 0, type 1), value (version
 	// 0, coordinator epoch 0).
 	w.dst = appendRecord(w.dst, 0, 0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0})

@@ -18,7 +18,10 @@ import (
 )
 
 type state struct {
-	mu struct {
+	// stored holds the batches produced compressed (batches.go); its
+	// lock is a leaf, taken with no other held.
+	stored storedBatches
+	mu     struct {
 		sync.Mutex
 		nextConn  int64
 		conns     map[int64]*conn

@@ -24,6 +24,7 @@ func TestParseFormatRoundTrips(t *testing.T) {
 		{"target", names(vocab.Targets()), func(s string) (string, error) { x, err := vocab.ParseTarget(s); return x.String(), err }, "kafka", "redpanda"},
 		{"fault kind", names(vocab.FaultKinds()), func(s string) (string, error) { k, err := vocab.ParseFaultKind(s); return k.String(), err }, "broker-pause", "broker-crash"},
 		{"finding", vocab.Names(vocab.KindOrder()), func(s string) (string, error) { f, err := vocab.ParseFinding(s); return f.String(), err }, "torn-transaction", "torn"},
+		{"compression", names(vocab.Compressions()), func(s string) (string, error) { c, err := vocab.ParseCompression(s); return c.String(), err }, "zstd", "brotli"},
 		{"record state", names(vocab.RecordStates()), func(s string) (string, error) { x, err := vocab.ParseRecordState(s); return x.String(), err }, "TX_PENDING", "PENDING"},
 	} {
 		t.Run(tc.what, func(t *testing.T) {

@@ -15,14 +15,13 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // ombKafkaDriver is the driverClass of OMB's Kafka driver, the one driver
 // sharebench speaks for.
 const ombKafkaDriver = "io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver"
-
-// Compression codecs of a driver's compression.type, as Kafka spells them.
-var ombCodecs = []string{"none", "gzip", "snappy", "lz4", "zstd"}
 
 // Driver is what an OMB driver file sets that sharebench honours. The
 // zero value of a field means the file leaves it to sharebench.
@@ -40,7 +39,7 @@ type Driver struct {
 	Linger        time.Duration
 	LingerSet     bool
 	BatchMaxBytes int32
-	Compression   string
+	Compression   vocab.Compression
 	MaxInFlight   int
 	// FetchMaxPartitionBytes is the workers' max.partition.fetch.bytes on
 	// a Kafka cluster.
@@ -225,13 +224,12 @@ func (d *Driver) producerSetting(key, value string) (note, refusal string) {
 		d.BatchMaxBytes = int32(n)
 		return "", ""
 	case "compression.type":
-		for _, c := range ombCodecs {
-			if value == c {
-				d.Compression = value
-				return "", ""
-			}
+		c, err := vocab.ParseCompression(value)
+		if err != nil || value == "" {
+			return "", fmt.Sprintf("%q is not one of %s", value, strings.Join(vocab.Names(vocab.Compressions()), ", "))
 		}
-		return "", fmt.Sprintf("%q is not one of %s", value, strings.Join(ombCodecs, ", "))
+		d.Compression = c
+		return "", ""
 	case "max.in.flight.requests.per.connection":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 || n > 5 {

@@ -134,6 +134,11 @@ type Spec struct {
 	// AcquireMode is share.acquire.mode (KIP-1206): AcquireBatchOptimized
 	// or AcquireRecordLimit; "" leaves each target's default.
 	AcquireMode string `yaml:"share.acquire.mode,omitempty" json:"share.acquire.mode,omitempty"`
+	// Compression is compression.type, the codec of every producer's
+	// record batches: the input producers' and the workers' output
+	// producers' ("": none). The engine target stores records, not
+	// batches, and notes that it ran uncompressed.
+	Compression vocab.Compression `yaml:"compression.type,omitempty" json:"compression.type,omitempty"`
 	// DLQTopic is the share group's errors.deadletterqueue.topic.name
 	// (KIP-1191): records archived by a reject or at the delivery limit
 	// are copied to a dead-letter topic, which the verifier reads back.

@@ -144,6 +144,7 @@ func TestValidateGoSpec(t *testing.T) {
 		{"lock above max", func(s *workloads.Spec) { s.LockDuration = 2 * time.Hour }, "lockDuration"},
 		{"delivery limit", func(s *workloads.Spec) { s.DeliveryLimit = 1 }, "deliveryLimit"},
 		{"record locks", func(s *workloads.Spec) { s.MaxRecordLocks = 99 }, "maxRecordLocks"},
+		{"compression", func(s *workloads.Spec) { s.Compression = "brotli" }, "compression.type"},
 		{"txn timeout", func(s *workloads.Spec) { s.TransactionTimeout = 16 * time.Minute }, "transactionTimeout"},
 		{"txn records", func(s *workloads.Spec) { s.Transaction.MaxRecords = -1 }, "transaction.maxRecords"},
 		{"reject ratio", func(s *workloads.Spec) { s.RejectRatio = -0.1 }, "rejectRatio"},

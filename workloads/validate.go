@@ -78,7 +78,7 @@ func (s *Spec) validateAll() []*Error {
 	for _, check := range []func() *Error{
 		s.validateIdentity, s.validateTopics, s.validateProducers, s.validateTiming,
 		s.validateConsumers, s.validateKafka, s.validateTransaction, s.validateRatios,
-		s.validateAckOnly, s.validateModes, s.validateFaults, s.validateAcquireMode, s.validateDLQ,
+		s.validateAckOnly, s.validateModes, s.validateFaults, s.validateAcquireMode, s.validateCompression, s.validateDLQ,
 		s.validateOMB,
 	} {
 		if err := check(); err != nil {
@@ -333,6 +333,13 @@ func (s *Spec) validateAcquireMode() *Error {
 		return nil
 	}
 	return fieldErr("share.acquire.mode", "%q is not an acquire mode; use %s (Kafka's default) or %s", s.AcquireMode, AcquireBatchOptimized, AcquireRecordLimit)
+}
+
+func (s *Spec) validateCompression() *Error {
+	if _, err := vocab.ParseCompression(string(s.Compression)); err != nil {
+		return fieldErr("compression.type", "%q is not a codec; use one of %s", s.Compression, strings.Join(vocab.Names(vocab.Compressions()), ", "))
+	}
+	return nil
 }
 
 // dlqNameRE is the characters Kafka allows in a topic name.

@@ -20,6 +20,7 @@ import (
 	"github.com/sharebench/sharebench/internal/peer"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
 	"github.com/sharebench/sharebench/reports"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 const peerUsage = `Usage: sharebench peer produce|share-consume [flags]
@@ -142,8 +143,8 @@ func (f *peerProduceFlags) validate() error {
 	if err := f.check("produce"); err != nil {
 		return err
 	}
-	if _, ok := peer.Codec(f.compression); !ok {
-		return usageErr("peer produce: --compression %q: use none, gzip, snappy, lz4 or zstd", f.compression)
+	if _, err := vocab.ParseCompression(f.compression); err != nil || f.compression == "" {
+		return usageErr("peer produce: --compression %q: use %s", f.compression, strings.Join(vocab.Names(vocab.Compressions()), ", "))
 	}
 	if w := f.cfg.WarmupRecords; w < 0 || w >= f.records {
 		return usageErr("peer produce: --warmup-records %d: must be at least 0 and below --num-records %d", w, f.records)
@@ -158,7 +159,7 @@ func (f *peerProduceFlags) validate() error {
 func (f *peerProduceFlags) config() peer.ProduceConfig {
 	cfg := f.cfg
 	cfg.Cluster, cfg.Topic, cfg.Records = f.brokers, f.topic, f.records
-	cfg.Compression, _ = peer.Codec(f.compression)
+	cfg.Compression = vocab.Compression(f.compression)
 	return cfg
 }
 

@@ -61,6 +61,7 @@ type runFlags struct {
 	flush         string
 	kafka         kafkaFlags
 	share         shareFlags
+	compression   string
 }
 
 const runExamples = `  sharebench run                                    # built-in 'quick', every mode, embedded engine
@@ -80,6 +81,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up per mode: the measurement window opens after it, once every worker has received records and an open loop's consumers have caught up (settled what was produced within one warm-up); nothing before counts (default: the workload's)")
 	fs.IntVar(&f.rate, "rate", 0, "input records/s over all producers; 0 is a closed loop (default: the workload's)")
 	fs.IntVar(&f.replicationFactor, "replication-factor", 0, "replication.factor of the run's topics; 0: the cluster's default (default: the workload's replicationFactor)")
+	fs.StringVar(&f.compression, "compression", "", "compression.type of every producer of the run, the input producers and the workers' output producers: none, gzip, snappy, lz4 or zstd; the engine target stores records, not batches, and notes it ran uncompressed (default: the workload's compression.type, else none)")
 	fs.IntVar(&f.minInsyncReplicas, "min-insync-replicas", 0, "min.insync.replicas of the run's topics; 0: the cluster's default (default: the workload's minInsyncReplicas)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every random choice (default: time-based, printed)")
 	fs.StringVar(&f.out, "out", "", "directory for result.json, .hlog files, ledgers and the report (default results/<UTC timestamp>)")
@@ -569,6 +571,13 @@ func applyOverrides(fs *pflag.FlagSet, f *runFlags, spec *workloads.Spec) error 
 	}
 	if fs.Changed("min-insync-replicas") {
 		spec.MinInsyncReplicas = f.minInsyncReplicas
+	}
+	if fs.Changed("compression") {
+		c, err := vocab.ParseCompression(f.compression)
+		if err != nil || f.compression == "" {
+			return usageErr("--compression %q: use %s", f.compression, strings.Join(vocab.Names(vocab.Compressions()), ", "))
+		}
+		spec.Compression = c
 	}
 	if fs.Changed("rate") {
 		if f.rate < 0 {

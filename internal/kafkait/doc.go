@@ -23,6 +23,14 @@
 //     (loadgen/targets/targettest) through the Kafka target, as the engine
 //     target and kfake run it in their packages' tests.
 //   - TestModes: a quick run of every mode the broker supports, verified.
+//   - TestCompressedModes: the quick run of every supported mode once per
+//     codec (--compression gzip, snappy, lz4, zstd), verified, and the
+//     kept topics read back: the broker holds the input and output batches
+//     in that codec.
+//   - TestShareHeartbeatValidationMatchesKafka: the same invalid
+//     ShareGroupHeartbeats (empty, blank, 37-character member ids, a bad
+//     epoch, a join without topics) to the broker and to sharebench serve
+//     (in process): both answer the same code, with or without a message.
 //   - TestTransactionalFailsFast: --modes transactional stops before running
 //     anything with the unsupported-broker message.
 //   - TestBrokerRestart: the broker restarts mid-load through

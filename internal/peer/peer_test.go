@@ -69,15 +69,3 @@ func TestConfigErrorIsErrConfig(t *testing.T) {
 		t.Errorf("configError: Is(ErrConfig) %v, Is(cause) %v, text %q", errors.Is(err, ErrConfig), errors.Is(err, cause), err)
 	}
 }
-
-func TestCodec(t *testing.T) {
-	t.Parallel()
-	for _, name := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
-		if _, ok := Codec(name); !ok {
-			t.Errorf("Codec(%q): not known", name)
-		}
-	}
-	if _, ok := Codec("brotli"); ok {
-		t.Error("Codec(brotli): known")
-	}
-}

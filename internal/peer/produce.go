@@ -16,6 +16,7 @@ import (
 
 	"github.com/sharebench/sharebench/loadgen"
 	"github.com/sharebench/sharebench/loadgen/targets/kafkatarget"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // ProduceConfig is one produce run.
@@ -34,25 +35,15 @@ type ProduceConfig struct {
 	TransactionalID     string
 	TransactionDuration time.Duration
 	// Linger and BatchMaxBytes are linger.ms and batch.size; Compression
-	// is compression.type, pinned (Codec names them).
+	// is compression.type, pinned ("": none).
 	Linger        time.Duration
 	BatchMaxBytes int32
-	Compression   kgo.CompressionCodec
+	Compression   vocab.Compression
 	// Seed seeds the payload.
 	Seed uint64
 	// WarmupRecords, when positive, are the first records the steady
 	// state leaves out; below Records.
 	WarmupRecords int64
-}
-
-// Codec returns the compression codec compression.type names: none, gzip,
-// snappy, lz4 or zstd.
-func Codec(name string) (kgo.CompressionCodec, bool) {
-	c, ok := map[string]kgo.CompressionCodec{
-		"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(), "snappy": kgo.SnappyCompression(),
-		"lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression(),
-	}[name]
-	return c, ok
 }
 
 // transactional reports whether the run produces in transactions.
@@ -162,6 +153,10 @@ func Produce(ctx context.Context, tgt *kafkatarget.Target, cfg ProduceConfig) (*
 // producer is by default so both tools build the same batches, and
 // initialises a transactional one's producer id.
 func newProducer(ctx context.Context, tgt *kafkatarget.Target, cfg ProduceConfig) (*kgo.Client, error) {
+	codec, err := kafkatarget.Codec(cfg.Compression)
+	if err != nil {
+		return nil, fmt.Errorf("peer produce: %w", configError{err})
+	}
 	opts := []kgo.Opt{
 		kgo.DefaultProduceTopic(cfg.Topic),
 		kgo.ProducerLinger(cfg.Linger),
@@ -175,7 +170,7 @@ func newProducer(ctx context.Context, tgt *kafkatarget.Target, cfg ProduceConfig
 		kgo.UnknownTopicRetries(3),
 		// Pinned, never franz-go's default (snappy), so both tools send
 		// the same bytes.
-		kgo.ProducerBatchCompression(cfg.Compression),
+		kgo.ProducerBatchCompression(codec),
 	}
 	if cfg.transactional() {
 		opts = append(opts, kgo.TransactionalID(cfg.TransactionalID))

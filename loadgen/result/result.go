@@ -44,7 +44,11 @@ type Result struct {
 	// SpecNotes say how the workload file was read: how the fields of an
 	// OpenMessaging Benchmark file were translated, and which were ignored.
 	SpecNotes []string `json:"workload_notes,omitempty"`
-	Seed      int64    `json:"seed"`
+	// Compression is compression.type of every producer of the run (the
+	// workload's, or --compression); "" in a result written before it
+	// was recorded.
+	Compression vocab.Compression `json:"compression,omitempty"`
+	Seed        int64             `json:"seed"`
 	// Args is the command line; Flags the effective value of every flag.
 	Args        []string          `json:"args"`
 	Flags       map[string]string `json:"flags"`

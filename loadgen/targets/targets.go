@@ -177,6 +177,11 @@ type Config struct {
 	MinInsyncReplicas int
 	// AcquireMode is share.acquire.mode ("": the target's default).
 	AcquireMode string
+	// Compression is compression.type of every producer of the run, the
+	// input producers and the workers' output producers ("": none). A
+	// target that stores records rather than batches runs uncompressed
+	// and says so in its notes.
+	Compression vocab.Compression
 	// DLQTopic is the share group's errors.deadletterqueue.topic.name
 	// (KIP-1191), the full name, which Setup creates; "": no dead-letter
 	// queue. DLQCopyRecord is errors.deadletterqueue.copy.record.enable.
@@ -222,7 +227,12 @@ type Info struct {
 	// explicit share consumer requires every record acknowledged before
 	// the next poll), so a worker cannot hold records across polls.
 	AcksBeforeNextPoll bool
-	Notes              []string
+	// StoresRecords is true when the target keeps records rather than
+	// the batches producers wrote (the engine), so Config.Compression
+	// has nothing to compress: its producers run uncompressed, and the
+	// run notes so.
+	StoresRecords bool
+	Notes         []string
 }
 
 // Target is one system under test.

@@ -142,7 +142,7 @@ func (t *Target) Info() targets.Info {
 		notes = append(notes, fmt.Sprintf("data directory %s, flush %v; %v", t.dataDir(), t.opts.Flush, t.e.Recovery()))
 	}
 	notes = append(notes, t.crash.notes()...)
-	return targets.Info{Target: vocab.TargetEngine, Embedded: true, ReportsAborted: true, DLQAtLeastOnce: t.opts.Knobs.DLQAfterMarker, Notes: notes}
+	return targets.Info{Target: vocab.TargetEngine, Embedded: true, ReportsAborted: true, DLQAtLeastOnce: t.opts.Knobs.DLQAfterMarker, StoresRecords: true, Notes: notes}
 }
 
 // Supports reports that the engine runs every mode.

@@ -79,6 +79,7 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg targets.Config, id int) (
 		kgo.DefaultProduceTopic(cfg.OutputTopic),
 		kgo.ProducerLinger(0),
 	)
+	opts = append(opts, compressionOpts(cfg.Compression)...)
 	if cfg.TransactionTimeout > 0 {
 		opts = append(opts, kgo.TransactionTimeout(cfg.TransactionTimeout))
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // The SASL mechanisms Options.SASLMechanism accepts (case-insensitive).
@@ -90,10 +92,10 @@ type Options struct {
 // never a wait for its batch to fill), franz-go's batch size and in-flight
 // limit, no compression.
 type ProducerTuning struct {
-	Linger        time.Duration // linger.ms
-	BatchMaxBytes int32         // batch.size; 0: franz-go's default
-	Compression   string        // compression.type: "", none, gzip, snappy, lz4, zstd
-	MaxInFlight   int           // max.in.flight.requests.per.connection, 1-5; 0: franz-go's default
+	Linger        time.Duration     // linger.ms
+	BatchMaxBytes int32             // batch.size; 0: franz-go's default
+	Compression   vocab.Compression // compression.type; "": the run's (targets.Config.Compression)
+	MaxInFlight   int               // max.in.flight.requests.per.connection, 1-5; 0: franz-go's default
 }
 
 // opts returns the kgo options of t.
@@ -105,20 +107,45 @@ func (t ProducerTuning) opts() ([]kgo.Opt, error) {
 	if t.MaxInFlight > 0 {
 		opts = append(opts, kgo.MaxProduceRequestsInflightPerBroker(t.MaxInFlight))
 	}
-	switch t.Compression {
-	case "", "none":
-	case "gzip":
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.GzipCompression()))
-	case "snappy":
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.SnappyCompression()))
-	case "lz4":
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.Lz4Compression()))
-	case "zstd":
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.ZstdCompression()))
-	default:
-		return nil, fmt.Errorf("kafka: unknown compression %q (valid: none, gzip, snappy, lz4, zstd)", t.Compression)
+	if t.Compression != "" {
+		c, err := Codec(t.Compression)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.ProducerBatchCompression(c))
 	}
 	return opts, nil
+}
+
+// Codec returns franz-go's codec for c ("" is none), or an error naming
+// the valid codecs.
+func Codec(c vocab.Compression) (kgo.CompressionCodec, error) {
+	c, err := vocab.ParseCompression(string(c))
+	if err != nil {
+		return kgo.NoCompression(), fmt.Errorf("kafka: %w", err)
+	}
+	switch c {
+	case vocab.CompressionGzip:
+		return kgo.GzipCompression(), nil
+	case vocab.CompressionSnappy:
+		return kgo.SnappyCompression(), nil
+	case vocab.CompressionLz4:
+		return kgo.Lz4Compression(), nil
+	case vocab.CompressionZstd:
+		return kgo.ZstdCompression(), nil
+	}
+	return kgo.NoCompression(), nil
+}
+
+// compressionOpts returns the producer options of the run's codec c, to
+// follow clientOpts (whose uncompressed default they override); nil for
+// none.
+func compressionOpts(c vocab.Compression) []kgo.Opt {
+	if c.OrNone() == vocab.CompressionNone {
+		return nil
+	}
+	codec, _ := Codec(c) // checked by validateConfig
+	return []kgo.Opt{kgo.ProducerBatchCompression(codec)}
 }
 
 // String describes the options without secrets.

@@ -27,7 +27,10 @@ type producer struct {
 func (t *Target) NewProducer(ctx context.Context, cfg targets.Config, id int) (targets.Producer, error) {
 	// The tuning's default linger is 0: latency is measured per record,
 	// so no record waits for its batch to fill unless asked to.
+	// The run's codec, unless the input tuning (an OMB driver file) names
+	// its own.
 	opts := append(t.conn.clientOpts(t.conn.newDialer(), "producer-"+strconv.Itoa(id)), kgo.DefaultProduceTopic(cfg.InputTopic))
+	opts = append(opts, compressionOpts(cfg.Compression)...)
 	cl, err := kgo.NewClient(append(opts, t.input...)...)
 	if err != nil {
 		return nil, wrapNewClient("producer", err)

@@ -89,6 +89,9 @@ func validateConfig(cfg targets.Config) error {
 	case cfg.InputPartitions < 0 || cfg.OutputPartitions < 0:
 		return fmt.Errorf("kafka: negative partition count (input %d, output %d)", cfg.InputPartitions, cfg.OutputPartitions)
 	}
+	if _, err := Codec(cfg.Compression); err != nil {
+		return err
+	}
 	return nil
 }
 

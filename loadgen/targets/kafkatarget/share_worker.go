@@ -149,6 +149,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m vocab
 		kgo.DefaultProduceTopic(cfg.OutputTopic),
 		kgo.ProducerLinger(0),
 	)
+	popts = append(popts, compressionOpts(cfg.Compression)...)
 	if m == vocab.Deferred {
 		w.txnID = transactionalID(cfg, id)
 		popts = append(popts, kgo.TransactionalID(w.txnID))

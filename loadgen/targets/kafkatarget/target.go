@@ -85,6 +85,11 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 		t.logger = func(s string) { fmt.Fprintln(w, "kafka: "+s) }
 	}
 	t.mu.info = targets.Info{Target: vocab.TargetKafka, AcksBeforeNextPoll: true}
+	if c := opts.Input.Compression; c != "" {
+		// The tuning overrides the run's codec for the inputs only, so
+		// the result says which codec they were written with.
+		t.mu.info.Notes = append(t.mu.info.Notes, fmt.Sprintf("input producers: compression.type %s (the producer tuning's, over the run's)", c))
+	}
 	seeds := opts.Brokers
 	if len(seeds) == 0 {
 		c, err := kfake.NewCluster(

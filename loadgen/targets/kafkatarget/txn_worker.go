@@ -5,7 +5,12 @@
 // member id and epoch that staging needs, and acknowledges by itself), a
 // kgo transactional producer for the outputs, and TxnShareAcknowledge
 // requests on a connection of their own to the transaction coordinator
-// (kgo refuses keys it does not know).
+// (kgo refuses keys it does not know). A coordinator that answers
+// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS
+// is found again and the request sent to it on a new connection, a bounded
+// number of times, as Kafka's clients do for their coordinator requests.
+// Share-fetched batches are decoded by franz-go (every codec); the member
+// id is a random UUID, as Kafka's share consumer makes it.
 //
 // Fencing: the member epoch of the last heartbeat travels with every
 // staging; a stale one is refused by the broker (FENCED_MEMBER_EPOCH): the
@@ -88,12 +93,16 @@ type txnWorker struct {
 
 	raw  net.Conn
 	corr int32
+	// coordinator returns the transaction coordinator's address
+	// (findCoordinator; tests put a fake in front).
+	coordinator func(ctx context.Context) (string, error)
 }
 
 func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, key int16) (*txnWorker, error) {
 	w := &txnWorker{lifecycle: lifecycle{t: t}, cfg: cfg, d: t.conn.newDialer(), key: key, txnID: transactionalID(cfg, id),
 		stopHB: make(chan struct{}), hbDone: make(chan struct{}), pending: map[int64]*targets.Record{}}
 	w.worker = w
+	w.coordinator = w.findCoordinator
 	name := "transactional-worker-" + strconv.Itoa(id)
 	cl, err := kgo.NewClient(append(t.conn.clientOpts(w.d, name),
 		kgo.ConnIdleTimeout(max(minConnIdle, 2*cfg.LockDuration)))...)
@@ -102,6 +111,7 @@ func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, k
 	}
 	popts := append(t.conn.clientOpts(w.d, name+"-out"),
 		kgo.DefaultProduceTopic(cfg.OutputTopic), kgo.ProducerLinger(0), kgo.TransactionalID(w.txnID))
+	popts = append(popts, compressionOpts(cfg.Compression)...)
 	if cfg.TransactionTimeout > 0 {
 		popts = append(popts, kgo.TransactionTimeout(cfg.TransactionTimeout))
 	}
@@ -124,7 +134,7 @@ func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, k
 		return fail(err)
 	}
 	w.topicID = meta
-	w.memberID = fmt.Sprintf("%s-%d-%d", w.txnID, time.Now().UnixNano(), id)
+	w.memberID = newMemberID()
 	if err := w.heartbeat(ctx, 0); err != nil {
 		return fail(fmt.Errorf("kafka: joining share group %s: %w", cfg.Group, err))
 	}
@@ -302,7 +312,7 @@ func (w *txnWorker) Poll(ctx context.Context, maxRecs int) ([]*targets.Record, e
 					counts[o] = int(a.DeliveryCount)
 				}
 			}
-			recs, err := decodeShareRecords(p.Records)
+			recs, err := decodeShareRecords(w.cfg.InputTopic, p.Partition, p.Records)
 			if err != nil {
 				return out, err
 			}
@@ -333,50 +343,27 @@ func (w *txnWorker) releasesByPartition() map[int32][]int64 {
 	return out
 }
 
-// decodeShareRecords decodes uncompressed record batches.
-func decodeShareRecords(b []byte) ([]*targets.Record, error) {
-	var out []*targets.Record
-	for len(b) > 0 {
-		var rb kmsg.RecordBatch
-		if len(b) < 12 {
-			break
-		}
-		n := int(int32(binary.BigEndian.Uint32(b[8:]))) + 12
-		if n > len(b) {
-			break // a partial batch at the end of a response
-		}
-		if err := rb.ReadFrom(b[:n]); err != nil {
-			return out, fmt.Errorf("kafka: decoding a share fetch batch: %w", err)
-		}
-		b = b[n:]
-		if rb.Attributes&0x20 != 0 {
-			continue // control batch
-		}
-		if rb.Attributes&0x7 != 0 {
-			return out, fmt.Errorf("kafka: the broker sent a compressed batch, which the transactional worker does not decode; produce the input uncompressed")
-		}
-		r := kbin.Reader{Src: rb.Records}
-		for range rb.NumRecords {
-			l := r.Varint()
-			rr := kbin.Reader{Src: r.Span(int(l))}
-			rr.Int8()
-			rr.Varlong()
-			od := rr.Varint()
-			kl := rr.Varint()
-			var key []byte
-			if kl >= 0 {
-				key = rr.Span(int(kl))
-			}
-			vl := rr.Varint()
-			var val []byte
-			if vl >= 0 {
-				val = rr.Span(int(vl))
-			}
-			if !rr.Ok() || !r.Ok() {
-				return out, errors.New("kafka: a truncated record in a share fetch")
-			}
-			out = append(out, &targets.Record{Offset: rb.FirstOffset + int64(od), Key: key, Value: val})
-		}
+// shareDecompressor decompresses share-fetched batches (every codec kgo
+// knows: gzip, snappy, lz4, zstd); it is safe for concurrent use.
+var shareDecompressor = kgo.DefaultDecompressor()
+
+// decodeShareRecords decodes a share fetch's record batches through
+// franz-go's own batch decoding, as its consumers decode a fetch: CRCs
+// checked, every codec decompressed, control batches skipped, a partial
+// batch at the end of the response dropped. The offsets are the records'
+// own; the caller keeps those the broker acquired.
+func decodeShareRecords(topic string, partition int32, b []byte) ([]*targets.Record, error) {
+	fp := kmsg.NewFetchResponseTopicPartition()
+	fp.Partition, fp.RecordBatches = partition, b
+	got, _ := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+		Topic: topic, Partition: partition, IsolationLevel: kgo.ReadUncommitted(),
+	}, &fp, shareDecompressor, nil)
+	if got.Err != nil {
+		return nil, fmt.Errorf("kafka: decoding the share fetch batches of %s/%d: %w", topic, partition, got.Err)
+	}
+	out := make([]*targets.Record, 0, len(got.Records))
+	for _, r := range got.Records {
+		out = append(out, &targets.Record{Offset: r.Offset, Key: r.Key, Value: r.Value})
 	}
 	return out, nil
 }
@@ -534,10 +521,9 @@ func (w *txnWorker) StageAcks(ctx context.Context, recs []*targets.Record, t voc
 	for _, r := range recs {
 		delete(w.pending, pendingKey(r.Partition, r.Offset))
 	}
-	resp, err := w.rawRequest(ctx, req)
+	r, err := w.stageRequest(ctx, req)
 	failed := map[int32]bool{} // partitions whose records did not stage
 	if err == nil {
-		r := resp.(*txnshareack.Response)
 		err = txnAckErr(r, w.cfg.InputTopic)
 		for _, t := range r.Topics {
 			for _, p := range t.Partitions {
@@ -592,25 +578,98 @@ func txnAckErr(resp *txnshareack.Response, topic string) error {
 	return errors.Join(errs...)
 }
 
+// coordinatorAttempts bounds how often a request to the transaction
+// coordinator is sent while the coordinator answers that it moved
+// (NOT_COORDINATOR), is not available or is loading its state, and
+// coordinatorBackoff is the pause before the second attempt, growing by
+// itself with each further one: a coordinator moves or loads within
+// seconds, and a staging that waits longer is better failed (the
+// transaction aborts and the records come back).
+const (
+	coordinatorAttempts = 5
+	coordinatorBackoff  = 100 * time.Millisecond
+)
+
+// coordinatorMoved reports whether err says the coordinator is elsewhere or
+// not ready yet, so finding it again and retrying may succeed; the
+// request was not applied.
+func coordinatorMoved(err error) bool {
+	return errors.Is(err, kerr.NotCoordinator) || errors.Is(err, kerr.CoordinatorNotAvailable) || errors.Is(err, kerr.CoordinatorLoadInProgress)
+}
+
+// coordinatorPause waits before attempt (from 2) or until ctx ends
+// (false).
+func coordinatorPause(ctx context.Context, attempt int) bool {
+	t := time.NewTimer(time.Duration(attempt-1) * coordinatorBackoff)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// stageRequest sends req to the transaction coordinator on the worker's
+// own connection. When the coordinator (or FindCoordinator) answers that it
+// moved, is not available or is loading, the connection is dropped, the
+// coordinator found again and req sent again, up to coordinatorAttempts in
+// all; the last answer is returned as it came.
+func (w *txnWorker) stageRequest(ctx context.Context, req *txnshareack.Request) (*txnshareack.Response, error) {
+	for attempt := 1; ; attempt++ {
+		kresp, err := w.rawRequest(ctx, req)
+		var resp *txnshareack.Response
+		moved := coordinatorMoved(err)
+		if err == nil {
+			resp = kresp.(*txnshareack.Response)
+			moved = coordinatorMoved(kerr.ErrorForCode(resp.ErrorCode))
+		}
+		if !moved || attempt == coordinatorAttempts || !coordinatorPause(ctx, attempt+1) {
+			return resp, err
+		}
+		w.closeRaw()
+	}
+}
+
+// findCoordinator returns the address of the transactional id's
+// coordinator.
+func (w *txnWorker) findCoordinator(ctx context.Context) (string, error) {
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.CoordinatorType, fc.CoordinatorKey, fc.CoordinatorKeys = 1, w.txnID, []string{w.txnID}
+	fr, err := fc.RequestWith(ctx, w.cl)
+	if err != nil {
+		return "", fmt.Errorf("kafka: finding the transaction coordinator of %s: %w", w.txnID, err)
+	}
+	host, port, code := fr.Host, fr.Port, fr.ErrorCode
+	if len(fr.Coordinators) > 0 {
+		c := fr.Coordinators[0]
+		host, port, code = c.Host, c.Port, c.ErrorCode
+	}
+	if err := kerr.ErrorForCode(code); err != nil {
+		return "", fmt.Errorf("kafka: finding the transaction coordinator of %s: %w", w.txnID, err)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(int(port))), nil
+}
+
+// closeRaw drops the connection to the transaction coordinator; the next
+// request finds the coordinator again.
+func (w *txnWorker) closeRaw() {
+	if w.raw != nil {
+		w.raw.Close()
+		w.raw = nil
+	}
+}
+
 // rawRequest sends req on the worker's own connection to the transaction
-// coordinator and reads its response.
+// coordinator (found with w.coordinator, FindCoordinator unless a test
+// replaced it) and reads its response.
 func (w *txnWorker) rawRequest(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
 	if w.raw == nil {
-		fc := kmsg.NewPtrFindCoordinatorRequest()
-		fc.CoordinatorType, fc.CoordinatorKey, fc.CoordinatorKeys = 1, w.txnID, []string{w.txnID}
-		fr, err := fc.RequestWith(ctx, w.cl)
+		addr, err := w.coordinator(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("kafka: finding the transaction coordinator of %s: %w", w.txnID, err)
+			return nil, err
 		}
-		host, port := fr.Host, fr.Port
-		if len(fr.Coordinators) > 0 {
-			c := fr.Coordinators[0]
-			if err := kerr.ErrorForCode(c.ErrorCode); err != nil {
-				return nil, fmt.Errorf("kafka: finding the transaction coordinator of %s: %w", w.txnID, err)
-			}
-			host, port = c.Host, c.Port
-		}
-		nc, err := w.d.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(int(port))))
+		nc, err := w.d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return nil, fmt.Errorf("kafka: dialing the transaction coordinator: %w", err)
 		}
@@ -631,8 +690,7 @@ func (w *txnWorker) rawRequest(ctx context.Context, req kmsg.Request) (kmsg.Resp
 	buf = req.AppendTo(buf)
 	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
 	fail := func(err error) (kmsg.Response, error) {
-		w.raw.Close()
-		w.raw = nil
+		w.closeRaw()
 		return nil, err
 	}
 	if _, err := w.raw.Write(buf); err != nil {
@@ -704,15 +762,23 @@ func (w *txnWorker) end(ctx context.Context, commit bool) error {
 		// new epoch behind kgo's back.
 		req := endTxnV4{kmsg.NewPtrEndTxnRequest()}
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = w.txnID, w.pid, w.epoch, commit
-		var kresp kmsg.Response
-		node, err := w.txnCoordinator(ctx)
-		if err == nil {
-			// Sent to the coordinator directly: kgo's own routing knows
-			// EndTxn by its request type only.
-			kresp, err = w.prod.Broker(int(node)).Request(ctx, req)
-		}
-		if err == nil {
-			err = kerr.ErrorForCode(kresp.(*kmsg.EndTxnResponse).ErrorCode)
+		// Sent to the coordinator directly: kgo's own routing knows
+		// EndTxn by its request type only. A coordinator that moved or
+		// is loading is found again, as for a staging.
+		var err error
+		for attempt := 1; ; attempt++ {
+			var kresp kmsg.Response
+			node, ferr := w.txnCoordinator(ctx)
+			err = ferr
+			if err == nil {
+				kresp, err = w.prod.Broker(int(node)).Request(ctx, req)
+			}
+			if err == nil {
+				err = kerr.ErrorForCode(kresp.(*kmsg.EndTxnResponse).ErrorCode)
+			}
+			if !coordinatorMoved(err) || attempt == coordinatorAttempts || !coordinatorPause(ctx, attempt+1) {
+				break
+			}
 		}
 		if err != nil {
 			return err
@@ -788,6 +854,8 @@ func (w *txnWorker) stopHeartbeats() {
 }
 
 func (w *txnWorker) closeClients() {
+	// Closed, not dropped: a crash may cut it while a staging is in
+	// flight on it (the dialer has cut it already).
 	if w.raw != nil {
 		w.raw.Close()
 	}
