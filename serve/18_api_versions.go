@@ -1,11 +1,17 @@
-// ApiVersions: v0-4.
+// ApiVersions: v0-5.
 //
 // Lists every API in the server's table with the versions its handler
 // serves (TxnShareAcknowledge only in the shape WithTxnShareAck selects),
 // the share.version feature (share groups on) and the transaction.version
-// feature WithTransactionVersion finalizes (KIP-890 part 2 at 2). A request of a version
-// above 4 gets a v0 UNSUPPORTED_VERSION answer with the list, so the client
-// retries at a version it finds there, as Kafka does.
+// feature WithTransactionVersion finalizes (KIP-890 part 2 at 2). A v5
+// request (KIP-1242) may name the cluster and node the client means to
+// reach: naming one without the other is INVALID_REQUEST, naming another
+// cluster or node than this server REBOOTSTRAP_REQUIRED, as Kafka answers.
+// A request of a version above 5 gets a v0 UNSUPPORTED_VERSION answer
+// listing ApiVersions alone with the versions served (KIP-511), so the
+// client retries at one of them, as Kafka does: a client that took a v0
+// answer for the whole table would miss the finalized features, which
+// only v3 and later carry.
 
 package serve
 
@@ -18,7 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-func init() { register(int16(kmsg.ApiVersions), 0, 4, (*Server).handleApiVersions) }
+func init() { register(int16(kmsg.ApiVersions), 0, 5, (*Server).handleApiVersions) }
 
 func (s *Server) apiKeys() []kmsg.ApiVersionsResponseApiKey {
 	keys := make([]kmsg.ApiVersionsResponseApiKey, 0, len(s.apis))
@@ -34,6 +40,16 @@ func (s *Server) apiKeys() []kmsg.ApiVersionsResponseApiKey {
 func (s *Server) handleApiVersions(_ *conn, kreq kmsg.Request) (kmsg.Response, error) {
 	req := kreq.(*kmsg.ApiVersionsRequest)
 	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	if req.Version >= 5 {
+		switch named := req.ClusterID != nil; {
+		case named != (req.NodeID != -1):
+			resp.ErrorCode = kerr.InvalidRequest.Code
+			return resp, nil
+		case named && (*req.ClusterID != clusterID || req.NodeID != nodeID):
+			resp.ErrorCode = kerr.RebootstrapRequired.Code
+			return resp, nil
+		}
+	}
 	resp.ApiKeys = s.apiKeys()
 	if req.Version >= 3 {
 		sf := kmsg.NewApiVersionsResponseSupportedFeature()
@@ -53,12 +69,16 @@ func (s *Server) handleApiVersions(_ *conn, kreq kmsg.Request) (kmsg.Response, e
 	return resp, nil
 }
 
-// apiVersionsUnsupported appends the v0 UNSUPPORTED_VERSION response frame.
+// apiVersionsUnsupported appends the v0 UNSUPPORTED_VERSION response
+// frame, which lists the ApiVersions versions served and nothing else.
 func (s *Server) apiVersionsUnsupported(dst []byte, corr int32) []byte {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.Version = 0
 	resp.ErrorCode = kerr.UnsupportedVersion.Code
-	resp.ApiKeys = s.apiKeys()
+	a := s.apis[int16(kmsg.ApiVersions)]
+	ak := kmsg.NewApiVersionsResponseApiKey()
+	ak.ApiKey, ak.MinVersion, ak.MaxVersion = int16(kmsg.ApiVersions), a.min, a.max
+	resp.ApiKeys = []kmsg.ApiVersionsResponseApiKey{ak}
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	dst = kbin.AppendInt32(dst, corr)

@@ -8,6 +8,13 @@
 // the id starts each partition where share.auto.offset.reset says. A share
 // partition holding records staged in an open transaction answers
 // CONCURRENT_TRANSACTIONS until the transaction's marker resolves them.
+// A deleted group is gone from the server too: ListGroups no longer lists
+// it, ShareGroupDescribe answers GROUP_ID_NOT_FOUND and DescribeGroups
+// Dead, as Kafka answers once a group is deleted. A share group whose
+// members left the group with their share sessions still open is not
+// empty to the engine, which keeps their records locked until the
+// sessions close (docs/design.md §3.2), so it answers NON_EMPTY_GROUP
+// until then.
 
 package serve
 
@@ -41,7 +48,7 @@ func (s *Server) deleteGroup(id string) int16 {
 	}
 	g := s.classicGroup(id, false)
 	if g == nil {
-		return errCode(s.e.DeleteGroup(id))
+		return s.deleteShareGroup(id)
 	}
 	// The group's mutex is held across the engine's deletion, so no member
 	// joins the classic group meanwhile.
@@ -61,5 +68,31 @@ func (s *Server) deleteGroup(id string) int16 {
 		delete(s.state.mu.classic, id)
 	}
 	s.state.mu.Unlock()
+	return 0
+}
+
+// deleteShareGroup deletes a group the server runs no classic membership
+// of: a share group, or a classic group that holds only committed
+// offsets. Once the engine has deleted it, the server forgets the share
+// group's member map unless a member joining meanwhile put itself there
+// (the group then lives on with it). A share group the engine does not
+// know, whose members never joined a topic that exists, is the server's
+// alone: deleted when it has no member left.
+func (s *Server) deleteShareGroup(id string) int16 {
+	err := s.e.DeleteGroup(id)
+	if err != nil && !errors.Is(err, engine.ErrUnknownGroup) {
+		return errCode(err)
+	}
+	s.state.mu.Lock()
+	defer s.state.mu.Unlock()
+	ms, known := s.state.mu.share[id]
+	switch {
+	case err != nil && !known:
+		return errCode(err)
+	case err != nil && len(ms) > 0:
+		return kerr.NonEmptyGroup.Code
+	case len(ms) == 0:
+		delete(s.state.mu.share, id)
+	}
 	return 0
 }

@@ -8,14 +8,17 @@
 // epoch overflow the new producer id has an entry of its own), the last
 // sequence number (-1 once a marker at a new epoch ended its
 // transaction), the time of the last write or marker in Unix
-// milliseconds, and CurrentTxnStartOffset, the first offset of its
-// transaction open on the partition (from the engine,
+// milliseconds, the coordinator epoch of the last marker (0, the epoch of
+// the server's one coordinator; -1 while no marker reached the partition,
+// as in Kafka's producer state), and CurrentTxnStartOffset, the first
+// offset of its transaction open on the partition (from the engine,
 // Engine.OpenTransactions, durable), -1 once it ended. Entries outlive
 // their transactions, and a producer another InitProducerId of its
 // transactional id replaced keeps its entries for Kafka's default
 // producer.id.expiration.ms, one day (at most 4096 replaced producers).
 // Entries are kept in memory: after a restart of a durable engine only
-// its open transactions are known, with sequence numbers and times -1.
+// its open transactions are known, with sequence numbers, times and
+// coordinator epochs -1.
 
 package serve
 
@@ -88,7 +91,7 @@ func describeProducers(tp engine.TopicPartition, producers []*producer, opens []
 			}
 			ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
 			ap.ProducerID, ap.ProducerEpoch = k.pid, int32(e.epoch)
-			ap.LastSequence, ap.LastTimestamp, ap.CoordinatorEpoch = e.lastSeq, e.lastMs, 0
+			ap.LastSequence, ap.LastTimestamp, ap.CoordinatorEpoch = e.lastSeq, e.lastMs, e.coordEpoch
 			ap.CurrentTxnStartOffset = -1
 			if o, inTxn := open[enginePID]; inTxn && k.pid == p.wirePID {
 				ap.CurrentTxnStartOffset = o.FirstOffset
@@ -101,6 +104,7 @@ func describeProducers(tp engine.TopicPartition, producers []*producer, opens []
 			// through this server (its records came before a restart).
 			ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
 			ap.ProducerID, ap.ProducerEpoch, ap.LastSequence, ap.LastTimestamp = p.wirePID, int32(p.epoch), -1, -1
+			ap.CoordinatorEpoch = -1
 			ap.CurrentTxnStartOffset = o.FirstOffset
 			delete(open, enginePID)
 			out = append(out, ap)
@@ -116,6 +120,7 @@ func describeProducers(tp engine.TopicPartition, producers []*producer, opens []
 		// named by the engine's ids.
 		ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
 		ap.ProducerID, ap.ProducerEpoch, ap.LastSequence, ap.LastTimestamp = o.ProducerID, int32(o.Epoch), -1, -1
+		ap.CoordinatorEpoch = -1
 		ap.CurrentTxnStartOffset = o.FirstOffset
 		out = append(out, ap)
 	}

@@ -423,3 +423,112 @@ func TestOldTopicIDIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletedGroupsGoneFromListings: a share group whose consumer read
+// and left, and a classic group whose consumer committed and left, are
+// deleted with DeleteGroups and are then gone, as Kafka answers:
+// ListGroups lists neither, ShareGroupDescribe says GROUP_ID_NOT_FOUND and
+// DescribeGroups Dead; deleting them again is GROUP_ID_NOT_FOUND.
+func TestDeletedGroupsGoneFromListings(t *testing.T) {
+	t.Parallel()
+	s, e := start(t)
+	if err := e.CreateTopic("t", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetShareGroupConfig("sg", engine.GroupConfig{LockDuration: 30 * time.Second, DeliveryLimit: 5, MaxRecordLocks: 2000, AutoOffsetReset: engine.ResetEarliest}); err != nil {
+		t.Fatal(err)
+	}
+	produceN(t, client(t, s), "t", 3)
+	ad, _ := adm(t, s)
+	c := ctx(t)
+
+	share, err := kgo.NewClient(kgo.SeedBrokers(s.Addr()), kgo.ShareGroup("sg"), kgo.ConsumeTopics("t"), kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < 3; {
+		fs := share.PollRecords(c, 3)
+		if err := fs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range fs.Records() {
+			share.MarkAcks(kgo.AckAccept, r)
+			n++
+		}
+	}
+	if err := share.FlushAcks(c); err != nil {
+		t.Fatal(err)
+	}
+	share.Close()
+
+	classic, err := kgo.NewClient(kgo.SeedBrokers(s.Addr()), kgo.ConsumerGroup("cg"), kgo.ConsumeTopics("t"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, cancel := context.WithTimeout(c, 20*time.Second)
+	fs := classic.PollFetches(pc)
+	cancel()
+	if fs.NumRecords() == 0 {
+		t.Fatalf("the classic member read nothing: %v", fs.Errors())
+	}
+	if err := classic.CommitUncommittedOffsets(c); err != nil {
+		t.Fatal(err)
+	}
+	classic.Close()
+
+	listed := func() map[string]bool {
+		t.Helper()
+		gs, err := ad.ListGroups(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for id := range gs {
+			out[id] = true
+		}
+		return out
+	}
+	if got := listed(); !got["sg"] || !got["cg"] {
+		t.Fatalf("before deletion ListGroups lists %v, want sg and cg", got)
+	}
+	for _, id := range []string{"sg", "cg"} {
+		gr, err := ad.DeleteGroups(c, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gr[id].Err; err != nil {
+			t.Fatalf("DeleteGroups(%s) after its consumer left: %v", id, err)
+		}
+	}
+	if got := listed(); got["sg"] || got["cg"] {
+		t.Errorf("after deletion ListGroups lists %v, want neither sg nor cg", got)
+	}
+	sd, err := ad.DescribeShareGroups(c, "sg")
+	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+		t.Fatal(err)
+	}
+	if err == nil {
+		err = sd["sg"].Err
+	}
+	if !errors.Is(err, kerr.GroupIDNotFound) {
+		t.Errorf("ShareGroupDescribe of the deleted sg: %v (state %q), want GROUP_ID_NOT_FOUND", err, sd["sg"].GroupState)
+	}
+	dg, err := ad.DescribeGroups(c, "cg", "sg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"cg", "sg"} {
+		if st := dg[id].State; st != "Dead" {
+			t.Errorf("DescribeGroups of the deleted %s: state %q, want Dead", id, st)
+		}
+	}
+	for _, id := range []string{"sg", "cg"} {
+		gr, err := ad.DeleteGroups(c, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gr[id].Err; !errors.Is(err, kerr.GroupIDNotFound) {
+			t.Errorf("DeleteGroups(%s) again: %v, want GROUP_ID_NOT_FOUND", id, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/serve"
@@ -84,7 +85,8 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestApiVersionsUnsupported: ApiVersions above what the server serves is
-// answered (v0, UNSUPPORTED_VERSION, with the list), not closed.
+// answered (v0, UNSUPPORTED_VERSION), not closed, and the answer lists
+// ApiVersions alone with the versions served, as Kafka's does (KIP-511).
 func TestApiVersionsUnsupported(t *testing.T) {
 	s, _ := start(t)
 	c := dial(t, s)
@@ -101,8 +103,57 @@ func TestApiVersionsUnsupported(t *testing.T) {
 	if err := resp.ReadFrom(body[4:]); err != nil {
 		t.Fatal(err)
 	}
-	if resp.ErrorCode != 35 || len(resp.ApiKeys) == 0 {
-		t.Fatalf("error %d with %d keys, want 35 (UNSUPPORTED_VERSION) and the key list", resp.ErrorCode, len(resp.ApiKeys))
+	if resp.ErrorCode != 35 {
+		t.Fatalf("error %d, want 35 (UNSUPPORTED_VERSION)", resp.ErrorCode)
+	}
+	if len(resp.ApiKeys) != 1 || resp.ApiKeys[0].ApiKey != 18 || resp.ApiKeys[0].MinVersion != 0 || resp.ApiKeys[0].MaxVersion != 5 {
+		t.Fatalf("keys %+v, want ApiVersions (18) alone, versions 0 to 5", resp.ApiKeys)
+	}
+}
+
+// TestApiVersionsNamesClusterAndNode: a v5 ApiVersions (KIP-1242) that
+// names this server's cluster and node, or neither, gets the table; one
+// naming another cluster or node gets REBOOTSTRAP_REQUIRED, and one naming
+// only a cluster or only a node INVALID_REQUEST, as Kafka answers.
+func TestApiVersionsNamesClusterAndNode(t *testing.T) {
+	s, _ := start(t)
+	str := func(v string) *string { return &v }
+	for _, c := range []struct {
+		name    string
+		cluster *string
+		node    int32
+		want    int16
+	}{
+		{"neither", nil, -1, 0},
+		{"this cluster and node", str(serve.ClusterID), 0, 0},
+		{"another cluster", str("another-cluster"), 0, kerr.RebootstrapRequired.Code},
+		{"another node", str(serve.ClusterID), 7, kerr.RebootstrapRequired.Code},
+		{"a cluster without a node", str(serve.ClusterID), -1, kerr.InvalidRequest.Code},
+		{"a node without a cluster", nil, 0, kerr.InvalidRequest.Code},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := kmsg.NewPtrApiVersionsRequest()
+			req.ClusterID, req.NodeID = c.cluster, c.node
+			resp := roundTrip(t, dial(t, s), req, 5).(*kmsg.ApiVersionsResponse)
+			if resp.ErrorCode != c.want {
+				t.Fatalf("error %d, want %d", resp.ErrorCode, c.want)
+			}
+			if listed := len(resp.ApiKeys) > 0; listed != (c.want == 0) {
+				t.Errorf("%d keys listed with error %d; want the table only without an error", len(resp.ApiKeys), resp.ErrorCode)
+			}
+			if c.want != 0 {
+				return
+			}
+			var tv int16 = -1
+			for _, f := range resp.FinalizedFeatures {
+				if f.Name == "transaction.version" {
+					tv = f.MaxVersionLevel
+				}
+			}
+			if tv != 2 {
+				t.Errorf("finalized transaction.version %d, want 2", tv)
+			}
+		})
 	}
 }
 

@@ -72,13 +72,22 @@ func (st *seqState) appended(seq, count int32, base int64) {
 // producer state does, and what DescribeProducers answers: the epoch of the
 // producer's last write or transaction marker there, the sequence number
 // of its last batch (-1 once a marker at a new epoch ended its
-// transaction, as Kafka clears the batches of an older epoch), and the
-// Unix milliseconds of the last of them.
+// transaction, as Kafka clears the batches of an older epoch), the Unix
+// milliseconds of the last of them, and the epoch of the coordinator whose
+// marker last reached the partition: -1 until a marker does, as Kafka's
+// entry starts with none.
 type producerEntry struct {
-	epoch   int16
-	lastSeq int32
-	lastMs  int64
+	epoch      int16
+	lastSeq    int32
+	lastMs     int64
+	coordEpoch int32
 }
+
+// coordinatorEpoch is the epoch of the server's one transaction
+// coordinator, which every marker it writes carries: it never moves to
+// another broker, so it stays at the epoch a fresh Kafka coordinator
+// starts at.
+const coordinatorEpoch = 0
 
 type entryKey struct {
 	tp  engine.TopicPartition
@@ -101,14 +110,14 @@ func (p *producer) endedLocked(pid int64, ms int64) {
 		if pid == p.wirePID && e.epoch != p.epoch {
 			e.epoch, e.lastSeq = p.epoch, -1
 		}
-		e.lastMs = ms
+		e.lastMs, e.coordEpoch = ms, coordinatorEpoch
 	}
 }
 
 func (p *producer) entryLocked(k entryKey) *producerEntry {
 	e := p.entries[k]
 	if e == nil {
-		e = &producerEntry{epoch: p.epoch, lastSeq: -1, lastMs: -1}
+		e = &producerEntry{epoch: p.epoch, lastSeq: -1, lastMs: -1, coordEpoch: -1}
 		if p.entries == nil {
 			p.entries = map[entryKey]*producerEntry{}
 		}

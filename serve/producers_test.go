@@ -215,6 +215,9 @@ func TestDescribeProducersAfterTransactionsEnd(t *testing.T) {
 			if tv == 1 && p.LastSequence < 0 {
 				t.Errorf("producer %d: last sequence %d; want its last batch's (its markers keep the epoch)", pid, p.LastSequence)
 			}
+			if p.CoordinatorEpoch != 0 {
+				t.Errorf("producer %d: coordinator epoch %d; want 0, its markers' coordinator's", pid, p.CoordinatorEpoch)
+			}
 
 			again := client(t, s, kgo.TransactionalID("ended"), kgo.DefaultProduceTopic("t"))
 			if _, _, err := again.ProducerID(ctx(t)); err != nil {
@@ -222,6 +225,99 @@ func TestDescribeProducersAfterTransactionsEnd(t *testing.T) {
 			}
 			if r, ok := describe()[pid]; !ok || r.CurrentTxnStartOffset != -1 {
 				t.Errorf("after another InitProducerId of its transactional id, producer %d is listed %v (txn start %d); want it listed, txn start -1", pid, ok, r.CurrentTxnStartOffset)
+			}
+		})
+	}
+}
+
+// What kafka-transactions describe-producers prints against Kafka 4.4: a
+// fresh transactional client commits one transaction (records at 0-1, the
+// marker at 2) and closes; another keeps one open at 3. Under
+// transaction.version 2 the first client learns the feature from its
+// first ApiVersions, so its EndTxn (v5) bumps the epoch: its entry says
+// epoch 1, sequence -1 and the marker's coordinator epoch. The open one
+// says epoch 0, sequence 0 and coordinator epoch -1 (no marker yet).
+// Under transaction.version 1 the committed entry keeps epoch 0 and its
+// last sequence, 1.
+func TestDescribeProducersCommittedAndOpen(t *testing.T) {
+	for _, tv := range []int16{2, 1} {
+		t.Run(fmt.Sprintf("transaction.version=%d", tv), func(t *testing.T) {
+			s, e := start(t, serve.WithTransactionVersion(tv))
+			if err := e.CreateTopic("t", 1); err != nil {
+				t.Fatal(err)
+			}
+			txClient := func(id string) *kgo.Client {
+				t.Helper()
+				cl, err := kgo.NewClient(kgo.SeedBrokers(s.Addr()), kgo.TransactionalID(id), kgo.DefaultProduceTopic("t"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return cl
+			}
+			done := txClient("done")
+			if err := done.BeginTransaction(); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []string{"t-0", "t-1"} {
+				if err := done.ProduceSync(ctx(t), &kgo.Record{Value: []byte(v)}).FirstErr(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			donePID, _, err := done.ProducerID(ctx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := done.EndTransaction(ctx(t), kgo.TryCommit); err != nil {
+				t.Fatal(err)
+			}
+			done.Close()
+			landed := ctx(t)
+			for {
+				_, hw, lso, err := e.Offsets(engine.TopicPartition{Topic: "t"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if lso == hw {
+					break
+				}
+				select {
+				case <-landed.Done():
+					t.Fatalf("the commit's marker never landed: last stable offset %d, high watermark %d", lso, hw)
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			open := txClient("open")
+			t.Cleanup(open.Close)
+			if err := open.BeginTransaction(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := open.ProduceSync(ctx(t), &kgo.Record{Value: []byte("open-0")}).First()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Offset != 3 {
+				t.Fatalf("the open transaction's record is at %d, want 3 (after 0-1 and the marker at 2)", r.Offset)
+			}
+			openPID, _, err := open.ProducerID(ctx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			dp, err := kadm.NewClient(client(t, s)).DescribeProducers(ctx(t), kadm.TopicsSet{"t": {0: {}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[int64]string{}
+			dp.EachProducer(func(p kadm.DescribedProducer) {
+				got[p.ProducerID] = fmt.Sprintf("epoch=%d coordinator=%d seq=%d txn=%d", p.ProducerEpoch, p.CoordinatorEpoch, p.LastSequence, p.CurrentTxnStartOffset)
+			})
+			wantDone := "epoch=1 coordinator=0 seq=-1 txn=-1"
+			if tv == 1 {
+				wantDone = "epoch=0 coordinator=0 seq=1 txn=-1"
+			}
+			want := map[int64]string{donePID: wantDone, openPID: "epoch=0 coordinator=-1 seq=0 txn=3"}
+			if len(got) != len(want) || got[donePID] != want[donePID] || got[openPID] != want[openPID] {
+				t.Errorf("DescribeProducers: %v; want %v", got, want)
 			}
 		})
 	}

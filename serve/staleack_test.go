@@ -12,9 +12,11 @@
 package serve_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -274,5 +276,57 @@ func TestServeAckOfRecordNoLongerHeld(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestDeleteGroupWhileLeftSessionOpen: a member that left the group with
+// its share session open keeps its records locked (docs/design.md §3.2),
+// so deleting the group is NON_EMPTY_GROUP and leaves the records as they
+// are; once the session closes the deletion succeeds and the group is no
+// longer listed.
+func TestDeleteGroupWhileLeftSessionOpen(t *testing.T) {
+	t.Parallel()
+	s, e := start(t)
+	if err := e.CreateTopic("t", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetShareGroupConfig("g", engine.GroupConfig{LockDuration: 30 * time.Second, DeliveryLimit: 5, MaxRecordLocks: 100, AutoOffsetReset: engine.ResetEarliest}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Produce("t", 0, []engine.ProduceRecord{{Value: []byte("0")}, {Value: []byte("1")}}); err != nil {
+		t.Fatal(err)
+	}
+	cl := client(t, s)
+	ad := kadm.NewClient(cl)
+	a := &shareRaw{t: t, cl: cl, id: "member-a", topic: serve.TopicID(s, "t")}
+	a.heartbeat(false)
+	if _, _, got := a.fetch(-1, 0, 0, 10); len(got) != 2 {
+		t.Fatalf("A acquired %v, want 0..1", got)
+	}
+	a.heartbeat(true)
+	del := func() error {
+		t.Helper()
+		gr, err := ad.DeleteGroups(ctx(t), "g")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gr["g"].Err
+	}
+	if err := del(); !errors.Is(err, kerr.NonEmptyGroup) {
+		t.Errorf("DeleteGroups with A's session open: %v, want NON_EMPTY_GROUP", err)
+	}
+	if ri, err := e.ShareRecord("g", engine.TopicPartition{Topic: "t"}, 1); err != nil || ri.State != engine.StateAcquired {
+		t.Fatalf("offset 1 after the refused deletion: %v (%v), want %v", ri.State, err, engine.StateAcquired)
+	}
+	a.closeSession()
+	if err := del(); err != nil {
+		t.Fatalf("DeleteGroups once A's session closed: %v", err)
+	}
+	gs, err := ad.ListGroups(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := gs["g"]; ok {
+		t.Errorf("ListGroups lists the deleted group g: %v", gs.Groups())
 	}
 }
