@@ -36,7 +36,7 @@ type Engine struct {
 	clock Clock
 
 	// adminMu serialises CreateTopic, DeleteTopic, CreatePartitions and
-	// SetTopicConfigs, so a deletion never meets the partitions of a new
+	// AlterTopicConfigs, so a deletion never meets the partitions of a new
 	// incarnation of the name; it is taken before any other engine lock
 	// (lockorder.go).
 	adminMu sync.Mutex

@@ -6,7 +6,7 @@ package engine
 // locks of the same kind at once:
 //
 // -1. Engine.adminMu     — one CreateTopic, DeleteTopic, CreatePartitions
-//     or SetTopicConfigs at a time (topicadmin.go, topicconfig.go); taken
+//     or AlterTopicConfigs at a time (topicadmin.go, topicconfig.go); taken
 //     before anything else, never under a lock.
 //  0. markerQueue.sending — one DeliverMarkers call at a time (markers.go).
 //  1. Producer.mu         — one producer handle's fields.

@@ -32,10 +32,9 @@ func validTopicConfigs(topic string, configs map[string]string) error {
 }
 
 func cloneConfigs(configs map[string]string) map[string]string {
-	if configs == nil {
-		return map[string]string{}
-	}
-	return maps.Clone(configs)
+	out := make(map[string]string, len(configs))
+	maps.Copy(out, configs)
+	return out
 }
 
 // TopicConfigs returns a copy of the topic configs set on topic name
@@ -58,23 +57,44 @@ func (e *Engine) TopicConfigs(name string) (map[string]string, error) {
 // (nil or empty: none). With a data directory the new set is durable when
 // the call returns.
 func (e *Engine) SetTopicConfigs(name string, configs map[string]string) error {
-	if err := validTopicConfigs(name, configs); err != nil {
-		return err
-	}
+	return e.AlterTopicConfigs(name, func(c map[string]string) error {
+		clear(c)
+		maps.Copy(c, configs)
+		return nil
+	})
+}
+
+// AlterTopicConfigs changes the topic configs of topic name by calling
+// alter with a copy of them and keeping what it leaves, unless it fails:
+// then nothing changes and its error is returned. Alterations of one
+// engine's topics run one at a time, so none is lost to another; alter
+// must not call the engine. With a data directory the new set is durable
+// when the call returns.
+func (e *Engine) AlterTopicConfigs(name string, alter func(configs map[string]string) error) error {
 	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.exit()
 	e.adminMu.Lock()
 	defer e.adminMu.Unlock()
-	var op syncPoint
-	e.topicsMu.Lock()
+	// adminMu keeps the topic and its configs as they are until the new
+	// set is installed: only admin calls change either.
+	e.topicsMu.RLock()
 	t := e.topics[name]
+	e.topicsMu.RUnlock()
 	if t == nil {
-		e.topicsMu.Unlock()
 		return fmt.Errorf("%w: topic %q", ErrUnknownTopicOrPartition, name)
 	}
-	t.configs = cloneConfigs(configs)
+	configs := maps.Clone(t.configs)
+	if err := alter(configs); err != nil {
+		return err
+	}
+	if err := validTopicConfigs(name, configs); err != nil {
+		return err
+	}
+	var op syncPoint
+	e.topicsMu.Lock()
+	t.configs = configs
 	e.jTopicConfigs(&op, t.id, t.configs)
 	e.topicsMu.Unlock()
 	return e.finish(&op, nil)
