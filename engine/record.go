@@ -1,10 +1,10 @@
 // This file holds the journal's record codec: one typed record per durable
-// state change (topic created, topic configs, group configuration, classic group offsets,
-// transaction state, partition batch, marker and log start, share-state
-// snapshot and delta, share history), each encoded as a type byte followed
-// by varints and length-prefixed bytes. Decoding checks every length
-// against the bytes left, so arbitrary input gives an error, never a panic
-// or an unbounded allocation.
+// state change (topic created, topic configs, group configuration, classic
+// group offsets, transaction state, partition batch, marker and log start,
+// share-state snapshot and delta, share history), each encoded as a type
+// byte followed by varints and length-prefixed bytes. Decoding checks every
+// length against the bytes left, so arbitrary input gives an error, never a
+// panic or an unbounded allocation.
 
 package engine
 
