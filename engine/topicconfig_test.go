@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"maps"
+	"strconv"
 	"testing"
 
 	"github.com/sharebench/sharebench/engine"
@@ -94,5 +96,57 @@ func TestTopicConfigsBadInput(t *testing.T) {
 	}
 	if _, err := e.Partitions("t"); err == nil {
 		t.Errorf("the refused topic was created")
+	}
+}
+
+// TestAlterTopicConfigsNoLostUpdate: alterations running at once each see
+// the configs the previous one left, so every one's change is kept; a
+// failing alteration changes nothing.
+func TestAlterTopicConfigsNoLostUpdate(t *testing.T) {
+	t.Parallel()
+	e, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.CreateTopic("t", 1); err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			errs <- e.AlterTopicConfigs("t", func(c map[string]string) error {
+				c[fmt.Sprintf("k%d", i)] = strconv.Itoa(len(c))
+				return nil
+			})
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := errors.New("refused")
+	if err := e.AlterTopicConfigs("t", func(c map[string]string) error {
+		clear(c)
+		return refused
+	}); !errors.Is(err, refused) {
+		t.Fatalf("a failing alteration returned %v, want its error", err)
+	}
+	got, err := e.TopicConfigs("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i := range n {
+		v, ok := got[fmt.Sprintf("k%d", i)]
+		if !ok {
+			t.Fatalf("k%d lost: %v", i, got)
+		}
+		seen[v] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("alterations saw the same configs (values %v), want each to see the one before", got)
 	}
 }
