@@ -3,7 +3,8 @@
 // Topics only: the request's configs replace all of the topic's configs
 // (a config it leaves out goes back to its default), validated as
 // CreateTopics validates them (topicconfigs.go) and kept by the engine;
-// ValidateOnly checks without changing. Other resources are refused with
+// ValidateOnly checks without changing. A config named twice, or given no
+// value, is INVALID_REQUEST, as Kafka's broker answers. Other resources are refused with
 // INVALID_CONFIG: share group configs are altered with
 // IncrementalAlterConfigs, and the engine has no broker configuration.
 
@@ -41,15 +42,23 @@ func (s *Server) handleAlterConfigs(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 // replaceTopicConfigs sets topic's configs to exactly configs;
 // validateOnly checks and keeps nothing.
 func (s *Server) replaceTopicConfigs(topic string, in []kmsg.AlterConfigsRequestResourceConfig, validateOnly bool) error {
+	seen := make(map[string]bool, len(in))
+	var nulls []string
+	for _, c := range in {
+		if seen[c.Name] {
+			return &topicConfigError{kerr.InvalidRequest, "Error due to duplicate config keys"}
+		}
+		seen[c.Name] = true
+		if c.Value == nil {
+			nulls = append(nulls, c.Name)
+		}
+	}
+	if err := nullUpdates(nulls); err != nil {
+		return err
+	}
 	err := s.e.AlterTopicConfigs(topic, func(configs map[string]string) error {
 		clear(configs)
 		for _, c := range in {
-			if _, dup := configs[c.Name]; dup {
-				return &topicConfigError{kerr.InvalidRequest, "Error due to duplicate config keys"}
-			}
-			if c.Value == nil {
-				return invalidConfig("Null value not supported for topic configs: %s", c.Name)
-			}
 			configs[c.Name] = *c.Value
 		}
 		return checkTopicConfigs(configs, validateOnly)

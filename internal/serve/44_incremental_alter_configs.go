@@ -10,7 +10,8 @@
 // and APPEND and SUBTRACT of list configs (topicconfigs.go), applied to
 // the topic's kept configs and the result validated as a whole, as Kafka's
 // controller does, then kept by the engine (Engine.AlterTopicConfigs); a
-// config named twice is INVALID_REQUEST. Broker settings are refused with
+// config named twice, or given no value by anything but a DELETE, is
+// INVALID_REQUEST, as Kafka's broker answers. Broker settings are refused with
 // INVALID_CONFIG: the engine keeps none.
 
 package serve
@@ -68,13 +69,22 @@ func (s *Server) handleIncrementalAlterConfigs(_ *conn, kreq kmsg.Request) (kmsg
 // alterTopicConfigs applies IncrementalAlterConfigs operations to topic's
 // configs, all or none; validateOnly checks and keeps nothing.
 func (s *Server) alterTopicConfigs(topic string, ops []kmsg.IncrementalAlterConfigsRequestResourceConfig, validateOnly bool) error {
+	seen := make(map[string]bool, len(ops))
+	var nulls []string
+	for _, c := range ops {
+		if seen[c.Name] {
+			return &topicConfigError{kerr.InvalidRequest, "Error due to duplicate config keys"}
+		}
+		seen[c.Name] = true
+		if c.Value == nil && c.Op != kmsg.IncrementalAlterConfigOpDelete {
+			nulls = append(nulls, c.Name)
+		}
+	}
+	if err := nullUpdates(nulls); err != nil {
+		return err
+	}
 	err := s.e.AlterTopicConfigs(topic, func(configs map[string]string) error {
-		seen := make(map[string]bool, len(ops))
 		for _, c := range ops {
-			if seen[c.Name] {
-				return &topicConfigError{kerr.InvalidRequest, "Error due to duplicate config keys"}
-			}
-			seen[c.Name] = true
 			if err := alterTopicConfig(configs, c.Name, c.Value, c.Op); err != nil {
 				return err
 			}

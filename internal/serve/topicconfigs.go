@@ -147,6 +147,11 @@ func validateTopicConfigs(configs map[string]string) error {
 	}
 	slices.Sort(names)
 	for _, n := range names {
+		if len(configs[n]) > maxConfigValueBytes {
+			return invalidConfig("The configuration value cannot be added because it exceeds the maximum value size of %d bytes.", maxConfigValueBytes)
+		}
+	}
+	for _, n := range names {
 		if _, ok := topicConfigDefs[n]; !ok {
 			return invalidConfig("Unknown topic config name: %s", n)
 		}
@@ -272,33 +277,27 @@ func validReplica(item, list string) bool {
 // configs, as Kafka's controller does: SET sets, DELETE removes the
 // topic's value (back to the default), APPEND and SUBTRACT add items to
 // or remove them from a list config's value (the default's when the topic
-// sets none). The result is validated as a whole by the caller.
+// sets none). value is non-nil but for DELETE (nullUpdates checks it
+// first). The result is validated as a whole by the caller.
 func alterTopicConfig(configs map[string]string, name string, value *string, op kmsg.IncrementalAlterConfigOp) error {
 	switch op {
 	case kmsg.IncrementalAlterConfigOpSet:
-		if value == nil {
-			return invalidConfig("Null value not supported for topic configs: %s", name)
-		}
 		configs[name] = *value
 	case kmsg.IncrementalAlterConfigOpDelete:
 		delete(configs, name)
 	case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:
-		d, known := topicConfigDefs[name]
-		if !known {
-			return invalidConfig("Unknown topic config name: %s", name)
-		}
-		if d.kind != kindList {
-			return invalidConfig("Can't %s to key %s because its type is not LIST.", strings.ToLower(op.String()), name)
-		}
-		if value == nil {
-			return invalidConfig("Null value not supported for topic configs: %s", name)
+		// An unknown name is no list either, and Kafka says so.
+		if d, known := topicConfigDefs[name]; !known || d.kind != kindList {
+			return invalidConfig("Can't %s to key %s because its type is not LIST.", op, name)
 		}
 		cur, ok := configs[name]
 		if !ok {
 			cur = topicConfigDefault(name)
 		}
-		items := splitList(cur)
-		for _, x := range splitList(*value) {
+		// Items are split on commas and compared as given, not trimmed,
+		// as Kafka's controller does; empty ones of the old value go.
+		items := slices.DeleteFunc(strings.Split(cur, ","), func(x string) bool { return x == "" })
+		for _, x := range strings.Split(*value, ",") {
 			has := slices.Contains(items, x)
 			switch {
 			case op == kmsg.IncrementalAlterConfigOpAppend && !has:
@@ -313,6 +312,20 @@ func alterTopicConfig(configs map[string]string, name string, value *string, op 
 	}
 	return nil
 }
+
+// nullUpdates refuses the configs that give no value to anything but a
+// DELETE, with the INVALID_REQUEST Kafka's broker answers before the
+// request reaches its controller.
+func nullUpdates(names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	return &topicConfigError{kerr.InvalidRequest, "Null value not supported for : " + strings.Join(names, ", ")}
+}
+
+// maxConfigValueBytes is the longest config value Kafka's controller
+// keeps (a ConfigRecord's value is a string of at most 32767 bytes).
+const maxConfigValueBytes = math.MaxInt16
 
 // topicConfigDefault is the value DescribeConfigs reports for a topic
 // config the topic does not set ("" for one it does not report).
