@@ -35,9 +35,10 @@ type Engine struct {
 	cfg   config
 	clock Clock
 
-	// adminMu serialises CreateTopic, DeleteTopic and CreatePartitions,
-	// so a deletion never meets the partitions of a new incarnation of
-	// the name; it is taken before any other engine lock (lockorder.go).
+	// adminMu serialises CreateTopic, DeleteTopic, CreatePartitions and
+	// AlterTopicConfigs, so a deletion never meets the partitions of a new
+	// incarnation of the name; it is taken before any other engine lock
+	// (lockorder.go).
 	adminMu sync.Mutex
 	// topicsMu guards topics, topicIDs and reading cfg.topicIDs; it is a
 	// leaf lock (lockorder.go).
@@ -72,6 +73,9 @@ type topic struct {
 	partitions atomic.Int32
 	id         uint64  // names its partitions' directories in the data directory
 	uuid       TopicID // this incarnation's id, as Kafka's topic UUID
+	// configs are the topic configs set on this incarnation (topicconfig.go),
+	// guarded by Engine.topicsMu; never nil, never changed in place.
+	configs map[string]string
 	// notify is closed and replaced when the topic changes (records
 	// appended, records released) after someone took it (waited): pollers
 	// and readers wait on it.
@@ -318,8 +322,18 @@ func (e *Engine) txnShard(id string) *txnShard {
 
 // CreateTopic creates a topic with the given number of partitions.
 func (e *Engine) CreateTopic(name string, partitions int32) error {
+	return e.CreateTopicWithConfigs(name, partitions, nil)
+}
+
+// CreateTopicWithConfigs creates a topic with the given number of
+// partitions and topic configs (see TopicConfigs), journaled in one record
+// so a recovery sees the topic with its configs or not at all.
+func (e *Engine) CreateTopicWithConfigs(name string, partitions int32, configs map[string]string) error {
 	if name == "" || partitions < 1 || partitions > 1<<20 {
 		return fmt.Errorf("%w: topic %q with %d partitions", ErrInvalidConfig, name, partitions)
+	}
+	if err := validTopicConfigs(name, configs); err != nil {
+		return err
 	}
 	if err := e.enterWrite(); err != nil {
 		return err
@@ -347,8 +361,9 @@ func (e *Engine) CreateTopic(name string, partitions int32) error {
 		return err
 	}
 	t := newTopic(name, partitions, id, uuid)
+	t.configs = cloneConfigs(configs)
 	e.topics[name], e.topicIDs[uuid] = t, t
-	e.jTopic(&op, &topicRecord{id: id, name: name, partitions: partitions, uuid: uuid})
+	e.jTopic(&op, &topicRecord{id: id, name: name, partitions: partitions, uuid: uuid, configs: t.configs})
 	e.topicsMu.Unlock()
 	for p := int32(0); p < partitions; p++ {
 		tp := TopicPartition{name, p}

@@ -205,6 +205,16 @@ func (e *Engine) jTopicPartitions(op *syncPoint, id uint64, n int32) {
 	}
 }
 
+func (e *Engine) jTopicConfigs(op *syncPoint, id uint64, configs map[string]string) {
+	if j := e.jrn(); j != nil {
+		j.add(op, j.meta, 0, func(en *enc) {
+			en.u8(recTopicConfigs)
+			en.uvar(id)
+			encodeTopicConfigs(en, configs)
+		})
+	}
+}
+
 // jShareDrop records that group's share partition of tp is gone, in the
 // share log and the history log: their replay forgets what came before,
 // so a share partition the group meets again starts afresh.

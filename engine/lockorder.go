@@ -5,9 +5,9 @@ package engine
 // Lock order. A goroutine may hold locks only in this order, and never two
 // locks of the same kind at once:
 //
-// -1. Engine.adminMu     — one CreateTopic, DeleteTopic or CreatePartitions
-//     at a time (topicadmin.go); taken before anything else, never under
-//     a lock.
+// -1. Engine.adminMu     — one CreateTopic, DeleteTopic, CreatePartitions
+//     or AlterTopicConfigs at a time (topicadmin.go, topicconfig.go); taken
+//     before anything else, never under a lock.
 //  0. markerQueue.sending — one DeliverMarkers call at a time (markers.go).
 //  1. Producer.mu         — one producer handle's fields.
 //  2. txnShard.mu         — transactional ids of one shard. Held for the

@@ -1,10 +1,10 @@
 // This file holds the journal's record codec: one typed record per durable
-// state change (topic created, group configuration, classic group offsets,
-// transaction state, partition batch, marker and log start, share-state
-// snapshot and delta, share history), each encoded as a type byte followed
-// by varints and length-prefixed bytes. Decoding checks every length
-// against the bytes left, so arbitrary input gives an error, never a panic
-// or an unbounded allocation.
+// state change (topic created, topic configs, group configuration, classic
+// group offsets, transaction state, partition batch, marker and log start,
+// share-state snapshot and delta, share history), each encoded as a type
+// byte followed by varints and length-prefixed bytes. Decoding checks every
+// length against the bytes left, so arbitrary input gives an error, never a
+// panic or an unbounded allocation.
 
 package engine
 
@@ -26,6 +26,7 @@ const (
 	recTopicCreate     byte = 2
 	recTopicDelete     byte = 3
 	recTopicPartitions byte = 4
+	recTopicConfigs    byte = 5
 	recGroupDelete     byte = 15
 	recShareGroup      byte = 10
 	recPendingOffset   byte = 12
@@ -213,14 +214,52 @@ type topicRecord struct {
 	name       string
 	partitions int32
 	uuid       TopicID
+	configs    map[string]string // nil when the record carries none
 }
 
+// encode writes the topic's configs after its id only when it has some,
+// so a topic without configs is the record older builds wrote.
 func (r *topicRecord) encode(e *enc) {
 	e.u8(recTopicCreate)
 	e.uvar(r.id)
 	e.str(r.name)
 	e.svar(int64(r.partitions))
 	e.b = append(e.b, r.uuid[:]...)
+	if len(r.configs) > 0 {
+		encodeTopicConfigs(e, r.configs)
+	}
+}
+
+// encodeTopicConfigs writes configs sorted by name, so the same configs
+// always encode to the same bytes.
+func encodeTopicConfigs(e *enc, configs map[string]string) {
+	names := make([]string, 0, len(configs))
+	for n := range configs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	e.uvar(uint64(len(names)))
+	for _, n := range names {
+		e.str(n)
+		e.str(configs[n])
+	}
+}
+
+func decodeTopicConfigs(d *dec) map[string]string {
+	n := d.count(2)
+	m := make(map[string]string, n)
+	for range n {
+		name, v := d.str(), d.str()
+		if d.err != nil {
+			break
+		}
+		if _, dup := m[name]; dup || name == "" {
+			d.fail("topic config %q twice or unnamed", name)
+			break
+		}
+		m[name] = v
+	}
+	return m
 }
 
 // decode reads a topic record of type typ: recTopic carries no id, and
@@ -235,6 +274,9 @@ func (r *topicRecord) decode(d *dec, typ byte) {
 		return
 	}
 	copy(r.uuid[:], d.raw(uint64(len(r.uuid))))
+	if d.err == nil && len(d.b) > 0 {
+		r.configs = decodeTopicConfigs(d)
+	}
 }
 
 // --- groups ---

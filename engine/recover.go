@@ -184,6 +184,17 @@ func (rs *replayState) applyMeta(_ uint64, d *dec) error {
 			return fmt.Errorf("%w: partition count %d for topic id %d", errBadRecord, n, id)
 		}
 		r.partitions = n
+	case recTopicConfigs:
+		id := d.uvar()
+		configs := decodeTopicConfigs(d)
+		if err := d.end(); err != nil {
+			return err
+		}
+		r := rs.byID[id]
+		if r == nil {
+			return fmt.Errorf("%w: configs of topic id %d, which no live topic has", errBadRecord, id)
+		}
+		r.configs = configs
 	default:
 		return unknownRecord(typ)
 	}
@@ -750,6 +761,9 @@ func (e *Engine) install(rs *replayState, j *journal) {
 	ids := make(map[TopicID]*topic, len(rs.topics))
 	for name, r := range rs.topics {
 		t := newTopic(name, r.partitions, r.id, r.uuid)
+		if r.configs != nil {
+			t.configs = r.configs
+		}
 		topics[name], ids[r.uuid] = t, t
 	}
 	d.nextTopicID.Store(rs.maxTopicID + 1)

@@ -36,7 +36,7 @@ func legacyTopicID(name string) TopicID {
 }
 
 func newTopic(name string, partitions int32, id uint64, uuid TopicID) *topic {
-	t := &topic{name: name, id: id, uuid: uuid, notify: make(chan struct{})}
+	t := &topic{name: name, id: id, uuid: uuid, configs: map[string]string{}, notify: make(chan struct{})}
 	t.partitions.Store(partitions)
 	return t
 }

@@ -2,14 +2,16 @@
 //
 // Creates each topic in the engine (NumPartitions -1: the default count).
 // Replication factors above 1 are refused (one broker), as are replica
-// assignments; topic configs are accepted and not applied (the engine has
-// no per-topic configuration). ValidateOnly (v1+) checks without creating.
+// assignments. Topic configs are validated as Kafka validates them
+// (topicconfigs.go: INVALID_CONFIG naming an unknown config or a bad
+// value) and kept with the topic; the engine enforces none of them.
+// ValidateOnly (v1+) checks without creating.
 // A count past a partition cap (limits.go) is refused before the engine
 // allocates anything: INVALID_PARTITIONS for the per-topic cap,
 // POLICY_VIOLATION for the total, with a message naming the flag.
 // Each topic is answered with its partition count and replication factor
-// and (v5+) its effective configs, the engine's topic settings with their
-// source, as DescribeConfigs reports them.
+// and (v5+) its configs with their source, as DescribeConfigs reports
+// them: those it set as DYNAMIC_TOPIC_CONFIG, the rest as defaults.
 
 package serve
 
@@ -35,7 +37,7 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 		// not created, as Kafka answers: its kafka-topics --create fails
 		// on a null one.
 		rt.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
-		var err error
+		configs, err := createConfigs(t.Configs)
 		switch {
 		case !validTopicName(t.Topic):
 			rt.ErrorCode = kerr.InvalidTopicException.Code
@@ -43,6 +45,8 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 			rt.ErrorCode = kerr.InvalidPartitions.Code
 		case t.ReplicationFactor > 1:
 			rt.ErrorCode = kerr.InvalidReplicationFactor.Code
+		case err != nil:
+			rt.ErrorCode = errCode(err)
 		case req.ValidateOnly:
 			if _, ok := s.partitions(t.Topic); ok {
 				rt.ErrorCode = kerr.TopicAlreadyExists.Code
@@ -50,17 +54,19 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 				rt.ErrorCode = errCode(err)
 			}
 		default:
-			err = s.createTopic(t.Topic, n)
+			err = s.createTopic(t.Topic, n, configs)
 			rt.ErrorCode = errCode(err)
 			if err == nil {
 				rt.TopicID = s.topicID(t.Topic)
 			}
 		}
 		if rt.ErrorCode == 0 {
-			rt.Configs = createdConfigs()
+			rt.Configs = createdConfigs(configs)
 		}
 		if rt.ErrorCode != 0 && req.Version >= 1 {
-			if err == nil {
+			// err is the message only when it is the error answered: a
+			// bad name outranks a bad config.
+			if err == nil || errCode(err) != rt.ErrorCode {
 				err = kerr.ErrorForCode(rt.ErrorCode)
 			}
 			rt.ErrorMessage = msg(err)
@@ -70,16 +76,35 @@ func (s *Server) handleCreateTopics(_ *conn, kreq kmsg.Request) (kmsg.Response, 
 	return resp, nil
 }
 
-// createdConfigs are a created topic's effective configs, as CreateTopics
-// answers them (v5+): the engine's topic settings, each read-only at its
-// default (ConfigSource DEFAULT_CONFIG), since the engine applies no
-// topic config a request gives.
-func createdConfigs() []kmsg.CreateTopicsResponseTopicConfig {
-	out := make([]kmsg.CreateTopicsResponseTopicConfig, 0, len(topicConfigs))
-	for _, kv := range topicConfigs {
+// createConfigs are a CreateTopics topic's configs as a map, validated;
+// a null value is refused as Kafka's controller refuses it.
+func createConfigs(in []kmsg.CreateTopicsRequestTopicConfig) (map[string]string, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(in))
+	for _, c := range in {
+		if c.Value == nil {
+			return nil, invalidConfig("Null value not supported for topic configs: %s", c.Name)
+		}
+		out[c.Name] = *c.Value
+	}
+	if err := validateTopicConfigs(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// createdConfigs are a created topic's configs, as CreateTopics answers
+// them (v5+): those the request set (DYNAMIC_TOPIC_CONFIG) and the
+// defaults DescribeConfigs reports.
+func createdConfigs(set map[string]string) []kmsg.CreateTopicsResponseTopicConfig {
+	entries := topicConfigEntries(set)
+	out := make([]kmsg.CreateTopicsResponseTopicConfig, 0, len(entries))
+	for _, e := range entries {
 		c := kmsg.NewCreateTopicsResponseTopicConfig()
-		v := kv[1]
-		c.Name, c.Value, c.ReadOnly, c.Source = kv[0], &v, true, int8(kmsg.ConfigSourceDefaultConfig)
+		v := e.value
+		c.Name, c.Value, c.Source = e.name, &v, int8(e.source)
 		out = append(out, c)
 	}
 	return out

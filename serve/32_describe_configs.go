@@ -1,10 +1,12 @@
 // DescribeConfigs: v0-4.
 //
 // Share groups (resource type 32): the group's share.* settings from the
-// engine. Topics and the broker: a few read-only defaults (the engine has
-// no per-topic configuration). Each setting's documentation comes with it
-// when the request asks (v3+); a resource's error message is "" on
-// success, as Kafka answers.
+// engine. Topics: the configs the topic sets (source DYNAMIC_TOPIC_CONFIG,
+// IsDefault false), kept by the engine, and a few defaults (source
+// DEFAULT_CONFIG) for those it does not; topic configs are not read-only,
+// as in Kafka. The broker: a few read-only defaults. Each setting's
+// documentation comes with it when the request asks (v3+); a resource's
+// error message is "" on success, as Kafka answers.
 
 package serve
 
@@ -21,19 +23,25 @@ func (s *Server) handleDescribeConfigs(_ *conn, kreq kmsg.Request) (kmsg.Respons
 	for _, r := range req.Resources {
 		rr := kmsg.NewDescribeConfigsResponseResource()
 		rr.ResourceType, rr.ResourceName = r.ResourceType, r.ResourceName
-		var kvs [][2]string
+		var entries []configEntry
 		readOnly := true
 		switch r.ResourceType {
 		case kmsg.ConfigResourceTypeGroupConfig:
-			kvs, readOnly = groupConfigs(s.shareGroupConfig(r.ResourceName)), false
+			readOnly = false
+			for _, kv := range groupConfigs(s.shareGroupConfig(r.ResourceName)) {
+				entries = append(entries, configEntry{kv[0], kv[1], kmsg.ConfigSource(8)}) // DYNAMIC_GROUP_CONFIG
+			}
 		case kmsg.ConfigResourceTypeTopic:
-			if _, ok := s.partitions(r.ResourceName); !ok {
-				rr.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			set, err := s.e.TopicConfigs(r.ResourceName)
+			if err != nil {
+				rr.ErrorCode = errCode(err)
 				break
 			}
-			kvs = topicConfigs
+			readOnly, entries = false, topicConfigEntries(set)
 		case kmsg.ConfigResourceTypeBroker:
-			kvs = brokerConfigs
+			for _, kv := range brokerConfigs {
+				entries = append(entries, configEntry{kv[0], kv[1], kmsg.ConfigSourceDefaultConfig})
+			}
 		default:
 			rr.ErrorCode = kerr.InvalidRequest.Code
 		}
@@ -43,21 +51,19 @@ func (s *Server) handleDescribeConfigs(_ *conn, kreq kmsg.Request) (kmsg.Respons
 		if rr.ErrorCode != 0 {
 			rr.ErrorMessage = msg(kerr.ErrorForCode(rr.ErrorCode))
 		}
-		for _, kv := range kvs {
-			if len(r.ConfigNames) > 0 && !contains(r.ConfigNames, kv[0]) {
+		for _, e := range entries {
+			if len(r.ConfigNames) > 0 && !contains(r.ConfigNames, e.name) {
 				continue
 			}
 			c := kmsg.NewDescribeConfigsResponseResourceConfig()
-			v := kv[1]
-			c.Name, c.Value, c.ReadOnly = kv[0], &v, readOnly
+			v := e.value
+			c.Name, c.Value, c.ReadOnly = e.name, &v, readOnly
 			if req.IncludeDocumentation {
-				doc := configDocs[kv[0]]
+				doc := topicConfigDoc(e.name)
 				c.Documentation = &doc
 			}
-			c.Source = kmsg.ConfigSourceDefaultConfig
-			if !readOnly {
-				c.Source = kmsg.ConfigSource(8) // DYNAMIC_GROUP_CONFIG
-			}
+			// IsDefault (v0) is what Source says from v1.
+			c.Source, c.IsDefault = e.source, e.source == kmsg.ConfigSourceDefaultConfig
 			rr.Configs = append(rr.Configs, c)
 		}
 		resp.Resources = append(resp.Resources, rr)

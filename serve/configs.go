@@ -1,6 +1,8 @@
 // This file holds the configurations DescribeConfigs and
 // IncrementalAlterConfigs serve: a share group's share.* settings (kept by
-// the engine) and read-only topic and broker defaults.
+// the engine), the topic defaults reported for configs a topic does not
+// set (topicconfigs.go holds topic configs), and read-only broker
+// defaults.
 
 package serve
 
@@ -133,7 +135,8 @@ func setGroupConfig(c *engine.GroupConfig, name string, value *string, op kmsg.I
 }
 
 // configDocs is the documentation DescribeConfigs (v3+) answers for each
-// setting it reports, when the request asks for it.
+// group and broker setting it reports, when the request asks for it (topic
+// configs' is in topicConfigDefs).
 var configDocs = map[string]string{
 	"share.record.lock.duration.ms":             "How long a share group's acquired record stays locked to the member that acquired it, in milliseconds.",
 	"share.delivery.count.limit":                "How many times a record is delivered to a share group before it is archived.",
@@ -142,18 +145,15 @@ var configDocs = map[string]string{
 	"share.isolation.level":                     "Whether a share group reads only committed transactional records (read_committed) or all of them (read_uncommitted).",
 	"errors.deadletterqueue.topic.name":         "The topic a share group's records go to once rejected or over the delivery count limit; empty for none.",
 	"errors.deadletterqueue.copy.record.enable": "Whether a dead-lettered record's key and value are copied to the dead-letter topic.",
-	"cleanup.policy":                            "What happens to old log segments: delete (the engine never compacts).",
-	"retention.ms":                              "How long records are kept, in milliseconds; -1 keeps them for ever.",
-	"min.insync.replicas":                       "How many replicas must acknowledge a write with acks=all (one broker: 1).",
-	"message.timestamp.type":                    "Which timestamp a record carries: LogAppendTime, the time the broker appended it.",
 	"group.share.enable":                        "Whether share groups are served.",
 	"share.version":                             "The finalized share.version feature level.",
 	"transaction.state.log.replication.factor":  "The replication factor of the transaction state (one broker: 1).",
 	"offsets.topic.replication.factor":          "The replication factor of the committed offsets (one broker: 1).",
 }
 
-// topicConfigs are the read-only topic settings DescribeConfigs reports,
-// and CreateTopics (v5+) answers as the created topic's configs.
+// topicConfigs are the topic configs DescribeConfigs and CreateTopics
+// (v5+) report at their default (what the engine does) for a topic that
+// does not set them.
 var topicConfigs = [][2]string{
 	{"cleanup.policy", "delete"},
 	{"retention.ms", "-1"},

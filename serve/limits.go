@@ -54,8 +54,9 @@ func (s *Server) checkPartitions(topic string, n int32) error {
 	return nil
 }
 
-// createTopic creates topic with n partitions if the caps allow it.
-func (s *Server) createTopic(topic string, n int32) error {
+// createTopic creates topic with n partitions and the topic configs (nil:
+// none, already validated) if the caps allow it.
+func (s *Server) createTopic(topic string, n int32, configs map[string]string) error {
 	s.topicsMu.Lock()
 	defer s.topicsMu.Unlock()
 	if _, ok := s.partitions(topic); ok {
@@ -64,7 +65,7 @@ func (s *Server) createTopic(topic string, n int32) error {
 	if err := s.checkPartitions(topic, n); err != nil {
 		return err
 	}
-	return s.e.CreateTopic(topic, n)
+	return s.e.CreateTopicWithConfigs(topic, n, configs)
 }
 
 // isCapError reports whether err is a partition cap's refusal.

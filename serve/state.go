@@ -130,7 +130,7 @@ func (s *Server) ensureTopic(topic string) (int32, error) {
 	if !s.cfg.autoCreate || !validTopicName(topic) {
 		return 0, engine.ErrUnknownTopicOrPartition
 	}
-	if err := s.createTopic(topic, s.cfg.partitions); err != nil && !errors.Is(err, engine.ErrTopicExists) {
+	if err := s.createTopic(topic, s.cfg.partitions, nil); err != nil && !errors.Is(err, engine.ErrTopicExists) {
 		return 0, err
 	}
 	n, _ := s.partitions(topic)

@@ -123,6 +123,7 @@ var noNonNullFields = map[int16]bool{
 	int16(kmsg.ListGroups): true, int16(kmsg.ApiVersions): true, int16(kmsg.InitProducerID): true,
 	int16(kmsg.AddPartitionsToTxn): true, int16(kmsg.AddOffsetsToTxn): true, int16(kmsg.EndTxn): true,
 	int16(kmsg.TxnOffsetCommit): true, int16(kmsg.IncrementalAlterConfigs): true,
+	int16(kmsg.AlterConfigs):    true,
 	int16(kmsg.DescribeCluster): true, int16(kmsg.DescribeProducers): true,
 	int16(kmsg.DescribeTransactions): true, int16(kmsg.ListTransactions): true,
 	int16(kmsg.ShareGroupDescribe): true, int16(kmsg.ShareAcknowledge): true,
@@ -539,6 +540,17 @@ var requests = map[int16]func(w *wireConn, v int16) kmsg.Response{
 		r := kmsg.NewIncrementalAlterConfigsRequestResource()
 		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, "t"
 		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Value = "retention.ms", kmsg.StringPtr("1000")
+		r.Configs = append(r.Configs, c)
+		req.Resources = append(req.Resources, r)
+		return w.do(req, v)
+	},
+	int16(kmsg.AlterConfigs): func(w *wireConn, v int16) kmsg.Response {
+		req := kmsg.NewPtrAlterConfigsRequest()
+		req.ValidateOnly = true
+		r := kmsg.NewAlterConfigsRequestResource()
+		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, "t"
+		c := kmsg.NewAlterConfigsRequestResourceConfig()
 		c.Name, c.Value = "retention.ms", kmsg.StringPtr("1000")
 		r.Configs = append(r.Configs, c)
 		req.Resources = append(req.Resources, r)
