@@ -215,14 +215,15 @@ func rdShare(t *testing.T, s *server, n names) (string, error) {
 		return "", fmt.Errorf("describing the share offsets of %s: %w", group, err)
 	}
 	o, ok := d[group].Offsets.Lookup(topic, 0)
-	// Every record was accepted: nothing is left to deliver, lag 0. Kafka
-	// 4.4 answers start offset 0 here (the start offset it persisted stays
-	// behind the accepted records); the comparison with serve shows the
-	// start offset each reports.
-	if !ok || o.Err != nil || o.Lag != 0 {
-		return "", fmt.Errorf("share group %s's offsets of %s-0 after every record accepted: start %d lag %d error %v (found %v), want lag 0", group, topic, o.StartOffset, o.Lag, o.Err, ok)
+	// Every record was accepted: nothing is left to deliver, lag 0. The
+	// start offset is the persisted one, which may lag (Kafka 4.4 answers
+	// 0 here, serve the exact 10): both must lie in [0, 10], and the
+	// servers are compared on that.
+	if !ok || o.Err != nil || o.Lag != 0 || o.StartOffset < 0 || o.StartOffset > 10 {
+		return "", fmt.Errorf("share group %s's offsets of %s-0 after every record accepted: start %d lag %d error %v (found %v), want lag 0 and a start offset from 0 to 10", group, topic, o.StartOffset, o.Lag, o.Err, ok)
 	}
-	return fmt.Sprintf("received %s; start offset %d, lag %d", short(got.Values), o.StartOffset, o.Lag), nil
+	t.Logf("%s: share start offset %d", s.name, o.StartOffset)
+	return fmt.Sprintf("received %s; start offset in [0, 10], lag %d", short(got.Values), o.Lag), nil
 }
 
 func rdFence(t *testing.T, s *server, n names) (string, error) {
