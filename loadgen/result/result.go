@@ -253,6 +253,13 @@ type FaultEvent struct {
 	Selector string `json:"selector,omitempty"`
 	// Failed is true when the fault could not be applied (Detail says why).
 	Failed bool `json:"failed,omitempty"`
+	// RoleBefore, RoleDuring and RoleAfter are the node ids that held the
+	// role the selector named when the fault was resolved, while the node
+	// was down or paused, and once the fault had ended (omitted when the
+	// selector names no role or the cluster did not answer).
+	RoleBefore string `json:"role_before,omitempty"`
+	RoleDuring string `json:"role_during,omitempty"`
+	RoleAfter  string `json:"role_after,omitempty"`
 }
 
 // FaultsLanded counts the mode's faults that were applied (landed) and
