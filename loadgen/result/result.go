@@ -146,6 +146,11 @@ type ModeResult struct {
 	LockExpiries  int64 `json:"lock_expiries"`
 	WorkerCrashes int64 `json:"worker_crashes"`
 
+	// SettleNs is how long the mode waited, before the drain's timeout
+	// started, for the target to be whole again after its faults (every
+	// node back, every partition led); the notes say what it waited for.
+	SettleNs int64 `json:"settle_ns,omitempty"`
+
 	// DrainNs is how long the drain took; DrainTimedOut is set only when
 	// it reached its timeout, DrainInterrupted when an interrupt ended it
 	// first.

@@ -365,3 +365,64 @@ func liveIDs(all map[int32]string, under map[int32]underFault) []int32 {
 }
 
 var _ roleView = adminView{}
+
+// Settle waits, up to limit, until no node is under a fault and every
+// partition of cfg's topics has a leader that is not under one, asking
+// only live brokers. It returns a note on how long it waited, or an error
+// naming what was still missing at the limit (the drain starts anyway).
+func (b *BrokerControl) Settle(ctx context.Context, cfg targets.Config, limit time.Duration) (string, error) {
+	start := time.Now()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	var missing string
+	for {
+		under, changed := b.t.nodeFaults().state()
+		if len(under) > 0 {
+			var ids []int32
+			for id := range under {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			missing = fmt.Sprintf("node(s) %v still under a fault", ids)
+		} else {
+			missing = b.unled(ctx, cfg, under)
+			if missing == "" {
+				return fmt.Sprintf("before the drain, waited %v for every broker fault to end and every partition of %s and %s to be led",
+					time.Since(start).Round(time.Millisecond), cfg.InputTopic, cfg.OutputTopic), nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-deadline.C:
+			return "", fmt.Errorf("after waiting %v the cluster was not whole again (%s); the drain started anyway", limit, missing)
+		case <-changed:
+		case <-time.After(b.poll):
+		}
+	}
+}
+
+// unled names the first partition of cfg's topics without a live leader,
+// "" when every one has one.
+func (b *BrokerControl) unled(ctx context.Context, cfg targets.Config, under map[int32]underFault) string {
+	for _, tp := range []struct {
+		topic string
+		n     int32
+	}{{cfg.InputTopic, partitions(cfg.InputPartitions)}, {cfg.OutputTopic, partitions(cfg.OutputPartitions)}} {
+		if tp.topic == "" {
+			continue
+		}
+		for p := int32(0); p < tp.n; p++ {
+			actx, cancel := context.WithTimeout(ctx, resolveTimeout)
+			id, err := b.view.leader(actx, under, tp.topic, p)
+			cancel()
+			if err != nil {
+				return fmt.Sprintf("%s/%d: %v", tp.topic, p, err)
+			}
+			if _, down := under[id]; down {
+				return fmt.Sprintf("%s/%d is led by node %d, under a fault", tp.topic, p, id)
+			}
+		}
+	}
+	return ""
+}

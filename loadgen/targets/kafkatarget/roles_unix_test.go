@@ -378,3 +378,21 @@ func TestLiveSeeds(t *testing.T) {
 		t.Errorf("live seeds once every node is back = %s, want %s", got, want)
 	}
 }
+
+// Settle waits for every fault to end and every partition to be led by a
+// live node: at its limit with a node still under a fault it says which;
+// once none is, it returns a note.
+func TestSettle(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, 2)
+	bc, v, _ := newFakeControlHold(t, true, false)
+	underEarlier(bc, v, []int32{2}, ActionKill)
+	if _, err := bc.Settle(ctxT(t), cfg, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "node(s) [2] still under a fault") {
+		t.Errorf("Settle with node 2 under a kill = %v, want an error naming node 2", err)
+	}
+	bc.t.faults.end([]int32{2})
+	note, err := bc.Settle(ctxT(t), cfg, time.Minute)
+	if err != nil || !strings.Contains(note, "every partition of "+cfg.InputTopic) {
+		t.Errorf("Settle with every node back = %q, %v: want a note naming the topics", note, err)
+	}
+}
