@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/loadgen/targets"
@@ -425,4 +426,39 @@ func (b *BrokerControl) unled(ctx context.Context, cfg targets.Config, under map
 		}
 	}
 	return ""
+}
+
+// initRetryLimit bounds how long a new transactional client asks again for
+// its producer id while a node is under a broker fault.
+const initRetryLimit = 2 * time.Minute
+
+// initProducerID is cl.ProducerID, asked again (every rolePoll, up to
+// initRetryLimit) while it fails with anything but a non-retriable Kafka
+// error and some node is under a broker fault: the transaction
+// coordinator the cluster names may be the node a fault took down until
+// the cluster moves the role, and kgo loads the id afresh on each call
+// after a failed load.
+func (t *Target) initProducerID(ctx context.Context, cl *kgo.Client) (int64, int16, error) {
+	deadline := time.Now().Add(initRetryLimit)
+	for {
+		pid, epoch, err := cl.ProducerID(ctx)
+		if err == nil || ctx.Err() != nil || !time.Now().Before(deadline) {
+			return pid, epoch, err
+		}
+		var ke *kerr.Error
+		if errors.As(err, &ke) && !ke.Retriable {
+			return pid, epoch, err
+		}
+		if t.faults == nil {
+			return pid, epoch, err
+		}
+		if under, _ := t.faults.state(); len(under) == 0 {
+			return pid, epoch, err
+		}
+		select {
+		case <-ctx.Done():
+			return pid, epoch, err
+		case <-time.After(rolePoll):
+		}
+	}
 }
