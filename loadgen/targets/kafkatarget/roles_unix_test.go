@@ -45,10 +45,13 @@ type fakeView struct {
 	holder map[string]int32
 	asks   map[string]int
 	dialed []map[int32]underFault // the skip set of every ask
+	// listed gets a value (when it has room) each time the brokers are
+	// listed, once per round of a resolution.
+	listed chan struct{}
 }
 
 func newFakeView(dir string, faults *nodeFaults, elect bool) *fakeView {
-	return &fakeView{dir: dir, faults: faults, elect: elect, earlier: map[int32]bool{}, holder: map[string]int32{}, asks: map[string]int{}}
+	return &fakeView{dir: dir, faults: faults, elect: elect, earlier: map[int32]bool{}, listed: make(chan struct{}, 1), holder: map[string]int32{}, asks: map[string]int{}}
 }
 
 // scriptState is the fake script's state of node id: "down", "paused" or "".
@@ -122,6 +125,10 @@ func (v *fakeView) brokers(_ context.Context, skip map[int32]underFault) (map[in
 	v.mu.Lock()
 	v.dialed = append(v.dialed, skip)
 	v.mu.Unlock()
+	select {
+	case v.listed <- struct{}{}:
+	default:
+	}
 	return map[int32]string{1: "127.0.0.1:1", 2: "127.0.0.1:2", 3: "127.0.0.1:3"}, nil
 }
 
@@ -339,12 +346,16 @@ func TestRandomAndIDSelectorsAgainstLiveNodes(t *testing.T) {
 			_, err := bc.ApplyIn(ctxT(t), scope, vocab.FaultBrokerRestart, map[string]string{"broker": "2"})
 			res <- err
 		}()
-		// The fault must not run while 2 is paused: the script's log
-		// stays empty until the pause ends.
+		// The fault must not run while 2 is paused: once the resolution
+		// has listed the brokers twice (it went round its wait at least
+		// once), it has neither returned nor run the script.
+		for range 2 {
+			<-v.listed
+		}
 		select {
 		case err := <-res:
 			t.Fatalf("ApplyIn returned (%v) while node 2 was still under a pause", err)
-		case <-time.After(50 * time.Millisecond):
+		default:
 		}
 		if got := askedFor(t, dir); len(got) != 0 {
 			t.Fatalf("the script ran (%v) while node 2 was paused", got)
