@@ -101,10 +101,10 @@ func (n *nodeFaults) changedLocked() {
 func (n *nodeFaults) state() (map[int32]underFault, <-chan struct{}) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return maps(n.mu.under), n.mu.changed
+	return cloneUnder(n.mu.under), n.mu.changed
 }
 
-func maps(m map[int32]underFault) map[int32]underFault {
+func cloneUnder(m map[int32]underFault) map[int32]underFault {
 	out := make(map[int32]underFault, len(m))
 	for k, v := range m {
 		out[k] = v
