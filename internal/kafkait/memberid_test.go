@@ -77,7 +77,7 @@ func TestShareHeartbeatValidationMatchesKafka(t *testing.T) {
 					if err == nil {
 						err = kerr.ErrorForCode(resp.ErrorCode)
 					}
-					if !errors.Is(err, kerr.CoordinatorNotAvailable) && !errors.Is(err, kerr.CoordinatorLoadInProgress) && !errors.Is(err, kerr.NotCoordinator) || time.Since(start) > time.Minute {
+					if !errors.Is(err, kerr.CoordinatorNotAvailable) && !errors.Is(err, kerr.CoordinatorLoadInProgress) && !errors.Is(err, kerr.NotCoordinator) || time.Since(start) > time.Minute { // wallclock: a give-up bound on retrying a loading coordinator; what is asserted is the answer, not the time
 						break
 					}
 					time.Sleep(200 * time.Millisecond)
