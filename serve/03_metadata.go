@@ -4,7 +4,8 @@
 // led by it with it as the only replica. Topics named and missing are
 // created when auto-creation is on and the request allows it (v4+), else
 // UNKNOWN_TOPIC_OR_PARTITION (or the error of a partition cap that refused
-// the creation). Topic ids are derived from topic names.
+// the creation). Each topic incarnation has the random id the engine gave
+// it at creation.
 
 package serve
 
@@ -60,7 +61,6 @@ func (s *Server) handleMetadata(_ *conn, kreq kmsg.Request) (kmsg.Response, erro
 		rt := kmsg.NewMetadataResponseTopic()
 		n := name
 		rt.Topic = &n
-		rt.TopicID = s.topicID(name)
 		parts, ok := s.partitions(name)
 		var createErr error
 		if !ok && !all && (req.Version < 4 || req.AllowAutoTopicCreation) {
@@ -81,6 +81,9 @@ func (s *Server) handleMetadata(_ *conn, kreq kmsg.Request) (kmsg.Response, erro
 			resp.Topics = append(resp.Topics, rt)
 			continue
 		}
+		// The id is read once the topic exists: an auto-created topic's
+		// incarnation gets its id when it is created.
+		rt.TopicID = s.topicID(name)
 		for p := int32(0); p < parts; p++ {
 			rp := kmsg.NewMetadataResponseTopicPartition()
 			rp.Partition, rp.Leader, rp.LeaderEpoch = p, nodeID, 0
