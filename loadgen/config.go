@@ -91,6 +91,16 @@ type ScopedFaultRunner interface {
 	ApplyIn(ctx context.Context, scope targets.FaultScope, kind vocab.FaultKind, params map[string]string) (targets.FaultOutcome, error)
 }
 
+// Settler is a FaultRunner that can wait for the target to be whole again
+// after its faults (every node a fault took down back, every partition of
+// the mode's topics led): a mode with faults asks it before the drain's
+// timeout starts, so a broker restart that outlasts the load does not eat
+// the drain. Settle returns within limit, with a note on what it waited
+// for, or an error saying what was still missing at the limit.
+type Settler interface {
+	Settle(ctx context.Context, cfg targets.Config, limit time.Duration) (string, error)
+}
+
 // ErrNoFaultControl is wrapped by the refusal of a fault that needs
 // control of the target (Config.FaultRunner) when the run has none.
 var ErrNoFaultControl = errors.New("loadgen: no control of the target")

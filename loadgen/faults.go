@@ -8,6 +8,7 @@ package loadgen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -120,6 +121,7 @@ func (mr *modeRun) faultLoop(ctx context.Context, done chan struct{}) {
 		mr.addFaultEvent(result.FaultEvent{
 			AtNs: mr.sinceStart(fr.start), ScheduledNs: mr.sinceStart(fr.scheduled), EndNs: mr.sinceStart(time.Now()),
 			Kind: string(f.Kind), Detail: o.Detail, Broker: o.Broker, Selector: o.Selector, Failed: o.Failed,
+			RoleBefore: o.Role.RoleBefore, RoleDuring: o.Role.RoleDuring, RoleAfter: o.Role.RoleAfter,
 		})
 	})
 }
@@ -129,6 +131,9 @@ type faultOutcome struct {
 	Detail           string
 	Broker, Selector string
 	Failed           bool
+	// Role holds the roles a target-side fault asked about (the Role*
+	// fields; Broker and Detail are above).
+	Role targets.FaultOutcome
 }
 
 func (mr *modeRun) pickWorker(f workloads.Fault, rng *rand.Rand) int {
@@ -229,11 +234,15 @@ func (mr *modeRun) applyTargetFault(ctx context.Context, f workloads.Fault, rng 
 		scope := targets.FaultScope{RunID: mr.cfg.RunID, Mode: mr.mode, ModeRun: mr.name, Config: mr.tcfg, Workers: len(mr.ctl), IntN: rng.IntN}
 		var to targets.FaultOutcome
 		to, err = sr.ApplyIn(ctx, scope, f.Kind, f.Params)
-		o.Detail, o.Broker = to.Detail, to.Broker
+		o.Detail, o.Broker, o.Role = to.Detail, to.Broker, to
 	} else {
 		o.Detail, err = mr.cfg.FaultRunner.Apply(f.Kind, f.Params)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, targets.ErrFaultSkipped):
+		// Not landed, as a failure is, but said as what it is.
+		o.Detail, o.Failed = "skipped: "+err.Error(), true
+	case err != nil:
 		o.Detail, o.Failed = "failed: "+err.Error(), true
 	}
 	return o

@@ -439,6 +439,20 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	<-windowExited
 	mr.window.closed()
 
+	// Before the drain's timeout starts, a target under broker faults
+	// gets back on its feet (bounded by settleLimit).
+	if st, ok := mr.cfg.FaultRunner.(Settler); ok && len(spec.Faults) > 0 && runCtx.Err() == nil {
+		t0 := time.Now()
+		note, err := st.Settle(runCtx, mr.tcfg, settleLimit)
+		out.SettleNs = int64(time.Since(t0))
+		switch {
+		case err != nil:
+			out.Notes = append(out.Notes, "before the drain: "+err.Error())
+		case note != "":
+			out.Notes = append(out.Notes, note)
+		}
+	}
+
 	// Drain: wait until every input has an output (or was rejected), or
 	// the drain timeout passes.
 	drainStart := time.Now()
@@ -489,6 +503,11 @@ func (mr *modeRun) run(ctx context.Context) (result.ModeResult, error) {
 	}
 	return out, errors.Join(prodErr, readErr)
 }
+
+// settleLimit bounds the wait for a target to be whole again after its
+// faults before the drain: a Kafka node restart on a loaded machine takes
+// 40-180 s, and a fault that started late in the window may have two.
+const settleLimit = 5 * time.Minute
 
 // watchDown asks dr every downPoll whether the target went down and, once
 // it has, records why and stops the mode's load (stop cancels its

@@ -48,7 +48,8 @@ func TestTimelineBucketsFollowTheWindow(t *testing.T) {
 // broker it hit; a fault with no length of its own only where it started.
 func TestTimelineMarksBrokerFaults(t *testing.T) {
 	m := &result.ModeResult{Faults: []result.FaultEvent{
-		{AtNs: 2e9, ScheduledNs: 2e9, EndNs: 14e9, Kind: "broker-kill", Broker: "2", Selector: "txn-coordinator"},
+		{AtNs: 2e9, ScheduledNs: 2e9, EndNs: 14e9, Kind: "broker-kill", Broker: "2", Selector: "txn-coordinator",
+			RoleBefore: "2", RoleDuring: "3", RoleAfter: "3"},
 		{AtNs: 3e9, ScheduledNs: 3e9, EndNs: 3e9, Kind: "abort-ratio"},
 	}}
 	md := &modeData{repeats: []*repeatData{{m: m}}}
@@ -65,5 +66,8 @@ func TestTimelineMarksBrokerFaults(t *testing.T) {
 	rows := buildFaults([]*runData{{label: "r", modes: []*modeData{{mode: "classic-eos", repeats: md.repeats}}}})
 	if len(rows) != 2 || rows[0].Broker != "2 (txn-coordinator)" || rows[0].Scheduled != "2.000 s" || rows[0].End != "14.000 s" {
 		t.Errorf("fault table rows %+v: want the broker with its selector and the scheduled and end times", rows)
+	}
+	if len(rows) == 2 && (rows[0].Role != "2 → 3 → 3" || rows[1].Role != "") {
+		t.Errorf("fault table roles %q, %q: want 2 → 3 → 3 for the kill and none for the abort ratio", rows[0].Role, rows[1].Role)
 	}
 }

@@ -177,6 +177,7 @@ type faultRow struct {
 	Repeat               int
 	Scheduled, At, End   string // "" where the event has none
 	Kind, Broker, Detail string
+	Role                 string // "2 → 3 → 3": who held the selector's role; "" without one
 }
 
 func buildFaults(runs []*runData) []faultRow {
@@ -202,7 +203,7 @@ func buildFaults(runs []*runData) []faultRow {
 					out = append(out, faultRow{
 						Run: rd.label, Mode: mode, Repeat: rp.m.Repeat,
 						Scheduled: optSeconds(f.ScheduledNs), At: fmt.Sprintf("%.3f s", float64(f.AtNs)/1e9), End: optSeconds(f.EndNs),
-						Kind: f.Kind, Broker: brokerLabel(f), Detail: f.Detail,
+						Kind: f.Kind, Broker: brokerLabel(f), Detail: f.Detail, Role: roleLabel(f),
 					})
 				}
 			}
@@ -380,6 +381,22 @@ func optSeconds(ns int64) string {
 		return ""
 	}
 	return fmt.Sprintf("%.3f s", float64(ns)/1e9)
+}
+
+// roleLabel shows which node held the selector's role before, during and
+// after the fault, "?" where the cluster did not answer; "" for a fault
+// whose selector names no role.
+func roleLabel(f result.FaultEvent) string {
+	if f.RoleBefore == "" && f.RoleDuring == "" && f.RoleAfter == "" {
+		return ""
+	}
+	q := func(s string) string {
+		if s == "" {
+			return "?"
+		}
+		return s
+	}
+	return q(f.RoleBefore) + " → " + q(f.RoleDuring) + " → " + q(f.RoleAfter)
 }
 
 // brokerLabel names the broker a fault hit and how it was chosen, like

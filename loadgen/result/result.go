@@ -146,6 +146,11 @@ type ModeResult struct {
 	LockExpiries  int64 `json:"lock_expiries"`
 	WorkerCrashes int64 `json:"worker_crashes"`
 
+	// SettleNs is how long the mode waited, before the drain's timeout
+	// started, for the target to be whole again after its faults (every
+	// node back, every partition led); the notes say what it waited for.
+	SettleNs int64 `json:"settle_ns,omitempty"`
+
 	// DrainNs is how long the drain took; DrainTimedOut is set only when
 	// it reached its timeout, DrainInterrupted when an interrupt ended it
 	// first.
@@ -253,6 +258,13 @@ type FaultEvent struct {
 	Selector string `json:"selector,omitempty"`
 	// Failed is true when the fault could not be applied (Detail says why).
 	Failed bool `json:"failed,omitempty"`
+	// RoleBefore, RoleDuring and RoleAfter are the node ids that held the
+	// role the selector named when the fault was resolved, while the node
+	// was down or paused, and once the fault had ended (omitted when the
+	// selector names no role or the cluster did not answer).
+	RoleBefore string `json:"role_before,omitempty"`
+	RoleDuring string `json:"role_during,omitempty"`
+	RoleAfter  string `json:"role_after,omitempty"`
 }
 
 // FaultsLanded counts the mode's faults that were applied (landed) and

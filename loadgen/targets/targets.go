@@ -413,4 +413,16 @@ type FaultScope struct {
 type FaultOutcome struct {
 	Broker string
 	Detail string
+	// RoleBefore, RoleDuring and RoleAfter are the node ids that held the
+	// role a role selector named (a coordinator, a leader, the active
+	// controller) when the fault was resolved, while it ran (the node
+	// down or paused) and once it had ended; "" when the selector names
+	// no role or the cluster did not answer.
+	RoleBefore, RoleDuring, RoleAfter string
 }
+
+// ErrFaultSkipped is wrapped by a fault the target did not apply because
+// what it would act on was not there in time (the node its selector names
+// stayed under an earlier fault); the error says which node and why, and
+// the fault is recorded as not landed.
+var ErrFaultSkipped = errors.New("fault skipped")

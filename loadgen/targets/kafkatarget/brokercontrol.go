@@ -16,9 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/sharebench/sharebench/loadgen/targets"
 	"github.com/sharebench/sharebench/vocab"
 	"github.com/sharebench/sharebench/workloads"
@@ -44,10 +41,20 @@ const BrokerAll = "all"
 // started in its own session (scripts/kafka/control does) keeps running.
 const controlTimeout = 3 * time.Minute
 
-// resolveTimeout bounds the admin requests that resolve a selector; a
-// selector that cannot be resolved in it fails the fault (the broker may be
-// down after an earlier fault), which the result records.
+// resolveTimeout bounds the asking again for a role after its fault, and
+// for one answer while the cluster elects.
 const resolveTimeout = 15 * time.Second
+
+// roleWait bounds how long a fault waits for the node its selector names
+// to be out of an earlier fault (back, or the role handed to a live node):
+// a node restart on a loaded machine takes 40-180 s. A fault still waiting
+// then is skipped with a note and recorded as not landed.
+const roleWait = 4 * time.Minute
+
+// rolePoll is how often a resolution asks again while the cluster elects
+// or the role holder is under a fault, and how often the role is asked
+// while a fault runs.
+const rolePoll = 500 * time.Millisecond
 
 // BrokerControl applies broker-side faults to a real cluster by running a
 // command through sh -c. In the command {action}, {broker} and {for} are
@@ -62,11 +69,16 @@ type BrokerControl struct {
 	// timeout bounds one run of the command beyond the fault's duration
 	// (controlTimeout; tests shorten it).
 	timeout time.Duration
+	// view answers who holds a role (the cluster's admin APIs; tests
+	// give a fake), wait and poll are roleWait and rolePoll.
+	view       roleView
+	wait, poll time.Duration
 }
 
 // BrokerControl returns the fault runner that runs cmd for broker faults.
 func (t *Target) BrokerControl(cmd string) *BrokerControl {
-	return &BrokerControl{t: t, cmd: cmd, run: runShell, timeout: controlTimeout}
+	return &BrokerControl{t: t, cmd: cmd, run: runShell, timeout: controlTimeout,
+		view: adminView{t}, wait: roleWait, poll: rolePoll}
 }
 
 // Supports reports whether kind can be applied: the broker-* kinds, and
@@ -141,25 +153,105 @@ func planFor(kind vocab.FaultKind, params map[string]string) (plan, error) {
 	return p, nil
 }
 
-// ApplyIn resolves the broker the fault's selector names, then runs the
-// command for it and returns once the command has (a pause returns after
-// its duration, a kill once the broker is started again).
+// ApplyIn resolves the broker the fault's selector names, once every
+// earlier fault on that node has ended, then runs the command for it and
+// returns once the command has (a pause returns after its duration, a
+// kill once the broker is started again). For a role selector it asks who
+// holds the role before, during and after the fault.
 func (b *BrokerControl) ApplyIn(ctx context.Context, sc targets.FaultScope, kind vocab.FaultKind, params map[string]string) (targets.FaultOutcome, error) {
 	p, err := planFor(kind, params)
 	if err != nil {
 		return targets.FaultOutcome{}, err
 	}
-	broker, why, err := b.t.resolveRetrying(ctx, sc, p)
+	r, err := b.resolve(ctx, sc, p)
 	if err != nil {
 		return targets.FaultOutcome{}, fmt.Errorf("broker control: resolving broker %q: %w", p.selector, err)
 	}
-	line := expand(b.cmd, p.action, broker, p.dur)
-	env := b.Env(sc, p.action, broker, p.selector, p.dur)
-	out, err := b.run(ctx, line, env, b.timeout+p.dur)
-	if err != nil {
-		return targets.FaultOutcome{Broker: broker}, fmt.Errorf("%s: %v: %s", line, err, lastLines(out, 5))
+	o := targets.FaultOutcome{Broker: r.broker}
+	if r.role {
+		o.RoleBefore = r.broker
 	}
-	return targets.FaultOutcome{Broker: broker, Detail: fmt.Sprintf("%s broker %s (%s) · ran %s", p.action, broker, why, line)}, nil
+	line := expand(b.cmd, p.action, r.broker, p.dur)
+	env := b.Env(sc, p.action, r.broker, p.selector, p.dur)
+	faults := b.t.nodeFaults()
+	faults.begin(r.ids, p.action, r.addrs, time.Now())
+	during := make(chan string, 1)
+	cmdDone := make(chan struct{})
+	go func() {
+		var got string
+		if r.role {
+			got = b.roleDuring(ctx, sc, p, r, cmdDone)
+		}
+		during <- got
+	}()
+	out, err := b.run(ctx, line, env, b.timeout+p.dur)
+	close(cmdDone)
+	faults.end(r.ids)
+	o.RoleDuring = <-during
+	if r.role {
+		o.RoleAfter = b.roleAfter(ctx, sc, p, r)
+	}
+	if err != nil {
+		return o, fmt.Errorf("%s: %v: %s", line, err, lastLines(out, 5))
+	}
+	o.Detail = fmt.Sprintf("%s broker %s (%s) · ran %s", p.action, r.broker, r.why, line)
+	if r.waited > 0 {
+		o.Detail += fmt.Sprintf(" · waited %v for %s", r.waited.Round(time.Millisecond), r.waitedFor)
+	}
+	return o, nil
+}
+
+// roleDuring asks who holds the role while the fault runs: first halfway
+// through a pause, or one poll into a kill or restart, then every poll
+// until the answer names another node than the one the fault hit or the
+// command returns. It returns the last answer ("" if none came).
+func (b *BrokerControl) roleDuring(ctx context.Context, sc targets.FaultScope, p plan, r resolved, done <-chan struct{}) string {
+	first := b.poll
+	if p.action == ActionPause && p.dur/2 > first {
+		first = p.dur / 2
+	}
+	var last string
+	wait := first
+	for {
+		select {
+		case <-done:
+			return last
+		case <-ctx.Done():
+			return last
+		case <-time.After(wait):
+		}
+		wait = b.poll
+		under, _ := b.t.nodeFaults().state()
+		actx, cancel := context.WithTimeout(ctx, resolveTimeout)
+		id, _, err := b.roleOf(actx, sc, p, r, under)
+		cancel()
+		if err != nil {
+			continue
+		}
+		last = strconv.Itoa(int(id))
+		if last != r.broker {
+			return last
+		}
+	}
+}
+
+// roleAfter asks who holds the role once the fault has ended, asking
+// again for up to resolveTimeout while the cluster elects.
+func (b *BrokerControl) roleAfter(ctx context.Context, sc targets.FaultScope, p plan, r resolved) string {
+	actx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	for {
+		under, _ := b.t.nodeFaults().state()
+		id, _, err := b.roleOf(actx, sc, p, r, under)
+		if err == nil {
+			return strconv.Itoa(int(id))
+		}
+		select {
+		case <-actx.Done():
+			return ""
+		case <-time.After(b.poll):
+		}
+	}
 }
 
 // expand fills the command's placeholders.
@@ -204,76 +296,208 @@ func pick(sc targets.FaultScope, n int) int {
 	return sc.IntN(n)
 }
 
-// resolveRetrying resolves p's selector, asking again for up to
-// resolveTimeout while the cluster cannot answer (a broker an earlier fault
-// took down may be the one the client dials first).
-func (t *Target) resolveRetrying(ctx context.Context, sc targets.FaultScope, p plan) (string, string, error) {
-	rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-	defer cancel()
+// resolved is the broker a fault acts on: its id (or "all"), the node ids
+// it puts under the fault and their addresses, how it was found, whether
+// it holds a role the fault targets, and how long the resolution waited
+// for an earlier fault on it.
+type resolved struct {
+	broker    string
+	ids       []int32
+	addrs     map[int32]string
+	why       string
+	role      bool
+	waited    time.Duration
+	waitedFor string
+	// worker and part are the seeded picks of the selector, kept so the
+	// role is asked again for the same transactional id and partition.
+	worker, part int
+}
+
+// isRole reports whether a selector names a role that moves between nodes.
+func isRole(selector string) bool {
+	switch selector {
+	case workloads.BrokerTxnCoordinator, workloads.BrokerGroupCoordinator, workloads.BrokerShareCoordinator,
+		workloads.BrokerLeader, workloads.BrokerController:
+		return true
+	}
+	return false
+}
+
+// resolve names the broker p's selector picks, against the nodes that are
+// not under a fault: a role is looked up now and asked again while the
+// cluster elects; a role holder, or a named node, under an earlier fault
+// is waited for (bounded by wait) until it is back or the role moved to a
+// live node; random picks among the live nodes. A fault still waiting at
+// the bound is skipped (targets.ErrFaultSkipped) with which node and why.
+func (b *BrokerControl) resolve(ctx context.Context, sc targets.FaultScope, p plan) (resolved, error) {
+	start := time.Now()
+	r := resolved{role: isRole(p.selector), worker: p.worker, part: -1}
+	if r.role {
+		r.worker, r.part = b.seededPicks(sc, p)
+	}
+	deadline := time.NewTimer(b.wait)
+	defer deadline.Stop()
+	var last error
+	busy := int32(-1)
+	var busyFault underFault
 	for {
-		broker, why, err := t.resolveBroker(rctx, sc, p)
-		if err == nil || errors.Is(err, targets.ErrUnsupported) {
-			return broker, why, err
+		under, changed := b.t.nodeFaults().state()
+		actx, cancel := context.WithTimeout(ctx, resolveTimeout)
+		all, err := b.view.brokers(actx, under)
+		var id int32 = -1
+		var why string
+		if err == nil {
+			r.addrs = all
+			id, why, err = b.pickNode(actx, sc, p, r, all, under)
+		}
+		cancel()
+		switch {
+		case err == nil && id == -2:
+			// every broker, once none is under a fault
+			if len(under) == 0 {
+				r.broker, r.why = BrokerAll, why
+				for n := range all {
+					r.ids = append(r.ids, n)
+				}
+				slices.Sort(r.ids)
+				return b.waitedNote(r, start, busy, busyFault), nil
+			}
+			for n, u := range under {
+				busy, busyFault = n, u
+			}
+		case err == nil:
+			if u, down := under[id]; down {
+				busy, busyFault = id, u
+				break
+			}
+			r.broker, r.ids, r.why = strconv.Itoa(int(id)), []int32{id}, why
+			return b.waitedNote(r, start, busy, busyFault), nil
+		case errors.Is(err, targets.ErrUnsupported) || errors.Is(err, errBadSelector):
+			return r, err
+		default:
+			last = err
 		}
 		select {
-		case <-rctx.Done():
-			return "", "", err
-		case <-time.After(300 * time.Millisecond):
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-deadline.C:
+			if busy >= 0 {
+				return r, fmt.Errorf("%w: node %d (%s) has been under a %s for %v and neither came back nor handed the role to a live node within %v",
+					targets.ErrFaultSkipped, busy, b.roleName(sc, p, r), busyFault.action, time.Since(busyFault.since).Round(time.Second), b.wait)
+			}
+			return r, fmt.Errorf("%w: no answer within %v (last: %v)", targets.ErrFaultSkipped, b.wait, last)
+		case <-changed:
+		case <-time.After(b.poll):
 		}
 	}
 }
 
-// resolveBroker returns the id of the broker p's selector names and a few
-// words on how it was found.
-func (t *Target) resolveBroker(ctx context.Context, sc targets.FaultScope, p plan) (string, string, error) {
+// waitedNote records in r how long the resolution waited for busy.
+func (b *BrokerControl) waitedNote(r resolved, start time.Time, busy int32, u underFault) resolved {
+	if busy >= 0 {
+		r.waited = time.Since(start)
+		r.waitedFor = fmt.Sprintf("node %d, under a %s, to come back or hand the role over", busy, u.action)
+	}
+	return r
+}
+
+// errBadSelector is wrapped by a selector that is none of the known ones.
+var errBadSelector = errors.New("not a broker selector")
+
+// pickNode returns the node p's selector names among all, -2 for every
+// broker, and a few words on how it was found.
+func (b *BrokerControl) pickNode(ctx context.Context, sc targets.FaultScope, p plan, r resolved, all map[int32]string, under map[int32]underFault) (int32, string, error) {
 	switch p.selector {
 	case BrokerAll:
-		return BrokerAll, "every broker", nil
+		return -2, "every broker", nil
 	case workloads.Random:
-		ids, err := t.brokerIDs(ctx)
-		if err != nil {
-			return "", "", err
+		live := liveIDs(all, under)
+		if len(live) == 0 {
+			return -1, "", errors.New("every broker is under a fault")
 		}
-		id := ids[pick(sc, len(ids))]
-		return strconv.Itoa(int(id)), fmt.Sprintf("random of %d live brokers", len(ids)), nil
-	case workloads.BrokerTxnCoordinator:
-		w := p.worker
-		if w < 0 {
-			w = pick(sc, max(sc.Workers, 1))
-		}
-		id := transactionalID(sc.Config, w)
-		n, err := t.findCoordinator(ctx, 1, id)
-		return strconv.Itoa(int(n)), "transaction coordinator of " + id, err
-	case workloads.BrokerGroupCoordinator:
-		n, err := t.findCoordinator(ctx, 0, sc.Config.Group)
-		return strconv.Itoa(int(n)), "coordinator of group " + sc.Config.Group, err
-	case workloads.BrokerShareCoordinator:
-		topic, part := t.partitionOf(sc, p, true)
-		tid, err := t.topicID(ctx, topic)
-		if err != nil {
-			return "", "", err
-		}
-		key := fmt.Sprintf("%s:%s:%d", sc.Config.Group, base64.RawURLEncoding.EncodeToString(tid[:]), part)
-		n, err := t.findCoordinator(ctx, 2, key)
-		return strconv.Itoa(int(n)), fmt.Sprintf("share coordinator of %s/%d for group %s", topic, part, sc.Config.Group), err
-	case workloads.BrokerLeader:
-		topic, part := t.partitionOf(sc, p, p.input)
-		n, err := t.leaderOf(ctx, topic, int32(part))
-		return strconv.Itoa(int(n)), fmt.Sprintf("leader of %s/%d", topic, part), err
-	case workloads.BrokerController:
-		n, err := t.activeController(ctx)
-		return strconv.Itoa(int(n)), "active controller", err
+		return live[pick(sc, len(live))], fmt.Sprintf("random of %d live brokers", len(live)), nil
+	}
+	if isRole(p.selector) {
+		return b.roleOf(ctx, sc, p, r, under)
 	}
 	n, err := strconv.Atoi(p.selector)
 	if err != nil || n < 0 {
-		return "", "", fmt.Errorf("%q is not a broker selector (use %s, or a broker id)", p.selector, strings.Join(workloads.BrokerSelectors, ", "))
+		return -1, "", fmt.Errorf("%q is %w (use %s, or a broker id)", p.selector, errBadSelector, strings.Join(workloads.BrokerSelectors, ", "))
 	}
-	return p.selector, "named by id", nil
+	return int32(n), "named by id", nil
+}
+
+// seededPicks draws the worker and partition a role selector reads from
+// the fault's seeded stream, once per fault.
+func (b *BrokerControl) seededPicks(sc targets.FaultScope, p plan) (worker, part int) {
+	worker, part = p.worker, p.part
+	switch p.selector {
+	case workloads.BrokerTxnCoordinator:
+		if worker < 0 {
+			worker = pick(sc, max(sc.Workers, 1))
+		}
+	case workloads.BrokerShareCoordinator:
+		_, part = partitionOf(sc, p, true)
+	case workloads.BrokerLeader:
+		_, part = partitionOf(sc, p, p.input)
+	}
+	return worker, part
+}
+
+// roleName says which role p's selector names.
+func (b *BrokerControl) roleName(sc targets.FaultScope, p plan, r resolved) string {
+	switch p.selector {
+	case workloads.BrokerTxnCoordinator:
+		return "transaction coordinator of " + transactionalID(sc.Config, r.worker)
+	case workloads.BrokerGroupCoordinator:
+		return "coordinator of group " + sc.Config.Group
+	case workloads.BrokerShareCoordinator:
+		topic, _ := partitionOf(sc, plan{part: r.part}, true)
+		return fmt.Sprintf("share coordinator of %s/%d for group %s", topic, r.part, sc.Config.Group)
+	case workloads.BrokerLeader:
+		topic, _ := partitionOf(sc, plan{part: r.part}, p.input)
+		return fmt.Sprintf("leader of %s/%d", topic, r.part)
+	case workloads.BrokerController:
+		return "active controller"
+	}
+	return "broker " + p.selector
+}
+
+// roleOf asks the view once who holds p's role (the worker and partition
+// r picked), through brokers not under a fault.
+func (b *BrokerControl) roleOf(ctx context.Context, sc targets.FaultScope, p plan, r resolved, under map[int32]underFault) (int32, string, error) {
+	why := b.roleName(sc, p, r)
+	switch p.selector {
+	case workloads.BrokerTxnCoordinator:
+		n, err := b.view.coordinator(ctx, under, 1, transactionalID(sc.Config, r.worker))
+		return n, why, err
+	case workloads.BrokerGroupCoordinator:
+		n, err := b.view.coordinator(ctx, under, 0, sc.Config.Group)
+		return n, why, err
+	case workloads.BrokerShareCoordinator:
+		topic, _ := partitionOf(sc, plan{part: r.part}, true)
+		tid, err := b.view.topicID(ctx, under, topic)
+		if err != nil {
+			return -1, why, err
+		}
+		key := fmt.Sprintf("%s:%s:%d", sc.Config.Group, base64.RawURLEncoding.EncodeToString(tid[:]), r.part)
+		n, err := b.view.coordinator(ctx, under, 2, key)
+		return n, why, err
+	case workloads.BrokerLeader:
+		topic, _ := partitionOf(sc, plan{part: r.part}, p.input)
+		n, err := b.view.leader(ctx, under, topic, int32(r.part))
+		return n, why, err
+	case workloads.BrokerController:
+		n, err := b.view.controller(ctx, under)
+		return n, why, err
+	}
+	return -1, why, fmt.Errorf("%q is %w", p.selector, errBadSelector)
 }
 
 // partitionOf returns the topic and partition a leader or share-coordinator
-// selector reads (share state lives with the input topic).
-func (t *Target) partitionOf(sc targets.FaultScope, p plan, input bool) (string, int) {
+// selector reads (share state lives with the input topic): p's partition,
+// or a seeded pick when it names none or one out of range.
+func partitionOf(sc targets.FaultScope, p plan, input bool) (string, int) {
 	topic, n := sc.Config.OutputTopic, partitions(sc.Config.OutputPartitions)
 	if input || topic == "" {
 		topic, n = sc.Config.InputTopic, partitions(sc.Config.InputPartitions)
@@ -283,127 +507,6 @@ func (t *Target) partitionOf(sc targets.FaultScope, p plan, input bool) (string,
 		part = pick(sc, int(n))
 	}
 	return topic, part
-}
-
-// brokerIDs lists the brokers the metadata names, sorted.
-func (t *Target) brokerIDs(ctx context.Context) ([]int32, error) {
-	m, err := t.adm.BrokerMetadata(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ids []int32
-	for _, b := range m.Brokers {
-		ids = append(ids, b.NodeID)
-	}
-	if len(ids) == 0 {
-		return nil, errors.New("the metadata lists no broker")
-	}
-	slices.Sort(ids)
-	return ids, nil
-}
-
-// findCoordinator asks FindCoordinator for the coordinator of key (type 0
-// group, 1 transaction, 2 share), trying again while the coordinator is
-// loading or not yet available (just after a broker restart).
-func (t *Target) findCoordinator(ctx context.Context, typ int8, key string) (int32, error) {
-	for {
-		req := kmsg.NewPtrFindCoordinatorRequest()
-		req.CoordinatorType = typ
-		req.CoordinatorKey = key
-		req.CoordinatorKeys = []string{key}
-		resp, err := req.RequestWith(ctx, t.admin)
-		if err == nil {
-			code, node := resp.ErrorCode, resp.NodeID
-			if len(resp.Coordinators) > 0 {
-				code, node = resp.Coordinators[0].ErrorCode, resp.Coordinators[0].NodeID
-			}
-			err = kerr.ErrorForCode(code)
-			if err == nil {
-				return node, nil
-			}
-			if !kerr.IsRetriable(err) {
-				return -1, err
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return -1, fmt.Errorf("%w (last: %v)", ctx.Err(), err)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-// topicID returns a topic's id from the metadata.
-func (t *Target) topicID(ctx context.Context, topic string) ([16]byte, error) {
-	return kadmTopicID(ctx, t.admin, topic)
-}
-
-// leaderOf returns the leader of topic/part, waiting while it has none.
-func (t *Target) leaderOf(ctx context.Context, topic string, part int32) (int32, error) {
-	for {
-		d, err := t.adm.ListTopics(ctx, topic)
-		if err == nil {
-			td, ok := d[topic]
-			switch {
-			case !ok:
-				err = fmt.Errorf("topic %s is not in the metadata", topic)
-			case td.Err != nil:
-				err = td.Err
-			default:
-				pd, ok := td.Partitions[part]
-				if !ok {
-					return -1, fmt.Errorf("topic %s has no partition %d", topic, part)
-				}
-				if pd.Err == nil && pd.Leader >= 0 {
-					return pd.Leader, nil
-				}
-				err = fmt.Errorf("partition %s/%d has no leader (%v)", topic, part, pd.Err)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return -1, fmt.Errorf("%w (last: %v)", ctx.Err(), err)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-// activeController returns the leader of the KRaft metadata quorum
-// (DescribeQuorum on __cluster_metadata-0). The controller id of Metadata
-// and DescribeCluster cannot stand in: a KRaft broker answers it with a
-// random live broker.
-func (t *Target) activeController(ctx context.Context) (int32, error) {
-	if t.versions != nil && !hasKey(t.versions, kmsg.DescribeQuorum) {
-		return -1, fmt.Errorf("the cluster does not advertise DescribeQuorum, so its controller cannot be named: %w", targets.ErrUnsupported)
-	}
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	rt := kmsg.NewDescribeQuorumRequestTopic()
-	rt.Topic = "__cluster_metadata"
-	rp := kmsg.NewDescribeQuorumRequestTopicPartition()
-	rp.Partition = 0
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, t.admin)
-	if err != nil {
-		if errors.Is(err, kerr.UnsupportedVersion) || errors.Is(err, kerr.InvalidRequest) {
-			return -1, fmt.Errorf("the cluster does not answer DescribeQuorum, so its controller cannot be named (%w): %w", targets.ErrUnsupported, err)
-		}
-		return -1, fmt.Errorf("DescribeQuorum: %w", err)
-	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return -1, fmt.Errorf("DescribeQuorum: %w", err)
-	}
-	for _, tp := range resp.Topics {
-		for _, p := range tp.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return -1, fmt.Errorf("DescribeQuorum %s/%d: %w", tp.Topic, p.Partition, err)
-			}
-			if p.LeaderID >= 0 {
-				return p.LeaderID, nil
-			}
-		}
-	}
-	return -1, errors.New("DescribeQuorum names no leader of the metadata quorum")
 }
 
 // lastLines keeps the last n lines of s, trimmed.

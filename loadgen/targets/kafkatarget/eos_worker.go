@@ -90,7 +90,7 @@ func (t *Target) newEOSWorker(ctx context.Context, cfg targets.Config, id int) (
 		return nil, wrapNewClient("classic-eos", err)
 	}
 	w.sess = sess
-	pid, epoch, err := sess.Client().ProducerID(ctx)
+	pid, epoch, err := t.initProducerID(ctx, sess.Client())
 	if err != nil {
 		w.shutdown(ctx, true)
 		return nil, fmt.Errorf("kafka: initializing transactional id %s: %w", w.txnID, err)

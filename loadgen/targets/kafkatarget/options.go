@@ -244,6 +244,7 @@ func (o *Options) saslMechanism() sasl.Mechanism {
 // client id prefix, SASL and TLS. It is built once by New.
 type conn struct {
 	seeds    []string
+	faults   *nodeFaults // nodes under a broker fault, left out of new clients' seeds
 	clientID string
 	tls      *tls.Config
 	sasl     sasl.Mechanism
@@ -253,7 +254,7 @@ type conn struct {
 // through d.
 func (c *conn) clientOpts(d *dialer, suffix string) []kgo.Opt {
 	opts := []kgo.Opt{
-		kgo.SeedBrokers(c.seeds...),
+		kgo.SeedBrokers(c.faults.liveSeeds(c.seeds)...),
 		kgo.ClientID(c.clientID + "-" + suffix),
 		kgo.Dialer(d.DialContext),
 		// KIP-714 pushes would add requests to every benchmark run.

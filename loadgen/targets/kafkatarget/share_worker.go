@@ -165,7 +165,7 @@ func (t *Target) newShareWorker(ctx context.Context, cfg targets.Config, m vocab
 	if m == vocab.Deferred {
 		// InitProducerID now: it fences a crashed predecessor with the
 		// same transactional id and aborts its open transaction.
-		pid, epoch, err := prod.ProducerID(ctx)
+		pid, epoch, err := t.initProducerID(ctx, prod)
 		if err != nil {
 			w.shutdown(ctx, true)
 			return nil, fmt.Errorf("kafka: initializing transactional id %s: %w", w.txnID, err)

@@ -41,6 +41,10 @@ type Target struct {
 	// be learned.
 	versions *kmsg.ApiVersionsResponse
 
+	// faults keeps which nodes are under a broker fault; clients started
+	// meanwhile leave their addresses out of their seeds.
+	faults *nodeFaults
+
 	mu struct {
 		sync.Mutex
 		info   targets.Info
@@ -105,7 +109,8 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 		}
 	}
 	t.mu.info.Brokers = strings.Join(seeds, ",")
-	t.conn = conn{seeds: seeds, clientID: opts.ClientID, tls: tc, sasl: opts.saslMechanism()}
+	t.faults = newNodeFaults()
+	t.conn = conn{seeds: seeds, faults: t.faults, clientID: opts.ClientID, tls: tc, sasl: opts.saslMechanism()}
 
 	admin, err := kgo.NewClient(append(t.conn.clientOpts(t.conn.newDialer(), "admin"),
 		kgo.RequestRetries(3),
@@ -389,3 +394,6 @@ func (t *Target) closeCluster() {
 		t.cluster.Close()
 	}
 }
+
+// nodeFaults returns the nodes under a broker fault.
+func (t *Target) nodeFaults() *nodeFaults { return t.faults }

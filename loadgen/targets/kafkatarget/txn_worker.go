@@ -116,7 +116,7 @@ func (t *Target) newTxnWorker(ctx context.Context, cfg targets.Config, id int, k
 		w.shutdown(ctx, true)
 		return nil, err
 	}
-	if w.pid, w.epoch, err = prod.ProducerID(ctx); err != nil {
+	if w.pid, w.epoch, err = t.initProducerID(ctx, prod); err != nil {
 		return fail(fmt.Errorf("kafka: initializing transactional id %s: %w", w.txnID, err))
 	}
 	meta, err := kadmTopicID(ctx, cl, cfg.InputTopic)
