@@ -11,12 +11,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -143,7 +145,109 @@ func probeRoles(getenv func(string) string) (string, error) {
 		leader = qresp.Topics[0].Partitions[0].LeaderID
 	}
 	add("controller", leader, err)
+	pairs = append(pairs, epochView(ctx, cl, getenv, mresp.Brokers)...)
 	return strings.Join(pairs, " "), nil
+}
+
+// epochView names the same roles from the partitions that hold them, as
+// every broker's metadata has them, taking for each partition the leader
+// with the highest leader epoch: a broker just back from a fault may answer
+// FindCoordinator or Metadata from a stale cache, the newest epoch is the
+// controller's latest word. The coordinator of a key lives on partition
+// abs(key.hashCode()) % partitions of its internal topic (Java's
+// String.hashCode, Kafka's Utils.abs); the keys end in "#" (group#, txn/W#, share/P#,
+// leader/P#).
+func epochView(ctx context.Context, cl *kgo.Client, getenv func(string) string, brokers []kmsg.MetadataResponseBroker) []string {
+	const (
+		offsets = "__consumer_offsets"
+		txns    = "__transaction_state"
+		shares  = "__share_group_state"
+	)
+	out := getenv("SHAREBENCH_OUTPUT_TOPIC")
+	in := getenv("SHAREBENCH_INPUT_TOPIC")
+	type best struct{ epoch, leader int32 }
+	view := map[string]map[int32]best{}
+	counts := map[string]int{}
+	var inID [16]byte
+	for _, b := range brokers {
+		req := kmsg.NewPtrMetadataRequest()
+		for _, topic := range []string{offsets, txns, shares, out, in} {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(topic)
+			req.Topics = append(req.Topics, rt)
+		}
+		bctx, cancel := context.WithTimeout(ctx, time.Second)
+		resp, err := req.RequestWith(bctx, cl.Broker(int(b.NodeID)))
+		cancel()
+		if err != nil {
+			continue // paused or down: the others answer
+		}
+		for _, t := range resp.Topics {
+			if t.Topic == nil || t.ErrorCode != 0 {
+				continue
+			}
+			if *t.Topic == in {
+				inID = t.TopicID
+			}
+			counts[*t.Topic] = max(counts[*t.Topic], len(t.Partitions))
+			if view[*t.Topic] == nil {
+				view[*t.Topic] = map[int32]best{}
+			}
+			for _, p := range t.Partitions {
+				if cur, ok := view[*t.Topic][p.Partition]; p.ErrorCode == 0 && (!ok || p.LeaderEpoch > cur.epoch) {
+					view[*t.Topic][p.Partition] = best{p.LeaderEpoch, p.Leader}
+				}
+			}
+		}
+	}
+	var pairs []string
+	holder := func(key, topic string, part int32) {
+		if b, ok := view[topic][part]; ok {
+			pairs = append(pairs, fmt.Sprintf("%s#=%d", key, b.leader))
+		}
+	}
+	partFor := func(topic, key string) int32 {
+		n := counts[topic]
+		if n == 0 {
+			return -1
+		}
+		return int32(kafkaAbs(javaHash(key)) % n)
+	}
+	holder("group", offsets, partFor(offsets, getenv("SHAREBENCH_GROUP")))
+	for w, id := range strings.Split(getenv("SHAREBENCH_TRANSACTIONAL_IDS"), ",") {
+		if id != "" {
+			holder("txn/"+strconv.Itoa(w), txns, partFor(txns, id))
+		}
+	}
+	tid := base64.RawURLEncoding.EncodeToString(inID[:])
+	for p := 0; p < counts[in]; p++ {
+		holder("share/"+strconv.Itoa(p), shares, partFor(shares, fmt.Sprintf("%s:%s:%d", getenv("SHAREBENCH_GROUP"), tid, p)))
+	}
+	for p := 0; p < counts[out]; p++ {
+		holder("leader/"+strconv.Itoa(p), out, int32(p))
+	}
+	return pairs
+}
+
+// kafkaAbs is Kafka's Utils.abs: the absolute value, and 0 for the one
+// int32 that has none.
+func kafkaAbs(n int32) int {
+	if n == math.MinInt32 {
+		return 0
+	}
+	if n < 0 {
+		return int(-n)
+	}
+	return int(n)
+}
+
+// javaHash is Java's String.hashCode over the UTF-16 code units of s.
+func javaHash(s string) int32 {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = 31*h + int32(u)
+	}
+	return h
 }
 
 // coordinator asks FindCoordinator (type 0 group, 1 transaction, 2 share)
@@ -216,6 +320,18 @@ func TestRoleKey(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%s %s: key %q (%v), want %q", tc.kind, tc.selector, got, err, tc.want)
 		}
+	}
+	// Java: "sharebench".hashCode() == -1785637455, "".hashCode() == 0.
+	for _, tc := range []struct {
+		s    string
+		want int32
+	}{{"", 0}, {"a", 97}, {"hello", 99162322}, {"sharebench", -1785637455}} {
+		if got := javaHash(tc.s); got != tc.want {
+			t.Errorf("javaHash(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+	if kafkaAbs(math.MinInt32) != 0 || kafkaAbs(-7) != 7 {
+		t.Errorf("kafkaAbs: %d %d, want 0 7", kafkaAbs(math.MinInt32), kafkaAbs(-7))
 	}
 	holders := roleHolders("group=2 txn/0=1 share/0=? controller=3")
 	if holders["group"] != "2" || holders["txn/0"] != "1" || holders["share/0"] != "?" || holders["controller"] != "3" {
