@@ -137,7 +137,7 @@ func TestThreeNodeChaos(t *testing.T) {
 				if holder == "" {
 					holder = asked
 				}
-				t.Logf("  %-15s %s: when the command started the newest leader epoch named node %s for %s (FindCoordinator or Metadata: %s); the command hit node %s",
+				t.Logf("  %-15s %s: when the command started the cluster named node %s for %s (newest leader epoch; FindCoordinator, Metadata or DescribeQuorum: %s); the command hit node %s",
 					f.Kind, f.Selector, holder, key, asked, f.Broker)
 				if holder != f.Broker {
 					t.Errorf("%s (%s) hit node %s, but when the command started the cluster named node %q for %s (probe: %s)", f.Kind, f.Selector, f.Broker, holder, key, line)
