@@ -131,6 +131,7 @@ func TestBuiltinSettings(t *testing.T) {
 				slices.Equal(s.Modes(), []vocab.Mode{vocab.Explicit, vocab.Deferred, vocab.ClassicEOS}) &&
 				selectors[workloads.BrokerTxnCoordinator] == vocab.FaultBrokerKill &&
 				selectors[workloads.BrokerGroupCoordinator] == vocab.FaultBrokerPause &&
+				selectors[workloads.BrokerShareCoordinator] == vocab.FaultBrokerPause &&
 				selectors[workloads.BrokerLeader] == vocab.FaultBrokerKill &&
 				selectors[workloads.BrokerController] == vocab.FaultBrokerRestart
 		}},

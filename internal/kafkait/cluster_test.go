@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,8 +47,11 @@ func TestThreeNodeChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	hits := filepath.Join(t.TempDir(), "hits.log")
-	// The command notes what it was asked to hit before acting on it.
-	control := fmt.Sprintf(`echo "$SHAREBENCH_MODE {action} {broker} $SHAREBENCH_SELECTOR" >> %s && %s {action} --broker {broker} --for {for}`, hits, script)
+	// The command notes what it was asked to hit, and which node the
+	// cluster itself names for each role of the run at that moment (the
+	// role probe), before acting on it.
+	control := fmt.Sprintf(`echo "$SHAREBENCH_MODE {action} {broker} $SHAREBENCH_SELECTOR | $(%s)" >> %s && %s {action} --broker {broker} --for {for}`,
+		probeCommand(t), hits, script)
 	r := sharebenchRunAt(t, bootstrap, "--workload", "kafka-chaos", "--broker-control", control,
 		"--seed", seedFor(t.Name()), "--dump-ledgers")
 	if r.res == nil {
@@ -88,6 +92,7 @@ func TestThreeNodeChaos(t *testing.T) {
 				t.Errorf("mode %s: verdict %s with no forbidden anomaly and not INCONCLUSIVE", mode, v.VerdictName())
 			}
 			brokerFaults := 0
+			pausedLive := map[string]bool{}
 			for _, f := range m.Faults {
 				t.Logf("  %-15s scheduled %6.2fs started %6.2fs ended %6.2fs broker %q (%s) failed=%v %s", f.Kind,
 					float64(f.ScheduledNs)/1e9, float64(f.AtNs)/1e9, float64(f.EndNs)/1e9, f.Broker, f.Selector, f.Failed, f.Detail)
@@ -113,9 +118,39 @@ func TestThreeNodeChaos(t *testing.T) {
 					t.Errorf("%s (%s) hit broker %q, not a node of the three", f.Kind, f.Selector, f.Broker)
 				}
 				action := map[vocab.FaultKind]string{vocab.FaultBrokerKill: "kill", vocab.FaultBrokerRestart: "restart", vocab.FaultBrokerPause: "pause"}[vocab.FaultKind(f.Kind)]
-				want := fmt.Sprintf("%s %s %s %s", mode, action, f.Broker, f.Selector)
-				if !strings.Contains(string(logged), want+"\n") {
+				want := fmt.Sprintf("%s %s %s %s | ", mode, action, f.Broker, f.Selector)
+				line, ok := hitLine(string(logged), want)
+				if !ok {
 					t.Errorf("%s recorded broker %s (%s), but the command was never asked %q", f.Kind, f.Broker, f.Selector, want)
+					continue
+				}
+				key, err := roleKey(spec, f)
+				if err != nil {
+					t.Errorf("%s (%s): %v", f.Kind, f.Selector, err)
+					continue
+				}
+				// The newest leader epoch of the partition holding the role
+				// is the cluster's word; FindCoordinator (or one broker's
+				// Metadata) may answer from a cache a fault left stale.
+				holders := roleHolders(line)
+				holder, asked := holders[key+"#"], holders[key]
+				if holder == "" {
+					holder = asked
+				}
+				t.Logf("  %-15s %s: when the command started the cluster named node %s for %s (newest leader epoch; FindCoordinator, Metadata or DescribeQuorum: %s); the command hit node %s",
+					f.Kind, f.Selector, holder, key, asked, f.Broker)
+				if holder != f.Broker {
+					t.Errorf("%s (%s) hit node %s, but when the command started the cluster named node %q for %s (probe: %s)", f.Kind, f.Selector, f.Broker, holder, key, line)
+				}
+				if vocab.FaultKind(f.Kind) == vocab.FaultBrokerPause && !f.Failed {
+					pausedLive[f.Selector] = true
+				}
+			}
+			if mode != "classic-eos" {
+				for _, sel := range []string{"group-coordinator", "share-coordinator"} {
+					if !pausedLive[sel] {
+						t.Errorf("mode %s: no pause of the %s landed (the workload schedules one)", mode, sel)
+					}
 				}
 			}
 			want := 0
@@ -161,3 +196,64 @@ func TestThreeNodeChaos(t *testing.T) {
 		}
 	}
 }
+
+// hitLine returns the line of the control command's log that starts with
+// prefix, without it.
+func hitLine(logged, prefix string) (string, bool) {
+	for _, l := range strings.Split(logged, "\n") {
+		if rest, ok := strings.CutPrefix(l, prefix); ok {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// roleKey names the probe's key (probeRoles) for the role fault f's
+// selector names: the worker or partition comes from the workload's params,
+// and for a random partition from the partition sharebench recorded
+// choosing (the choice is the workload's; which node holds it is the
+// cluster's word).
+func roleKey(spec *workloads.Spec, f result.FaultEvent) (string, error) {
+	var params map[string]string
+	for _, sf := range spec.Faults {
+		if string(sf.Kind) == f.Kind && sf.Params["broker"] == f.Selector {
+			params = sf.Params
+		}
+	}
+	part := func() (string, error) {
+		if p := params["partition"]; p != "" && p != workloads.Random {
+			return p, nil
+		}
+		m := partitionInDetail.FindStringSubmatch(f.Detail)
+		if m == nil {
+			return "", fmt.Errorf("the workload picks a random partition and the fault's detail %q names none", f.Detail)
+		}
+		return m[1], nil
+	}
+	switch f.Selector {
+	case workloads.BrokerGroupCoordinator:
+		return "group", nil
+	case workloads.BrokerController:
+		return "controller", nil
+	case workloads.BrokerTxnCoordinator:
+		w := params["worker"]
+		if w == "" || w == workloads.Random {
+			return "", fmt.Errorf("the workload's txn-coordinator fault must name its worker for the probe to check it")
+		}
+		return "txn/" + w, nil
+	case workloads.BrokerShareCoordinator:
+		p, err := part()
+		return "share/" + p, err
+	case workloads.BrokerLeader:
+		if params["topic"] == workloads.TopicInput {
+			return "", fmt.Errorf("the probe names the leaders of the output topic only")
+		}
+		p, err := part()
+		return "leader/" + p, err
+	}
+	return "", fmt.Errorf("no probe for selector %q", f.Selector)
+}
+
+// partitionInDetail finds the partition a leader or share-coordinator
+// fault's detail names ("leader of sb-1-explicit-out/2").
+var partitionInDetail = regexp.MustCompile(`(?:leader|share coordinator) of [^ /]+/(\d+)`)
