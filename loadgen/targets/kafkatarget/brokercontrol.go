@@ -370,6 +370,12 @@ func (b *BrokerControl) resolve(ctx context.Context, sc targets.FaultScope, p pl
 				busy, busyFault = id, u
 				break
 			}
+			if r.role {
+				if err := b.agreed(ctx, sc, p, r, all, under, id); err != nil {
+					last = err
+					break
+				}
+			}
 			r.broker, r.ids, r.why = strconv.Itoa(int(id)), []int32{id}, why
 			return b.waitedNote(r, start, busy, busyFault), nil
 		case errors.Is(err, targets.ErrUnsupported) || errors.Is(err, errBadSelector):
@@ -390,6 +396,33 @@ func (b *BrokerControl) resolve(ctx context.Context, sc targets.FaultScope, p pl
 		case <-time.After(b.poll):
 		}
 	}
+}
+
+// agreed asks every live broker on its own who holds p's role and returns
+// nil once each names id. One broker's answer comes from its own metadata
+// cache, which lags a move of the role: a node just back from a pause still
+// names itself the coordinator it was, so a fault acting on one answer
+// would hit a node the role has left. The resolution polls again until the
+// brokers agree.
+func (b *BrokerControl) agreed(ctx context.Context, sc targets.FaultScope, p plan, r resolved, all map[int32]string, under map[int32]underFault, id int32) error {
+	for _, n := range liveIDs(all, under) {
+		only := make(map[int32]underFault, len(all))
+		for other := range all {
+			if other != n {
+				only[other] = underFault{}
+			}
+		}
+		actx, cancel := context.WithTimeout(ctx, resolveTimeout)
+		got, _, err := b.roleOf(actx, sc, p, r, only)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("asking broker %d for the %s: %w", n, b.roleName(sc, p, r), err)
+		}
+		if got != id {
+			return fmt.Errorf("the brokers do not agree yet on the %s: broker %d names node %d, another named node %d", b.roleName(sc, p, r), n, got, id)
+		}
+	}
+	return nil
 }
 
 // waitedNote records in r how long the resolution waited for busy.
