@@ -33,9 +33,10 @@ import (
 // and exit instead of running tests (see probeCommand).
 const envRoleProbe = "SHAREBENCH_KAFKAIT_ROLE_PROBE"
 
-// probeTimeout bounds one probe: a coordinator that is still loading after
-// an earlier fault is asked again until then.
-const probeTimeout = 5 * time.Second
+// probeTimeout bounds one probe: a coordinator that is still loading, or a
+// quorum still electing, after an earlier fault is asked again until then
+// (a controller election on this loaded machine takes several seconds).
+const probeTimeout = 15 * time.Second
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envRoleProbe) == "1" {
@@ -131,18 +132,29 @@ func probeRoles(getenv func(string) string) (string, error) {
 			}
 		}
 	}
-	q := kmsg.NewPtrDescribeQuorumRequest()
-	qt := kmsg.NewDescribeQuorumRequestTopic()
-	qt.Topic = "__cluster_metadata"
-	qt.Partitions = append(qt.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
-	q.Topics = append(q.Topics, qt)
-	qresp, err := q.RequestWith(ctx, cl)
-	if err == nil {
-		err = kerr.ErrorForCode(qresp.ErrorCode)
-	}
+	// The quorum may be electing (an earlier fault took its leader): ask
+	// again until it names a leader or the probe's bound passes.
 	leader := int32(-1)
-	if err == nil && len(qresp.Topics) > 0 && len(qresp.Topics[0].Partitions) > 0 {
-		leader = qresp.Topics[0].Partitions[0].LeaderID
+	for {
+		q := kmsg.NewPtrDescribeQuorumRequest()
+		qt := kmsg.NewDescribeQuorumRequestTopic()
+		qt.Topic = "__cluster_metadata"
+		qt.Partitions = append(qt.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
+		q.Topics = append(q.Topics, qt)
+		var qresp *kmsg.DescribeQuorumResponse
+		qresp, err = q.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(qresp.ErrorCode)
+		}
+		if err == nil && len(qresp.Topics) > 0 && len(qresp.Topics[0].Partitions) > 0 {
+			if leader = qresp.Topics[0].Partitions[0].LeaderID; leader < 0 {
+				err = errors.New("the quorum names no leader")
+			}
+		}
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 	add("controller", leader, err)
 	pairs = append(pairs, epochView(ctx, cl, getenv, mresp.Brokers)...)
